@@ -1,0 +1,3 @@
+from p2p_chinchon.cli import main
+
+raise SystemExit(main())

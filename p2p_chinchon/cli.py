@@ -1,0 +1,61 @@
+"""Command line: ``p2p-chinchon COMMAND ...``.
+
+Each subcommand lives in ``p2p_chinchon/commands/<name>.py`` and exposes
+``add_arguments(parser)`` and ``run(args) -> int``; they are imported lazily so that
+``p2p-chinchon melds`` does not pay for trio or prompt_toolkit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> one-line help; module p2p_chinchon.commands.<name>
+COMMANDS: dict[str, str] = {
+    "play": "play a whole game on this laptop against local bot peers (real protocol)",
+    "host": "open a table on the LAN and advertise it by mDNS",
+    "join": "find a table on the LAN (or --connect HOST:PORT) and sit down",
+    "audit": "replay a signed transcript: who won, or which seat cheated and where",
+    "melds": "best arrangement of a hand: melds, deadwood, may it close",
+    "score": "score a closed hand: melds, lay-offs and penalties",
+    "rules": "list the rule presets and their fields",
+    "bench": "run a benchmark (melds, deck, audit, net)",
+}
+
+
+def _load(name: str):
+    return importlib.import_module(f"p2p_chinchon.commands.{name}")
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="p2p-chinchon", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Only import the module of the command being run (keeps start-up fast).
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    for name, help_ in COMMANDS.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        if name == chosen:
+            try:
+                _load(name).add_arguments(p)
+            except ModuleNotFoundError as exc:  # pragma: no cover - during development only
+                if exc.name != f"p2p_chinchon.commands.{name}":
+                    raise
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        module = _load(args.command)
+    except ModuleNotFoundError as exc:
+        if exc.name == f"p2p_chinchon.commands.{args.command}":
+            print(f"p2p-chinchon: '{args.command}' is not built yet", file=sys.stderr)
+            return 2
+        raise
+    return int(module.run(args) or 0)
