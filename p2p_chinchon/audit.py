@@ -1,0 +1,175 @@
+"""Replay a transcript with no network and no secrets: who won, or which seat cheated and where.
+
+The replay is the same :class:`~p2p_chinchon.table.Table` every node runs, as an observer:
+signatures, the hash chain, whose turn it is, every rule through the engine, every proof
+through the deck, the end-of-hand secrets against the key commitments, the hand digests every
+seat signed, the scores and the winner.
+
+Verdicts (``AuditReport.verdict``):
+
+- ``ok``: a complete game; ``winner`` set.
+- ``incomplete``: every envelope is valid but the game did not finish (a torn tail after a
+  crash, a seat that left, or a recording that simply stops).
+- ``cheat``: a validly signed envelope breaks the protocol: ``seat``, ``index`` and ``rule``
+  name it. This is attributable: only the seat's key could have signed it.
+- ``accused``: the table stopped on a seat's ``fault`` message; ``seat`` is the accused seat
+  and ``detail`` says whether the attached evidence proves it (re-checked here).
+- ``corrupt``: the file is damaged (a frame that does not decode, or a signature that does not
+  verify, which a corrupted byte or a forger produces, never an honest seat): not
+  attributable to any seat.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from p2p_chinchon import table as tbl, wire
+from p2p_chinchon.transcript import load_transcript
+
+
+@dataclass
+class AuditReport:
+    verdict: str  # ok | incomplete | cheat | accused | corrupt
+    envelopes: int = 0
+    players: list[dict] = field(default_factory=list)
+    hands: int = 0
+    scores: list[list[int]] = field(default_factory=list)  # per hand, penalty per seat
+    totals: list[int] = field(default_factory=list)
+    winner: int | None = None
+    seat: int | None = None  # the seat to blame (cheat/accused)
+    index: int | None = None  # envelope index of the violation
+    rule: str | None = None
+    detail: str = ""
+    head: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.verdict in ("ok", "incomplete") else 1
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    def summary(self) -> str:
+        lines = []
+        names = [p["name"] for p in self.players]
+
+        def nm(s: int | None) -> str:
+            return f"seat {s} ({names[s]})" if s is not None and s < len(names) else f"seat {s}"
+
+        if self.players:
+            lines.append("players: " + ", ".join(f"{i}: {p['name']} [{p['fingerprint']}]" for i, p in enumerate(self.players)))
+        lines.append(f"envelopes: {self.envelopes}, hands: {self.hands}")
+        for h, row in enumerate(self.scores):
+            lines.append(f"  hand {h + 1}: " + "  ".join(f"{names[s] if s < len(names) else s} {p:+d}" for s, p in enumerate(row)))
+        if self.totals:
+            lines.append("totals: " + "  ".join(f"{names[s] if s < len(names) else s} {t}" for s, t in enumerate(self.totals)))
+        if self.verdict == "ok":
+            lines.append(f"winner: {nm(self.winner)}" if self.winner is not None else "game over, no winner")
+        elif self.verdict == "incomplete":
+            lines.append(f"valid but incomplete: {self.detail}")
+        elif self.verdict == "cheat":
+            lines.append(f"CHEAT: {nm(self.seat)} at envelope {self.index}: {self.rule}: {self.detail}")
+        elif self.verdict == "accused":
+            lines.append(f"STOPPED: {nm(self.seat)} accused: {self.rule}: {self.detail}")
+        else:
+            lines.append(f"CORRUPT file at envelope {self.index}: {self.detail}")
+        return "\n".join(lines)
+
+
+def _fill(report: AuditReport, t: tbl.Table) -> None:
+    report.players = [{"name": p.name, "fingerprint": p.fingerprint} for p in t.players]
+    report.scores = [list(r) for r in t.score_history]
+    report.hands = len(t.score_history)
+    report.totals = list(t.engine.totals) if t.engine else []
+    report.envelopes = len(t.chain)
+    report.head = t.head.hex()
+
+
+def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditReport:
+    """Replay ``frames`` (envelope encodings in chain order)."""
+    t = tbl.Table.observer()
+    for i, frame in enumerate(frames):
+        try:
+            env = wire.decode_envelope(frame)
+        except wire.WireError as exc:
+            r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
+            _fill(r, t)
+            return r
+        if env.kind == "fault" and t.players:
+            return _judge_fault(t, env, frame, i)
+        before = copy.deepcopy(t) if env.kind == "leave" else None
+        try:
+            t.replay(frame)
+        except tbl.ProtocolViolation as exc:
+            r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
+            if exc.rule in ("bad_signature", "malformed"):
+                r.verdict = "corrupt"
+                r.detail = f"{exc.rule}: {exc.reason} (a damaged byte or a forgery; not attributable to seat {exc.seat})"
+            _fill(r, t)
+            return r
+        del before
+    r = AuditReport("ok" if t.finished else "incomplete", winner=t.winner)
+    if not t.finished:
+        if t.fault is not None:
+            r.detail = f"{t.fault.reason}"
+            r.seat = t.fault.seat
+            r.rule = t.fault.rule
+        elif torn_tail:
+            r.detail = "the file ends in a torn frame (a crash while writing)"
+        else:
+            step = t.expected()
+            r.detail = f"the record stops while {'seat %s' % step.seat if step else 'nobody'} was to send {step.kind if step else 'anything'}"
+    _fill(r, t)
+    return r
+
+
+def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
+    """A seat stopped the table with a ``fault``: check its signature and re-check the
+    evidence against the state just before it."""
+    try:
+        t.replay(frame)  # checks the accuser's signature and chain position
+    except tbl.ProtocolViolation as exc:
+        r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
+        _fill(r, t)
+        return r
+    b = env.body
+    accused = b["accused"] if b["accused"] != 255 else None
+    r = AuditReport("accused", index=i, seat=accused, rule=b["rule"])
+    evidence = b["evidence"]
+    state = t._before_last  # the observer's state before the fault
+    if not evidence:
+        r.detail = f"seat {env.seat} says: {b['reason']} (no evidence attached; unverifiable)"
+    elif len(evidence) == 2 and b["rule"] == "equivocation":
+        r.detail = f"{b['reason']} ({t._judge_evidence(accused, evidence)})"
+    else:
+        try:
+            state.replay(evidence[0])
+            r.detail = f"seat {env.seat} accused seat {accused} but the evidence is a valid move: the accuser is wrong"
+            r.seat = env.seat
+            r.rule = "false_accusation"
+            r.verdict = "cheat"
+        except tbl.ProtocolViolation as exc:
+            if exc.seat == accused and exc.rule not in ("bad_signature", "malformed"):
+                r.detail = f"confirmed: {exc.rule}: {exc.reason}"
+                r.rule = exc.rule
+            else:
+                r.detail = f"evidence does not prove it ({exc.rule}: {exc.reason}); accuser: seat {env.seat}"
+    _fill(r, t)
+    return r
+
+
+def audit_file(path: str | Path) -> AuditReport:
+    """Load a transcript file (recovering a torn tail) and replay it."""
+    res = load_transcript(path)
+    if res.errors:
+        first = res.errors[0]
+        r = audit_frames(res.frames[: first.index] if first.index is not None else res.frames)
+        if r.verdict in ("ok", "incomplete"):
+            r.verdict = "corrupt"
+            r.index = first.index if first.index is not None else len(res.frames)
+            r.detail = f"{first.code}: {first.reason} at byte {first.offset}"
+        return r
+    return audit_frames(res.frames, torn_tail=res.torn_tail is not None)

@@ -1,0 +1,58 @@
+"""Turn a bot strategy into a :data:`~p2p_chinchon.net.node.Decider`.
+
+A bot sees exactly what its seat's :class:`~p2p_chinchon.view.SeatView` shows (its own hand,
+the discard pile top, public information) and answers with an intent; the table checks it with
+the same engine as any peer's move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2p_chinchon import view as v
+
+
+def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
+    """``decide(view, need) -> intent`` for a bot with ``choose_draw`` / ``choose_discard``."""
+
+    def decide(view: v.SeatView, need: str) -> Any:
+        if need == "agree":
+            return v.Agree()
+        if need == "reenter":
+            return v.Reenter(reenter)
+        if need == "draw":
+            if view.discard_top is None:
+                return v.Draw("stock")
+            return v.Draw(bot.choose_draw(list(view.hand), view.discard_top))
+        if need == "discard":
+            return discard_intent(bot, view)
+        return None
+
+    return decide
+
+
+def discard_intent(bot: Any, view: v.SeatView) -> Any:
+    """The bot's discard or close for an 8-card hand, checked against the legal closes."""
+    closable = {c for c, _pts, _ch in view.close_options}
+    action, card = bot.choose_discard(list(view.hand), may_close=bool(closable))
+    if action == "close":
+        if card in closable:
+            return v.Close(card)
+        if closable:  # the bot wanted to close: take the best legal close
+            return v.Close(view.close_options[0][0])
+        return v.Discard(card)
+    return v.Discard(card)
+
+
+def hint(bot: Any, view: v.SeatView) -> str:
+    """The bot's suggestion for this seat, in words (the UI's hint key)."""
+    if not view.my_turn:
+        return "wait for your turn"
+    if view.step == "draw":
+        src = "stock" if view.discard_top is None else bot.choose_draw(list(view.hand), view.discard_top)
+        return f"draw from the {src}" if src == "stock" else f"take the {view.discard_top} from the discard pile"
+    intent = discard_intent(bot, view)
+    if isinstance(intent, v.Close):
+        pts = next((p for c, p, _ in view.close_options if c == intent.card), None)
+        return f"close, putting {intent.card} face down ({pts} points)"
+    return f"discard {intent.card}"

@@ -1,0 +1,116 @@
+"""Shared pieces of the ``play``, ``host`` and ``join`` commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from p2p_chinchon import view as v
+
+
+def add_rules_arguments(p: argparse.ArgumentParser, default: str | None = "classic") -> None:
+    p.add_argument("--rules", default=default, metavar="PRESET", help="rule preset (see `p2p-chinchon rules`)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="table option on top of the preset (repeatable)")
+
+
+def make_rules(args: argparse.Namespace) -> Any:
+    from p2p_chinchon.engine import make_rules as mk
+
+    opts = {}
+    for item in args.option:
+        if "=" not in item:
+            raise SystemExit(f"p2p-chinchon: --option needs KEY=VALUE, got {item!r}")
+        k, val = item.split("=", 1)
+        opts[k.strip()] = val.strip()
+    try:
+        return mk(args.rules, opts)
+    except Exception as exc:  # RulesError: one clear line
+        print(f"p2p-chinchon: {exc}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def add_play_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--transcript", type=Path, metavar="PATH", help="where to save this seat's signed transcript")
+    p.add_argument("--bot", action="store_true", help="let a bot play this seat")
+    p.add_argument("--name", default=None, help="your name at the table")
+    p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
+    p.add_argument("--ascii", action="store_true", help="ASCII cards, no colour")
+    p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
+    p.add_argument("--quiet", action="store_true", help="print only the result (bots)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a peer's automatic step (default 90)")
+
+
+def data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("p2p-chinchon", appauthor=False))
+
+
+def default_transcript(label: str) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return data_dir() / "transcripts" / f"{stamp}-{label}.chn"
+
+
+class ConsolePrinter:
+    """Prints a seat's public log as it grows (``--no-ui``, bots)."""
+
+    def __init__(self, out: Any = None, prefix: str = "") -> None:
+        self.out = out or sys.stdout
+        self.prefix = prefix
+        self.seen = 0
+
+    def __call__(self, view: v.SeatView) -> None:
+        fresh = view.log_total - self.seen
+        if fresh <= 0:
+            return
+        for line in view.log[-fresh:] if fresh <= len(view.log) else view.log:
+            print(f"{self.prefix}{line}", file=self.out, flush=True)
+        self.seen = view.log_total
+
+
+def print_result(result: Any, names: list[str], out: Any = None) -> None:
+    out = out or sys.stdout
+    if result.fault is not None:
+        f = result.fault
+        who = f"seat {f.seat} ({names[f.seat]})" if f.seat is not None and f.seat < len(names) else "nobody"
+        print(f"table stopped: {who}: {f.rule}: {f.reason}", file=out)
+    elif result.winner is not None:
+        print(f"winner: {names[result.winner]} (seat {result.winner})", file=out)
+    if result.totals:
+        print("totals: " + ", ".join(f"{names[i]} {t}" for i, t in enumerate(result.totals)), file=out)
+    if result.transcript:
+        print(f"transcript: {result.transcript}", file=out)
+        print(f"check it:   p2p-chinchon audit {result.transcript}", file=out)
+
+
+def make_timeouts(args: argparse.Namespace) -> Any:
+    from p2p_chinchon.net.node import Timeouts
+
+    t = Timeouts()
+    if getattr(args, "timeout", None):
+        t.protocol = args.timeout
+    return t
+
+
+def want_tui(args: argparse.Namespace) -> bool:
+    return not args.bot and not getattr(args, "lines", False) and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def human_hint() -> Callable[[v.SeatView], str]:
+    from p2p_chinchon.autoplay import hint
+    from p2p_chinchon.local import make_bot
+
+    cache: dict = {}
+
+    def h(view: v.SeatView) -> str:
+        bot = cache.get(id(view.rules))
+        if bot is None:
+            import secrets
+
+            bot = cache[id(view.rules)] = make_bot(view.rules, secrets)
+        return hint(bot, view)
+
+    return h

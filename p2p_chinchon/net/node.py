@@ -1,0 +1,340 @@
+"""A live node: one seat's sans-I/O :class:`~p2p_chinchon.table.Table` driven over trio.
+
+The node owns the I/O around the table: the lobby link (host or joiner), the full mesh to
+every other seat, the transcript file (every accepted envelope is appended and fsynced
+*before* anything that depends on it is sent), per-action timeouts, and the decision maker
+(a bot, the UI, or the plain line mode) that turns a :class:`~p2p_chinchon.view.SeatView`
+into intents.
+
+Mesh payloads carry a one-byte type: ``E`` + an envelope frame, or ``S`` + 4-byte big-endian
+chain length ("I hold this many envelopes; send me the rest"), sent on every (re)connect so
+a dropped link resumes from the transcript.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+import msgpack
+import trio
+
+from p2p_chinchon import table as tbl, view as v
+from p2p_chinchon.net import lobby as lob
+from p2p_chinchon.net.framing import FrameError
+from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp
+from p2p_chinchon.transcript import TranscriptWriter
+
+log = logging.getLogger(__name__)
+
+ENVELOPE = b"E"
+SYNC = b"S"
+
+# Decider: called with the table's SeatView and what it needs ("agree", "draw", "discard",
+# "reenter"); returns an intent, or None when the decision will arrive later through
+# ``Node.submit`` (the UI).
+Decider = Callable[[v.SeatView, str], Any]
+
+
+@dataclass
+class NodeResult:
+    winner: int | None
+    fault: v.Fault | None
+    transcript: Path | None
+    head: bytes
+    totals: list[int] = field(default_factory=list)
+    seat: int | None = None
+
+
+@dataclass
+class Timeouts:
+    """Seconds a node waits for the expected speaker before blaming it."""
+
+    protocol: float = 90.0  # automatic steps (keys, shuffles, shares)
+    decision: float = 900.0  # a person choosing a move
+
+
+class Node:
+    """Drives one :class:`Table` over a :class:`Mesh`.
+
+    ``decide`` chooses intents (a bot) or returns None and lets the UI call :meth:`submit`.
+    ``on_update(view)`` is called after every change (UI redraw, console printing).
+    """
+
+    def __init__(
+        self,
+        table: tbl.Table,
+        *,
+        decide: Decider | None = None,
+        on_update: Callable[[v.SeatView], Any] | None = None,
+        transcript_path: Path | None = None,
+        timeouts: Timeouts | None = None,
+        on_output: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.table = table
+        self.decide = decide
+        self.on_update = on_update
+        self.on_output = on_output
+        self.transcript_path = transcript_path
+        self.timeouts = timeouts or Timeouts()
+        self._writer: TranscriptWriter | None = None
+        self._written = 0
+        self._lock = trio.Lock()
+        self._mesh: Mesh | None = None
+        self._done = trio.Event()
+        self._progress = trio.Event()
+        self._intent_send, self._intent_recv = trio.open_memory_channel[Any](16)
+
+    # -------------------------------------------------------------- table calls
+
+    async def _call(self, fn: Callable[..., list], *args: Any) -> None:
+        """Run a table method off the event loop (shuffle proofs take a while; libsodium
+        releases the GIL), then persist and send what it produced, in that order."""
+        async with self._lock:
+            outs = await trio.to_thread.run_sync(fn, *args)
+            await self._handle(outs)
+
+    async def _handle(self, outs: list) -> None:
+        sends = []
+        for out in outs:
+            if isinstance(out, tbl.Accepted):
+                self._persist(out)
+                self._progress.set()
+                self._progress = trio.Event()
+            elif isinstance(out, tbl.Send):
+                sends.append(out.frame)
+            elif isinstance(out, (tbl.Finished, tbl.Stopped)):
+                self._done.set()
+            if self.on_output is not None:
+                self.on_output(out)
+        if self._mesh is not None:
+            for frame in sends:
+                await self._mesh.broadcast(ENVELOPE + frame)
+        if self.on_update is not None:
+            self.on_update(self.table.view())
+
+    def _persist(self, out: tbl.Accepted) -> None:
+        if self.transcript_path is None:
+            return
+        if self._writer is None:
+            self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
+            self._writer = TranscriptWriter(self.transcript_path)
+        self._writer.append(out.frame)
+
+    def submit(self, intent: Any) -> None:
+        """Queue an intent from the UI (thread-safe within trio; use TrioToken from outside)."""
+        self._intent_send.send_nowait(intent)
+
+    async def persist_existing(self) -> None:
+        """Write envelopes the table accepted before the node existed (offer, seating)."""
+        for i, frame in enumerate(self.table.frames):
+            self._persist(tbl.Accepted(i, frame, self.table.chain[i]))
+
+    # -------------------------------------------------------------- main loop
+
+    async def run(self, mesh: Mesh) -> NodeResult:
+        self._mesh = mesh
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._inbound_loop, mesh)
+            nursery.start_soon(self._intent_loop)
+            nursery.start_soon(self._timeout_loop)
+            await self._call(self.table.poll)
+            await self._decide()
+            await self._done.wait()
+            # give our last envelopes (game_end / fault) a moment to leave
+            with trio.move_on_after(1.0):
+                await self._flush(mesh)
+            nursery.cancel_scope.cancel()
+        if self._writer is not None:
+            self._writer.close()
+        t = self.table
+        return NodeResult(
+            winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
+            totals=list(t.engine.totals) if t.engine else [], seat=t.me,
+        )
+
+    async def _flush(self, mesh: Mesh) -> None:
+        await trio.sleep(0.3)
+
+    async def _inbound_loop(self, mesh: Mesh) -> None:
+        async for ev in mesh.inbound:
+            if isinstance(ev, Frame):
+                payload = ev.payload
+                if payload[:1] == ENVELOPE:
+                    await self._call(self.table.receive, payload[1:], ev.seat)
+                    await self._decide()
+                elif payload[:1] == SYNC and len(payload) == 5:
+                    have = int.from_bytes(payload[1:5], "big")
+                    for frame in self.table.frames[have:]:
+                        await mesh.send(ev.seat, ENVELOPE + frame)
+                elif payload:
+                    log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
+            elif isinstance(ev, PeerUp):
+                await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
+            elif isinstance(ev, PeerDown):
+                log.info("link to seat %s down: %s", ev.seat, ev.reason)
+
+    async def _intent_loop(self) -> None:
+        async for intent in self._intent_recv:
+            try:
+                await self._call(self.table.intent, intent)
+            except tbl.IntentError as exc:
+                self.table.log.append(f"not allowed: {exc}")
+                if self.on_update is not None:
+                    self.on_update(self.table.view())
+            await self._decide()
+
+    async def _decide(self) -> None:
+        """Ask the decider while this seat has a decision to make (bots answer at once)."""
+        while self.decide is not None and not self._done.is_set():
+            need = self.table.needs_decision()
+            if need is None:
+                return
+            intent = self.decide(self.table.view(), need)
+            if intent is None:
+                return
+            try:
+                await self._call(self.table.intent, intent)
+            except tbl.IntentError as exc:
+                log.error("decider chose an illegal %s: %s", intent, exc)
+                return
+
+    async def _timeout_loop(self) -> None:
+        while not self._done.is_set():
+            step = self.table.expected()
+            limit = self.timeouts.decision if step and step.kind in ("agree", "draw", "discard", "reenter") else self.timeouts.protocol
+            progressed = self._progress
+            with trio.move_on_after(limit):
+                await progressed.wait()
+                continue
+            step = self.table.expected()
+            if step is not None and step.seat != self.table.me:
+                await self._call(self.table.timeout)
+
+
+# ------------------------------------------------------------------ lobby helpers
+
+
+def peers_of(table: tbl.Table) -> dict[int, PeerAddr]:
+    out = {}
+    for i, p in enumerate(table.players):
+        host, port = lob.parse_addr(p.addr)
+        out[i] = PeerAddr(host, port, p.key)
+    return out
+
+
+async def host_lobby(
+    table: tbl.Table,
+    listener: Any,
+    *,
+    seats: int,
+    on_seated: Callable[[tbl.Table], Any] | None = None,
+    task_status: Any = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Host side: accept joiners on ``listener`` until ``seats`` players sit, then sign the
+    seating and hand every joiner the offer and the seating. Returns when all are told."""
+    full = trio.Event()
+    told = 0
+    waiting: list[trio.Event] = []
+
+    async def on_join(req: lob.JoinRequest, link: Any) -> None:
+        nonlocal told
+        if full.is_set():
+            await link.send(msgpack.packb({"error": "the table is full"}))
+            return
+        peer_ip = _peer_ip(link)
+        _, port = req.listen_host_port
+        try:
+            seat = table.seat_host(req.name, req.public_key, lob.format_addr(peer_ip, port))
+        except tbl.IntentError as exc:
+            await link.send(msgpack.packb({"error": str(exc)}))
+            return
+        await link.send(msgpack.packb({"seat": seat, "offer": table.frames[0]}))
+        if on_seated is not None:
+            on_seated(table)
+        if len(table.pending_players) >= seats:
+            full.set()
+        await full.wait()
+        await started.wait()
+        await link.send(msgpack.packb({"seating": table.frames[1]}))
+        told += 1
+        done_one.set()
+
+    started = trio.Event()
+    done_one = trio.Event()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lob.serve_lobby, listener, on_join)
+        task_status.started()
+        await full.wait()
+        table.start()  # signs the seating (and the host's agree when it auto-agrees)
+        started.set()
+        # wait until every joiner got the seating (or a short grace for dead links)
+        with trio.move_on_after(10):
+            while told < seats - 1:
+                await done_one.wait()
+                done_one = trio.Event()
+        nursery.cancel_scope.cancel()
+
+
+def _peer_ip(link: Any) -> str:
+    stream = getattr(link, "stream", None) or getattr(link, "_stream", None)
+    sock = getattr(stream, "socket", None)
+    try:
+        return sock.getpeername()[0] if sock is not None else "127.0.0.1"
+    except OSError:
+        return "127.0.0.1"
+
+
+async def join_lobby(
+    identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0
+) -> tuple[bytes, bytes]:
+    """Joiner side: sit down at ``host:port``; returns the offer and seating frames."""
+    req = lob.JoinRequest.create(name, identity.public_bytes, lob.format_addr("0.0.0.0", listen_port), identity.private_key.sign)
+    link = await lob.connect_lobby(host, port, req)
+    async with link:
+        first = await link.receive()
+        if first is None:
+            raise lob.LobbyError("the host refused the join request")
+        welcome = msgpack.unpackb(first)
+        if "error" in welcome:
+            raise lob.LobbyError(welcome["error"])
+        with trio.fail_after(timeout):
+            second = await link.receive()
+        if second is None:
+            raise lob.LobbyError("the host closed the lobby before seating")
+        seating = msgpack.unpackb(second)
+        return welcome["offer"], seating["seating"]
+
+
+async def run_seat(
+    table: tbl.Table,
+    listeners: Any,
+    *,
+    decide: Decider | None,
+    on_update: Callable[[v.SeatView], Any] | None = None,
+    transcript_path: Path | None = None,
+    timeouts: Timeouts | None = None,
+    mesh_config: MeshConfig | None = None,
+    node_ready: Callable[[Node], Any] | None = None,
+) -> NodeResult:
+    """Build the mesh for a seated table and play to the end."""
+    node = Node(table, decide=decide, on_update=on_update, transcript_path=transcript_path, timeouts=timeouts)
+    if node_ready is not None:
+        node_ready(node)
+    await node.persist_existing()
+    mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
+                listener=listeners if listeners else None, config=mesh_config)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(mesh.run)
+        result = await node.run(mesh)
+        await mesh.aclose()
+        nursery.cancel_scope.cancel()
+    return result
+
+
+def new_rng() -> Any:
+    """Production randomness: the OS CSPRNG through :mod:`secrets`."""
+    return secrets

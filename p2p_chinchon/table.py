@@ -1,0 +1,1393 @@
+"""One seat's view of a Chinchón table: the table protocol as a sans-I/O state machine.
+
+Frames in, frames and events out; no sockets, clocks or event loop (the h11 ``_state.py``
+model). The same class runs inside a live node (``net/node.py``), inside every bot peer, and in
+``p2p-chinchon audit`` (as an observer with no seat and no secrets).
+
+Total order: at every point exactly one seat must speak next (:meth:`Table.expected`); every
+envelope's ``seq`` is its index in the chain and ``prev`` the hash of the envelope before it.
+A node applies envelopes strictly in chain order, buffering any that arrive early.
+
+Flow (see docs/protocol.md for the sequence diagram)::
+
+    offer(0) seating(0) agree(0..N-1) toss(0..N-1)
+    per hand:  key_commit(A) key_share(A) shuffle(dealer+1 .. dealer) deal_shares(A)
+               turns: draw(p) [draw_share(A - p)] discard(p) | close(p)
+               restock: shuffle(round r, A) when a turn starts with an empty stock
+               show(from the closer) secret(A) hand_digest(A) reenter(offered seats)
+    game_end(every seat still at the table)
+
+Every incoming envelope is checked (canonical decoding, game id, version, chain position,
+signature, speaker, kind, hand number, proofs, engine rules) before it changes anything. A bad
+one is rejected and kept as evidence: the table answers with a signed ``fault`` and stops.
+Errors: :class:`ProtocolViolation` (names seat, rule, chain index) for peers' envelopes,
+:class:`IntentError` for this seat's own illegal intents (nothing is signed or sent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import msgpack
+
+from p2p_chinchon import PROTOCOL_VERSION, deck, engine, view as v, wire
+from p2p_chinchon.identity import fingerprint
+
+APP = "p2p-chinchon"
+DEFAULT_PROOF_ROUNDS = 64  # cut-and-choose shadow shuffles: soundness 2^-64
+MAX_BUFFERED = 512  # early envelopes kept while waiting for their predecessors
+LOG_KEEP = 200
+ZERO32 = bytes(32)
+TERMINAL_KINDS = ("fault", "leave")
+
+
+def _h(*parts: bytes) -> bytes:
+    d = hashlib.sha256()
+    for p in parts:
+        d.update(len(p).to_bytes(4, "big"))
+        d.update(p)
+    return d.digest()
+
+
+def _packb(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def rules_hash(rules_wire: dict, proof_rounds: int) -> bytes:
+    """SHA-256 of the canonical rules map (plus the proof parameter) every seat signs."""
+    items = sorted(rules_wire.items())
+    return _h(b"p2p-chinchon/rules/v1", _packb(items), proof_rounds.to_bytes(2, "big"))
+
+
+def seating_hash(players: list[dict]) -> bytes:
+    return _h(b"p2p-chinchon/seating/v1", _packb([[p["name"], p["key"], p["addr"]] for p in players]))
+
+
+def toss_commitment(game: bytes, seat: int, nonce: bytes) -> bytes:
+    return _h(b"p2p-chinchon/toss/v1", game, seat.to_bytes(1, "big"), nonce)
+
+
+# ------------------------------------------------------------------------------------ errors
+
+
+class ProtocolViolation(Exception):
+    """A peer's envelope broke the protocol. ``seat`` is the accused seat (None when the frame
+    cannot be attributed), ``rule`` a stable id, ``index`` the chain position it claimed."""
+
+    def __init__(self, seat: int | None, rule: str, reason: str, index: int | None = None):
+        super().__init__(f"seat {seat}: {rule}: {reason}" if seat is not None else f"{rule}: {reason}")
+        self.seat = seat
+        self.rule = rule
+        self.reason = reason
+        self.index = index
+
+
+class IntentError(Exception):
+    """This seat asked for something the rules or the protocol do not allow now."""
+
+
+# ------------------------------------------------------------------------------------ outputs
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """An envelope joined the chain (ours or a peer's): persist ``frame`` before acting on it."""
+
+    index: int
+    frame: bytes
+    env: Any
+
+
+@dataclass(frozen=True)
+class Send:
+    """Broadcast ``frame`` to every other seat."""
+
+    frame: bytes
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A rejected frame kept as evidence (never in the chain)."""
+
+    seat: int | None
+    rule: str
+    reason: str
+    frames: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class GameEvent:
+    """An engine event (dealt, drew, discarded, closed, scored, eliminated, game over...)."""
+
+    event: Any
+
+
+@dataclass(frozen=True)
+class Stopped:
+    fault: v.Fault
+
+
+@dataclass(frozen=True)
+class Finished:
+    winner: int | None
+
+
+@dataclass
+class Player:
+    name: str
+    key: bytes
+    addr: str
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.key)
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str
+    seat: int
+
+
+@dataclass
+class HandCrypto:
+    """Per-hand mental-poker state (public parts for everyone, ``keypair`` for us only)."""
+
+    seats: tuple[int, ...]
+    keypair: Any = None
+    commits: dict[int, bytes] = field(default_factory=dict)
+    publics: dict[int, bytes] = field(default_factory=dict)
+    joint: bytes = b""
+    round: int = 0  # 0 = initial shuffle, r = r-th stock re-shuffle
+    restock_in: list = field(default_factory=list)  # ciphertexts being re-shuffled
+    restock_slots: tuple[int, ...] = ()
+    secrets: dict[int, bytes] = field(default_factory=dict)
+    digests: dict[int, bytes] = field(default_factory=dict)
+    digest: bytes = b""
+
+
+class Table:
+    """One seat's (or an observer's) state of one table.
+
+    Build with :meth:`create` (the host), :meth:`joining` (a seated player) or :meth:`observer`
+    (audit). Feed peers' frames to :meth:`receive`, this seat's decisions to :meth:`intent`;
+    both return a list of outputs (:class:`Accepted`, :class:`Send`, :class:`GameEvent`,
+    :class:`Evidence`, :class:`Stopped`, :class:`Finished`). :meth:`view` gives the
+    :class:`~p2p_chinchon.view.SeatView` for the UI and bots.
+    """
+
+    def __init__(self, identity: Any | None, rng: Any, *, auto_agree: bool = False) -> None:
+        self.identity = identity
+        self.rng = rng
+        self.auto_agree = auto_agree
+        self.me: int | None = None
+        self.game: bytes = b""
+        self.table_name = ""
+        self.rules: Any = None
+        self.rules_wire: dict = {}
+        self.max_seats = 0
+        self.proof_rounds = DEFAULT_PROOF_ROUNDS
+        self.players: list[Player] = []
+        self.chain: list[Any] = []  # accepted envelopes in order
+        self.frames: list[bytes] = []
+        self.head: bytes = ZERO32
+        self.buffer: dict[int, bytes] = {}
+        self.queue: deque[Step] = deque()
+        self.phase = v.LOBBY
+        self.engine: Any = None
+        self.toss_commits: dict[int, bytes] = {}
+        self.toss_nonces: dict[int, bytes] = {}
+        self.my_toss_nonce = b""
+        self.agreed = False
+        self.cts: list = []  # slot -> Ciphertext
+        self.points: tuple = ()
+        self.deck_cards: tuple = ()
+        self.shares: dict[int, dict[int, bytes]] = {}  # slot -> seat -> d
+        self.hc: HandCrypto | None = None
+        self.hand_started = False
+        self.left: set[int] = set()
+        self.fault: v.Fault | None = None
+        self.finished = False
+        self.winner: int | None = None
+        self.game_end_sigs: set[int] = set()
+        self.log: deque[str] = deque(maxlen=LOG_KEEP)
+        self.log_total = 0
+        self.score_history: list[tuple[int, ...]] = []
+        self.last_showdown: tuple[v.ShownHand, ...] = ()
+        self.last_closer: int | None = None
+        self.progress: tuple[int, int, str] | None = None
+        self._pending_draw_slot: int | None = None
+        self._hand_played = 0
+        self._emitting_own = False
+        self._out: list = []
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def create(
+        cls,
+        identity: Any,
+        rng: Any,
+        *,
+        name: str,
+        rules: Any,
+        max_seats: int,
+        addr: str,
+        proof_rounds: int = DEFAULT_PROOF_ROUNDS,
+        auto_agree: bool = False,
+    ) -> Table:
+        """The host opens a table: signs the ``offer`` (chain root, seq 0) as seat 0."""
+        t = cls(identity, rng, auto_agree=auto_agree)
+        t.me = 0
+        game = rng.token_bytes(16)
+        body = {
+            "name": name,
+            "rules": rules.to_wire(),
+            "max_seats": max_seats,
+            "app": APP,
+            "nonce": rng.token_bytes(32),
+            "proof_rounds": proof_rounds,
+            "host_key": identity.public_bytes,
+        }
+        t.game = game
+        t._host_addr = addr
+        t._out = []
+        t._emit_own("offer", body)
+        return t
+
+    @classmethod
+    def joining(cls, identity: Any, rng: Any, offer_frame: bytes, *, auto_agree: bool = False) -> Table:
+        """A player who fetched the host's ``offer`` frame; the ``seating`` follows by receive."""
+        t = cls(identity, rng, auto_agree=auto_agree)
+        t._out = []
+        t._accept_frame(offer_frame, link_seat=0)
+        return t
+
+    @classmethod
+    def observer(cls) -> Table:
+        """No seat, no secrets: replays and checks everything public (``audit``)."""
+        return cls(None, None)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def seated(self) -> bool:
+        return bool(self.players)
+
+    def expected(self) -> Step | None:
+        """The seat that must speak next and what it must send, or None (stopped/finished)."""
+        if self.fault or self.finished:
+            return None
+        if self.queue:
+            return self.queue[0]
+        e = self.engine
+        if e is None or not self.hand_started:
+            return None
+        ph = e.phase
+        if ph == engine.Phase.DRAW:
+            return Step("draw", e.to_play)
+        if ph == engine.Phase.DISCARD:
+            return Step("discard", e.to_play)  # or "close"
+        return None
+
+    def seat_host(self, name: str, key: bytes, addr: str) -> int:
+        """Host only: add a joiner (identity already checked by the lobby link). Returns its seat."""
+        if self.me != 0 or self.players:
+            raise IntentError("only the host may seat players, before the seating is signed")
+        if not hasattr(self, "_pending"):
+            self._pending: list[Player] = [Player(self._host_name(), self.identity.public_bytes, self._host_addr)]
+        if any(p.key == key for p in self._pending):
+            return next(i for i, p in enumerate(self._pending) if p.key == key)
+        if len(self._pending) >= self.max_seats:
+            raise IntentError("the table is full")
+        self._pending.append(Player(name[:32], key, addr))
+        return len(self._pending) - 1
+
+    def _host_name(self) -> str:
+        return getattr(self, "_my_name", "host")
+
+    def set_host_name(self, name: str) -> None:
+        self._my_name = name[:32]
+
+    @property
+    def pending_players(self) -> list[Player]:
+        if not hasattr(self, "_pending"):
+            self._pending = [Player(self._host_name(), self.identity.public_bytes, self._host_addr)]
+        return list(self._pending)
+
+    def start(self) -> list:
+        """Host only: sign the ``seating`` with the players seated so far (at least 2)."""
+        players = self.pending_players
+        if len(players) < 2:
+            raise IntentError("a table needs at least two players")
+        body = {"players": [{"name": p.name, "key": p.key, "addr": p.addr} for p in players]}
+        self._out = []
+        self._emit_own("seating", body)
+        self._advance()
+        return self._take()
+
+    def receive(self, frame: bytes, link_seat: int | None = None) -> list:
+        """A frame from a peer (``link_seat`` = the seat of the link it came on, if known)."""
+        self._out = []
+        if self.fault or self.finished:
+            return []
+        try:
+            self._accept_frame(frame, link_seat)
+            self._drain_buffer()
+            self._advance()
+        except ProtocolViolation as exc:
+            self._stop_with_fault(exc, (frame,))
+        return self._take()
+
+    def replay(self, frame: bytes) -> list:
+        """Audit: apply the next frame of a recorded chain, strictly in order. Raises
+        :class:`ProtocolViolation` (nothing changed) instead of stopping with a fault."""
+        import copy
+
+        self._out = []
+        try:
+            env = wire.decode_envelope(frame)
+        except wire.WireError as exc:
+            raise ProtocolViolation(None, "malformed", str(exc), len(self.chain)) from None
+        if env.seq != len(self.chain):
+            raise ProtocolViolation(env.seat, "seq", f"seq {env.seq} at position {len(self.chain)}", len(self.chain))
+        if env.kind == "fault":
+            self._before_last = copy.deepcopy(self)
+        self._accept_frame(frame, None)
+        return self._take()
+
+    def intent(self, intent: Any) -> list:
+        """This seat's decision (from the UI or a bot). Raises :class:`IntentError`."""
+        self._out = []
+        if self.fault or self.finished:
+            raise IntentError("the table has stopped")
+        if isinstance(intent, v.Leave):
+            self._emit_own("leave", {"reason": intent.reason[:256]})
+            return self._take()
+        step = self.expected()
+        if isinstance(intent, v.Agree):
+            if step is None or step.kind != "agree" or step.seat != self.me:
+                raise IntentError("nothing to agree to now")
+            self.agreed = True
+        elif isinstance(intent, v.Draw):
+            self._check_my_step(step, "draw")
+            if intent.source not in ("stock", "discard"):
+                raise IntentError("draw from 'stock' or 'discard'")
+            self._try_emit("draw", {"hand": self._hand_played, "source": intent.source})
+        elif isinstance(intent, (v.Discard, v.Close)):
+            self._check_my_step(step, "discard")
+            slot = self._my_slot_of(intent.card)
+            kind = "discard" if isinstance(intent, v.Discard) else "close"
+            self._try_emit(kind, self._discard_body(kind, slot))
+        elif isinstance(intent, v.Reenter):
+            if step is None or step.kind != "reenter" or step.seat != self.me:
+                raise IntentError("you are not being asked to re-enter")
+            self._try_emit("reenter", {"hand": self._hand_played, "accept": bool(intent.accept)})
+        else:
+            raise IntentError(f"unknown intent {intent!r}")
+        self._drain_buffer()
+        self._advance()
+        return self._take()
+
+    def poll(self) -> list:
+        """Run any automatic step that is ours now (e.g. right after construction)."""
+        self._out = []
+        if not (self.fault or self.finished):
+            try:
+                self._advance()
+            except ProtocolViolation as exc:  # pragma: no cover - own-message bug
+                self._stop_with_fault(exc, ())
+        return self._take()
+
+    def timeout(self) -> list:
+        """The driver's per-action timer fired: blame the expected speaker and stop."""
+        self._out = []
+        step = self.expected()
+        if step is None or step.seat == self.me:
+            return []
+        self._stop_with_fault(
+            ProtocolViolation(step.seat, "timeout", f"seat {step.seat} did not send {step.kind} in time"), ()
+        )
+        return self._take()
+
+    def needs_decision(self) -> str | None:
+        """What this seat must decide now: "agree", "draw", "discard", "reenter" or None."""
+        step = self.expected()
+        if step is None or self.me is None or step.seat != self.me:
+            return None
+        if step.kind in ("agree", "draw", "discard", "reenter"):
+            if step.kind == "agree" and self.agreed:
+                return None
+            return step.kind
+        return None
+
+    # ------------------------------------------------------------------ helpers for intents
+
+    def _check_my_step(self, step: Step | None, kind: str) -> None:
+        if self.me is None or step is None or step.seat != self.me or step.kind != kind:
+            raise IntentError(f"it is not your turn to {kind}")
+
+    def _my_slot_of(self, card: Any) -> int:
+        e = self.engine
+        for slot in e.hands.get(self.me, []):
+            if e.faces.get(slot) == card:
+                return slot
+        raise IntentError(f"{card} is not in your hand")
+
+    def _discard_body(self, kind: str, slot: int) -> dict:
+        e = self.engine
+        hand = e.hands[self.me]
+        if kind == "discard":
+            return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
+        kept = [s for s in hand if s != slot]
+        return {
+            "hand": self._hand_played,
+            "slot": slot,
+            "shares": [{"slot": s, "share": self._my_share(s)} for s in kept],
+        }
+
+    def _my_share(self, slot: int) -> bytes:
+        hc = self.hc
+        ctx = self._ctx(self.me)
+        return deck.decryption_share(ctx, hc.keypair, self.cts[slot], slot, self.rng)
+
+    def _try_emit(self, kind: str, body: dict) -> None:
+        """Sign and apply our own move through the same checks as a peer's; an illegal move
+        raises IntentError and nothing is signed into the chain or sent."""
+        try:
+            self._emit_own(kind, body)
+        except ProtocolViolation as exc:
+            raise IntentError(exc.reason) from None
+
+    # ------------------------------------------------------------------ chain mechanics
+
+    def _take(self) -> list:
+        out, self._out = self._out, []
+        return out
+
+    def _emit_own(self, kind: str, body: dict) -> None:
+        env = wire.make_envelope(
+            self.identity.private_key,
+            game=self.game,
+            seq=len(self.chain),
+            seat=self.me,
+            prev=self.head,
+            kind=kind,
+            body=body,
+        )
+        frame = env.encode()
+        self._emitting_own = True
+        try:
+            self._apply(env, frame)  # same rule checks as for a peer (raises before any change)
+        finally:
+            self._emitting_own = False
+        self._out.append(Send(frame))
+
+    def _accept_frame(self, frame: bytes, link_seat: int | None) -> None:
+        try:
+            env = wire.decode_envelope(frame)
+        except wire.WireError as exc:
+            raise ProtocolViolation(link_seat, "malformed", str(exc)) from None
+        if env.v != PROTOCOL_VERSION:
+            raise ProtocolViolation(env.seat, "version", f"protocol version {env.v}, we speak {PROTOCOL_VERSION}")
+        if self.chain and env.game != self.game:
+            raise ProtocolViolation(env.seat, "wrong_game", "envelope belongs to another game", env.seq)
+        n = len(self.chain)
+        if env.seq < n:
+            if self.frames[env.seq] == frame:
+                return  # duplicate (resent after a reconnect)
+            self._check_sig(env)
+            if self.chain[env.seq].seat == env.seat:
+                raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
+            raise ProtocolViolation(env.seat, "fork", "envelope for a chain position already taken", env.seq)
+        if env.seq > n:
+            if len(self.buffer) >= MAX_BUFFERED:
+                raise ProtocolViolation(link_seat, "flood", "too many envelopes ahead of the chain")
+            old = self.buffer.get(env.seq)
+            if old is not None and old != frame:
+                # two different early frames for one position: keep the first, judge later
+                return
+            self.buffer[env.seq] = frame
+            return
+        self._apply(env, frame)
+
+    def _drain_buffer(self) -> None:
+        while len(self.chain) in self.buffer and not (self.fault or self.finished):
+            frame = self.buffer.pop(len(self.chain))
+            self._accept_frame(frame, None)
+            self._advance()
+        # drop stale entries
+        for k in [k for k in self.buffer if k < len(self.chain)]:
+            frame = self.buffer.pop(k)
+            if frame != self.frames[k]:
+                self._accept_frame(frame, None)
+
+    def _check_sig(self, env: Any) -> None:
+        key = self._key_of(env)
+        try:
+            wire.verify_envelope(env, key)
+        except wire.WireError as exc:
+            raise ProtocolViolation(env.seat, "bad_signature", str(exc), env.seq) from None
+
+    def _key_of(self, env: Any) -> bytes:
+        if env.kind == "offer" and env.seq == 0:
+            key = env.body.get("host_key")
+            if not isinstance(key, bytes):
+                raise ProtocolViolation(env.seat, "malformed", "offer without host key", 0)
+            return key
+        if env.seat >= len(self.players):
+            if env.seq == 1 and env.seat == 0:
+                return self.offer_key
+            raise ProtocolViolation(env.seat, "unknown_seat", f"no seat {env.seat} at this table", env.seq)
+        return self.players[env.seat].key
+
+    def _apply(self, env: Any, frame: bytes) -> None:
+        """Check ``env`` at the head of the chain and apply it. Raises ProtocolViolation with
+        nothing changed; on success the envelope is appended and Accepted is emitted."""
+        if env.seq != len(self.chain):
+            raise ProtocolViolation(env.seat, "seq", f"seq {env.seq}, expected {len(self.chain)}", env.seq)
+        if env.prev != self.head:
+            raise ProtocolViolation(env.seat, "broken_chain", "prev is not the hash of the previous envelope", env.seq)
+        if env.seq == 0:
+            if env.kind != "offer" or env.seat != 0:
+                raise ProtocolViolation(env.seat, "unexpected", "a chain starts with the host's offer", 0)
+            self._check_sig(env)
+            commit = self._handle_offer(env)
+        else:
+            if env.game != self.game:
+                raise ProtocolViolation(env.seat, "wrong_game", "envelope belongs to another game", env.seq)
+            self._check_sig(env)
+            if env.kind in TERMINAL_KINDS:
+                commit = self._handle_terminal(env)
+            else:
+                step = self.expected()
+                if step is None:
+                    raise ProtocolViolation(env.seat, "unexpected", f"no message expected, got {env.kind}", env.seq)
+                if env.seat != step.seat:
+                    raise ProtocolViolation(
+                        env.seat, "not_your_turn", f"seat {step.seat} must send {step.kind}, not seat {env.seat}", env.seq
+                    )
+                kinds = ("discard", "close") if step.kind == "discard" else (step.kind,)
+                if env.kind not in kinds:
+                    raise ProtocolViolation(env.seat, "unexpected", f"expected {step.kind}, got {env.kind}", env.seq)
+                if "hand" in env.body and self.engine is not None and env.body["hand"] != self.hand_no:
+                    raise ProtocolViolation(env.seat, "wrong_hand", f"hand {env.body['hand']}, expected {self.hand_no}", env.seq)
+                handler = getattr(self, f"_on_{env.kind}")
+                commit = handler(env)  # validates everything, returns a closure that mutates
+        # All checks passed: mutate.
+        self.chain.append(env)
+        self.frames.append(frame)
+        self.head = env.hash()
+        self._out.append(Accepted(env.seq, frame, env))
+        if commit is not None:
+            commit()
+
+    # ------------------------------------------------------------------ faults
+
+    def _stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...]) -> None:
+        if isinstance(exc, _Equivocation):
+            frames = exc.frames
+        self._out.append(Evidence(exc.seat, exc.rule, exc.reason, tuple(frames)))
+        self._log(f"fault: seat {exc.seat}: {exc.rule}: {exc.reason}")
+        if self.me is not None and self.identity is not None and self.players:
+            body = {
+                "accused": exc.seat if exc.seat is not None else 255,
+                "rule": exc.rule[:64],
+                "reason": exc.reason[:256],
+                "evidence": _fit_evidence(frames),
+            }
+            env = wire.make_envelope(
+                self.identity.private_key, game=self.game, seq=len(self.chain), seat=self.me,
+                prev=self.head, kind="fault", body=body,
+            )
+            frame = env.encode()
+            self.chain.append(env)
+            self.frames.append(frame)
+            self.head = env.hash()
+            self._out.append(Accepted(env.seq, frame, env))
+            self._out.append(Send(frame))
+        self.fault = v.Fault(exc.seat, exc.rule, exc.reason)
+        self.phase = v.STOPPED
+        self._out.append(Stopped(self.fault))
+
+    def _handle_terminal(self, env: Any) -> Any:
+        if env.kind == "leave":
+            def commit() -> None:
+                self.left.add(env.seat)
+                self._log(f"{self._name(env.seat)} left: {env.body['reason']}")
+                active = self.engine.active if self.engine else range(len(self.players))
+                if self.finished:
+                    return
+                if env.seat in active or self.engine is None or self.engine.phase != engine.Phase.OVER:
+                    self.fault = v.Fault(env.seat, "left", f"{self._name(env.seat)} left the table")
+                    self.phase = v.STOPPED
+                    self._out.append(Stopped(self.fault))
+            return commit
+        # fault from a peer: the table stops; we say whether the evidence convinces us
+        accused = env.body["accused"]
+        verdict = self._judge_evidence(accused, env.body["evidence"])
+
+        def commit_fault() -> None:
+            reason = f"seat {env.seat} accuses seat {accused}: {env.body['rule']}: {env.body['reason']}"
+            if verdict is not None:
+                reason += f" ({verdict})"
+            self.fault = v.Fault(accused if accused != 255 else None, env.body["rule"], reason)
+            self.phase = v.STOPPED
+            self._log(reason)
+            self._out.append(Stopped(self.fault))
+
+        return commit_fault
+
+    def _judge_evidence(self, accused: int, frames: list) -> str | None:
+        """Re-check evidence against our own state: None if it cannot be judged."""
+        if not frames:
+            return "no evidence: unverifiable"
+        try:
+            envs = [wire.decode_envelope(f) for f in frames]
+        except wire.WireError:
+            return "evidence is not a well-formed envelope"
+        if len(envs) == 2 and envs[0].seq == envs[1].seq and envs[0].seat == envs[1].seat == accused:
+            try:
+                for e in envs:
+                    wire.verify_envelope(e, self.players[accused].key)
+            except (wire.WireError, IndexError):
+                return "equivocation evidence not signed by the accused: accuser is wrong"
+            return "equivocation confirmed" if frames[0] != frames[1] else "identical frames: accuser is wrong"
+        return None
+
+    # ------------------------------------------------------------------ lobby handlers
+
+    def _handle_offer(self, env: Any) -> Any:
+        b = env.body
+        if b.get("app") != APP:
+            raise ProtocolViolation(0, "malformed", "not a p2p-chinchon offer", 0)
+        try:
+            rules = engine.Rules.from_wire(b["rules"])
+        except Exception as exc:  # RulesError
+            raise ProtocolViolation(0, "bad_rules", str(exc), 0) from None
+        if not (1 <= b["proof_rounds"] <= 128):
+            raise ProtocolViolation(0, "bad_rules", "proof_rounds out of range", 0)
+
+        def commit() -> None:
+            self.game = env.game
+            self.table_name = b["name"]
+            self.rules = rules
+            self.rules_wire = dict(b["rules"])
+            self.max_seats = b["max_seats"]
+            self.proof_rounds = b["proof_rounds"]
+            self.offer_key = b["host_key"]
+            self.queue.append(Step("seating", 0))
+            self._log(f"table '{b['name']}' opened")
+
+        return commit
+
+    def _on_seating(self, env: Any) -> Any:  # expected via _lobby_step
+        players = env.body["players"]
+        if not (2 <= len(players) <= self.max_seats):
+            raise ProtocolViolation(0, "bad_seating", f"{len(players)} players for {self.max_seats} seats", env.seq)
+        keys = [p["key"] for p in players]
+        if len(set(keys)) != len(keys):
+            raise ProtocolViolation(0, "bad_seating", "one key in two seats", env.seq)
+        if keys[0] != self.offer_key:
+            raise ProtocolViolation(0, "bad_seating", "seat 0 is not the host", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.players = [Player(p["name"], p["key"], p["addr"]) for p in players]
+            if self.identity is not None:
+                mine = [i for i, p in enumerate(self.players) if p.key == self.identity.public_bytes]
+                self.me = mine[0] if mine else None
+            self.queue.extend(Step("agree", s) for s in range(len(players)))
+            self.queue.extend(Step("toss", s) for s in range(len(players)))
+            self._log("seated: " + ", ".join(f"{p.name} [{p.fingerprint}]" for p in self.players))
+
+        return commit
+
+    def _on_agree(self, env: Any) -> Any:
+        b = env.body
+        if b["rules_hash"] != rules_hash(self.rules_wire, self.proof_rounds):
+            raise ProtocolViolation(env.seat, "disagree", "agreed to different rules", env.seq)
+        if b["seating_hash"] != self._seating_hash():
+            raise ProtocolViolation(env.seat, "disagree", "agreed to a different seating", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.toss_commits[env.seat] = b["toss_commit"]
+            self._log(f"{self._name(env.seat)} agreed to the table")
+
+        return commit
+
+    def _on_toss(self, env: Any) -> Any:
+        nonce = env.body["nonce"]
+        if toss_commitment(self.game, env.seat, nonce) != self.toss_commits.get(env.seat):
+            raise ProtocolViolation(env.seat, "toss", "toss nonce does not open the commitment", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.toss_nonces[env.seat] = nonce
+            if len(self.toss_nonces) == len(self.players):
+                seed = _h(b"p2p-chinchon/first-dealer/v1", self.game,
+                          *[self.toss_nonces[s] for s in range(len(self.players))])
+                first = int.from_bytes(seed, "big") % len(self.players)
+                self.engine = engine.Game(self.rules, len(self.players), first)
+                self.deck_cards = self.engine.deck_cards()
+                self.points = deck.card_points(len(self.deck_cards))
+                self._log(f"{self._name(first)} deals first (coin toss)")
+                self._begin_hand()
+
+        return commit
+
+    def _seating_hash(self) -> bytes:
+        return seating_hash([{"name": p.name, "key": p.key, "addr": p.addr} for p in self.players])
+
+    # ------------------------------------------------------------------ hand: keys and shuffle
+
+    @property
+    def hand_no(self) -> int:
+        """The hand being played (0-based); stays put until the next hand's keys are set up,
+        although the engine may already count the next one after scoring."""
+        return self._hand_played
+
+    def _ctx(self, seat: int) -> Any:
+        return deck.Context(self.game, self._hand_played, seat)
+
+    def _begin_hand(self) -> None:
+        e = self.engine
+        seats = tuple(e.active)
+        self._hand_played = e.hand_no
+        self.hc = HandCrypto(seats=seats)
+        self.hand_started = False
+        self.shares = {}
+        self.cts = deck.initial_deck(len(self.deck_cards))
+        self.phase = v.SHUFFLING
+        self.queue.extend(Step("key_commit", s) for s in seats)
+        self.queue.extend(Step("key_share", s) for s in seats)
+        self.queue.extend(Step("shuffle", s) for s in self._shuffle_order())
+        self.queue.extend(Step("deal_shares", s) for s in seats)
+        self._total_steps = len(self.queue)
+        self._log(f"hand {e.hand_no + 1}: {self._name(e.dealer)} deals")
+
+    def _shuffle_order(self) -> list[int]:
+        """Seats in playing order starting after the dealer: the dealer shuffles last."""
+        seats = list(self.hc.seats)
+        d = self.engine.dealer
+        i = seats.index(d) if d in seats else 0
+        return seats[i + 1:] + seats[: i + 1]
+
+    def _on_key_commit(self, env: Any) -> Any:
+        def commit() -> None:
+            self.queue.popleft()
+            self.hc.commits[env.seat] = env.body["commit"]
+
+        return commit
+
+    def _on_key_share(self, env: Any) -> Any:
+        b = env.body
+        try:
+            public = deck.verify_key_share(self._ctx(env.seat), b["share"], self.hc.commits[env.seat], b["nonce"])
+        except deck.DeckError as exc:
+            raise ProtocolViolation(env.seat, "key_share", exc.reason, env.seq) from None
+        joint = None
+        if len(self.hc.publics) + 1 == len(self.hc.seats):
+            try:
+                joint = deck.joint_key([*self.hc.publics.values(), public])
+            except deck.DeckError as exc:
+                raise ProtocolViolation(env.seat, "key_share", exc.reason, env.seq) from None
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.hc.publics[env.seat] = public
+            if joint is not None:
+                self.hc.joint = joint
+
+        return commit
+
+    def _on_shuffle(self, env: Any) -> Any:
+        b = env.body
+        hc = self.hc
+        if b["round"] != hc.round:
+            raise ProtocolViolation(env.seat, "shuffle", f"round {b['round']}, expected {hc.round}", env.seq)
+        deck_in = hc.restock_in if hc.round else self.cts
+        try:
+            deck_out = deck.decode_deck(b["deck"], len(deck_in))
+            if not self._emitting_own:  # our own proof was just made honestly by this code
+                deck.verify_shuffle(self._ctx(env.seat), hc.joint, deck_in, deck_out, b["proof"],
+                                    k=self.proof_rounds, round=hc.round)
+        except deck.DeckError as exc:
+            raise ProtocolViolation(env.seat, "shuffle", exc.reason, env.seq) from None
+
+        def commit() -> None:
+            self.queue.popleft()
+            if hc.round:
+                hc.restock_in = deck_out
+                if not self.queue or self.queue[0].kind != "shuffle":
+                    self._finish_restock()
+            else:
+                self.cts = deck_out
+                if not self.queue or self.queue[0].kind != "shuffle":
+                    self._start_deal()
+
+        return commit
+
+    def _start_deal(self) -> None:
+        e = self.engine
+        events = e.start_hand(len(self.cts))
+        self._game_events(events)
+        self.hand_started = True
+
+    def _deal_share_slots(self, seat: int) -> list[int]:
+        """Slots whose decryption share ``seat`` publishes at the deal: every card dealt to
+        another seat, and the upcard; ascending."""
+        plan = self.engine.deal_plan()
+        slots = [s for owner, ss in plan.items() if owner != seat for s in ss]
+        slots.append(self.engine.upcard_slot())
+        return sorted(slots)
+
+    def _on_deal_shares(self, env: Any) -> Any:
+        slots = self._deal_share_slots(env.seat)
+        shares = env.body["shares"]
+        if len(shares) != len(slots):
+            raise ProtocolViolation(env.seat, "share", f"{len(shares)} deal shares, expected {len(slots)}", env.seq)
+        ds = self._verify_shares(env, list(zip(slots, shares)))
+
+        def commit() -> None:
+            self.queue.popleft()
+            for slot, d in ds:
+                self.shares.setdefault(slot, {})[env.seat] = d
+            if not self.queue:
+                self._finish_deal()
+
+        return commit
+
+    def _verify_shares(self, env: Any, pairs: Iterable[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+        ctx = self._ctx(env.seat)
+        public = self.hc.publics[env.seat]
+        out = []
+        for slot, share in pairs:
+            if not (0 <= slot < len(self.cts)):
+                raise ProtocolViolation(env.seat, "share", f"no slot {slot}", env.seq)
+            try:
+                out.append((slot, deck.verify_decryption_share(ctx, public, self.cts[slot], slot, share)))
+            except deck.DeckError as exc:
+                raise ProtocolViolation(env.seat, "share", f"slot {slot}: {exc.reason}", env.seq) from None
+        return out
+
+    def _finish_deal(self) -> None:
+        e = self.engine
+        up = e.upcard_slot()
+        self._learn(up, self._open_public(up))
+        if self.me is not None and self.me in self.hc.seats:
+            for slot in e.hands[self.me]:
+                self._open_private(slot)
+        self.phase = v.PLAYING
+        self._log(f"dealt; upcard {self._face(up)}")
+
+    def _open_public(self, slot: int, seat_extra: tuple[int, bytes] | None = None) -> Any:
+        ds = dict(self.shares.get(slot, {}))
+        if seat_extra:
+            ds[seat_extra[0]] = seat_extra[1]
+        missing = [s for s in self.hc.seats if s not in ds]
+        if missing:
+            raise ProtocolViolation(missing[0], "share", f"no decryption share for slot {slot}")
+        try:
+            idx = deck.open_card(self.cts[slot], [ds[s] for s in self.hc.seats], self.points)
+        except deck.DeckError as exc:
+            raise ProtocolViolation(None, "not_a_card", f"slot {slot}: {exc.reason}") from None
+        card = self.deck_cards[idx]
+        return card
+
+    def _open_private(self, slot: int) -> None:
+        """Complete a private reveal with our own share (we own the slot)."""
+        ds = dict(self.shares.get(slot, {}))
+        ds[self.me] = deck.own_share(self.hc.keypair, self.cts[slot])
+        try:
+            idx = deck.open_card(self.cts[slot], [ds[s] for s in self.hc.seats], self.points)
+        except deck.DeckError as exc:
+            # Every share was proven correct, so this cannot happen unless a shuffle cheated.
+            raise ProtocolViolation(None, "not_a_card", f"slot {slot}: {exc.reason}") from None
+        self.engine.learn(slot, self.deck_cards[idx])
+
+    def _face(self, slot: int) -> str:
+        c = self.engine.faces.get(slot)
+        return str(c) if c is not None else "?"
+
+    # ------------------------------------------------------------------ turns
+
+    def _engine_apply(self, env: Any, action: Any) -> list:
+        try:
+            return self.engine.apply(action)
+        except engine.IllegalAction as exc:
+            raise ProtocolViolation(env.seat, exc.rule, str(exc), env.seq) from None
+
+    def _on_draw(self, env: Any) -> Any:
+        e = self.engine
+        src = env.body["source"]
+        action = engine.DrawStock(env.seat) if src == "stock" else engine.DrawDiscard(env.seat)
+        legal = e.legal_actions(env.seat)
+        if action not in legal:
+            self._dry_run(env, action, {})  # let the engine name the broken rule
+            raise ProtocolViolation(env.seat, "illegal", f"draw from {src} not allowed", env.seq)
+        slot = e.stock[0] if src == "stock" else e.discard_pile[-1]
+
+        def commit() -> None:
+            self._game_events(self._engine_apply(env, action))
+            if src == "stock":
+                self._pending_draw_slot = slot
+                self.queue.extend(Step("draw_share", s) for s in self.hc.seats if s != env.seat)
+            self._log(f"{self._name(env.seat)} draws from the {src}"
+                      + (f": {self._face(slot)}" if src == "discard" else ""))
+
+        return commit
+
+    def _on_draw_share(self, env: Any) -> Any:
+        slot = env.body["slot"]
+        if slot != self._pending_draw_slot:
+            raise ProtocolViolation(env.seat, "share", f"share for slot {slot}, the draw is slot {self._pending_draw_slot}", env.seq)
+        [(slot, d)] = self._verify_shares(env, [(slot, env.body["share"])])
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.shares.setdefault(slot, {})[env.seat] = d
+            if not self.queue or self.queue[0].kind != "draw_share":
+                if self.me == self.engine.to_play:
+                    self._open_private(slot)
+                self._pending_draw_slot = None
+
+        return commit
+
+    def _on_discard(self, env: Any) -> Any:
+        e = self.engine
+        slot = env.body["slot"]
+        if slot not in e.hands.get(env.seat, []):
+            raise ProtocolViolation(env.seat, "not_in_hand", f"slot {slot} is not in seat {env.seat}'s hand", env.seq)
+        [(slot, d)] = self._verify_shares(env, [(slot, env.body["share"])])
+        card = self._open_public(slot, (env.seat, d))
+        action = engine.Discard(env.seat, slot)
+        self._dry_run(env, action, {slot: card})
+
+        def commit() -> None:
+            self.shares.setdefault(slot, {})[env.seat] = d
+            self._learn(slot, card)
+            self._log(f"{self._name(env.seat)} discards {card}")
+            self._game_events(self._engine_apply(env, action))
+
+        return commit
+
+    def _on_close(self, env: Any) -> Any:
+        e = self.engine
+        slot = env.body["slot"]
+        hand = e.hands.get(env.seat, [])
+        if slot not in hand:
+            raise ProtocolViolation(env.seat, "not_in_hand", f"slot {slot} is not in seat {env.seat}'s hand", env.seq)
+        pairs = [(x["slot"], x["share"]) for x in env.body["shares"]]
+        if sorted(s for s, _ in pairs) != sorted(s for s in hand if s != slot):
+            raise ProtocolViolation(env.seat, "close", "a close shows exactly the seven kept cards", env.seq)
+        ds = self._verify_shares(env, pairs)
+        faces = {s: self._open_public(s, (env.seat, d)) for s, d in ds}
+        action = engine.Close(env.seat, slot)
+        self._dry_run(env, action, faces)
+
+        def commit() -> None:
+            for s, d in ds:
+                self.shares.setdefault(s, {})[env.seat] = d
+                self._learn(s, faces[s])
+            self.last_closer = env.seat
+            self._log(f"{self._name(env.seat)} closes")
+            self._game_events(self._engine_apply(env, action))
+            self.phase = v.SHOWDOWN
+            order = e.showdown_order() if e.phase == engine.Phase.SHOWDOWN else []
+            self.queue.extend(Step("show", s) for s in order)
+            if not order:
+                self._after_showdown()
+
+        return commit
+
+    def _dry_run(self, env: Any, action: Any, faces: dict[int, Any]) -> None:
+        """Check an engine action against a copy of the engine with the new faces learned."""
+        import copy
+
+        trial = copy.deepcopy(self.engine)
+        try:
+            for s, c in faces.items():
+                if trial.faces.get(s) is None:
+                    trial.learn(s, c)
+                elif trial.faces[s] != c:
+                    raise ProtocolViolation(env.seat, "face_mismatch", f"slot {s} opened as {c}, known as {trial.faces[s]}", env.seq)
+            trial.apply(action)
+        except engine.IllegalAction as exc:
+            raise ProtocolViolation(env.seat, exc.rule, str(exc), env.seq) from None
+
+    def _learn(self, slot: int, card: Any) -> None:
+        if self.engine.faces.get(slot) is None:
+            self.engine.learn(slot, card)
+
+    def _on_show(self, env: Any) -> Any:
+        e = self.engine
+        hand = e.hands.get(env.seat, [])
+        pairs = [(x["slot"], x["share"]) for x in env.body["shares"]]
+        if sorted(s for s, _ in pairs) != sorted(hand):
+            raise ProtocolViolation(env.seat, "show", "a shown hand covers exactly the seat's cards", env.seq)
+        ds = self._verify_shares(env, pairs)
+        faces = {s: self._open_public(s, (env.seat, d)) for s, d in ds}
+        for s, c in faces.items():
+            if e.faces.get(s) is not None and e.faces[s] != c:
+                raise ProtocolViolation(env.seat, "face_mismatch", f"slot {s}", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            for s, d in ds:
+                self.shares.setdefault(s, {})[env.seat] = d
+                self._learn(s, faces[s])
+            if not self.queue or self.queue[0].kind != "show":
+                self._after_showdown()
+
+        return commit
+
+    def _after_showdown(self) -> None:
+        e = self.engine
+        if e.phase == engine.Phase.SHOWDOWN:
+            self._game_events(e.score_hand())
+        self.queue.extend(Step("secret", s) for s in self.hc.seats)
+
+    # ------------------------------------------------------------------ restock
+
+    def _restock_needed(self, slots: tuple[int, ...]) -> None:
+        hc = self.hc
+        hc.round += 1
+        hc.restock_slots = tuple(slots)
+        hc.restock_in = [self.cts[s] for s in slots]
+        self.phase = v.RESTOCKING
+        self.queue.extend(Step("shuffle", s) for s in self._shuffle_order())
+        self._log(f"the stock is empty: {len(slots)} discards are re-shuffled by every seat")
+
+    def _finish_restock(self) -> None:
+        hc = self.hc
+        first = len(self.cts)
+        self.cts.extend(hc.restock_in)
+        new_slots = tuple(range(first, first + len(hc.restock_in)))
+        hc.restock_in = []
+        self.phase = v.PLAYING
+        self._game_events(self.engine.apply(engine.Restock(new_slots)))
+
+    # ------------------------------------------------------------------ end of hand
+
+    def _on_secret(self, env: Any) -> Any:
+        secret = env.body["secret"]
+        try:
+            deck.verify_secret(self._ctx(env.seat), secret, self.hc.publics[env.seat])
+        except deck.DeckError as exc:
+            raise ProtocolViolation(env.seat, "secret", exc.reason, env.seq) from None
+        final = None
+        if len(self.hc.secrets) + 1 == len(self.hc.seats):
+            final = self._audit_hand({**self.hc.secrets, env.seat: secret})
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.hc.secrets[env.seat] = secret
+            if final is not None:
+                totals = list(self.engine.totals)
+                self.hc.digest = _h(b"p2p-chinchon/hand-digest/v1", self.game, self._hand_played.to_bytes(2, "big"),
+                                    self.head, _packb(totals), _packb(final))
+                self.queue.extend(Step("hand_digest", s) for s in self.hc.seats)
+
+        return commit
+
+    def _audit_hand(self, secrets_by_seat: dict[int, bytes]) -> list[int]:
+        """Every secret is known: decrypt every slot and check it against every face seen
+        during the hand. Returns the card index of every slot (the hand's final deck)."""
+        hc = self.hc
+        secrets = [secrets_by_seat[s] for s in hc.seats]
+        final = []
+        for slot, ct in enumerate(self.cts):
+            try:
+                idx = deck.decrypt_with_secrets(ct, secrets, self.points)
+            except deck.DeckError as exc:
+                raise ProtocolViolation(None, "end_of_hand", f"slot {slot}: {exc.reason}") from None
+            card = self.deck_cards[idx]
+            known = self.engine.faces.get(slot)
+            if known is not None and known != card:
+                raise ProtocolViolation(None, "end_of_hand", f"slot {slot} decrypts to {card}, was shown as {known}")
+            final.append(idx)
+        if sorted(final[: len(self.deck_cards)]) != list(range(len(self.deck_cards))):
+            raise ProtocolViolation(None, "end_of_hand", "the final deck is not a permutation of the cards")
+        return final
+
+    def _on_hand_digest(self, env: Any) -> Any:
+        b = env.body
+        if b["digest"] != self.hc.digest or list(b["totals"]) != list(self.engine.totals):
+            raise ProtocolViolation(env.seat, "digest_mismatch", "the seat's hand digest differs from ours", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.hc.digests[env.seat] = b["digest"]
+            if len(self.hc.digests) == len(self.hc.seats):
+                self._after_hand()
+
+        return commit
+
+    def _after_hand(self) -> None:
+        e = self.engine
+        self.phase = v.HAND_OVER
+        if e.phase == engine.Phase.REENTRY:
+            self.phase = v.REENTRY
+            self.queue.extend(Step("reenter", s) for s in e.pending_reentry)
+        else:
+            self._next_hand_or_end()
+
+    def _on_reenter(self, env: Any) -> Any:
+        action = engine.Reenter(env.seat, bool(env.body["accept"]))
+        self._dry_run(env, action, {})
+
+        def commit() -> None:
+            self.queue.popleft()
+            self._game_events(self._engine_apply(env, action))
+            if not self.queue:
+                self._next_hand_or_end()
+
+        return commit
+
+    def _next_hand_or_end(self) -> None:
+        e = self.engine
+        if e.phase == engine.Phase.OVER:
+            self.winner = e.winner
+            self.phase = v.OVER
+            self.queue.extend(Step("game_end", s) for s in range(len(self.players)) if s not in self.left)
+        else:
+            self._begin_hand()
+
+    def _on_game_end(self, env: Any) -> Any:
+        b = env.body
+        if b["winner"] != (self.winner if self.winner is not None else 255):
+            raise ProtocolViolation(env.seat, "digest_mismatch", "the seat names another winner", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.game_end_sigs.add(env.seat)
+            if not self.queue:
+                self.finished = True
+                self._out.append(Finished(self.winner))
+
+        return commit
+
+    # ------------------------------------------------------------------ our automatic steps
+
+    def _advance(self) -> None:
+        """Send every message that is ours to send now and needs no decision."""
+        guard = 0
+        while not (self.fault or self.finished) and self.me is not None and self.identity is not None:
+            guard += 1
+            if guard > 10_000:  # pragma: no cover
+                raise RuntimeError("protocol loop")
+            step = self.expected()
+            if step is None or step.seat != self.me:
+                return
+            body = self._auto_body(step)
+            if body is None:
+                return  # waiting for a decision (intent)
+            self._emit_own(step.kind, body)
+            self._drain_buffer()
+
+    def _auto_body(self, step: Step) -> dict | None:
+        k = step.kind
+        e = self.engine
+        if k == "agree":
+            if not (self.agreed or self.auto_agree):
+                return None
+            self.my_toss_nonce = self.my_toss_nonce or self.rng.token_bytes(32)
+            return {
+                "rules_hash": rules_hash(self.rules_wire, self.proof_rounds),
+                "seating_hash": self._seating_hash(),
+                "toss_commit": toss_commitment(self.game, self.me, self.my_toss_nonce),
+            }
+        if k == "toss":
+            return {"nonce": self.my_toss_nonce}
+        hc = self.hc
+        if k == "key_commit":
+            hc.keypair = deck.KeyPair.generate(self.rng)
+            return {"hand": self._hand_played, "commit": hc.keypair.commitment(self._ctx(self.me))}
+        if k == "key_share":
+            return {"hand": self._hand_played, "share": deck.make_key_share(self._ctx(self.me), hc.keypair, self.rng), "nonce": hc.keypair.nonce}
+        if k == "shuffle":
+            deck_in = hc.restock_in if hc.round else self.cts
+            out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng, k=self.proof_rounds, round=hc.round)
+            return {"hand": self._hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
+        if k == "deal_shares":
+            if not self.hand_started:
+                return None
+            return {"hand": self._hand_played, "shares": [self._my_share(s) for s in self._deal_share_slots(self.me)]}
+        if k == "draw_share":
+            slot = self._pending_draw_slot
+            return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
+        if k == "show":
+            return {"hand": self._hand_played, "shares": [{"slot": s, "share": self._my_share(s)} for s in e.hands[self.me]]}
+        if k == "secret":
+            return {"hand": self._hand_played, "secret": hc.keypair.secret_bytes()}
+        if k == "hand_digest":
+            return {"hand": self._hand_played, "digest": hc.digest, "totals": list(e.totals)}
+        if k == "game_end":
+            return {"winner": self.winner if self.winner is not None else 255, "digest": self.head}
+        return None  # draw, discard, reenter: decisions
+
+    # ------------------------------------------------------------------ engine events
+
+    def _game_events(self, events: list) -> None:
+        for ev in events:
+            self._out.append(GameEvent(ev))
+            name = type(ev).__name__
+            if name == "RestockNeeded":
+                self._restock_needed(tuple(ev.slots))
+            elif name == "HandVoid":
+                self._log(f"hand void: {ev.reason}")
+                self.score_history.append(tuple(0 for _ in self.players))
+                self.queue.extend(Step("secret", s) for s in self.hc.seats)
+            elif name == "HandScored":
+                self._record_score(ev)
+            elif name == "GameOver":
+                self._log(f"game over: {self._name(ev.winner) if ev.winner is not None else 'nobody'} wins")
+            elif name in ("Eliminated", "ReentryOffered", "Reentered"):
+                self._log(f"{name}: {self._event_seat_text(ev)}")
+
+    def _event_seat_text(self, ev: Any) -> str:
+        seat = getattr(ev, "seat", None)
+        if seat is None and hasattr(ev, "seats"):
+            return ", ".join(self._name(s) for s in ev.seats)
+        return self._name(seat) if seat is not None else str(ev)
+
+    def _record_score(self, ev: Any) -> None:
+        pens = [0] * len(self.players)
+        order = [seat for seat, _ in ev.penalties]
+        for seat, p in ev.penalties:
+            pens[seat] = p
+        self.score_history.append(tuple(pens))
+        shown = []
+        for seat, ph in zip(order, ev.showdown.players):
+            shown.append(
+                v.ShownHand(
+                    seat=seat,
+                    melds=tuple(tuple(m.cards) for m in ph.melds),
+                    laid_off=tuple(lo.card for lo in ph.laid_off),
+                    deadwood=tuple(ph.deadwood),
+                    penalty=ph.penalty,
+                )
+            )
+        self.last_showdown = tuple(shown)
+        self._log("scores: " + ", ".join(f"{self._name(s)} {pens[s]:+d}" for s in order))
+
+    # ------------------------------------------------------------------ view
+
+    def _name(self, seat: int | None) -> str:
+        if seat is None or seat >= len(self.players):
+            return f"seat {seat}"
+        return self.players[seat].name
+
+    def _log(self, text: str) -> None:
+        self.log.append(text)
+        self.log_total += 1
+
+    def view(self) -> v.SeatView:
+        """The :class:`SeatView` for this seat (or an observer), rebuilt from the state."""
+        e = self.engine
+        step = self.expected()
+        seats = []
+        for i, p in enumerate(self.players):
+            seats.append(
+                v.SeatInfo(
+                    seat=i, name=p.name, fingerprint=p.fingerprint,
+                    cards=len(e.hands.get(i, [])) if e and self.hand_started else 0,
+                    total=e.totals[i] if e else 0,
+                    eliminated=(i in e.eliminated) if e else False,
+                    reentries_used=e.reentries_used[i] if e else 0,
+                    is_dealer=(e is not None and e.dealer == i),
+                    connected=i not in self.left,
+                )
+            )
+        hand = ()
+        discard_top = None
+        close_options: tuple = ()
+        to_play = None
+        stepname = None
+        if e is not None and self.hand_started:
+            if self.me is not None:
+                hand = tuple(e.faces[s] for s in e.hands.get(self.me, []) if e.faces.get(s) is not None)
+            if e.discard_pile:
+                discard_top = e.faces.get(e.discard_pile[-1])
+            if self.phase in (v.PLAYING, v.RESTOCKING):
+                to_play = e.to_play
+                if step is not None and step.kind in ("draw", "discard"):
+                    stepname = step.kind
+                if stepname == "discard" and self.me == e.to_play:
+                    close_options = self._close_options()
+        progress = None
+        if self.phase == v.SHUFFLING and self.queue:
+            total = getattr(self, "_total_steps", len(self.queue))
+            progress = (total - len(self.queue), total, f"{self.queue[0].kind} by {self._name(self.queue[0].seat)}")
+        return v.SeatView(
+            me=self.me,
+            table_name=self.table_name,
+            rules=self.rules,
+            seats=tuple(seats),
+            phase=self.phase,
+            hand_no=e.hand_no if e else 0,
+            dealer=e.dealer if e else None,
+            to_play=to_play,
+            step=stepname,
+            hand=hand,
+            discard_top=discard_top,
+            discard_size=len(e.discard_pile) if e and self.hand_started else 0,
+            stock_size=len(e.stock) if e and self.hand_started else 0,
+            last_from_discard=dict(e.last_from_discard) if e else {},
+            close_options=close_options,
+            first_round=bool(e and self.hand_started and not self._may_close_now()),
+            progress=progress,
+            showdown=self.last_showdown,
+            closer=self.last_closer,
+            score_history=tuple(self.score_history),
+            reentry_offer=bool(step and step.kind == "reenter" and step.seat == self.me),
+            winner=self.winner,
+            fault=self.fault,
+            log=tuple(self.log)[-50:],
+            log_total=self.log_total,
+        )
+
+    def _may_close_now(self) -> bool:
+        e = self.engine
+        if e.phase != engine.Phase.DISCARD or self.me != e.to_play:
+            return True
+        return any(isinstance(a, engine.Close) for a in e.legal_actions(self.me)) or not self._close_options_raw()
+
+    def _close_options_raw(self) -> list:
+        e = self.engine
+        faces = [e.faces.get(s) for s in e.hands.get(self.me, [])]
+        if None in faces or len(faces) != 8:
+            return []
+        return engine.close_options(faces, self.rules)
+
+    def _close_options(self) -> tuple:
+        e = self.engine
+        legal = {a.slot for a in e.legal_actions(self.me) if isinstance(a, engine.Close)}
+        if not legal:
+            return ()
+        legal_cards = {e.faces[s] for s in legal}
+        opts = [o for o in self._close_options_raw() if o.discard in legal_cards]
+        opts.sort(key=lambda o: (o.score, str(o.discard)))
+        return tuple((o.discard, o.score, bool(o.chinchon)) for o in opts)
+
+
+def _fit_evidence(frames: tuple[bytes, ...]) -> list[bytes]:
+    """Evidence frames that fit in one fault envelope (the frame cap is 1 MiB)."""
+    out, size = [], 0
+    for f in frames[:8]:
+        if size + len(f) > 900_000:
+            break
+        out.append(f)
+        size += len(f)
+    return out
+
+
+class _Equivocation(ProtocolViolation):
+    def __init__(self, seat: int, frames: tuple[bytes, bytes], index: int):
+        super().__init__(seat, "equivocation", f"two different signed envelopes for seq {index}", index)
+        self.frames = frames
