@@ -1,0 +1,195 @@
+"""Group, encodings and contexts of the mental-poker deck: every bad byte string is refused."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nacl.bindings as na
+import pytest
+
+from p2p_chinchon.deck import (
+    ED25519,
+    Ciphertext,
+    Context,
+    DeckError,
+    L,
+    card_points,
+    decode_deck,
+    encode_deck,
+    initial_deck,
+)
+from p2p_chinchon.deck.context import transcript_hash
+from p2p_chinchon.rng import SeededRng
+
+G = ED25519.generator
+P = 2**255 - 19
+
+# Torsion points (orders 1, 2, 4, 8): libsodium's small-order blocklist, canonical encodings.
+SMALL_ORDER = [
+    bytes.fromhex("01" + "00" * 31),                                                # identity
+    bytes.fromhex("ec" + "ff" * 30 + "7f"),                                         # order 2
+    bytes.fromhex("00" * 32),                                                       # order 4
+    bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),  # order 8
+    bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"),  # order 8
+]
+NON_CANONICAL = [
+    (P + 1).to_bytes(32, "little"),                    # y = p + 1 is the identity's y = 1
+    bytes.fromhex("01" + "00" * 30 + "80"),            # identity with the sign bit set (x = 0)
+    P.to_bytes(32, "little"),                          # y = p is y = 0 (order 4), unreduced
+    (2).to_bytes(32, "little"),                        # y = 2: no point of the subgroup
+]
+
+
+def _torsioned(p: bytes) -> bytes:
+    """p plus a point of order 8: on the curve, but outside the prime-order subgroup."""
+    return na.crypto_core_ed25519_add(p, SMALL_ORDER[3])
+
+
+def test_card_points_are_distinct_valid_and_stable():
+    pts = card_points(80)
+    assert len(pts) == 80 and len(set(pts)) == 80
+    assert all(ED25519.is_valid_point(p) for p in pts)
+    assert card_points(40) == pts[:40]
+    assert G not in pts
+    with pytest.raises(ValueError):
+        card_points(0)
+    with pytest.raises(ValueError):
+        card_points(257)
+
+
+@pytest.mark.parametrize("bad", SMALL_ORDER + NON_CANONICAL)
+def test_small_order_and_non_canonical_points_are_invalid(bad):
+    assert not ED25519.is_valid_point(bad)
+    with pytest.raises(DeckError) as ei:
+        ED25519.check_point(bad)
+    assert ei.value.step == "group"
+
+
+def test_point_with_torsion_component_is_invalid():
+    t = _torsioned(G)
+    assert t != G and not ED25519.is_valid_point(t)
+
+
+@pytest.mark.parametrize("bad", [b"", G[:31], G + b"\x00", bytearray(G), "x" * 32])
+def test_wrong_types_and_lengths_are_invalid(bad):
+    assert not ED25519.is_valid_point(bad)
+
+
+def test_libsodium_maps_s_and_s_plus_l_to_the_same_point_so_we_check_scalars():
+    s = 123456789
+    assert na.crypto_scalarmult_ed25519_base_noclamp((s + L).to_bytes(32, "little")) == \
+        ED25519.mul_base(s)
+    assert ED25519.scalar_from_bytes(s.to_bytes(32, "little")) == s
+    for bad in [(s + L).to_bytes(32, "little"), L.to_bytes(32, "little"), b"\xff" * 32]:
+        with pytest.raises(DeckError, match=r">= L"):
+            ED25519.scalar_from_bytes(bad)
+    with pytest.raises(DeckError):
+        ED25519.scalar_from_bytes(b"\x01" * 31)
+
+
+def test_zero_scalar_and_identity_do_not_crash():
+    assert ED25519.mul_base(0) == ED25519.identity
+    assert ED25519.mul(0, G) == ED25519.identity
+    assert ED25519.mul(5, ED25519.identity) == ED25519.identity
+    assert ED25519.mul(L, G) == ED25519.identity
+    assert ED25519.add(G, ED25519.identity) == G
+    with pytest.raises(DeckError):
+        ED25519.mul(3, SMALL_ORDER[3])  # libsodium's RuntimeError becomes a DeckError
+
+
+def test_group_arithmetic_is_consistent():
+    a, b = 1234567, 7654321
+    assert ED25519.add(ED25519.mul_base(a), ED25519.mul_base(b)) == ED25519.mul_base(a + b)
+    assert ED25519.sub(ED25519.mul_base(a), ED25519.mul_base(b)) == ED25519.mul_base(a - b)
+    assert ED25519.mul(b, ED25519.mul_base(a)) == ED25519.mul_base(a * b)
+    r = SeededRng(1)
+    s = ED25519.random_scalar(r)
+    assert 0 < s < L
+    assert ED25519.scalar_from_bytes(ED25519.scalar_to_bytes(s)) == s
+
+
+def _deck(n: int, seed: int = 1) -> list[Ciphertext]:
+    rng = SeededRng(seed)
+    y = ED25519.mul_base(ED25519.random_scalar(rng))
+    out = []
+    for m in card_points(n):
+        r = ED25519.random_scalar(rng)
+        out.append(Ciphertext(ED25519.mul_base(r), ED25519.add(m, ED25519.mul(r, y))))
+    return out
+
+
+def test_deck_round_trip_and_layout():
+    deck = _deck(5)
+    b = encode_deck(deck)
+    assert len(b) == 5 * 64
+    assert b[:64] == deck[0].to_bytes() == deck[0].c1 + deck[0].c2
+    assert decode_deck(b, 5) == deck
+    assert Ciphertext.from_bytes(deck[2].to_bytes()) == deck[2]
+
+
+@pytest.mark.parametrize("bad", SMALL_ORDER + NON_CANONICAL + ["torsion"])
+@pytest.mark.parametrize("where", [0, 32, 64 * 3 + 32])
+def test_decode_deck_rejects_any_bad_point(bad, where):
+    b = bytearray(encode_deck(_deck(4)))
+    point = _torsioned(bytes(b[where:where + 32])) if bad == "torsion" else bad
+    b[where:where + 32] = point
+    with pytest.raises(DeckError) as ei:
+        decode_deck(bytes(b), 4)
+    assert ei.value.step == "decode" and ei.value.seat is None
+    if where % 64 == 0 and where < 64:
+        with pytest.raises(DeckError):
+            Ciphertext.from_bytes(bytes(b[:64]))
+
+
+@pytest.mark.parametrize("n,delta", [(4, -1), (4, 1), (4, -64), (0, 0), (257, 0)])
+def test_decode_deck_rejects_wrong_lengths(n, delta):
+    b = encode_deck(_deck(4))
+    b = b[:len(b) + delta] if delta < 0 else b + b"\x00" * delta
+    with pytest.raises(DeckError):
+        decode_deck(b, n)
+    with pytest.raises(DeckError):
+        Ciphertext.from_bytes(b[:63])
+
+
+def test_initial_deck_is_public_and_unmasked():
+    d = initial_deck(40)
+    assert [c.c2 for c in d] == list(card_points(40))
+    assert all(c.c1 == ED25519.identity for c in d)
+
+
+def test_context_is_validated_and_every_field_is_hashed():
+    base = Context(b"game", 3, 2)
+    variants = [Context(b"gamf", 3, 2), Context(b"game", 4, 2), Context(b"game", 3, 1)]
+    h0 = transcript_hash(b"x", base, b"stmt").digest()
+    assert all(transcript_hash(b"x", v, b"stmt").digest() != h0 for v in variants)
+    assert transcript_hash(b"y", base, b"stmt").digest() != h0
+    # framing: moving a byte between parts changes the hash
+    assert transcript_hash(b"x", base, b"ab", b"c").digest() != \
+        transcript_hash(b"x", base, b"a", b"bc").digest()
+    assert base.encode() == b"\x04game" + (3).to_bytes(4, "big") + b"\x02"
+    assert base.for_seat(5) == Context(b"game", 3, 5)
+    for args in [(b"", 0, 0), ("game", 0, 0), (b"g" * 256, 0, 0)]:
+        with pytest.raises(TypeError):
+            Context(*args)
+    for args in [(b"g", -1, 0), (b"g", 2**32, 0), (b"g", 0, 256), (b"g", 0, True)]:
+        with pytest.raises(ValueError):
+            Context(*args)
+
+
+FORBIDDEN = {"trio", "socket", "asyncio", "prompt_toolkit", "zeroconf", "time", "random"}
+
+
+def test_deck_package_is_sans_io():
+    root = Path(__file__).resolve().parent.parent / "p2p_chinchon" / "deck"
+    files = sorted(root.rglob("*.py"))
+    assert files
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] not in FORBIDDEN, f"{f.name} imports {name}"
