@@ -1,0 +1,456 @@
+"""Table discovery on the LAN by mDNS/DNS-SD (zeroconf), service type ``_chinchon._tcp.local.``.
+
+An advertised table is one DNS-SD instance:
+
+* instance label: ``"<table name> [<fingerprint, first 19 chars>]"``, at most 63 bytes of UTF-8 (the
+  name is shortened, never the fingerprint part, so two hosts with the same table name do not
+  collide and zeroconf does not have to rename);
+* SRV: port of the host's lobby listener, server ``chinchon-<fp>-<port>.local.``;
+* A records: the addresses given, or every non-loopback IPv4 address of the machine (from
+  ``ifaddr``), or 127.0.0.1 if there is no other;
+* TXT (each ``key=value`` at most 255 bytes): ``v`` protocol version, ``name`` table name,
+  ``preset`` rules preset, ``seats`` ``"taken/max"``, ``fp`` host key fingerprint.
+
+Threading: the sync ``Zeroconf(use_asyncio=False)`` is created and driven only from worker
+threads (``trio.to_thread.run_sync``); browser callbacks run on zeroconf's threads and are
+forwarded with ``TrioToken.run_sync_soon``. So this module runs under plain ``trio.run`` and
+under trio guest mode on an asyncio loop (creating a sync ``Zeroconf`` on the asyncio thread
+would attach to that loop and block it). Only IPv4 is used.
+
+Gotchas handled: registration probes for about 1.7 s (``advertise`` returns after that);
+``browser.cancel()`` and ``zc.close()`` on exit, even when cancelled.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import logging
+import math
+import re
+import unicodedata
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+import ifaddr
+import trio
+from zeroconf import (
+    InterfaceChoice,
+    IPVersion,
+    ServiceBrowser,
+    ServiceInfo,
+    ServiceStateChange,
+    Zeroconf,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "SERVICE_TYPE",
+    "Advertisement",
+    "TableAd",
+    "TableBrowser",
+    "TableInfo",
+    "advertise",
+    "browse",
+    "browse_tables",
+    "local_addresses",
+    "service_info",
+    "table_info_from_service",
+]
+
+log = logging.getLogger(__name__)
+
+SERVICE_TYPE = "_chinchon._tcp.local."
+PROTOCOL_VERSION = 1
+MAX_LABEL = 63  # DNS label limit, bytes
+MAX_TXT_ENTRY = 255  # one TXT string, bytes
+MAX_TABLE_NAME = 64  # characters
+_FP_IN_LABEL = 19  # fingerprint characters in the instance label ("MZXW-6YTB-OI3D-EMRT")
+_PRESET_RE = re.compile(r"[A-Za-z0-9_.-]{1,32}")
+_FP_RE = re.compile(r"[A-Za-z0-9-]{4,64}")
+
+
+def _check_name(name: object) -> str:
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_TABLE_NAME:
+        raise ValueError(f"table name must be 1..{MAX_TABLE_NAME} characters")
+    if len(name.encode()) > MAX_TXT_ENTRY - len(b"name="):
+        raise ValueError("table name is over 250 bytes of UTF-8 (TXT entry limit)")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise ValueError("table name contains control characters")
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class TableAd:
+    """What a host advertises. Raises ``ValueError`` on construction if a field is out of range:
+    name 1..64 characters (at most 250 bytes of UTF-8) without control characters, preset ``[A-Za-z0-9_.-]{1,32}``,
+    ``0 <= seats_taken <= max_seats <= 255``, ``max_seats >= 1``, fingerprint
+    ``[A-Za-z0-9-]{4,64}`` (e.g. :func:`p2p_chinchon.identity.fingerprint`), version 0..65535."""
+
+    name: str
+    preset: str
+    seats_taken: int
+    max_seats: int
+    fingerprint: str
+    version: int = PROTOCOL_VERSION
+
+    def __post_init__(self) -> None:
+        _check_name(self.name)
+        if not isinstance(self.preset, str) or not _PRESET_RE.fullmatch(self.preset):
+            raise ValueError(f"preset {self.preset!r} must match [A-Za-z0-9_.-]{{1,32}}")
+        for f in ("seats_taken", "max_seats", "version"):
+            v = getattr(self, f)
+            if type(v) is not int:
+                raise ValueError(f"{f} must be an int")
+        if not 1 <= self.max_seats <= 255 or not 0 <= self.seats_taken <= self.max_seats:
+            raise ValueError(f"seats {self.seats_taken}/{self.max_seats} out of range")
+        if not 0 <= self.version <= 0xFFFF:
+            raise ValueError("version must be in 0..65535")
+        if not isinstance(self.fingerprint, str) or not _FP_RE.fullmatch(self.fingerprint):
+            raise ValueError("fingerprint must match [A-Za-z0-9-]{4,64}")
+
+    def txt(self) -> dict[bytes, bytes]:
+        """TXT properties; every ``key=value`` fits in 255 bytes by the field limits."""
+        props = {
+            b"v": str(self.version).encode(),
+            b"name": self.name.encode(),
+            b"preset": self.preset.encode(),
+            b"seats": f"{self.seats_taken}/{self.max_seats}".encode(),
+            b"fp": self.fingerprint.encode(),
+        }
+        for k, v in props.items():
+            assert len(k) + 1 + len(v) <= MAX_TXT_ENTRY, k
+        return props
+
+    def instance_label(self) -> str:
+        """``"name [first 19 chars of fp]"`` in at most 63 bytes of UTF-8 (the name is cut, not the fp)."""
+        suffix = f" [{self.fingerprint[:_FP_IN_LABEL]}]"
+        # dots would read as label separators to some resolvers
+        name = self.name.replace(".", " ").strip() or "table"
+        budget = MAX_LABEL - len(suffix.encode())
+        while len(name.encode()) > budget:
+            name = name[:-1]
+        return name.rstrip() + suffix
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """A table heard on the network. ``host`` is the first advertised address; all are in
+    ``addresses``; ``instance`` is the full DNS-SD service name."""
+
+    name: str
+    host: str
+    port: int
+    preset: str
+    seats_taken: int
+    max_seats: int
+    fingerprint: str
+    version: int
+    addresses: tuple[str, ...] = ()
+    instance: str = ""
+
+    @property
+    def seats_free(self) -> int:
+        return self.max_seats - self.seats_taken
+
+
+def _parse_txt(props: dict[bytes, bytes | None]) -> TableAd:
+    def get(key: bytes) -> str:
+        value = props.get(key)
+        if value is None:
+            raise ValueError(f"TXT has no {key.decode()}")
+        return value.decode("utf-8")
+
+    version = get(b"v")
+    taken, sep, max_s = get(b"seats").partition("/")
+    if not (version.isdigit() and taken.isdigit() and max_s.isdigit() and sep):
+        raise ValueError("TXT v or seats is not numeric")
+    return TableAd(
+        name=get(b"name"),
+        preset=get(b"preset"),
+        seats_taken=int(taken),
+        max_seats=int(max_s),
+        fingerprint=get(b"fp"),
+        version=int(version),
+    )
+
+
+def table_info_from_service(info: ServiceInfo) -> TableInfo:
+    """Decode a resolved zeroconf ``ServiceInfo``. Raises ``ValueError`` for a bad ad."""
+    if info.port is None or not 0 < info.port < 65536:
+        raise ValueError("no port")
+    ad = _parse_txt(info.properties or {})
+    addresses = tuple(info.parsed_addresses(IPVersion.V4Only))
+    if not addresses:
+        raise ValueError("no IPv4 address")
+    return TableInfo(
+        name=ad.name,
+        host=addresses[0],
+        port=info.port,
+        preset=ad.preset,
+        seats_taken=ad.seats_taken,
+        max_seats=ad.max_seats,
+        fingerprint=ad.fingerprint,
+        version=ad.version,
+        addresses=addresses,
+        instance=info.name,
+    )
+
+
+def local_addresses(include_loopback: bool | None = None) -> list[str]:
+    """This machine's IPv4 addresses (from ``ifaddr``). Loopback is excluded unless it is the
+    only one (``include_loopback=None``) or asked for (True). Link-local 169.254/16 is kept
+    last, as a last resort."""
+    found: list[ipaddress.IPv4Address] = []
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if isinstance(ip.ip, str):
+                try:
+                    addr = ipaddress.IPv4Address(ip.ip)
+                except ValueError:
+                    continue
+                if addr not in found:
+                    found.append(addr)
+    others = [a for a in found if not a.is_loopback]
+    loops = [a for a in found if a.is_loopback] or [ipaddress.IPv4Address("127.0.0.1")]
+    if include_loopback is True:
+        chosen = others + loops
+    elif include_loopback is False:
+        chosen = others
+    else:
+        chosen = others or loops
+    chosen.sort(key=lambda a: a.is_link_local)
+    return [str(a) for a in chosen]
+
+
+def service_info(ad: TableAd, port: int, addresses: Iterable[str] | None = None) -> ServiceInfo:
+    """The zeroconf ``ServiceInfo`` that :func:`advertise` registers (see module docstring).
+    Raises ``ValueError`` for a port outside 1..65535 or a bad/missing IPv4 address."""
+    if type(port) is not int or not 0 < port < 65536:
+        raise ValueError(f"port {port!r} out of range")
+    addrs = list(addresses) if addresses is not None else local_addresses()
+    packed = [ipaddress.IPv4Address(a).packed for a in addrs]
+    if not packed:
+        raise ValueError("no address to advertise")
+    fp_label = re.sub(r"[^a-z0-9]", "", ad.fingerprint.lower())[:32]
+    return ServiceInfo(
+        SERVICE_TYPE,
+        f"{ad.instance_label()}.{SERVICE_TYPE}",
+        port=port,
+        properties=ad.txt(),
+        server=f"chinchon-{fp_label}-{port}.local.",
+        addresses=packed,
+    )
+
+
+def _new_zeroconf(interfaces: Sequence[str] | None) -> Zeroconf:
+    return Zeroconf(
+        interfaces=list(interfaces) if interfaces else InterfaceChoice.All,
+        ip_version=IPVersion.V4Only,
+        use_asyncio=False,
+    )
+
+
+async def _close_zeroconf(zc: Zeroconf, browser: ServiceBrowser | None = None) -> None:
+    with trio.CancelScope(shield=True):
+        try:
+            if browser is not None:
+                await trio.to_thread.run_sync(browser.cancel)
+        finally:
+            await trio.to_thread.run_sync(zc.close)
+
+
+class Advertisement:
+    """A registered table ad; returned by :func:`advertise`."""
+
+    def __init__(self, zc: Zeroconf, ad: TableAd, info: ServiceInfo) -> None:
+        self._zc = zc
+        self._info = info
+        self._lock = trio.Lock()
+        self.ad = ad
+        """The :class:`TableAd` currently advertised."""
+
+    @property
+    def instance(self) -> str:
+        """Full service name as registered (zeroconf may have renamed it on a conflict)."""
+        return str(self._info.name)
+
+    @property
+    def port(self) -> int:
+        return int(self._info.port or 0)
+
+    @property
+    def addresses(self) -> list[str]:
+        return list(self._info.parsed_addresses())
+
+    async def update(self, seats_taken: int, *, max_seats: int | None = None) -> None:
+        """Re-announce the TXT record with new seat counts. Raises ``ValueError`` if out of
+        range (then nothing is sent)."""
+        async with self._lock:
+            ad = replace(
+                self.ad,
+                seats_taken=seats_taken,
+                max_seats=self.ad.max_seats if max_seats is None else max_seats,
+            )
+            info = ServiceInfo(
+                SERVICE_TYPE,
+                self._info.name,
+                port=self._info.port,
+                properties=ad.txt(),
+                server=self._info.server,
+                addresses=self._info.addresses,
+            )
+            await trio.to_thread.run_sync(self._zc.update_service, info)
+            self._info = info
+            self.ad = ad
+
+
+@asynccontextmanager
+async def advertise(
+    info: TableAd,
+    port: int,
+    addresses: Iterable[str] | None = None,
+    *,
+    interfaces: Sequence[str] | None = None,
+) -> AsyncIterator[Advertisement]:
+    """Advertise a table while the ``async with`` body runs; goodbye packets on exit.
+
+    Args:
+        info: the :class:`TableAd`.
+        port: the lobby's TCP port.
+        addresses: IPv4 addresses to put in A records (default :func:`local_addresses`).
+        interfaces: addresses of the interfaces zeroconf binds (default all).
+
+    Entering takes ~2 s (mDNS probing). Raises ``ValueError`` for a bad port or address,
+    ``OSError`` if zeroconf cannot open its sockets.
+    """
+    service = service_info(info, port, addresses)
+    addrs = service.parsed_addresses()
+    zc = await trio.to_thread.run_sync(_new_zeroconf, interfaces)
+    try:
+        await trio.to_thread.run_sync(
+            functools.partial(zc.register_service, service, allow_name_change=True)
+        )
+        log.info("advertising %s on port %d at %s", service.name, port, addrs)
+        yield Advertisement(zc, info, service)
+    finally:
+        await _close_zeroconf(zc)  # close() unregisters, i.e. sends the goodbyes
+
+
+class TableBrowser:
+    """Live view of the tables on the network, from :func:`browse_tables`.
+
+    ``snapshot()`` is the current list; ``async for tables in browser`` yields a fresh list
+    (sorted by name, then instance) after each change. A slow consumer skips intermediate
+    states rather than queueing them.
+    """
+
+    def __init__(self) -> None:
+        self._tables: dict[str, TableInfo] = {}
+        self._version = 0
+        self._seen = 0
+        self._changed = trio.Event()
+
+    def snapshot(self) -> list[TableInfo]:
+        return sorted(self._tables.values(), key=lambda t: (t.name, t.instance))
+
+    def _publish(self) -> None:
+        self._version += 1
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def __aiter__(self) -> TableBrowser:
+        return self
+
+    async def __anext__(self) -> list[TableInfo]:
+        while self._seen == self._version:
+            await self._changed.wait()
+        self._seen = self._version
+        return self.snapshot()
+
+    async def _pump(
+        self,
+        zc: Zeroconf,
+        events: trio.MemoryReceiveChannel[tuple[str, ServiceStateChange]],
+        resolve_timeout: float,
+    ) -> None:
+        generation: dict[str, int] = {}
+        async with trio.open_nursery() as nursery:
+            async for name, change in events:
+                generation[name] = generation.get(name, 0) + 1
+                if change is ServiceStateChange.Removed:
+                    if self._tables.pop(name, None) is not None:
+                        self._publish()
+                else:
+                    nursery.start_soon(self._resolve, zc, name, generation, resolve_timeout)
+
+    async def _resolve(
+        self, zc: Zeroconf, name: str, generation: dict[str, int], timeout: float
+    ) -> None:
+        gen = generation[name]
+        service = await trio.to_thread.run_sync(
+            zc.get_service_info, SERVICE_TYPE, name, int(timeout * 1000), abandon_on_cancel=True
+        )
+        if generation.get(name) != gen:
+            return  # a newer event for this name superseded this lookup
+        if service is None:
+            log.debug("mDNS: could not resolve %s", name)
+            return
+        try:
+            table = table_info_from_service(service)
+        except (ValueError, UnicodeDecodeError) as exc:
+            log.debug("mDNS: ignoring %s: %s", name, exc)
+            return
+        if self._tables.get(name) != table:
+            self._tables[name] = table
+            self._publish()
+
+
+@asynccontextmanager
+async def browse_tables(
+    *, interfaces: Sequence[str] | None = None, resolve_timeout: float = 3.0
+) -> AsyncIterator[TableBrowser]:
+    """Browse for tables while the ``async with`` body runs; yields a :class:`TableBrowser`."""
+    token = trio.lowlevel.current_trio_token()
+    send, receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](math.inf)
+
+    def forward(item: tuple[str, ServiceStateChange]) -> None:
+        try:
+            send.send_nowait(item)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    def on_change(
+        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:  # runs on a zeroconf thread
+        try:
+            token.run_sync_soon(forward, (name, state_change))
+        except trio.RunFinishedError:
+            pass
+
+    zc = await trio.to_thread.run_sync(_new_zeroconf, interfaces)
+    browser: ServiceBrowser | None = None
+    try:
+        browser = await trio.to_thread.run_sync(
+            functools.partial(ServiceBrowser, zc, SERVICE_TYPE, handlers=[on_change])
+        )
+        tables = TableBrowser()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(tables._pump, zc, receive, resolve_timeout)
+            try:
+                yield tables
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        send.close()
+        await _close_zeroconf(zc, browser)
+
+
+async def browse(timeout: float, **kwargs: Any) -> list[TableInfo]:
+    """Listen for ``timeout`` seconds and return the tables heard (see :func:`browse_tables`
+    for keyword arguments)."""
+    async with browse_tables(**kwargs) as tables:
+        await trio.sleep(timeout)
+        return tables.snapshot()

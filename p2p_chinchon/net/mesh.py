@@ -1,0 +1,708 @@
+"""Full mesh of authenticated TCP links between the seats of one table.
+
+One :class:`Mesh` is one seat's side: a link to every other seat, carrying opaque ``bytes``
+frames (see :mod:`.framing`). Seat ``i`` dials every seat ``j > i`` and accepts from every
+``j < i``, so each pair has exactly one link; if a dialler reconnects while the acceptor still
+holds an old link, the newer authenticated link replaces the older one.
+
+Handshake (per link, every message one frame, all integers big-endian)::
+
+    dialler i -> acceptor j : HELLO(i, j, n_i)
+    acceptor j -> dialler i : HELLO(j, i, n_j), SIG_j(AUTH(j, i, n_j, n_i))
+    dialler i -> acceptor j : SIG_i(AUTH(i, j, n_i, n_j))
+    acceptor j -> dialler i : OK
+
+    HELLO(a, b, n)    = b"CHCNMESH" | u8 version=1 | game id (16) | u16 a | u16 b | nonce n (32)
+    AUTH(a, b, x, y)  = b"p2p-chinchon/mesh-auth/v1\\0" | game id | u16 a | u16 b | x | y
+    SIG               = Ed25519 signature (64 bytes) by the signer's identity key
+    OK                = b"CHCNMESHok"
+
+Nonces are 32 fresh bytes from :mod:`secrets`; each side signs the other side's nonce
+(challenge-response), so a recorded handshake cannot be replayed, and the signer's and
+verifier's seats are both in the signed text, so a signature cannot be reflected.
+
+Scope of the guarantee: a link is *authenticated at set-up*; frames are neither encrypted nor
+MACed. An on-path attacker can relay, drop or inject bytes, which is why every table message
+is itself a signed envelope (``wire.py``); the mesh only decides which seat a link belongs to.
+
+Delivery: frames sent on one link arrive in order. Frames sent to a seat whose link is down,
+or queued on a link that then breaks, are **dropped**: the driver re-sends what a peer lacks
+when it sees :class:`PeerUp`. Each link has a bounded send queue; a peer that stops reading
+until its queue is full is disconnected rather than blocking the others.
+
+Events on :attr:`Mesh.inbound`: :class:`PeerUp` when a link is authenticated, :class:`Frame`
+for each payload, :class:`PeerDown` (with a reason) when it ends. For one seat they strictly
+alternate Up, Frames..., Down, Up, ...
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+import struct
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from .framing import MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, send_frame
+
+__all__ = [
+    "Frame",
+    "HandshakeError",
+    "Mesh",
+    "MeshConfig",
+    "MeshError",
+    "MeshEvent",
+    "MeshTimeout",
+    "PeerAddr",
+    "PeerDown",
+    "PeerUp",
+    "UnknownSeat",
+    "accept_handshake",
+    "dial_handshake",
+    "open_mesh",
+]
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"CHCNMESH"
+VERSION = 1
+AUTH_DOMAIN = b"p2p-chinchon/mesh-auth/v1\x00"
+OK = MAGIC + b"ok"
+NONCE_SIZE = 32
+GAME_ID_SIZE = 16
+SIG_SIZE = 64
+MAX_SEAT = 0xFFFF
+_HELLO = struct.Struct(">8sB16sHH32s")
+_SEATS = struct.Struct(">HH")
+HANDSHAKE_MAX_FRAME = 128  # handshake frames are 61-64 bytes; cap unauthenticated input
+
+
+# ---------------------------------------------------------------- values and events
+
+
+@dataclass(frozen=True, slots=True)
+class PeerAddr:
+    """Where a seat listens and which Ed25519 identity key (32 raw bytes) it must prove."""
+
+    host: str
+    port: int
+    public_key: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One payload received from ``seat``."""
+
+    seat: int
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PeerUp:
+    """The link to ``seat`` is authenticated both ways; frames sent from now on are delivered."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PeerDown:
+    """The link to ``seat`` ended; ``reason`` is human-readable (for logs and the UI)."""
+
+    seat: int
+    reason: str = ""
+
+
+MeshEvent = Frame | PeerUp | PeerDown
+
+
+@dataclass(frozen=True, slots=True)
+class MeshConfig:
+    """Tunables. Times in seconds, sizes in bytes unless noted."""
+
+    max_frame: int = MAX_FRAME
+    connect_timeout: float = 5.0
+    handshake_timeout: float = 10.0
+    backoff_min: float = 0.05
+    backoff_max: float = 2.0
+    keepalive_interval: float = 5.0  # an empty frame is sent after this long without sending
+    idle_timeout: float = 20.0  # a link that receives nothing for this long is closed
+    send_queue: int = 1024  # frames queued per peer before it is declared stuck
+    inbound_capacity: int = 128  # events buffered in Mesh.inbound before readers wait
+    max_pending_handshakes: int = 64
+
+
+class MeshError(Exception):
+    """Base class of mesh errors."""
+
+
+class HandshakeError(MeshError):
+    """A link handshake failed; the message says why (wrong game, bad signature, ...)."""
+
+
+class UnknownSeat(MeshError, KeyError):
+    """A seat that is not one of this mesh's peers."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown seat"
+
+
+class MeshTimeout(MeshError, trio.TooSlowError):
+    """:meth:`Mesh.wait_connected` timed out; ``missing`` holds the seats not yet up."""
+
+    def __init__(self, missing: frozenset[int]) -> None:
+        super().__init__(f"seats not connected: {sorted(missing)}")
+        self.missing = missing
+
+
+# ---------------------------------------------------------------- handshake
+
+
+def _check_seat(seat: int, what: str = "seat") -> None:
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= MAX_SEAT:
+        raise ValueError(f"{what} must be an int in [0, {MAX_SEAT}], got {seat!r}")
+
+
+def _hello(game_id: bytes, sender: int, receiver: int, nonce: bytes) -> bytes:
+    return _HELLO.pack(MAGIC, VERSION, game_id, sender, receiver, nonce)
+
+
+def _parse_hello(data: bytes | None, game_id: bytes) -> tuple[int, int, bytes]:
+    if data is None:
+        raise HandshakeError("connection closed during handshake")
+    if len(data) != _HELLO.size:
+        raise HandshakeError(f"hello has {len(data)} bytes, expected {_HELLO.size}")
+    magic, version, game, sender, receiver, nonce = _HELLO.unpack(data)
+    if magic != MAGIC:
+        raise HandshakeError("not a p2p-chinchon mesh hello (bad magic)")
+    if version != VERSION:
+        raise HandshakeError(f"unsupported mesh version {version}")
+    if game != game_id:
+        raise HandshakeError(f"hello for another game {game.hex()}")
+    return sender, receiver, nonce
+
+
+def _auth_message(
+    game_id: bytes, signer: int, verifier: int, signer_nonce: bytes, verifier_nonce: bytes
+) -> bytes:
+    return AUTH_DOMAIN + game_id + _SEATS.pack(signer, verifier) + signer_nonce + verifier_nonce
+
+
+def _verify(key: Ed25519PublicKey, sig: bytes | None, message: bytes, seat: int) -> None:
+    if sig is None:
+        raise HandshakeError("connection closed during handshake")
+    if len(sig) != SIG_SIZE:
+        raise HandshakeError(f"signature from seat {seat} has {len(sig)} bytes, expected 64")
+    try:
+        key.verify(sig, message)
+    except InvalidSignature:
+        raise HandshakeError(f"signature does not match seat {seat}'s identity key") from None
+
+
+def _load_key(raw: bytes, seat: int) -> Ed25519PublicKey:
+    if not isinstance(raw, bytes | bytearray) or len(raw) != 32:
+        raise ValueError(f"seat {seat}: public key must be 32 raw bytes")
+    try:
+        return Ed25519PublicKey.from_public_bytes(bytes(raw))
+    except ValueError as exc:
+        raise ValueError(f"seat {seat}: invalid Ed25519 public key: {exc}") from None
+
+
+async def dial_handshake(
+    stream: trio.abc.Stream,
+    reader: FrameReader,
+    *,
+    game_id: bytes,
+    seat: int,
+    peer_seat: int,
+    sign: Callable[[bytes], bytes],
+    peer_key: Ed25519PublicKey,
+) -> None:
+    """Dialler's side of the link handshake (module docstring). ``reader`` must wrap ``stream``
+    and is left positioned after the handshake, ready for data frames.
+
+    Raises :class:`HandshakeError`, :class:`~.framing.FrameError`, or stream errors.
+    """
+    saved_max = reader.max_size
+    reader.max_size = HANDSHAKE_MAX_FRAME
+    my_nonce = secrets.token_bytes(NONCE_SIZE)
+    await send_frame(stream, _hello(game_id, seat, peer_seat, my_nonce))
+    sender, receiver, their_nonce = _parse_hello(await reader.receive(), game_id)
+    if (sender, receiver) != (peer_seat, seat):
+        raise HandshakeError(
+            f"expected hello from seat {peer_seat} to {seat}, got {sender} to {receiver}"
+        )
+    sig = await reader.receive()
+    _verify(peer_key, sig, _auth_message(game_id, peer_seat, seat, their_nonce, my_nonce), peer_seat)
+    await send_frame(stream, sign(_auth_message(game_id, seat, peer_seat, my_nonce, their_nonce)))
+    ok = await reader.receive()
+    if ok != OK:
+        raise HandshakeError(f"seat {peer_seat} did not confirm the handshake")
+    reader.max_size = saved_max
+
+
+async def accept_handshake(
+    stream: trio.abc.Stream,
+    reader: FrameReader,
+    *,
+    game_id: bytes,
+    seat: int,
+    sign: Callable[[bytes], bytes],
+    keys: Mapping[int, Ed25519PublicKey],
+) -> int:
+    """Acceptor's side of the link handshake. ``keys`` are the seats allowed to dial us.
+
+    Returns the authenticated peer seat. Raises :class:`HandshakeError`,
+    :class:`~.framing.FrameError`, or stream errors.
+    """
+    saved_max = reader.max_size
+    reader.max_size = HANDSHAKE_MAX_FRAME
+    sender, receiver, their_nonce = _parse_hello(await reader.receive(), game_id)
+    if receiver != seat:
+        raise HandshakeError(f"hello addressed to seat {receiver}, this is seat {seat}")
+    key = keys.get(sender)
+    if key is None:
+        raise HandshakeError(f"seat {sender} may not dial seat {seat}")
+    my_nonce = secrets.token_bytes(NONCE_SIZE)
+    sig = sign(_auth_message(game_id, seat, sender, my_nonce, their_nonce))
+    await stream.send_all(encode_frame(_hello(game_id, seat, sender, my_nonce)) + encode_frame(sig))
+    _verify(key, await reader.receive(), _auth_message(game_id, sender, seat, their_nonce, my_nonce), sender)
+    await send_frame(stream, OK)
+    reader.max_size = saved_max
+    return sender
+
+
+# ---------------------------------------------------------------- the mesh
+
+
+class _Link:
+    """One authenticated connection to a seat, with its own send queue and cancel scope."""
+
+    def __init__(self, seat: int, stream: trio.abc.Stream, reader: FrameReader, queue: int) -> None:
+        self.seat = seat
+        self.stream = stream
+        self.reader = reader
+        self.queue_send, self.queue_recv = trio.open_memory_channel[bytes](queue)
+        self.scope = trio.CancelScope()
+        self.alive = True
+        self.reason: str | None = None
+        self.finished = trio.Event()
+        self.started_at = trio.current_time()
+
+    def close(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self.alive = False
+        self.scope.cancel()
+
+
+def _peer_name(stream: trio.abc.Stream) -> str:
+    sock = getattr(stream, "socket", None)
+    try:
+        return str(sock.getpeername()) if sock is not None else "?"
+    except OSError:
+        return "?"
+
+
+_LINK_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
+
+
+class Mesh:
+    """One seat's links to every other seat of a seated table.
+
+    Args:
+        seat: this node's seat number (0..65535).
+        game_id: 16 bytes naming the table; a hello for another game is refused.
+        sign: ``sign(message) -> 64-byte Ed25519 signature`` with this seat's identity key.
+        peers: ``{seat: PeerAddr}`` for the other seats (this seat's own entry, if present,
+            is used only to check that ``sign`` matches its key).
+        listener: a listener (or list of listeners, e.g. from ``trio.open_tcp_listeners``)
+            on which lower seats dial us; the mesh closes it on exit. Or:
+        port, host: open listeners on this port (0 = any free port) and host (None = all).
+        config: :class:`MeshConfig`.
+
+    Raises ``ValueError`` for a malformed argument (bad seat, key, or game id, or a seat that
+    must accept connections but has no listener).
+
+    Use: ``await nursery.start(mesh.run)`` (or ``async with open_mesh(...)``), read
+    :attr:`inbound`, :meth:`send` / :meth:`broadcast`, then :meth:`aclose`.
+    """
+
+    def __init__(
+        self,
+        seat: int,
+        game_id: bytes,
+        sign: Callable[[bytes], bytes],
+        peers: Mapping[int, PeerAddr],
+        *,
+        listener: trio.abc.Listener[Any] | Sequence[trio.abc.Listener[Any]] | None = None,
+        port: int | None = None,
+        host: str | None = None,
+        config: MeshConfig | None = None,
+    ) -> None:
+        _check_seat(seat)
+        if not isinstance(game_id, bytes | bytearray) or len(game_id) != GAME_ID_SIZE:
+            raise ValueError("game_id must be 16 bytes")
+        self.seat = seat
+        self.game_id = bytes(game_id)
+        self._sign = sign
+        self.config = config if config is not None else MeshConfig()
+        self._peers: dict[int, PeerAddr] = {}
+        self._keys: dict[int, Ed25519PublicKey] = {}
+        for s, addr in peers.items():
+            _check_seat(s, "peer seat")
+            key = _load_key(addr.public_key, s)
+            if s == seat:
+                probe = b"p2p-chinchon/mesh-self-test\x00" + self.game_id
+                try:
+                    key.verify(sign(probe), probe)
+                except InvalidSignature:
+                    raise ValueError("sign() does not match this seat's public key") from None
+                continue
+            self._peers[s] = addr
+            self._keys[s] = key
+        self._accept_keys = {s: k for s, k in self._keys.items() if s < seat}
+        if listener is None:
+            self._listeners: list[trio.abc.Listener[Any]] = []
+        elif isinstance(listener, Sequence):
+            self._listeners = list(listener)
+        else:
+            self._listeners = [listener]
+        self._listen_port = port
+        self._listen_host = host
+        if self._accept_keys and not self._listeners and port is None:
+            raise ValueError(f"seat {seat} accepts links from lower seats: give a listener or port")
+        self._inbound_send, self.inbound = trio.open_memory_channel[MeshEvent](
+            self.config.inbound_capacity
+        )
+        """Receive channel of :data:`MeshEvent` (``Frame``, ``PeerUp``, ``PeerDown``)."""
+        self._links: dict[int, _Link] = {}
+        self._seat_locks = {s: trio.Lock() for s in self._peers}
+        self._changed = trio.Event()
+        self._scope: trio.CancelScope | None = None
+        self._nursery: trio.Nursery | None = None
+        self._running = False
+        self._closed = False
+        self._done = trio.Event()
+        self._pending = 0
+
+    # ------------------------------------------------------------ public state
+
+    @property
+    def peer_seats(self) -> frozenset[int]:
+        return frozenset(self._peers)
+
+    @property
+    def connected(self) -> frozenset[int]:
+        """Seats whose link is currently up."""
+        return frozenset(s for s, link in self._links.items() if link.alive)
+
+    def is_up(self, seat: int) -> bool:
+        link = self._links.get(seat)
+        return link is not None and link.alive
+
+    @property
+    def port(self) -> int | None:
+        """The TCP port of the first listener (useful with ``port=0``), once listening."""
+        for lst in self._listeners:
+            sock = getattr(lst, "socket", None)
+            if sock is not None:
+                return int(sock.getsockname()[1])
+        return None
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def run(self, *, task_status: trio.TaskStatus[int | None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Listen, dial, and keep links up until :meth:`aclose` or cancellation.
+
+        ``task_status.started(port)`` is called once listening (``port`` may be None)."""
+        if self._running:
+            raise RuntimeError("Mesh.run() called twice")
+        self._running = True
+        try:
+            if self._closed:
+                task_status.started(self.port)
+                return
+            if not self._listeners and self._listen_port is not None:
+                self._listeners = list(
+                    await trio.open_tcp_listeners(self._listen_port, host=self._listen_host)
+                )
+            with trio.CancelScope() as scope:
+                self._scope = scope
+                async with trio.open_nursery() as nursery:
+                    self._nursery = nursery
+                    for lst in self._listeners:
+                        nursery.start_soon(self._accept_loop, lst)
+                    for s in sorted(self._peers):
+                        if s > self.seat:
+                            nursery.start_soon(self._dial_loop, s)
+                    task_status.started(self.port)
+        finally:
+            self._closed = True
+            with trio.CancelScope(shield=True):
+                for lst in self._listeners:
+                    await trio.aclose_forcefully(lst)
+            self._inbound_send.close()
+            self._set_changed()  # wake wait_connected() callers so they see the close
+            self._done.set()
+
+    async def aclose(self) -> None:
+        """Close every link and listener and end :meth:`run`; ``inbound`` then ends.
+        Idempotent. No ``PeerDown`` events are emitted for a shutdown."""
+        self._closed = True
+        if self._scope is not None:
+            self._scope.cancel()
+        if self._running:
+            await self._done.wait()
+        else:
+            self._inbound_send.close()
+            await trio.lowlevel.checkpoint()
+
+    async def wait_connected(self, timeout: float | None = None) -> None:
+        """Wait until every peer seat is up. Raises :class:`MeshTimeout` after ``timeout`` s,
+        :class:`MeshError` if the mesh is closed meanwhile."""
+        with trio.move_on_after(math.inf if timeout is None else timeout):
+            while self.connected != self.peer_seats:
+                if self._closed:
+                    raise MeshError("mesh is closed")
+                await self._changed.wait()
+            return
+        raise MeshTimeout(self.peer_seats - self.connected)
+
+    # ------------------------------------------------------------ sending
+
+    def send_nowait(self, seat: int, payload: bytes) -> bool:
+        """Queue ``payload`` for ``seat``. True if queued on a live link; False if the link is
+        down (the frame is dropped) or the peer's queue is full (the link is then closed).
+
+        Raises :class:`UnknownSeat`, ``ValueError`` (empty payload, reserved for keepalives),
+        :class:`~.framing.FrameTooLarge`."""
+        if seat not in self._peers:
+            raise UnknownSeat(f"seat {seat} is not a peer of seat {self.seat}")
+        if not payload:
+            raise ValueError("empty payloads are reserved for keepalives")
+        if len(payload) > self.config.max_frame:
+            raise FrameTooLarge(len(payload), self.config.max_frame)
+        link = self._links.get(seat)
+        if link is None or not link.alive:
+            return False
+        try:
+            link.queue_send.send_nowait(bytes(payload))
+        except trio.WouldBlock:
+            link.close(f"send queue full ({self.config.send_queue} frames): peer is not reading")
+            return False
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        return True
+
+    async def send(self, seat: int, payload: bytes) -> bool:
+        """Async form of :meth:`send_nowait` (same result and errors); never blocks on a peer."""
+        await trio.lowlevel.checkpoint()
+        return self.send_nowait(seat, payload)
+
+    async def broadcast(self, payload: bytes) -> frozenset[int]:
+        """Queue ``payload`` for every peer; returns the seats it was queued for."""
+        await trio.lowlevel.checkpoint()
+        if not payload:
+            raise ValueError("empty payloads are reserved for keepalives")
+        if len(payload) > self.config.max_frame:
+            raise FrameTooLarge(len(payload), self.config.max_frame)
+        return frozenset(s for s in sorted(self._peers) if self.send_nowait(s, payload))
+
+    def drop(self, seat: int, reason: str = "dropped by the driver") -> None:
+        """Close the current link to ``seat`` (e.g. it sent an invalid envelope). A dialled
+        seat is redialled after backoff; a lower seat may dial again. Not a ban."""
+        if seat not in self._peers:
+            raise UnknownSeat(f"seat {seat} is not a peer of seat {self.seat}")
+        link = self._links.get(seat)
+        if link is not None:
+            link.close(reason)
+
+    # ------------------------------------------------------------ internals
+
+    def _set_changed(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def _emit(self, event: MeshEvent) -> None:
+        try:
+            await self._inbound_send.send(event)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass  # nobody listens any more (shutting down)
+
+    def _jitter(self, delay: float) -> float:
+        # 50-100 % of the delay, so seats that lost a link together do not redial in lockstep
+        return delay * (0.5 + secrets.randbelow(1001) / 2000)
+
+    async def _dial_loop(self, peer: int) -> None:
+        cfg = self.config
+        addr = self._peers[peer]
+        delay = cfg.backoff_min
+        while True:
+            stream: trio.SocketStream | None = None
+            link: _Link | None = None
+            try:
+                with trio.fail_after(cfg.connect_timeout):
+                    stream = await trio.open_tcp_stream(addr.host, addr.port)
+                reader = FrameReader(stream, cfg.max_frame)
+                with trio.fail_after(cfg.handshake_timeout):
+                    await dial_handshake(
+                        stream,
+                        reader,
+                        game_id=self.game_id,
+                        seat=self.seat,
+                        peer_seat=peer,
+                        sign=self._sign,
+                        peer_key=self._keys[peer],
+                    )
+                owned, stream = stream, None  # _run_link closes it from here on
+                link = await self._run_link(peer, owned, reader)
+            except (HandshakeError, FrameError) as exc:
+                log.warning("seat %d: refused seat %d at %s:%d: %s", self.seat, peer, addr.host, addr.port, exc)
+            except (trio.TooSlowError, *_LINK_ERRORS) as exc:
+                log.debug("seat %d: dial seat %d failed: %r", self.seat, peer, exc)
+            finally:
+                if stream is not None:
+                    with trio.CancelScope(shield=True):
+                        await trio.aclose_forcefully(stream)
+            if link is not None and trio.current_time() - link.started_at > 2 * cfg.backoff_max:
+                delay = cfg.backoff_min  # it was a working link: redial promptly
+            await trio.sleep(self._jitter(delay))
+            delay = min(delay * 2, cfg.backoff_max)
+
+    async def _accept_loop(self, listener: trio.abc.Listener[Any]) -> None:
+        assert self._nursery is not None
+        while True:
+            try:
+                stream = await listener.accept()
+            except trio.ClosedResourceError:
+                return
+            except OSError as exc:  # e.g. EMFILE: wait for descriptors to free up
+                log.warning("seat %d: accept failed: %r", self.seat, exc)
+                await trio.sleep(0.1)
+                continue
+            if self._pending >= self.config.max_pending_handshakes:
+                log.warning("seat %d: too many pending handshakes, refusing %s", self.seat, _peer_name(stream))
+                await trio.aclose_forcefully(stream)
+                continue
+            self._pending += 1
+            self._nursery.start_soon(self._incoming, stream)
+
+    async def _incoming(self, stream: trio.abc.Stream) -> None:
+        reader = FrameReader(stream, self.config.max_frame)
+        try:
+            with trio.fail_after(self.config.handshake_timeout):
+                peer = await accept_handshake(
+                    stream,
+                    reader,
+                    game_id=self.game_id,
+                    seat=self.seat,
+                    sign=self._sign,
+                    keys=self._accept_keys,
+                )
+        except (HandshakeError, FrameError, trio.TooSlowError, *_LINK_ERRORS) as exc:
+            reason = "handshake timed out" if isinstance(exc, trio.TooSlowError) else str(exc) or repr(exc)
+            log.warning("seat %d: refused connection from %s: %s", self.seat, _peer_name(stream), reason)
+            await trio.aclose_forcefully(stream)
+            return
+        except BaseException:  # cancelled (shutdown): do not leak the socket
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+            raise
+        finally:
+            self._pending -= 1
+        await self._run_link(peer, stream, reader)
+
+    async def _run_link(self, seat: int, stream: trio.abc.Stream, reader: FrameReader) -> _Link:
+        link = _Link(seat, stream, reader, self.config.send_queue)
+        try:
+            async with self._seat_locks[seat]:
+                old = self._links.get(seat)
+                if old is not None:
+                    old.close("replaced by a newer connection")
+                    await old.finished.wait()
+                self._links[seat] = link
+                self._set_changed()
+                await self._emit(PeerUp(seat))
+            log.info("seat %d: link to seat %d up (%s)", self.seat, seat, _peer_name(stream))
+            try:
+                with link.scope:
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(self._reader, link)
+                        nursery.start_soon(self._writer, link)
+            finally:
+                link.alive = False
+                link.queue_send.close()
+                self._set_changed()
+                await trio.aclose_forcefully(stream)
+            # not reached on shutdown (cancelled): no PeerDown then, by design
+            reason = link.reason or "closed"
+            log.info("seat %d: link to seat %d down: %s", self.seat, seat, reason)
+            await self._emit(PeerDown(seat, reason))
+        finally:
+            link.alive = False
+            if self._links.get(seat) is link:
+                del self._links[seat]
+            link.finished.set()
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+        return link
+
+    async def _reader(self, link: _Link) -> None:
+        idle = self.config.idle_timeout
+        try:
+            while True:
+                with trio.move_on_after(idle) as scope:
+                    payload = await link.reader.receive()
+                if scope.cancelled_caught:
+                    link.close(f"nothing received for {idle:g} s")
+                    return
+                if payload is None:
+                    link.close("connection closed by peer")
+                    return
+                if payload:  # empty frames are keepalives
+                    await self._emit(Frame(link.seat, payload))
+        except FrameTooLarge as exc:
+            link.close(f"oversize frame: {exc}")
+        except FrameError as exc:
+            link.close(f"framing error: {exc}")
+        except _LINK_ERRORS as exc:
+            link.close(f"connection lost: {exc!r}")
+
+    async def _writer(self, link: _Link) -> None:
+        keepalive = self.config.keepalive_interval
+        try:
+            while True:
+                payload = b""
+                with trio.move_on_after(keepalive):
+                    payload = await link.queue_recv.receive()
+                data = bytearray(encode_frame(payload, self.config.max_frame))
+                while len(data) < 1 << 16:  # coalesce queued frames into one write
+                    try:
+                        data += encode_frame(link.queue_recv.receive_nowait(), self.config.max_frame)
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                await link.stream.send_all(data)
+        except trio.EndOfChannel:
+            link.close("closed")
+        except _LINK_ERRORS as exc:
+            link.close(f"send failed: {exc!r}")
+
+
+@asynccontextmanager
+async def open_mesh(*args: Any, **kwargs: Any) -> AsyncIterator[Mesh]:
+    """``async with open_mesh(...) as mesh:`` runs :class:`Mesh` (same arguments) in a nursery
+    of its own, started (listening) on entry and closed on exit."""
+    mesh = Mesh(*args, **kwargs)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(mesh.run)
+        try:
+            yield mesh
+        finally:
+            await mesh.aclose()
