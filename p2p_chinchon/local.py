@@ -35,6 +35,7 @@ class SeatSpec:
     on_update: Callable[..., Any] | None = None
     identity: Identity | None = None
     node_ready: Callable[..., Any] | None = None
+    table_cls: type = tbl.Table  # tests swap in a cheating table for a joiner
 
 
 def seat_rng(seed: int | str | None, label: object) -> Any:
@@ -101,7 +102,7 @@ async def play_local(
             identity=ids[i], rng=rngs[i], host="127.0.0.1", port=lobby_port,
             player_name=specs[i].name, decide=decider(i), on_update=specs[i].on_update,
             transcript_path=path(i), timeouts=timeouts, auto_agree=specs[i].decide is None,
-            bind="127.0.0.1", node_ready=specs[i].node_ready,
+            bind="127.0.0.1", node_ready=specs[i].node_ready, table_cls=specs[i].table_cls,
         )
 
     async with trio.open_nursery() as nursery:

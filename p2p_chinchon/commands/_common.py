@@ -71,8 +71,10 @@ class ConsolePrinter:
         self.seen = view.log_total
 
 
-def print_result(result: Any, names: list[str], out: Any = None) -> None:
+def print_result(result: Any, names: list[str] | None = None, out: Any = None) -> None:
     out = out or sys.stdout
+    names = list(result.names or names or [])
+    names += [f"seat {i}" for i in range(len(names), 8)]
     if result.fault is not None:
         f = result.fault
         who = f"seat {f.seat} ({names[f.seat]})" if f.seat is not None and f.seat < len(names) else "nobody"
@@ -114,3 +116,20 @@ def human_hint() -> Callable[[v.SeatView], str]:
         return hint(bot, view)
 
     return h
+
+
+def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) -> Any:
+    """Run ``main(bridge, on_update)`` under the full-screen UI, the plain line mode, or (bots)
+    plain trio with a console printer."""
+    import trio
+
+    if human and want_tui(args):
+        from p2p_chinchon.ui.app import run_with_ui
+
+        return run_with_ui(main, lang=args.lang, charset="ascii" if args.ascii else "auto", hint=human_hint())
+    if human:
+        from p2p_chinchon.ui.lines import run_line_mode
+
+        return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang)
+    printer = None if args.quiet else ConsolePrinter()
+    return trio.run(main, None, printer)

@@ -47,6 +47,7 @@ class NodeResult:
     head: bytes
     totals: list[int] = field(default_factory=list)
     seat: int | None = None
+    names: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -154,6 +155,7 @@ class Node:
         return NodeResult(
             winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
+            names=[p.name for p in t.players],
         )
 
     async def _flush(self, mesh: Mesh) -> None:

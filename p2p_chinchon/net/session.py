@@ -113,13 +113,14 @@ async def join_game(
     auto_agree: bool = False,
     bind: str = "0.0.0.0",
     node_ready: Callable[[nd.Node], Any] | None = None,
+    table_cls: type = tbl.Table,
 ) -> nd.NodeResult:
     """Sit down at ``host:port`` and play. Our mesh listener is opened first: its port goes in
     the join request; the host fills in the address it sees us from."""
     listeners = await trio.open_tcp_listeners(0, host=bind)
     listen_port = listeners[0].socket.getsockname()[1]
     offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port)
-    table = tbl.Table.joining(identity, rng, offer, auto_agree=auto_agree)
+    table = table_cls.joining(identity, rng, offer, auto_agree=auto_agree)
     table.receive(seating, 0)
     if table.me is None:
         raise tbl.IntentError("the host's seating does not include us")

@@ -1,0 +1,92 @@
+"""``p2p-chinchon host``: open a table on the LAN, advertise it by mDNS, play when it is full."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from p2p_chinchon.commands import _common as C
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    # Here --name is the table's name (issue 5: `host [--name TABLE]`); the player's is --player.
+    p.add_argument("--name", dest="table", default=None, metavar="TABLE", help="table name shown on the LAN")
+    C.add_rules_arguments(p)
+    p.add_argument("--seats", type=int, default=2, metavar="N", help="players at the table, you included (2-8; starts when full)")
+    p.add_argument("--port", type=int, default=0, help="TCP port for joiners (default: any free port)")
+    p.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all)")
+    p.add_argument("--no-mdns", action="store_true", help="do not advertise; joiners use --connect")
+    p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
+    p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
+    p.add_argument("--proof-rounds", type=int, default=64, metavar="K", help="shadow shuffles per shuffle proof")
+    C.add_play_arguments(_WithoutName(p))
+
+
+class _WithoutName:
+    """Passes ``add_argument`` through, except the shared "your name" ``--name`` (taken above)."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self._parser = parser
+
+    def add_argument(self, *flags: str, **kwargs: Any) -> Any:
+        if "--name" in flags:
+            return None
+        return self._parser.add_argument(*flags, **kwargs)
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    if not 2 <= args.seats <= 8:
+        print("p2p-chinchon host: --seats must be 2-8", file=sys.stderr)
+        return 2
+    rules = C.make_rules(args)
+    player = args.player or ("bot" if args.bot else "host")
+    table_name = args.table or f"{player}'s table"
+    path = args.transcript or C.default_transcript("host")
+    human = not args.bot
+
+    async def main(bridge: Any = None, on_update: Any = None) -> Any:
+        from p2p_chinchon.autoplay import bot_decider
+        from p2p_chinchon.identity import Identity, load_or_create_identity
+        from p2p_chinchon.local import make_bot, seat_rng
+        from p2p_chinchon.net.session import host_game
+
+        identity = load_or_create_identity() if human else Identity.generate()
+        rng = seat_rng(args.seed, "host")
+        node_box: list[Any] = []
+        got = trio.Event()
+
+        def node_ready(node: Any) -> None:
+            node_box.append(node)
+            got.set()
+
+        def listening(port: int) -> None:
+            print(f"table '{table_name}' open on port {port}; fingerprint {identity.fingerprint}; waiting for {args.seats - 1} more", file=sys.stderr, flush=True)
+
+        async with trio.open_nursery() as nursery:
+            if bridge is not None:
+                async def forward() -> None:
+                    await got.wait()
+                    async for intent in bridge.intents:
+                        node_box[0].submit(intent)
+
+                nursery.start_soon(forward)
+            decide = bot_decider(make_bot(rules, rng)) if not human else (lambda view, need: None)
+            result = await host_game(
+                identity=identity, rng=rng, rules=rules, seats=args.seats, name=table_name, player_name=player,
+                decide=decide, on_update=bridge.update if bridge is not None else on_update, transcript_path=path,
+                timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds, bind=args.bind, port=args.port,
+                advertise=not args.no_mdns, on_listening=listening, node_ready=node_ready,
+            )
+            nursery.cancel_scope.cancel()
+        return result
+
+    result = C.run_main(main, args, human)
+    if result is None:
+        return 1
+    if not args.quiet:
+        C.print_result(result)
+    return 0 if result.fault is None else 1
+

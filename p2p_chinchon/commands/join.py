@@ -1,0 +1,101 @@
+"""``p2p-chinchon join [TABLE] [--connect HOST:PORT]``: find a table on the LAN and sit down."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from p2p_chinchon.commands import _common as C
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("table", nargs="?", default=None, help="name of the table to join (default: list them / pick)")
+    p.add_argument("--connect", default=None, metavar="HOST:PORT", help="join this address directly (no mDNS)")
+    p.add_argument("--browse", type=float, default=3.0, metavar="S", help="seconds to listen for tables (default 3)")
+    p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
+    p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
+    C.add_play_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    human = not args.bot
+    player = args.name or ("bot" if args.bot else "guest")
+
+    async def find() -> tuple[str, int] | None:
+        from p2p_chinchon.net import discovery
+
+        tables = await discovery.browse(args.browse)
+        if args.table:
+            tables = [t for t in tables if t.name == args.table]
+        if not tables:
+            print("no table found on the LAN" + (f" named {args.table!r}" if args.table else ""), file=sys.stderr)
+            return None
+        if len(tables) > 1 and not args.table and not args.bot:
+            for i, t in enumerate(tables):
+                print(f"  {i + 1}. {t.name}  [{t.preset}]  {t.seats_taken}/{t.max_seats}  host {t.fingerprint}  {t.host}:{t.port}", file=sys.stderr)
+            print("several tables: name one (p2p-chinchon join TABLE) or use --connect", file=sys.stderr)
+            return None
+        t = tables[0]
+        print(f"joining '{t.name}' at {t.host}:{t.port} (host {t.fingerprint})", file=sys.stderr)
+        return t.host, t.port
+
+    async def main(bridge: Any = None, on_update: Any = None) -> Any:
+        from p2p_chinchon.autoplay import bot_decider
+        from p2p_chinchon.identity import Identity, load_or_create_identity
+        from p2p_chinchon.local import make_bot, seat_rng
+        from p2p_chinchon.net.lobby import parse_addr
+        from p2p_chinchon.net.session import join_game
+
+        if args.connect:
+            host, port = parse_addr(args.connect)
+        else:
+            found = await find()
+            if found is None:
+                return None
+            host, port = found
+        identity = load_or_create_identity() if human else Identity.generate()
+        rng = seat_rng(args.seed, f"join/{player}")
+        node_box: list[Any] = []
+        got = trio.Event()
+
+        def node_ready(node: Any) -> None:
+            node_box.append(node)
+            got.set()
+
+        def path_for(table: Any) -> Any:
+            return args.transcript or C.default_transcript(f"seat{table.me}")
+
+        async with trio.open_nursery() as nursery:
+            if bridge is not None:
+                async def forward() -> None:
+                    await got.wait()
+                    async for intent in bridge.intents:
+                        node_box[0].submit(intent)
+
+                nursery.start_soon(forward)
+            rules_box: list[Any] = []
+
+            def decide_bot(view: Any, need: str) -> Any:
+                if not rules_box:
+                    rules_box.append(bot_decider(make_bot(view.rules, rng)))
+                return rules_box[0](view, need)
+
+            result = await join_game(
+                identity=identity, rng=rng, host=host, port=port, player_name=player,
+                decide=decide_bot if not human else (lambda view, need: None),
+                on_update=bridge.update if bridge is not None else on_update,
+                transcript_path=path_for, timeouts=C.make_timeouts(args), auto_agree=not human,
+                bind=args.bind, node_ready=node_ready,
+            )
+            nursery.cancel_scope.cancel()
+        return result
+
+    result = C.run_main(main, args, human)
+    if result is None:
+        return 1
+    if not args.quiet:
+        C.print_result(result)
+    return 0 if result.fault is None else 1

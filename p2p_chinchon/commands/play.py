@@ -1,0 +1,157 @@
+"""``p2p-chinchon play``: a whole game on this laptop against local bot peers.
+
+Every bot is a separate peer (by default a separate process) with its own identity key,
+table, mesh links and transcript, running the full protocol over loopback: the same code
+that plays across a LAN. ``--no-ui`` makes every seat a bot and prints the game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from p2p_chinchon.commands import _common as C
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bots", type=int, default=3, metavar="N", help="bot peers besides you (1-7, default 3)")
+    C.add_rules_arguments(p)
+    p.add_argument("--seed", type=int, default=None, help="reproducible game (bots and deck; NOT secret: demos and tests only)")
+    p.add_argument("--no-ui", action="store_true", help="every seat is a bot; print the game as it goes")
+    p.add_argument("--in-process", action="store_true", help="run the bot peers in this process instead of separate processes")
+    p.add_argument("--proof-rounds", type=int, default=64, metavar="K", help="shadow shuffles per shuffle proof (soundness 2^-K; default 64)")
+    C.add_play_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    import trio
+
+    if not 1 <= args.bots <= 7:
+        print("p2p-chinchon play: --bots must be 1-7", file=sys.stderr)
+        return 2
+    rules = C.make_rules(args)
+    names = ["You" if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
+    if args.name:
+        names[0] = args.name
+    folder = C.default_transcript("play").with_suffix("")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="p2p-chinchon-"))
+    my_path = args.transcript or folder / "seat-host.chn"
+    human = not args.no_ui and not args.bot
+
+    async def main(bridge: Any = None, on_update: Any = None) -> Any:
+        from p2p_chinchon.identity import Identity, load_or_create_identity
+        from p2p_chinchon.local import seat_rng
+        from p2p_chinchon.net.session import host_game
+
+        identity = load_or_create_identity() if human else Identity.generate()
+        rng = seat_rng(args.seed, "host")
+        procs: list[Any] = []
+        node_box: list[Any] = []
+        got_node = trio.Event()
+
+        async def spawn_bots(port: int, nursery: Any) -> None:
+            for i in range(1, args.bots + 1):
+                cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
+                       "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
+                       "--bind", "127.0.0.1"]
+                if args.seed is not None:
+                    cmd += ["--seed", str(args.seed)]
+                if args.timeout:
+                    cmd += ["--timeout", str(args.timeout)]
+                procs.append(await nursery.start(_run_bot_process, cmd))
+
+        async def forward_intents() -> None:
+            await got_node.wait()
+            async for intent in bridge.intents:
+                node_box[0].submit(intent)
+
+        def node_ready(node: Any) -> None:
+            node_box.append(node)
+            got_node.set()
+
+        decide = None
+        if not human:
+            from p2p_chinchon.autoplay import bot_decider
+            from p2p_chinchon.local import make_bot
+
+            decide = bot_decider(make_bot(rules, rng))
+        else:
+            decide = lambda view, need: None  # noqa: E731 - the person decides through the UI
+
+        result = None
+        async with trio.open_nursery() as nursery:
+            def listening(port: int) -> None:
+                if args.in_process:
+                    nursery.start_soon(_in_process_bots, rules, args, names, port, folder)
+                else:
+                    nursery.start_soon(spawn_bots, port, nursery)
+
+            if bridge is not None:
+                nursery.start_soon(forward_intents)
+            result = await host_game(
+                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=f"{names[0]}'s table",
+                player_name=names[0], decide=decide,
+                on_update=(bridge.update if bridge is not None else on_update),
+                transcript_path=my_path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
+                bind="127.0.0.1", advertise=False, on_listening=listening, node_ready=node_ready,
+            )
+            with trio.move_on_after(5):
+                for p in procs:
+                    await p.wait()
+            nursery.cancel_scope.cancel()
+        return result
+
+    if human and C.want_tui(args):
+        from p2p_chinchon.ui.app import run_with_ui
+
+        result = run_with_ui(main, lang=args.lang, charset="ascii" if args.ascii else "auto", hint=C.human_hint())
+    elif human:
+        from p2p_chinchon.ui.lines import run_line_mode
+
+        result = run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang)
+    else:
+        printer = None if args.quiet else C.ConsolePrinter()
+        result = trio.run(main, None, printer)
+    if result is None:
+        return 1
+    C.print_result(result, names)
+    print(f"all transcripts: {folder}")
+    return 0 if result.fault is None else 1
+
+
+async def _run_bot_process(cmd: list[str], task_status: Any) -> None:
+    import trio
+
+    proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL)
+    task_status.started(proc)
+    try:
+        await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+
+
+async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str], port: int, folder: Path) -> None:
+    import trio
+
+    from p2p_chinchon.autoplay import bot_decider
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.local import make_bot, seat_rng
+    from p2p_chinchon.net.session import join_game
+
+    async with trio.open_nursery() as nursery:
+        for i in range(1, args.bots + 1):
+            rng = seat_rng(args.seed, f"bot/{names[i]}")
+            nursery.start_soon(lambda rng=rng, i=i: join_game(
+                identity=Identity.generate(), rng=rng, host="127.0.0.1", port=port, player_name=names[i],
+                decide=bot_decider(make_bot(rules, rng)), transcript_path=folder / f"seat-{names[i]}.chn",
+                auto_agree=True, bind="127.0.0.1", timeouts=C.make_timeouts(args),
+            ))
+            await trio.sleep(0.05)

@@ -1,0 +1,158 @@
+"""Cheating peers on loopback: every honest node catches the cheat, names the seat, stops the
+table with a signed fault carrying the evidence, and `audit` of an honest node's transcript
+confirms it. The cheater (seat 1) runs a real Table whose outgoing messages are corrupted at
+the last moment, after its own checks, as a modified client would."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_chinchon import table as tbl, view as v, wire
+from p2p_chinchon.audit import audit_file
+from p2p_chinchon.engine import make_rules
+from p2p_chinchon.local import SeatSpec, play_local
+from p2p_chinchon.net.node import Timeouts
+from p2p_chinchon.transcript import load_transcript
+
+CHEATER = 1
+
+
+class CheatTable(tbl.Table):
+    cheat: str = ""
+    done = False
+    stalled = False
+    tamper_next = False
+
+    def _emit_own(self, kind, body):
+        if self.tamper_next:  # a modified client: skip our own checks, sign, send, stall
+            self.tamper_next = False
+            self.stalled = True
+            self._emit_raw(kind, body)
+            return
+        super()._emit_own(kind, body)
+
+    def _advance(self):
+        if not self.stalled:
+            super()._advance()
+
+    def _emit_raw(self, kind: str, body: dict, seq: int | None = None) -> bytes:
+        env = wire.make_envelope(
+            self.identity.private_key, game=self.game, seq=len(self.chain) if seq is None else seq,
+            seat=self.me, prev=self.head, kind=kind, body=body,
+        )
+        frame = env.encode()
+        self._out.append(tbl.Send(frame))
+        return frame
+
+    def receive(self, frame, link_seat=None):
+        outs = super().receive(frame, link_seat)
+        step = self.expected()
+        if (
+            self.cheat == "out_of_turn" and not self.done and self.hand_started
+            and step is not None and step.kind == "draw" and step.seat != self.me
+        ):
+            self.done = True
+            self._out = []
+            self._emit_raw("draw", {"hand": self.hand_no, "source": "stock"})
+            outs += self._take()
+        if self.cheat == "bad_signature" and not self.done and self.hand_started:
+            self.done = True
+            env = wire.make_envelope(
+                self.identity.private_key, game=self.game, seq=len(self.chain), seat=self.me,
+                prev=self.head, kind="leave", body={"reason": "x"},
+            )
+            forged = wire.Envelope(env.v, env.game, env.seq, env.seat, env.prev, env.kind,
+                                   {"reason": "forged"}, env.sig)
+            outs.append(tbl.Send(forged.encode()))
+        return outs
+
+    def intent(self, intent):
+        if isinstance(intent, (v.Discard, v.Close)) and not self.done:
+            e = self.engine
+            hand = e.hands[self.me]
+            if self.cheat == "discard_not_held":
+                self.done = True
+                slot = e.stock[-1]  # a stock card we never drew
+                self._out = []
+                self._emit_raw("discard", {"hand": self.hand_no, "slot": slot, "share": self._my_share(slot)})
+                return self._take()
+            if self.cheat == "bad_close":
+                self.done = True
+                self._out = []
+                self._emit_raw("close", self._discard_body("close", hand[0]))
+                return self._take()
+            if self.cheat == "equivocation":
+                self.done = True
+                self._out = []
+                seq = len(self.chain)
+                self._emit_raw("discard", self._discard_body("discard", hand[0]), seq)
+                self._emit_raw("discard", self._discard_body("discard", hand[1]), seq)
+                return self._take()
+        return super().intent(intent)
+
+    def _auto_body(self, step):
+        body = super()._auto_body(step)
+        if body is None or self.done:
+            return body
+        if self.cheat == "withhold" and step.kind == "draw_share":
+            self.done = True
+            return None  # never send the reveal token
+        if self.cheat == "bad_proof" and step.kind == "shuffle":
+            self.done = True
+            proof = bytearray(body["proof"])
+            proof[-1] ^= 1
+            body["proof"] = bytes(proof)
+            self.tamper_next = True
+        if self.cheat == "bad_share" and step.kind == "deal_shares":
+            self.done = True
+            shares = list(body["shares"])
+            s = bytearray(shares[0])
+            s[0] ^= 4
+            shares[0] = bytes(s)
+            body["shares"] = shares
+            self.tamper_next = True
+        return body
+
+
+CASES = {
+    # cheat: accepted rule ids (the race between the cheat and the honest speaker decides
+    # whether an out-of-turn move is seen before or after the legitimate one)
+    "out_of_turn": {"not_your_turn", "fork", "seq"},
+    "discard_not_held": {"not_in_hand"},
+    "bad_close": {"first_round_close", "close_points", "cannot_close", "close"},
+    "withhold": {"timeout"},
+    "bad_proof": {"shuffle"},
+    "bad_share": {"share"},
+    "equivocation": {"equivocation"},
+    "bad_signature": {"bad_signature"},
+}
+
+
+@pytest.mark.parametrize("cheat", sorted(CASES))
+async def test_cheater_is_caught_and_named(tmp_path, cheat):
+    cls = type(f"Cheat_{cheat}", (CheatTable,), {"cheat": cheat})
+    rules = make_rules("classic", {"limit": 30})
+    specs = [SeatSpec("Honest0"), SeatSpec("Cheater", table_cls=cls), SeatSpec("Honest2")]
+    timeouts = Timeouts(protocol=2.0, decision=2.0)
+    results = await play_local(rules, specs, seed=31, proof_rounds=4, transcript_dir=tmp_path, timeouts=timeouts)
+    honest = [r for r in results if r.seat != CHEATER]
+    assert len(honest) == 2
+    for r in honest:
+        assert r.fault is not None, f"seat {r.seat} did not notice {cheat}"
+        assert r.fault.seat == CHEATER, r.fault
+        assert r.fault.rule in CASES[cheat], r.fault
+        assert r.winner is None
+    # The honest transcripts end with a signed fault; audit names the cheater.
+    for seat in (0, 2):
+        path = tmp_path / f"seat{seat}.chn"
+        loaded = load_transcript(path)
+        assert loaded.ok
+        last = loaded.envelopes[-1]
+        assert last.kind == "fault" and last.body["accused"] == CHEATER
+        if cheat != "withhold":
+            assert last.body["evidence"], "the offending frame is kept as evidence"
+        report = audit_file(path)
+        assert report.exit_code == 1
+        assert report.verdict == "accused" and report.seat == CHEATER, report.summary()
+        if cheat not in ("withhold", "bad_signature"):
+            assert "confirm" in report.detail, report.summary()
