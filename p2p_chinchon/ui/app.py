@@ -1,0 +1,235 @@
+"""The full-screen table: prompt_toolkit on the asyncio loop, the node in trio guest mode.
+
+asyncio is the host loop running a prompt_toolkit ``Application`` (``app.run_async()``); trio
+runs ``node_main(bridge)`` as a guest on the same thread
+(``trio.lowlevel.start_guest_run(..., run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+host_uses_signal_set_wakeup_fd=True)``; DESIGN.md "Net"). Views reach the screen through
+:class:`p2p_chinchon.ui.bridge.UiBridge` calls made by trio code; keys reach trio as intents
+through ``TrioToken.run_sync_soon``. The layout is one control that asks
+:meth:`p2p_chinchon.ui.screen.TableScreen.render` for exactly the window's size, so a resize
+or an 80x24 terminal never overlaps or wraps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+import trio
+from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import set_app
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import UIContent, UIControl
+from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.screen import Screen, WritePosition
+from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.styles import Style
+
+from ..view import SeatView
+from .bridge import UiBridge
+from .i18n import Translator
+from .render import Faces, resolve_faces
+from .screen import HintFn, TableScreen
+
+STYLE = Style.from_dict({
+    "title": "bold reverse",
+    "title.table": "bold",
+    "phase": "bold",
+    "label": "bold",
+    "dim": "#888888",
+    "fp": "#888888",
+    "flags": "italic",
+    "seat.turn": "bold",
+    "seat.out": "#888888 strike",
+    "card.red": "#d70000 bold",
+    "card.black": "bold",
+    "card.oros": "#d7af00 bold",
+    "card.copas": "#d70000 bold",
+    "card.espadas": "#0087d7 bold",
+    "card.bastos": "#00af00 bold",
+    "card.joker": "#af00af bold",
+    "card.picked": "reverse",
+    "card.top": "underline",
+    "meld": "#888888",
+    "close": "bold #00af00",
+    "error": "#d70000",
+    "prompt": "bold",
+    "hint": "#0087d7",
+    "status": "italic",
+    "progress": "#00af00",
+    "penalty": "bold",
+    "winner": "bold reverse",
+    "log": "",
+})
+
+_KEY_NAMES = {
+    Keys.Left: "left", Keys.Right: "right", Keys.Up: "up", Keys.Down: "down",
+    Keys.Enter: "enter", Keys.ControlM: "enter", Keys.Backspace: "backspace",
+    Keys.ControlH: "backspace", Keys.Escape: "escape", Keys.ControlC: "c-c",
+}
+
+
+class _ScreenControl(UIControl):
+    """Asks the screen model for exactly the window's size on every redraw."""
+
+    def __init__(self, screen: TableScreen) -> None:
+        self.screen = screen
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        lines = self.screen.render(width, height)
+        return UIContent(get_line=lambda i: lines[i], line_count=len(lines),
+                         cursor_position=Point(0, 0), show_cursor=False)
+
+    def is_focusable(self) -> bool:
+        return True
+
+
+class TableApp:
+    """The prompt_toolkit application around a :class:`TableScreen`; the bridge's front end.
+
+    ``cancel_node`` is set by :func:`run_with_ui_async` (second Ctrl-C after leaving)."""
+
+    def __init__(self, bridge: UiBridge, tr: Translator, faces: Faces, *,
+                 hint: HintFn | None = None, pt_input: Any = None, pt_output: Any = None) -> None:
+        self.bridge = bridge
+        self.cancel_node: Callable[[], None] = lambda: None
+        self.screen = TableScreen(tr, faces, send=bridge.submit, hint=hint, exit=self._exit,
+                                  force_quit=lambda: self.cancel_node())
+        kb = KeyBindings()
+
+        @kb.add(Keys.Any)
+        def _any(event: KeyPressEvent) -> None:
+            for kp in event.key_sequence:
+                self.screen.key(kp.data)
+
+        for key, name in _KEY_NAMES.items():
+            kb.add(key)(self._named(name))
+        self.window = Window(_ScreenControl(self.screen), wrap_lines=False)
+        self.app: Application[Any] = Application(
+            layout=Layout(self.window), key_bindings=kb, full_screen=True, style=STYLE,
+            input=pt_input, output=pt_output, mouse_support=False,
+            color_depth=None if faces.color else ColorDepth.DEPTH_1_BIT)
+        self.app.ttimeoutlen = 0.05  # a lone Escape should not feel slow
+
+    def _named(self, name: str) -> Callable[[KeyPressEvent], None]:
+        def handler(event: KeyPressEvent) -> None:
+            self.screen.key(name)
+
+        return handler
+
+    def _exit(self) -> None:
+        if not self.app.is_done:
+            self.app.exit()
+
+    # ---------------------------------------------------------------- Frontend protocol
+    def view_changed(self, view: SeatView) -> None:
+        self.screen.set_view(view)
+        self.app.invalidate()
+
+    def status_changed(self, text: str) -> None:
+        self.screen.set_status(text)
+        self.app.invalidate()
+
+    def rejected(self, reason: str) -> None:
+        self.screen.rejected(reason)
+        self.app.invalidate()
+
+    def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
+        self.screen.start_ask(question, answer)
+        self.app.invalidate()
+
+    def start_picker(self, picker: Any) -> None:
+        self.screen.start_picker(picker)
+        self.app.invalidate()
+
+    def picker_changed(self) -> None:
+        self.app.invalidate()
+
+    def end_picker(self) -> None:
+        self.screen.end_picker()
+        self.app.invalidate()
+
+    def node_finished(self, outcome: Any) -> None:
+        error = getattr(outcome, "error", None)
+        tr = self.screen.tr
+        text = tr("game_finished") if error is None else tr("node_failed", error=repr(error))
+        self.screen.node_done(text)
+        self.app.invalidate()
+
+    # ---------------------------------------------------------------- headless inspection
+    def snapshot(self, cols: int = 80, rows: int = 24) -> str:
+        """The layout drawn by prompt_toolkit onto a ``cols`` x ``rows`` screen, as text (one
+        line per row, trailing spaces stripped). For tests and bug reports."""
+        screen = Screen()
+        with set_app(self.app):
+            self.app.layout.container.write_to_screen(
+                screen, MouseHandlers(), WritePosition(0, 0, cols, rows), "", False, None)
+            screen.draw_all_floats()
+        rows_text = []
+        for y in range(rows):
+            row = screen.data_buffer[y]
+            rows_text.append("".join(row[x].char for x in range(cols)).rstrip())
+        return "\n".join(rows_text)
+
+
+async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
+                            lang: str | None = None, charset: str = "auto",
+                            pt_input: Any = None, pt_output: Any = None,
+                            hint: HintFn | None = None,
+                            on_app: Callable[[TableApp], None] | None = None) -> Any:
+    """:func:`run_with_ui` inside an already running asyncio loop."""
+    tr = Translator(lang)
+    encoding = pt_output.encoding() if pt_output is not None else None
+    faces = resolve_faces(None, charset, encoding=encoding)
+    bridge = UiBridge()
+    ui = TableApp(bridge, tr, faces, hint=hint, pt_input=pt_input, pt_output=pt_output)
+    bridge.attach(ui)
+    if on_app is not None:
+        on_app(ui)
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[Any] = loop.create_future()
+
+    async def trio_main() -> Any:
+        bridge.bind_trio()
+        token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as scope:
+            ui.cancel_node = lambda: token.run_sync_soon(scope.cancel)
+            return await node_main(bridge)
+        return None  # cancelled by a forced quit
+
+    def done(outcome: Any) -> None:
+        if not finished.done():
+            finished.set_result(outcome)
+        ui.node_finished(outcome)
+
+    trio.lowlevel.start_guest_run(trio_main, run_sync_soon_threadsafe=loop.call_soon_threadsafe,
+                                  done_callback=done, host_uses_signal_set_wakeup_fd=True)
+    try:
+        await ui.app.run_async()
+    finally:
+        if not finished.done():
+            try:
+                ui.cancel_node()
+            except trio.RunFinishedError:
+                pass
+            await finished
+    return finished.result().unwrap()
+
+
+def run_with_ui(node_main: Callable[[UiBridge], Awaitable[Any]], *, lang: str | None = None,
+                charset: str = "auto", pt_input: Any = None, pt_output: Any = None,
+                hint: HintFn | None = None) -> Any:
+    """Run ``node_main(bridge)`` under the full-screen table UI and return its result.
+
+    ``lang``: "en"/"es"/"fr" (None: the locale); ``charset``: "auto", "unicode", "mono" or
+    "ascii" (see :func:`p2p_chinchon.ui.render.detect_charset`); ``pt_input``/``pt_output``:
+    prompt_toolkit input and output (headless tests: ``create_pipe_input()`` and
+    ``DummyOutput()``); ``hint(view) -> str``: the hint key's provider (the bot's suggestion).
+    When ``node_main`` returns the final screen stays until a key is pressed; an exception
+    from ``node_main`` is shown, then re-raised here. Raises ValueError for a bad ``lang`` or
+    ``charset``."""
+    return asyncio.run(run_with_ui_async(node_main, lang=lang, charset=charset,
+                                         pt_input=pt_input, pt_output=pt_output, hint=hint))

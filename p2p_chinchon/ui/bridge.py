@@ -1,0 +1,156 @@
+"""The meeting point of the node driver (trio) and a front end (full screen or line mode).
+
+The node owns a :class:`UiBridge` for the whole session. Trio side (call from trio code only):
+:meth:`UiBridge.update`, :meth:`UiBridge.set_status`, :meth:`UiBridge.reject`,
+``await`` :meth:`UiBridge.ask`, ``await`` :meth:`UiBridge.pick_table`, and ``receive()`` on
+:attr:`UiBridge.intents`. Front-end side: :meth:`UiBridge.submit` (any thread, any loop) hands an
+intent to trio through ``TrioToken.run_sync_soon`` (DESIGN.md "Net": prompt_toolkit runs on the
+asyncio host loop while trio runs in guest mode, so key handlers are outside trio's context).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, AsyncIterator, Callable, Protocol
+
+import trio
+
+from ..view import Intent, SeatView
+
+
+class BridgeError(RuntimeError):
+    """The bridge was used before a front end and a trio run were attached to it."""
+
+
+class Frontend(Protocol):
+    """What a front end implements (:class:`p2p_chinchon.ui.app.TableApp`,
+    :class:`p2p_chinchon.ui.lines.LineFrontend`). All calls come from the trio side."""
+
+    def view_changed(self, view: SeatView) -> None: ...
+
+    def status_changed(self, text: str) -> None: ...
+
+    def rejected(self, reason: str) -> None: ...
+
+    def start_ask(self, question: str, answer: Callable[[bool], None]) -> None: ...
+
+    def start_picker(self, picker: Any) -> None: ...
+
+    def picker_changed(self) -> None: ...
+
+    def end_picker(self) -> None: ...
+
+
+class UiBridge:
+    """Views flow to the front end; intents flow to the node.
+
+    ``intents`` is an unbounded trio ``MemoryReceiveChannel`` of :data:`p2p_chinchon.view.Intent`
+    values, in the order the person gave them. ``view`` and ``status`` hold the latest values.
+    """
+
+    def __init__(self) -> None:
+        self._send, self.intents = trio.open_memory_channel[Intent](math.inf)
+        self.view: SeatView | None = None
+        self.status: str = ""
+        self._frontend: Frontend | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+
+    # -------------------------------------------------------------- wiring
+    def attach(self, frontend: Frontend) -> None:
+        self._frontend = frontend
+
+    def bind_trio(self) -> None:
+        """Remember the running trio loop (call from inside it, before the node starts)."""
+        self._token = trio.lowlevel.current_trio_token()
+
+    # -------------------------------------------------------------- trio side
+    def update(self, view: SeatView) -> None:
+        """A new snapshot for this seat; the front end redraws. Cheap; call on every change.
+
+        Raises TypeError when ``view`` is not a :class:`SeatView`."""
+        if not isinstance(view, SeatView):
+            raise TypeError(f"update() needs a SeatView, got {type(view).__name__}")
+        self.view = view
+        if self._frontend is not None:
+            self._frontend.view_changed(view)
+
+    def set_status(self, text: str) -> None:
+        """A one-line progress or status message ("" clears it)."""
+        self.status = str(text)
+        if self._frontend is not None:
+            self._frontend.status_changed(self.status)
+
+    def reject(self, reason: str) -> None:
+        """Tell the person the table refused their last intent (``reason``: one sentence)."""
+        if self._frontend is not None:
+            self._frontend.rejected(str(reason))
+
+    async def ask(self, question: str) -> bool:
+        """Ask a yes/no question and wait for the answer (Escape or end of input: no)."""
+        frontend = self._need_frontend()
+        send, recv = trio.open_memory_channel[bool](1)
+        frontend.start_ask(question, self._from_ui(send.send_nowait))
+        async with recv:
+            return await recv.receive()
+
+    async def pick_table(self, tables: AsyncIterator[list[Any]]) -> Any:
+        """Show the tables heard on the LAN live and return the one chosen, or None on quit.
+
+        ``tables`` yields the whole current list (objects with ``name, host, port, preset,
+        seats_taken, max_seats, fingerprint, version``) each time it changes; when it ends the
+        last list stays on screen until the person chooses."""
+        from .lobby import TablePicker
+
+        frontend = self._need_frontend()
+        send, recv = trio.open_memory_channel[Any](1)
+        picker = TablePicker(choose=self._from_ui(send.send_nowait))
+        frontend.start_picker(picker)
+        try:
+            async with trio.open_nursery() as nursery:
+
+                async def feed() -> None:
+                    async for found in tables:
+                        picker.set_tables(found)
+                        frontend.picker_changed()
+
+                nursery.start_soon(feed)
+                choice = await recv.receive()
+                nursery.cancel_scope.cancel()
+        finally:
+            frontend.end_picker()
+        return choice
+
+    # -------------------------------------------------------------- front-end side
+    def submit(self, intent: Intent) -> None:
+        """Queue an intent for the node. Safe from any thread or from the asyncio host loop.
+
+        Raises BridgeError before :meth:`bind_trio`; an intent submitted after the trio run
+        ended is dropped (the node is gone)."""
+        self._from_ui(self._send_nowait)(intent)
+
+    def _send_nowait(self, intent: Intent) -> None:
+        self._send.send_nowait(intent)
+
+    def _from_ui(self, fn: Callable[[Any], None]) -> Callable[[Any], None]:
+        def deliver(value: Any) -> None:
+            # Runs inside trio: an exception here would crash the whole run, so a second
+            # answer to a question already answered, or a closed channel, is dropped.
+            try:
+                fn(value)
+            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                pass
+
+        def call(value: Any) -> None:
+            if self._token is None:
+                raise BridgeError("the bridge is not bound to a trio run (bind_trio)")
+            try:
+                self._token.run_sync_soon(deliver, value)
+            except trio.RunFinishedError:
+                pass
+
+        return call
+
+    def _need_frontend(self) -> Frontend:
+        if self._frontend is None or self._token is None:
+            raise BridgeError("no front end attached to this bridge")
+        return self._frontend

@@ -1,0 +1,765 @@
+"""The table screen as a pure model: what a :class:`SeatView` looks like, and what keys do.
+
+:class:`TableScreen` holds only UI-local state (card order, the picked card, the typed buffer,
+prompts); it never decides a rule. Keys become intents through ``send``; the table checks them
+with the engine, and refusals come back through :meth:`TableScreen.rejected`.
+:meth:`TableScreen.render` lays the whole screen out for any size (80x24 upward stays readable;
+smaller sizes drop the move log first, then the rules text, then seats), so the same function
+serves the prompt_toolkit control, resizes and headless tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .. import view as V
+from .i18n import Translator
+from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
+from .text import Line, asciify, cell, pad, plain, truncate, width
+
+HintFn = Callable[[V.SeatView], str]
+# screen modes (UI-local)
+NORMAL, HELP, CONFIRM_QUIT, ASK, PICKER, FINAL = "normal", "help", "confirm", "ask", "picker", "final"
+COMMAND_KEYS = frozenset("sdchqgayn?<>")
+
+
+def _arrangement(hand: Sequence[Any], rules: Any) -> Any:
+    """The engine's best arrangement of ``hand`` (display only), or None when unavailable."""
+    if rules is None or not hand or len(hand) > 8:
+        return None
+    try:
+        from ..engine import best_arrangement
+    except ImportError:
+        return None
+    try:
+        return best_arrangement(list(hand), rules)
+    except Exception:  # a display helper must never take the table down
+        return None
+
+
+def _rcell(text: str, cols: int) -> str:
+    """``text`` right-aligned in ``cols`` cells (cut with "…" when longer)."""
+    cut = plain(truncate(text, cols))
+    return " " * (cols - width(cut)) + cut
+
+
+def _sort_key(card: Any) -> tuple[int, int, int]:
+    return (1 if card.rank == 0 else 0, card.suit, card.rank)
+
+
+def _remove(cards: list[Any], card: Any) -> bool:
+    for i, c in enumerate(cards):
+        if c == card:
+            del cards[i]
+            return True
+    return False
+
+
+class TableScreen:
+    """UI state and layout for one seat's table screen.
+
+    ``send(intent)`` delivers an intent to the node (thread-safe on the caller's side);
+    ``exit()`` ends the application; ``force_quit()`` cancels the node (second Ctrl-C);
+    ``hint(view) -> str`` is the optional hint provider (the bot's suggestion)."""
+
+    def __init__(self, tr: Translator, faces: Faces | None = None, *,
+                 send: Callable[[Any], None] | None = None, hint: HintFn | None = None,
+                 exit: Callable[[], None] | None = None,
+                 force_quit: Callable[[], None] | None = None) -> None:
+        self.tr = tr
+        self._faces_base = faces or Faces()
+        self.send = send or (lambda intent: None)
+        self.hint = hint
+        self.exit = exit or (lambda: None)
+        self.force_quit = force_quit or (lambda: None)
+        self.view: V.SeatView | None = None
+        self.status = ""
+        self.message = ""
+        self.message_style = ""
+        self.mode = NORMAL
+        self.order: list[Any] | None = None  # custom order after < or >; None = melds grouped
+        self.picked: Any = None  # the picked card (identity, not index)
+        self.typed = ""
+        self.pending: Any = None  # intent sent, not yet answered by a new view
+        self.agreed = False
+        self.leave_sent = False
+        self.reentry_answered: int | None = None  # hand_no of the offer answered
+        self.final_text = ""
+        self.picker: Any = None  # lobby.TablePicker while picking a table
+        self.ask_question = ""
+        self._ask_answer: Callable[[bool], None] | None = None
+        self._arr_cache: tuple[Any, Any] = (None, None)
+
+    # ------------------------------------------------------------ inputs from the node
+    @property
+    def faces(self) -> Faces:
+        rules = self.view.rules if self.view is not None else None
+        base = self._faces_base
+        return Faces(deck_style(rules) if rules is not None else base.deck, base.unicode, base.color)
+
+    def set_view(self, view: V.SeatView) -> None:
+        old = self.view
+        self.view = view
+        self.pending = None
+        if old is not None and (old.hand_no != view.hand_no or old.phase != view.phase):
+            if view.phase in (V.PLAYING, V.SHUFFLING):
+                self.message = ""
+        if view.phase != V.LOBBY:
+            self.agreed = False
+        hand = list(view.hand)
+        if self.picked is not None and self.picked not in hand:
+            self.picked = None
+        if old is not None and len(hand) == len(old.hand) + 1:
+            new = list(hand)
+            for c in old.hand:
+                _remove(new, c)
+            if len(new) == 1:  # just drew: pick the drawn card
+                self.picked = new[0]
+        if self.picked is None and hand:
+            self.picked = self.display_hand()[0][-1] if self.display_hand()[0] else None
+
+    def set_status(self, text: str) -> None:
+        self.status = text
+
+    def rejected(self, reason: str) -> None:
+        """The table refused our last intent: say why."""
+        self.pending = None
+        self._say(self.tr("refused", reason=reason), "class:error")
+
+    def node_done(self, text: str) -> None:
+        self.mode = FINAL
+        self.final_text = text
+
+    def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
+        self.mode, self.ask_question, self._ask_answer = ASK, question, answer
+
+    def start_picker(self, picker: Any) -> None:
+        self.mode, self.picker = PICKER, picker
+
+    def end_picker(self) -> None:
+        if self.mode == PICKER:
+            self.mode = NORMAL
+        self.picker = None
+
+    # ------------------------------------------------------------ hand order and arrangement
+    def arrangement(self) -> Any:
+        view = self.view
+        if view is None:
+            return None
+        key = (tuple(view.hand), id(view.rules))
+        if self._arr_cache[0] != key:
+            self._arr_cache = (key, _arrangement(view.hand, view.rules))
+        return self._arr_cache[1]
+
+    def display_hand(self) -> tuple[list[Any], list[int | None]]:
+        """``(cards, group)``: the hand in display order and, per card, the index of its meld
+        (None for deadwood or in a custom order)."""
+        if self.view is None:
+            return [], []
+        hand = list(self.view.hand)
+        if self.order is not None:
+            rest = list(hand)
+            cards = [c for c in self.order if _remove(rest, c)]
+            cards += rest  # newly drawn cards go to the right
+            self.order = list(cards)
+            return cards, [None] * len(cards)
+        arr = self.arrangement()
+        cards: list[Any] = []
+        groups: list[int | None] = []
+        rest = list(hand)
+        if arr is not None:
+            for g, meld in enumerate(arr.melds):
+                for c in getattr(meld, "cards", meld):
+                    if _remove(rest, c):
+                        cards.append(c)
+                        groups.append(g)
+        rest.sort(key=_sort_key)
+        return cards + rest, groups + [None] * len(rest)
+
+    def _picked_index(self, cards: list[Any]) -> int:
+        for i, c in enumerate(cards):
+            if c == self.picked:
+                return i
+        return -1
+
+    def _pick_at(self, i: int) -> bool:
+        cards, _ = self.display_hand()
+        if 0 <= i < len(cards):
+            self.picked = cards[i]
+            return True
+        return False
+
+    def _move_picked(self, delta: int) -> None:
+        cards, _ = self.display_hand()
+        i = self._picked_index(cards)
+        j = i + delta
+        if i < 0 or not 0 <= j < len(cards):
+            return
+        cards[i], cards[j] = cards[j], cards[i]
+        self.order = cards
+
+    # ------------------------------------------------------------ keys
+    def _say(self, text: str, style: str = "") -> None:
+        self.message, self.message_style = text, style
+
+    def _send(self, intent: Any) -> None:
+        self.pending = intent
+        self.message = ""
+        self.send(intent)
+
+    def key(self, k: str) -> None:
+        """Handle one key: a printable character, or one of "left", "right", "up", "down",
+        "enter", "backspace", "escape", "c-c"."""
+        if self.mode == FINAL:
+            self.exit()
+            return
+        if self.mode == HELP:
+            self.mode = NORMAL
+            return
+        if self.mode == CONFIRM_QUIT:
+            if k in ("y", "Y", "c-c", "s", "o"):  # yes / sí / oui
+                self.mode = NORMAL
+                if self.leave_sent and k == "c-c":
+                    self.force_quit()
+                    return
+                self.leave_sent = True
+                self._say(self.tr("leaving"))
+                self.send(V.Leave())
+            elif k in ("n", "N", "escape"):
+                self.mode = NORMAL
+                self.message = ""
+            return
+        if self.mode == ASK:
+            if k in ("y", "Y", "n", "N", "s", "o", "escape") and self._ask_answer is not None:
+                answer, self._ask_answer = self._ask_answer, None
+                self.mode = NORMAL
+                answer(k in ("y", "Y", "s", "o"))
+            return
+        if self.mode == PICKER and self.picker is not None:
+            if k in ("q", "c-c"):
+                self.picker.key("escape")
+            else:
+                self.picker.key(k)
+            return
+        self._key_normal(k)
+
+    def _key_normal(self, k: str) -> None:
+        view = self.view
+        if self.typed:
+            if k == "enter":
+                self._finish_typed()
+            elif k == "backspace":
+                self.typed = self.typed[:-1]
+            elif k == "escape":
+                self.typed = ""
+            elif len(k) == 1 and k.isprintable():
+                self.typed += k
+                self._live_pick()
+                return
+            else:  # another named key (arrows, Ctrl-C): the typing is over
+                self.typed = ""
+            if k in ("enter", "backspace", "escape"):
+                return
+        if k in ("q", "c-c"):
+            if self.leave_sent and k == "c-c":
+                self.force_quit()
+                return
+            self.mode = CONFIRM_QUIT
+            self._say(self.tr("confirm_quit"), "class:prompt")
+            return
+        if k == "?":
+            self.mode = HELP
+            return
+        if view is None:
+            return
+        if k == "escape":
+            self.message = ""
+            return
+        if view.phase == V.LOBBY:
+            if k == "a":
+                if self.agreed:
+                    self._say(self.tr("already_agreed"))
+                else:
+                    self.agreed = True
+                    self._send(V.Agree())
+                    self._say(self.tr("agreed_waiting"))
+            return
+        if view.reentry_offer and self.reentry_answered != view.hand_no:
+            if k in ("y", "Y", "s", "o", "n", "N"):  # yes / sí / oui, no / non
+                self.reentry_answered = view.hand_no
+                self._send(V.Reenter(k not in ("n", "N")))
+            return
+        if k == "left" or k == "right":
+            cards, _ = self.display_hand()
+            if cards:
+                i = self._picked_index(cards)
+                i = (i + (1 if k == "right" else -1)) % len(cards) if i >= 0 else 0
+                self.picked = cards[i]
+            return
+        if k in ("<", ">"):
+            self._move_picked(-1 if k == "<" else 1)
+            return
+        if k == "g":
+            self.order = None
+            return
+        if k == "h":
+            self._hint()
+            return
+        if k in ("s", "d"):
+            self._draw("stock" if k == "s" else "discard")
+            return
+        if k == "enter":
+            self._discard(close=False)
+            return
+        if k == "c":
+            self._discard(close=True)
+            return
+        if len(k) == 1 and (k.isdigit() or (k.isprintable() and not k.isspace()
+                                              and k not in COMMAND_KEYS)):
+            self.typed = k
+            if k.isdigit() and k != "0":
+                self._pick_at(int(k) - 1)
+            return
+
+    def _live_pick(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        try:
+            self.picked = find_card(self.typed, view.hand, self.faces.deck)
+        except CardTextError:
+            pass
+
+    def _finish_typed(self) -> None:
+        text, self.typed = self.typed, ""
+        view = self.view
+        if text.isdigit() and len(text) == 1:
+            self._discard(close=False)  # a lone digit already picked its card: Enter discards
+            return
+        if view is None:
+            return
+        try:
+            self.picked = find_card(text, view.hand, self.faces.deck)
+            self.message = ""
+        except CardTextError:
+            self._say(self.tr("bad_card_name", text=text), "class:error")
+
+    def _busy(self) -> bool:
+        if self.pending is not None:
+            self._say(self.tr("waiting_table"))
+            return True
+        return False
+
+    def _draw(self, source: str) -> None:
+        view = self.view
+        assert view is not None
+        if not view.my_turn:
+            self._say(self.tr("not_your_turn"), "class:error")
+        elif view.step != "draw":
+            self._say(self.tr("already_drew"), "class:error")
+        elif source == "discard" and view.discard_top is None:
+            self._say(self.tr("discard_empty"), "class:error")
+        elif not self._busy():
+            self._send(V.Draw(source))
+
+    def _discard(self, close: bool) -> None:
+        view = self.view
+        assert view is not None
+        if not view.my_turn:
+            self._say(self.tr("not_your_turn"), "class:error")
+            return
+        if view.step != "discard":
+            self._say(self.tr("draw_first"), "class:error")
+            return
+        card = self.picked
+        if card is None or card not in view.hand:
+            self._say(self.tr("pick_first"), "class:error")
+            return
+        if close:
+            options = [o for o in view.close_options if o[0] == card]
+            if not view.close_options:
+                key = "no_close_first_round" if view.first_round else "no_close"
+                self._say(self.tr(key), "class:error")
+                return
+            if not options:
+                best = view.close_options[0]
+                self._say(self.tr("close_with_other", card=card_text(best[0], self.faces),
+                                  points=best[1]), "class:error")
+                return
+            if not self._busy():
+                self._send(V.Close(card))
+            return
+        if not self._busy():
+            self._send(V.Discard(card))
+
+    def _hint(self) -> None:
+        if self.hint is None or self.view is None:
+            self._say(self.tr("no_hint"))
+            return
+        try:
+            text = self.hint(self.view)
+        except Exception as exc:  # a hint provider's failure is a message, not a crash
+            self._say(self.tr("no_hint") + f" ({exc})", "class:error")
+            return
+        self._say(self.tr("hint", text=text or "-"), "class:hint")
+
+    # ------------------------------------------------------------ layout
+    def seat_name(self, seat: int | None) -> str:
+        view = self.view
+        if view is None or seat is None:
+            return "?"
+        for s in view.seats:
+            if s.seat == seat:
+                return s.name or f"#{seat}"
+        return f"#{seat}"
+
+    def _card_frags(self, card: Any, compact: bool = False, extra: str = "") -> Line:
+        style = card_style(card, self.faces)
+        return [((style + " " + extra).strip(), card_text(card, self.faces, compact))]
+
+    def _cards_frags(self, cards: Sequence[Any], sep: str = " ", compact: bool = False) -> Line:
+        out: Line = []
+        for i, c in enumerate(cards):
+            if i:
+                out.append(("", sep))
+            out += self._card_frags(c, compact)
+        return out
+
+    def header(self) -> Line:
+        view, tr = self.view, self.tr
+        parts = [("class:title", " p2p-chinchón ")]
+        if view is None:
+            return parts + [("", " " + (self.status or tr("connecting")))]
+        if view.table_name:
+            parts.append(("class:title.table", f" {view.table_name} "))
+        if view.phase not in (V.LOBBY,):
+            parts.append(("", " " + tr("hand_no", n=view.hand_no + 1)))
+        parts.append(("", " · "))
+        parts.append(("class:phase", self.phase_text()))
+        return parts
+
+    def phase_text(self) -> str:
+        view, tr = self.view, self.tr
+        assert view is not None
+        if view.phase == V.PLAYING:
+            if view.my_turn:
+                return tr("your_turn_draw") if view.step == "draw" else tr("your_turn_discard")
+            return tr("other_turn", name=self.seat_name(view.to_play))
+        if view.phase == V.OVER and view.winner is not None:
+            return tr("winner", name=self.seat_name(view.winner))
+        return tr("phase_" + view.phase) if view.phase in V_PHASES else view.phase
+
+    def seat_lines(self, cols: int) -> list[Line]:
+        view, tr, faces = self.view, self.tr, self.faces
+        assert view is not None
+        arrow = "▶" if faces.unicode else ">"
+        lines: list[Line] = []
+        for s in view.seats:
+            turn = view.to_play == s.seat and view.phase == V.PLAYING
+            style = "class:seat.turn" if turn else ("class:seat.out" if s.eliminated else "")
+            flags = []
+            if s.seat == view.me:
+                flags.append(tr("you"))
+            if s.is_dealer or view.dealer == s.seat:
+                flags.append(tr("dealer_mark"))
+            if s.eliminated:
+                flags.append(tr("out"))
+            if s.is_bot:
+                flags.append(tr("bot"))
+            if not s.connected:
+                flags.append(tr("offline"))
+            agreed = getattr(s, "agreed", None)
+            if view.phase == V.LOBBY and agreed:
+                flags.append(tr("agreed"))
+            line: Line = [(style, f"{arrow if turn else ' '} {cell(s.name or '#' + str(s.seat), 12)} "),
+                          ("class:fp", cell(s.fingerprint, 11) + " ")]
+            if view.phase != V.LOBBY:
+                line.append((style, cell(tr("n_cards", n=s.cards), 9) + " "
+                             + cell(tr("total_n", n=s.total), 10) + " "))
+            line.append(("class:flags", " ".join(flags)))
+            took = view.last_from_discard.get(s.seat)
+            if took is not None and view.phase != V.LOBBY:
+                line.append(("", "  " + tr("took") + " "))
+                line += self._card_frags(took)
+            lines.append(truncate(line, cols))
+        return lines
+
+    def pile_line(self) -> Line:
+        view, tr = self.view, self.tr
+        assert view is not None
+        line: Line = [("class:label", tr("discard_pile") + ": ")]
+        if view.discard_top is not None:
+            line += self._card_frags(view.discard_top, extra="class:card.top")
+        else:
+            line.append(("", tr("empty")))
+        line.append(("", f" ({view.discard_size})   "))
+        line.append(("class:label", tr("stock") + ": "))
+        line.append(("", str(view.stock_size)))
+        return line
+
+    def hand_lines(self, cols: int) -> list[Line]:
+        """Three lines: title with deadwood, the cards (melds in brackets), position numbers."""
+        view, tr = self.view, self.tr
+        assert view is not None
+        cards, groups = self.display_hand()
+        arr = self.arrangement()
+        title: Line = [("class:label", tr("your_hand") + ": ")]
+        if arr is not None:
+            title.append(("", tr("deadwood_n", n=getattr(arr, "points", 0))))
+            if getattr(arr, "melds", ()):
+                title.append(("", " · " + tr("melds_n", n=len(arr.melds))))
+        elif not cards:
+            title.append(("", tr("no_cards")))
+        if self.order is not None:
+            title.append(("class:dim", "  (" + tr("custom_order") + ")"))
+        for compact in (False, True):
+            row, nums = self._hand_row(cards, groups, compact)
+            if width(row) <= cols:
+                break
+        return [truncate(title, cols), truncate(row, cols), truncate(nums, cols)]
+
+    def _hand_row(self, cards: list[Any], groups: list[int | None],
+                  compact: bool) -> tuple[Line, Line]:
+        row: Line = []
+        nums: Line = []
+        prev: int | None = None
+        for i, (c, g) in enumerate(zip(cards, groups)):
+            gap = " " if i else ""
+            if g != prev and prev is not None:
+                row.append(("class:meld", "]"))
+            if g is not None and g != prev:
+                row.append(("", gap))
+                row.append(("class:meld", "["))
+            else:
+                row.append(("", gap))
+            nums.append(("", " " * (width(row) - width(nums))))
+            extra = "class:card.picked" if c == self.picked else ""
+            face = self._card_frags(c, compact, extra)
+            row += face
+            nums.append(("class:dim", str(i + 1) if i < 9 else " "))
+            prev = g
+        if prev is not None:
+            row.append(("class:meld", "]"))
+        return row, nums
+
+    def close_line(self) -> Line | None:
+        view, tr = self.view, self.tr
+        assert view is not None
+        if not (view.my_turn and view.step == "discard"):
+            return None
+        if view.close_options:
+            opts = []
+            for card, points, chinchon in view.close_options[:3]:
+                opts.append(card_text(card, self.faces) + " → " + str(points)
+                            + (" " + tr("chinchon") if chinchon else ""))
+            return [("class:close", tr("may_close", options=", ".join(opts)))]
+        key = "no_close_first_round" if view.first_round else "no_close"
+        return [("class:dim", tr(key))]
+
+    def progress_line(self, cols: int) -> Line | None:
+        view = self.view
+        if view is None or view.progress is None:
+            return None
+        done, total, label = view.progress
+        bar_w = 20
+        filled = 0 if total <= 0 else max(0, min(bar_w, done * bar_w // total))
+        full, empty = ("█", "░") if self.faces.unicode else ("#", "-")
+        return truncate([("class:progress", full * filled + empty * (bar_w - filled)),
+                         ("", f" {done}/{total} {label}")], cols)
+
+    def showdown_lines(self, cols: int) -> list[Line]:
+        view, tr = self.view, self.tr
+        assert view is not None
+        lines: list[Line] = []
+        if view.closer is not None and view.showdown:
+            lines.append([("class:label", tr("closed_by", name=self.seat_name(view.closer)))])
+        for sh in view.showdown:
+            pen = [("class:penalty", f"{sh.penalty:>5}")]
+            room = cols - width(pen) - 1
+            for compact in (False, True):  # Spanish names are long: shorten before cutting
+                line = self._shown_hand(sh, compact)
+                if width(line) <= room:
+                    break
+            lines.append(pad(truncate(line, room), room) + [("", " ")] + pen)
+        return lines
+
+    def _shown_hand(self, sh: V.ShownHand, compact: bool) -> Line:
+        tr = self.tr
+        line: Line = [("", cell(self.seat_name(sh.seat), 10) + " ")]
+        for meld in sh.melds:
+            line.append(("class:meld", "["))
+            line += self._cards_frags(meld, compact=compact)
+            line.append(("class:meld", "] "))
+        if sh.laid_off:
+            line.append(("class:dim", tr("laid_off") + " "))
+            line += self._cards_frags(sh.laid_off, compact=compact)
+            line.append(("", " "))
+        if sh.deadwood:
+            line.append(("class:dim", tr("deadwood") + " "))
+            line += self._cards_frags(sh.deadwood, compact=compact)
+        return line
+
+    def score_lines(self, cols: int, max_rows: int = 99) -> list[Line]:
+        """The running score table: one column per seat, one row per hand, then totals."""
+        view, tr = self.view, self.tr
+        assert view is not None
+        if not view.score_history and not any(s.total for s in view.seats):
+            return []
+        seats = list(view.seats)
+        colw = max(5, min(10, (cols - 8) // max(1, len(seats)) - 1))
+        head = cell(tr("hand"), 7) + " " + " ".join(_rcell(s.name or f"#{s.seat}", colw)
+                                                  for s in seats)
+        rows = [[("class:label", head)]]
+        history = list(enumerate(view.score_history, start=1))
+        if len(history) > max_rows:
+            history = history[-max_rows:]
+        for n, row in history:
+            vals = [str(row[i]) if i < len(row) else "" for i in range(len(seats))]
+            rows.append([("", cell(str(n), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
+        tot = [("X " if s.eliminated else "") + str(s.total) for s in seats]
+        rows.append([("class:label", cell(tr("total"), 7) + " "
+                      + " ".join(_rcell(v, colw) for v in tot))])
+        return [truncate(r, cols) for r in rows]
+
+    def outcome_lines(self) -> list[Line]:
+        view, tr = self.view, self.tr
+        assert view is not None
+        lines: list[Line] = []
+        for s in view.seats:
+            if s.eliminated:
+                lines.append([("class:seat.out", tr("is_out", name=s.name, total=s.total))])
+        if view.reentry_offer and self.reentry_answered != view.hand_no:
+            lines.append([("class:prompt", tr("reentry_question"))])
+        if view.winner is not None:
+            lines.append([("class:winner", tr("winner", name=self.seat_name(view.winner)))])
+        return lines
+
+    def help_lines(self) -> list[Line]:
+        return [[("class:label" if i == 0 else "", t)]
+                for i, t in enumerate(self.tr("help_text").split("\n"))]
+
+    def keybar(self) -> Line:
+        view, tr = self.view, self.tr
+        if self.mode == FINAL:
+            return [("class:prompt", tr("press_any_key"))]
+        if self.mode == PICKER:
+            return [("class:dim", tr("keys_picker"))]
+        if self.mode in (CONFIRM_QUIT, ASK):
+            return [("class:prompt", tr("keys_yes_no"))]
+        if self.typed:
+            return [("class:prompt", tr("typing") + " " + self.typed + "_")]
+        if view is None:
+            return [("class:dim", tr("keys_idle"))]
+        if view.phase == V.LOBBY:
+            return [("class:dim", tr("keys_lobby"))]
+        if view.reentry_offer and self.reentry_answered != view.hand_no:
+            return [("class:prompt", tr("keys_yes_no"))]
+        if view.my_turn and view.step == "draw":
+            return [("class:dim", tr("keys_draw"))]
+        if view.my_turn and view.step == "discard":
+            return [("class:dim", tr("keys_discard"))]
+        return [("class:dim", tr("keys_wait"))]
+
+    def message_line(self) -> Line:
+        if self.mode == FINAL:
+            return [("class:label", self.final_text)]
+        if self.mode == ASK:
+            return [("class:prompt", self.ask_question)]
+        if self.message:
+            return [(self.message_style, self.message)]
+        if self.status:
+            return [("class:status", self.status)]
+        return []
+
+    def body_blocks(self, cols: int) -> list[tuple[list[Line], int, bool]]:
+        """``(lines, priority, flexible)`` in display order; lower priority numbers are kept
+        first when space is short; the flexible block (the log) shows its last lines."""
+        view, tr = self.view, self.tr
+        if self.mode == HELP:
+            return [(self.help_lines(), 0, False)]
+        if self.mode == PICKER and self.picker is not None:
+            return [(self.picker.lines(cols, self.tr), 0, True)]
+        if view is None:
+            return []
+        blocks: list[tuple[list[Line], int, bool]] = []
+        prog = self.progress_line(cols)
+        if view.fault is not None:
+            f = view.fault
+            who = "" if f.seat is None else tr("blame", name=self.seat_name(f.seat), rule=f.rule)
+            blocks.append(([[("class:error", tr("stopped", reason=f.reason))]]
+                           + ([[("class:error", who)]] if who else []), 0, False))
+        if view.phase == V.LOBBY:
+            from .lobby import rules_in_words
+
+            blocks.append((self.seat_lines(cols), 1, False))
+            rules = [[("", "• " + s)] for s in rules_in_words(view.rules, tr)]
+            if rules:
+                blocks.append(([[("class:label", tr("proposed_rules"))]] + rules, 3, False))
+            agree = tr("agreed_waiting") if self.agreed else tr("press_a_to_agree")
+            blocks.append(([[("class:prompt", agree)]], 0, False))
+        elif view.phase in (V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER) or (
+                view.phase == V.STOPPED and view.showdown):
+            blocks.append((self.showdown_lines(cols), 1, False))
+            blocks.append((self.score_lines(cols), 2, False))
+            blocks.append((self.outcome_lines(), 0, False))
+        else:
+            blocks.append((self.seat_lines(cols), 3, False))
+            if view.phase in (V.PLAYING, V.RESTOCKING):
+                blocks.append(([self.pile_line()], 1, False))
+            if view.hand:
+                blocks.append((self.hand_lines(cols), 0, False))
+            close = self.close_line()
+            if close is not None:
+                blocks.append(([close], 1, False))
+        if prog is not None:
+            blocks.append(([prog], 0, False))
+        blocks.append(([[("class:log", t)] for t in view.log], 9, True))
+        return blocks
+
+    def _render(self, cols: int, rows: int) -> list[Line]:
+        if rows <= 0 or cols <= 0:
+            return []
+        head = truncate(self.header(), cols)
+        foot = [truncate(self.message_line(), cols), truncate(self.keybar(), cols)]
+        if rows <= 3:
+            return ([head] + foot)[-rows:] if rows < 3 else [head] + foot
+        budget = rows - 3
+        blocks = self.body_blocks(cols)
+        alloc = [0] * len(blocks)
+        for i in sorted(range(len(blocks)), key=lambda i: blocks[i][1]):
+            lines, _, flex = blocks[i]
+            if flex:
+                continue
+            alloc[i] = min(len(lines), budget)
+            budget -= alloc[i]
+        for i, (lines, _, flex) in enumerate(blocks):
+            if flex:
+                alloc[i] = min(len(lines), budget)
+                budget -= alloc[i]
+        body: list[Line] = []
+        for (lines, _, flex), n in zip(blocks, alloc):
+            if n <= 0:
+                continue
+            chosen = lines[-n:] if flex else lines[:n]
+            if not flex and n < len(lines):
+                chosen = chosen[:-1] + [[("class:dim", "…")]]
+            body += [truncate(l, cols) for l in chosen]
+        body += [[] for _ in range(rows - 3 - len(body))]
+        return [head] + body + foot
+
+    def render(self, cols: int, rows: int) -> list[Line]:
+        """The whole screen: exactly ``rows`` lines (fewer only below 3 rows), none wider than
+        ``cols`` cells. Header, body (see :meth:`body_blocks`), message line, key bar. Without
+        Unicode every character is ASCII."""
+        lines = self._render(cols, rows)
+        if not self._faces_base.unicode:
+            lines = [truncate(asciify(l), cols, "...") for l in lines]
+        return lines
+
+    def render_text(self, cols: int = 80, rows: int = 24) -> str:
+        """:meth:`render` as plain text, one line per row (for tests and line mode)."""
+        return "\n".join(plain(l) for l in self.render(cols, rows))
+
+
+V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN, V.HAND_OVER,
+                      V.REENTRY, V.OVER, V.STOPPED})

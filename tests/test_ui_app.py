@@ -1,0 +1,275 @@
+"""The full-screen application, headless: prompt_toolkit pipe input + a dummy 80x24 output,
+trio in guest mode on the asyncio loop, a scripted fake node that pushes SeatViews and
+records the intents that key presses produce."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import pytest
+import trio
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from test_ui_fakes import DRAWN, discard_view, draw_view, lobby, showdown_view, waiting_view
+
+from p2p_chinchon import view as V
+from p2p_chinchon.engine import Card
+from p2p_chinchon.ui.app import run_with_ui, run_with_ui_async
+from p2p_chinchon.ui.screen import CONFIRM_QUIT, FINAL
+
+
+class Output80x24(DummyOutput):
+    def get_size(self) -> Size:
+        return Size(rows=24, columns=80)
+
+
+def play(script, *, lang="en", hint=None, charset="unicode"):
+    """Run ``script(bridge, keys, ui)`` as node_main under the UI; return its result and the
+    UI. ``keys(text)`` types into the terminal. The final "press any key" is typed only once
+    the UI shows the final screen (so that screen is really waited for)."""
+    apps = []
+    with create_pipe_input() as inp:
+
+        async def node_main(bridge):
+            loop = asyncio.get_running_loop()
+
+            def finish():
+                if apps[0].screen.mode == FINAL:
+                    assert not apps[0].app.is_done  # the final screen waits for a key
+                    inp.send_text("z")
+                else:
+                    loop.call_later(0.005, finish)
+
+            try:
+                with trio.fail_after(10):
+                    return await script(bridge, inp.send_text, apps[0])
+            finally:
+                loop.call_soon(finish)
+
+        result = asyncio.run(run_with_ui_async(
+            node_main, lang=lang, charset=charset, pt_input=inp, pt_output=Output80x24(),
+            hint=hint, on_app=apps.append))
+    return result, apps[0]
+
+
+async def next_intent(bridge, timeout=5):
+    with trio.fail_after(timeout):
+        return await bridge.intents.receive()
+
+
+async def until(cond, timeout=5):
+    """Wait until prompt_toolkit has handled the keys typed so far (``cond`` holds)."""
+    with trio.fail_after(timeout):
+        while not cond():
+            await trio.sleep(0.005)
+
+
+async def settle():
+    """Let prompt_toolkit read pending keys and redraw (it runs on the same loop)."""
+    for _ in range(5):
+        await trio.sleep(0.01)
+
+
+def test_a_hand_played_with_keys():
+    async def script(bridge, keys, ui):
+        got = []
+        bridge.update(lobby())
+        keys("a")
+        got.append(await next_intent(bridge))
+        bridge.update(draw_view())
+        keys("s")
+        got.append(await next_intent(bridge))
+        bridge.update(discard_view())
+        keys("3h\r\r")  # type a card name, Enter picks it, Enter discards it
+        got.append(await next_intent(bridge))
+        bridge.update(waiting_view())
+        await settle()
+        screen_wait = ui.snapshot(80, 24)
+        bridge.update(draw_view(hand_no=1))
+        keys("d")
+        got.append(await next_intent(bridge))
+        bridge.update(discard_view(close_options=((DRAWN, 3, False),), first_round=False))
+        await settle()
+        screen_close = ui.snapshot(80, 24)
+        keys("c")  # the drawn K♦ is picked: closing with it is allowed
+        got.append(await next_intent(bridge))
+        return got, screen_wait, screen_close
+
+    (got, screen_wait, screen_close), _ = play(script)
+    assert got == [V.Agree(), V.Draw("stock"), V.Discard(Card(3, 1)), V.Draw("discard"),
+                   V.Close(DRAWN)]
+    rows = screen_wait.splitlines()
+    assert len(rows) == 24 and all(len(r) <= 80 for r in rows)
+    assert "Ben to play" in rows[0] and "▶ Ben" in screen_wait
+    assert "Discard pile: K♠ (4)" in screen_close and "Stock: 22" in screen_close
+    assert "[5♦ 6♦ 7♦]" in screen_close and "You may close (c): K♦ → 3" in screen_close
+    assert "total 46" in screen_close
+
+
+def test_close_key_does_nothing_when_not_allowed():
+    async def script(bridge, keys, ui):
+        bridge.update(discard_view(first_round=True))
+        keys("c")
+        await until(lambda: ui.screen.message)
+        msg, picked = ui.screen.message, ui.screen.picked
+        keys("\r")  # the next intent is the discard: "c" sent nothing
+        return await next_intent(bridge), msg, picked
+
+    (intent, msg, picked), _ = play(script)
+    assert intent == V.Discard(picked) and "first round" in msg
+
+
+def test_arrow_keys_and_digits_pick():
+    async def script(bridge, keys, ui):
+        bridge.update(discard_view())
+        keys("1")
+        keys("\x1b[C")  # right arrow: second card of the display order
+        keys("\r")
+        return await next_intent(bridge), ui.screen.display_hand()[0]
+
+    (intent, order), _ = play(script)
+    assert intent == V.Discard(order[1])
+
+
+def test_reentry_question_answered_with_y():
+    async def script(bridge, keys, ui):
+        bridge.update(showdown_view(reentry_offer=True))
+        await settle()
+        shown = ui.snapshot()
+        keys("y")
+        return await next_intent(bridge), shown
+
+    (intent, shown), _ = play(script)
+    assert intent == V.Reenter(True)
+    assert "Buy back in?" in shown and "Carla closed." in shown
+
+
+def test_quit_asks_first_then_leaves():
+    async def script(bridge, keys, ui):
+        bridge.update(waiting_view())
+        keys("q")
+        await until(lambda: ui.screen.mode == CONFIRM_QUIT)
+        keys("n")
+        await until(lambda: ui.screen.mode != CONFIRM_QUIT)
+        early = bridge.intents.statistics().current_buffer_used
+        keys("q")
+        await until(lambda: ui.screen.mode == CONFIRM_QUIT)
+        asking = ui.snapshot()
+        keys("y")
+        return early, asking, await next_intent(bridge)
+
+    (early, asking, intent), _ = play(script)
+    assert early == 0 and "Leave the table? y = yes, n = no" in asking
+    assert isinstance(intent, V.Leave)
+
+
+def test_node_result_is_returned_and_errors_reraised():
+    async def ok(bridge, keys, ui):
+        bridge.update(draw_view())
+        return 42
+
+    assert play(ok)[0] == 42
+
+    async def broken(bridge, keys, ui):
+        bridge.update(draw_view())
+        raise RuntimeError("peer vanished")
+
+    with pytest.raises(RuntimeError, match="peer vanished"):
+        play(broken)
+
+
+def test_final_screen_says_finished():
+    async def script(bridge, keys, ui):
+        bridge.update(showdown_view(phase=V.OVER, winner=2))
+        return None
+
+    _, ui = play(script)
+    text = ui.snapshot()
+    assert "Carla wins the game!" in text and "Press any key to finish." in text
+
+
+@dataclass
+class Info:
+    name: str
+    host: str
+    port: int
+    preset: str = "classic"
+    seats_taken: int = 1
+    max_seats: int = 4
+    fingerprint: str = "ab12cd34"
+    version: int = 1
+
+
+def test_table_picker_lists_tables_live_and_returns_the_choice():
+    a, b = Info("kitchen", "10.0.0.2", 7000), Info("garden", "10.0.0.3", 7001)
+
+    async def script(bridge, keys, ui):
+        shown = []
+
+        async def heard():
+            yield [a]
+            await settle()
+            shown.append(ui.snapshot())
+            yield [a, b]
+            await settle()
+            shown.append(ui.snapshot())
+            keys("\x1b[B\r")  # down, Enter
+            await trio.sleep_forever()  # the picker stops listening once chosen
+
+        return await bridge.pick_table(heard()), shown
+
+    (choice, shown), ui = play(script)
+    assert choice == b
+    assert "kitchen" in shown[0] and "garden" not in shown[0]
+    assert "kitchen" in shown[1] and "garden" in shown[1] and "10.0.0.3:7001" in shown[1]
+    assert ui.screen.picker is None
+
+
+def test_table_picker_quit_returns_none():
+    async def script(bridge, keys, ui):
+        async def heard():
+            yield [Info("kitchen", "10.0.0.2", 7000)]
+            keys("q")
+
+        return await bridge.pick_table(heard())
+
+    assert play(script)[0] is None
+
+
+def test_bridge_ask_yes_no():
+    async def script(bridge, keys, ui):
+        bridge.update(waiting_view())
+        keys("y")
+        first = await bridge.ask("Trust this fingerprint?")
+        keys("n")
+        second = await bridge.ask("Again?")
+        return first, second
+
+    assert play(script)[0] == (True, False)
+
+
+def test_hint_key_uses_provider_and_language():
+    async def script(bridge, keys, ui):
+        bridge.update(discard_view())
+        keys("h")
+        await until(lambda: ui.screen.message)
+        return ui.snapshot()
+
+    text, _ = play(script, lang="es", hint=lambda v: f"descarta {len(v.hand)}")
+    assert "Pista: descarta 8" in text and "Tu mano" in text
+
+
+def test_run_with_ui_sync_entry_point():
+    with create_pipe_input() as inp:
+
+        async def node_main(bridge):
+            bridge.update(draw_view())
+            inp.send_text("s")
+            intent = await next_intent(bridge)
+            asyncio.get_running_loop().call_later(0.05, inp.send_text, "z")
+            return intent
+
+        assert run_with_ui(node_main, lang="fr", charset="ascii", pt_input=inp,
+                           pt_output=DummyOutput()) == V.Draw("stock")

@@ -1,0 +1,63 @@
+"""Fakes shared by the UI tests: SeatViews for a three-seat table, a scripted node.
+
+No tests here; the builders only make views the way table.py will (the contract in view.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from p2p_chinchon import view as V
+from p2p_chinchon.engine import Card, make_rules, parse_cards
+
+RULES = make_rules("classic")  # French faces, 40 cards
+SPANISH = make_rules("fournier")
+
+HAND = tuple(parse_cards("5d 6d 7d Qs Qh Qc 3h"))  # two melds, 3 points of deadwood
+DRAWN = Card(12, 0)  # K♦
+
+
+def seats(totals=(12, 30, 46), eliminated=()):
+    names = ("Ana", "Ben", "Carla")
+    return tuple(
+        V.SeatInfo(i, names[i], f"{i}f3a9c21d07b", 7, totals[i], eliminated=i in eliminated,
+                   is_dealer=i == 2, is_bot=i != 0)
+        for i in range(len(totals)))
+
+
+def lobby(rules=RULES):
+    return V.SeatView(me=0, table_name="kitchen", rules=rules, seats=seats((0, 0, 0)),
+                      phase=V.LOBBY)
+
+
+def draw_view(**kw):
+    base = V.SeatView(me=0, table_name="kitchen", rules=RULES, seats=seats(), phase=V.PLAYING,
+                      hand_no=1, dealer=2, to_play=0, step="draw", hand=HAND,
+                      discard_top=Card(12, 2), discard_size=4, stock_size=23,
+                      last_from_discard={1: Card(4, 3)},
+                      log=("Ben took 4♣ from the discard pile", "Ben discarded K♠"))
+    return dataclasses.replace(base, **kw)
+
+
+def discard_view(close_options=(), first_round=True, **kw):
+    kw = {"hand": HAND + (DRAWN,), "stock_size": 22, **kw}
+    return draw_view(step="discard", close_options=close_options, first_round=first_round, **kw)
+
+
+def waiting_view(**kw):
+    return draw_view(to_play=1, step="draw", **kw)
+
+
+def showdown_view(**kw):
+    base = V.SeatView(
+        me=0, table_name="kitchen", rules=RULES, seats=seats((15, 104, 49), eliminated=(1,)),
+        phase=V.REENTRY, hand_no=2, dealer=0, closer=2,
+        showdown=(
+            V.ShownHand(2, (tuple(parse_cards("Ah 2h 3h")), tuple(parse_cards("Js Jh Jc"))), (),
+                        (Card(3, 2),), 3),
+            V.ShownHand(0, (tuple(parse_cards("5d 6d 7d")),), (Card(4, 0),),
+                        tuple(parse_cards("Qs 2c")), 12),
+            V.ShownHand(1, (), (), tuple(parse_cards("Kd Ks 7c")), 27),
+        ),
+        score_history=((3, 77, 46), (12, 27, 3)), reentry_offer=False)
+    return dataclasses.replace(base, **kw)

@@ -1,0 +1,93 @@
+"""Every message exists in English, Spanish and French with the same fields."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from p2p_chinchon.engine import PRESETS
+from p2p_chinchon.ui.i18n import CATALOGUES, EN, LANGS, Translator, detect_lang, fields_of
+from p2p_chinchon.ui.lobby import rules_in_words
+
+UI = Path(__file__).parents[1] / "p2p_chinchon" / "ui"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_key_in_every_language_with_the_same_fields(lang):
+    cat = CATALOGUES[lang]
+    assert set(cat) == set(EN), (set(EN) - set(cat), set(cat) - set(EN))
+    for key, template in cat.items():
+        assert template.strip(), key
+        assert fields_of(template) == fields_of(EN[key]), key
+
+
+def test_translations_are_translated():
+    # a catalogue that merely copies English would pass the key check; most lines must differ
+    for lang in ("es", "fr"):
+        same = [k for k in EN if CATALOGUES[lang][k] == EN[k]]
+        assert len(same) < len(EN) // 10, (lang, same)
+
+
+def test_every_key_used_in_the_code_exists():
+    used = set()
+    for path in UI.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        used |= set(re.findall(r'\btr\(\s*"([a-z_0-9]+)"(?!\s*\+)', text))
+        used |= set(re.findall(r'\bsay\(\s*"([a-z_0-9]+)"', text))
+        used |= set(re.findall(r'CommandError\(\s*"([a-z_0-9]+)"', text))
+    assert len(used) > 40
+    assert used <= set(EN), used - set(EN)
+    # keys built at run time
+    for phase in ("lobby", "shuffling", "playing", "restocking", "showdown", "hand_over",
+                  "reentry", "over", "stopped"):
+        assert "phase_" + phase in EN
+    for wait in ("draw", "discard", "lobby", "reentry"):
+        assert "line_prompt_" + wait in EN
+
+
+def test_detect_lang():
+    assert detect_lang("es") == "es"
+    assert detect_lang("fr_FR.UTF-8") == "fr"
+    assert detect_lang(None, {"LANG": "es_AR.UTF-8"}) == "es"
+    assert detect_lang(None, {"LC_ALL": "fr_CA.UTF-8", "LANG": "es_ES.UTF-8"}) == "fr"
+    assert detect_lang(None, {"LANG": "de_DE.UTF-8"}) == "en"
+    assert detect_lang(None, {"LANG": "C.UTF-8"}) == "en"
+    assert detect_lang(None, {}) == "en"
+    with pytest.raises(ValueError, match="unknown language"):
+        detect_lang("klingon")
+
+
+def test_translator_formats_and_falls_back():
+    assert Translator("es")("n_cards", n=7) == "7 cartas"
+    assert Translator("fr")("winner", name="Ana") == "Ana gagne la partie !"
+    with pytest.raises(KeyError):
+        Translator("en")("no_such_key")
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("lang", LANGS)
+def test_rules_in_words_for_every_preset(preset, lang):
+    rules = PRESETS[preset]
+    words = rules_in_words(rules, Translator(lang))
+    assert len(words) >= 10
+    # every field has its sentence: none falls back to the raw "field name: value" form
+    raw = tuple(f.replace("_", " ") + ":" for f in rules.to_wire())
+    assert not [w for w in words if w.startswith(raw)], words
+    limit = str(rules.limit)
+    assert any(limit in w for w in words)
+
+
+def test_rules_in_words_reflects_the_fields():
+    tr = Translator("en")
+    classic = rules_in_words(PRESETS["classic"], tr)
+    assert "Close with all matched, or six matched and one card worth 4 or less." in classic
+    assert "Nobody may close in the first round." in classic
+    assert not any("wild" in w for w in classic)  # no wild cards: nothing said about them
+    cardgames = rules_in_words(PRESETS["cardgames"], tr)
+    assert "2 joker(s) per pack, wild." in cardgames
+    assert "No buying back in." in cardgames
+    assert "After a close, players lay off only on the closer's melds." in cardgames
+    online = rules_in_words(PRESETS["online"], tr)
+    assert "Ad is wild." in online and "Over 50 points you are out." in online

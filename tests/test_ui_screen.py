@@ -1,0 +1,311 @@
+"""The table screen model: keys -> intents, and what the 80x24 screen shows."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from test_ui_fakes import (DRAWN, HAND, RULES, SPANISH, discard_view, draw_view, lobby,
+                           showdown_view, waiting_view)
+
+from p2p_chinchon import view as V
+from p2p_chinchon.engine import Card, parse_cards
+from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.ui.render import Faces
+from p2p_chinchon.ui.screen import CONFIRM_QUIT, HELP, TableScreen
+from p2p_chinchon.ui.text import width
+
+
+def make(view=None, lang="en", faces=Faces("french", True, True), hint=None):
+    sent: list = []
+    exits: list = []
+    s = TableScreen(Translator(lang), faces, send=sent.append, hint=hint,
+                    exit=lambda: exits.append(1))
+    if view is not None:
+        s.set_view(view)
+    return s, sent, exits
+
+
+def press(s, *keys):
+    for k in keys:
+        s.key(k)
+
+
+def test_draw_keys_send_draw_only_on_my_draw_step():
+    s, sent, _ = make(draw_view())
+    press(s, "s")
+    assert sent == [V.Draw("stock")]
+    s.set_view(draw_view())
+    press(s, "d")
+    assert sent[-1] == V.Draw("discard")
+    s2, sent2, _ = make(waiting_view())
+    press(s2, "s", "d")
+    assert sent2 == [] and "not your turn" in s2.message
+    s3, sent3, _ = make(discard_view())
+    press(s3, "s")
+    assert sent3 == [] and "drawn already" in s3.message
+
+
+def test_double_press_sends_once_until_the_table_answers():
+    s, sent, _ = make(draw_view())
+    press(s, "s", "s")
+    assert sent == [V.Draw("stock")]
+    assert "Waiting" in s.message
+
+
+def test_drawn_card_is_picked_and_enter_discards_it():
+    s, sent, _ = make(draw_view())
+    s.set_view(discard_view())
+    assert s.picked == DRAWN
+    press(s, "enter")
+    assert sent == [V.Discard(DRAWN)]
+
+
+def test_arrows_and_digits_pick_by_display_position():
+    s, sent, _ = make(discard_view())
+    cards, groups = s.display_hand()
+    # melds grouped first: 5-6-7♦ and the queens, then deadwood sorted
+    assert set(cards[:3]) == set(parse_cards("5d 6d 7d"))
+    assert groups[:6] == [0, 0, 0, 1, 1, 1] and groups[6:] == [None, None]
+    press(s, "2")
+    assert s.picked == cards[1]
+    press(s, "right", "right")
+    assert s.picked == cards[3]
+    press(s, "left")
+    assert s.picked == cards[2]
+    press(s, "enter")
+    assert sent == [V.Discard(cards[2])]
+
+
+def test_typed_card_name_picks_then_enter_discards():
+    s, sent, _ = make(discard_view())
+    press(s, "3", "h")  # "3" picks position 3 at once, "3h" then names the 3♥
+    assert s.picked == Card(3, 1)
+    press(s, "enter")
+    assert sent == []  # the first Enter only confirms the pick
+    press(s, "enter")
+    assert sent == [V.Discard(Card(3, 1))]
+
+
+def test_typed_unknown_card_is_a_message_not_an_intent():
+    s, sent, _ = make(discard_view())
+    before = s.picked
+    press(s, "K", "c", "enter")  # K♣ is not in the hand
+    assert sent == [] and s.picked == before
+    assert "No such card" in s.message
+
+
+def test_close_only_when_close_options_allow():
+    s, sent, _ = make(discard_view(first_round=True))
+    press(s, "c")
+    assert sent == [] and "first round" in s.message
+    s, sent, _ = make(discard_view(first_round=False))
+    press(s, "c")
+    assert sent == [] and "may not close" in s.message
+    opts = ((DRAWN, 3, False),)
+    s, sent, _ = make(discard_view(close_options=opts, first_round=False))
+    press(s, "3", "h", "enter", "c")  # the 3♥ is not a legal closing discard
+    assert sent == [] and "discard K♦" in s.message
+    press(s, "K", "d", "enter", "c")
+    assert sent == [V.Close(DRAWN)]
+
+
+def test_reorder_and_regroup():
+    s, _, _ = make(discard_view())
+    auto = s.display_hand()[0]
+    press(s, "1", "escape")  # pick the first card, drop the typed buffer
+    press(s, ">")
+    moved = s.display_hand()[0]
+    assert moved[0] == auto[1] and moved[1] == auto[0] and s.order is not None
+    # a new view keeps the custom order
+    s.set_view(discard_view(stock_size=21))
+    assert s.display_hand()[0] == moved
+    press(s, "g")
+    assert s.display_hand()[0] == auto
+
+
+def test_quit_needs_confirmation_then_sends_leave():
+    s, sent, _ = make(draw_view())
+    press(s, "q")
+    assert s.mode == CONFIRM_QUIT and sent == []
+    press(s, "n")
+    assert s.mode != CONFIRM_QUIT and sent == []
+    press(s, "q", "x")  # other keys are ignored while asking
+    assert sent == []
+    press(s, "y")
+    assert sent == [V.Leave()]
+
+
+def test_spanish_quit_confirmation_accepts_si():
+    s, sent, _ = make(draw_view(), lang="es")
+    press(s, "q")
+    assert "Dejar la mesa" in s.message
+    press(s, "s")
+    assert sent == [V.Leave()]
+
+
+def test_reentry_answer_once_per_offer():
+    s, sent, _ = make(showdown_view(reentry_offer=True))
+    assert "Buy back in" in s.render_text()
+    press(s, "n", "y")
+    assert sent == [V.Reenter(False)]
+    s2, sent2, _ = make(showdown_view(reentry_offer=True))
+    press(s2, "y")
+    assert sent2 == [V.Reenter(True)]
+    s3, sent3, _ = make(showdown_view(reentry_offer=False))
+    press(s3, "y")
+    assert sent3 == []
+
+
+def test_agree_in_lobby_once():
+    s, sent, _ = make(lobby())
+    screen = s.render_text()
+    assert "Press a to agree" in screen
+    assert "six matched and one card worth 4 or less" in screen
+    press(s, "a", "a")
+    assert sent == [V.Agree()]
+    assert "waiting for the other seats" in s.render_text()
+
+
+def test_hint_provider_is_called_with_the_view():
+    seen = []
+
+    def hint(view):
+        seen.append(view)
+        return "discard K♦"
+
+    s, sent, _ = make(discard_view(), hint=hint)
+    press(s, "h")
+    assert seen == [s.view] and "Hint: discard K♦" in s.render_text() and sent == []
+    s2, _, _ = make(discard_view(), hint=lambda v: 1 / 0)
+    press(s2, "h")
+    assert "No hint" in s2.message
+
+
+def test_help_toggles():
+    s, sent, _ = make(draw_view())
+    press(s, "?")
+    assert s.mode == HELP and "draw from the stock" in s.render_text()
+    press(s, "s")  # closes help, does not draw
+    assert s.mode != HELP and sent == []
+
+
+def test_rejection_is_shown_and_unblocks():
+    s, sent, _ = make(draw_view())
+    press(s, "s")
+    s.rejected("not your turn (seat 1 plays)")
+    assert "Refused: not your turn (seat 1 plays)" in s.render_text()
+    press(s, "s")
+    assert sent == [V.Draw("stock"), V.Draw("stock")]
+
+
+# ---------------------------------------------------------------- what the screen shows
+
+def lines_of(s, cols=80, rows=24):
+    out = s.render(cols, rows)
+    assert len(out) == rows
+    assert all(width(line) <= cols for line in out), [width(l) for l in out]
+    return s.render_text(cols, rows)
+
+
+def test_playing_screen_shows_everything_at_80x24():
+    s, _, _ = make(discard_view(close_options=((DRAWN, 3, False),), first_round=False))
+    text = lines_of(s)
+    assert "your turn: discard or close" in text
+    assert "[5♦ 6♦ 7♦]" in text and "3♥" in text and "K♦" in text  # hand with melds
+    assert "Discard pile: K♠ (4)" in text and "Stock: 22" in text
+    for name, total in (("Ana", 12), ("Ben", 30), ("Carla", 46)):
+        line = next(l for l in text.splitlines() if name in l)
+        assert f"total {total}" in line
+    assert "▶ Ana" in text  # whose turn
+    assert "took 4♣" in next(l for l in text.splitlines() if "Ben" in l)
+    assert "dealer" in next(l for l in text.splitlines() if "Carla" in l)
+    assert "You may close (c): K♦ → 3" in text
+    assert "Ben discarded K♠" in text  # log
+
+
+def test_other_players_turn_shows_who():
+    s, _, _ = make(waiting_view())
+    text = lines_of(s)
+    assert "Ben to play" in text and "▶ Ben" in text and "You may" not in text
+
+
+def test_showdown_screen_shows_hands_scores_elimination_winner():
+    s, _, _ = make(showdown_view(phase=V.OVER, winner=2))
+    text = lines_of(s)
+    assert "Carla closed." in text
+    assert "[A♥ 2♥ 3♥]" in text and "laid off 4♦" in text
+    ana = next(l for l in text.splitlines() if l.startswith("Ana "))
+    assert ana.rstrip().endswith("12")
+    rows = [l.split() for l in text.splitlines() if l.split()[:1] in (["1"], ["2"], ["Total"])]
+    assert rows == [["1", "3", "77", "46"], ["2", "12", "27", "3"],
+                    ["Total", "15", "X", "104", "49"]]
+    assert "Ben is out (104 points)." in text
+    assert "Carla wins the game!" in text
+
+
+def test_progress_and_status_lines():
+    s, _, _ = make(draw_view(phase=V.SHUFFLING, progress=(3, 8, "verifying shuffle proofs")))
+    s.set_status("connected to 2 peers")
+    text = lines_of(s)
+    assert "3/8 verifying shuffle proofs" in text and "connected to 2 peers" in text
+
+
+def test_fault_is_shown():
+    s, _, _ = make(draw_view(phase=V.STOPPED, fault=V.Fault(1, "bad_signature", "bad sig")))
+    text = lines_of(s)
+    assert "The table stopped: bad sig" in text and "Ben (bad_signature)" in text
+
+
+@pytest.mark.parametrize("cols,rows", [(80, 24), (60, 12), (40, 8), (100, 40), (20, 4)])
+def test_any_size_fits_without_overflow(cols, rows):
+    eight = tuple(V.SeatInfo(i, f"Player{i}name", "ab" * 10, 7, 99, is_dealer=i == 0)
+                  for i in range(8))
+    long_log = tuple(f"event {i} " + "x" * 120 for i in range(50))
+    for view in (discard_view(seats=eight, log=long_log),
+                 showdown_view(seats=eight, score_history=tuple((i,) * 8 for i in range(30))),
+                 lobby()):
+        s, _, _ = make(view)
+        lines_of(s, cols, rows)
+    # the most important lines survive a small terminal: header, hand and key bar
+    s, _, _ = make(discard_view(seats=eight, log=long_log))
+    text = lines_of(s, 80, 12)
+    assert "your turn" in text and "[5♦ 6♦ 7♦]" in text and "Enter discard" in text
+    assert "event 49" in lines_of(s, 80, 24)  # the log shows its newest lines
+
+
+def test_resize_rerenders_for_the_new_size():
+    s, _, _ = make(discard_view())
+    wide = s.render_text(120, 30)
+    narrow = s.render_text(50, 24)
+    assert max(len(l) for l in narrow.splitlines()) <= 50
+    assert "Stock: 22" in wide and "Stock: 22" in narrow
+
+
+def test_spanish_faces_and_language():
+    s, _, _ = make(discard_view(rules=SPANISH, hand=tuple(parse_cards(
+        "5-oros 6-oros 7-oros sota-espadas sota-copas sota-bastos 3-copas rey-oros"))),
+        lang="es")
+    text = lines_of(s)
+    assert "5 oros" in text and "sota esp." in text and "Tu mano" in text
+    assert "Mazo: 22" in text
+    press(s, "r", "e", "y", " ", "o", "enter")  # typed Spanish name picks the card
+    assert s.picked == Card(12, 0)
+
+
+def test_ascii_faces():
+    s, _, _ = make(discard_view(), faces=Faces("french", False, False))
+    text = lines_of(s)
+    assert "[5d 6d 7d]" in text and "Kd" in text and "> Ana" in text
+    assert text.isascii()
+    s_es, _, _ = make(showdown_view(reentry_offer=True), lang="es",
+                      faces=Faces("spanish", False, False))
+    text = lines_of(s_es)
+    assert text.isascii() and "Te reenganchas" in text
+
+
+def test_observer_view_has_no_hand_and_no_turn():
+    s, sent, _ = make(dataclasses.replace(waiting_view(), me=None, hand=()))
+    lines_of(s)
+    press(s, "s")
+    assert sent == []
