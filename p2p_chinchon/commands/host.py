@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from typing import Any
 
 from p2p_chinchon.commands import _common as C
@@ -35,6 +36,26 @@ class _WithoutName:
         return self._parser.add_argument(*flags, **kwargs)
 
 
+MAX_TABLE_NAME_BYTES = 64  # the offer's wire limit (protocol/schema.json), also fits the mDNS TXT
+
+
+def _table_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a table (offer and mDNS ad), or None."""
+    if not 1 <= len(name.encode()) <= MAX_TABLE_NAME_BYTES:
+        return f"a table name is 1..{MAX_TABLE_NAME_BYTES} bytes of UTF-8"
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        return "a table name may not contain control characters"
+    return None
+
+
+def _default_table_name(player: str) -> str:
+    name = f"{player}'s table"
+    while len(name.encode()) > MAX_TABLE_NAME_BYTES:  # cut the player's name, keep the suffix
+        player = player[:-1]
+        name = f"{player}'s table"
+    return name
+
+
 def run(args: argparse.Namespace) -> int:
     import trio
 
@@ -43,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = C.make_rules(args)
     player = args.player or ("bot" if args.bot else "host")
-    table_name = args.table or f"{player}'s table"
+    table_name = args.table or _default_table_name(player)
+    problem = _table_name_problem(table_name)
+    if problem is not None:
+        print(f"p2p-chinchon host: --name: {problem}", file=sys.stderr)
+        return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
 
