@@ -35,6 +35,7 @@ import msgpack
 
 from p2p_chinchon import PROTOCOL_VERSION, deck, engine, view as v, wire
 from p2p_chinchon.identity import fingerprint
+from p2p_chinchon.rng import SeededRng
 
 APP = "p2p-chinchon"
 DEFAULT_PROOF_ROUNDS = 64  # cut-and-choose shadow shuffles: soundness 2^-64
@@ -126,6 +127,34 @@ class GameEvent:
 
 
 @dataclass(frozen=True)
+class Job:
+    """Heavy, pure work the driver may run off the event loop (a thread or a process pool:
+    ``fn`` is a module-level function, ``args`` are picklable) and report back with
+    :meth:`Table.job_done`. Kinds: ``verify_shuffle`` (a peer's proof, deferred when the
+    table was built with ``defer_proofs``) and ``prepare_shuffle`` (our own shuffle's
+    multiplications, done while we wait for our turn)."""
+
+    id: int
+    kind: str
+    fn: Any
+    args: tuple
+
+
+def run_job(job: Job) -> Any:
+    """Run a job, returning its result or the DeckError it raised (never raising it)."""
+    try:
+        return job.fn(*job.args)
+    except deck.DeckError as exc:
+        return exc
+
+
+def _prepare_shuffle(joint: bytes, n: int, k: int, seed: bytes | None) -> Any:
+    import secrets
+
+    return deck.prepare_shuffle(joint, n, SeededRng(seed) if seed is not None else secrets, k)
+
+
+@dataclass(frozen=True)
 class Stopped:
     fault: v.Fault
 
@@ -179,10 +208,18 @@ class Table:
     :class:`~p2p_chinchon.view.SeatView` for the UI and bots.
     """
 
-    def __init__(self, identity: Any | None, rng: Any, *, auto_agree: bool = False) -> None:
+    def __init__(self, identity: Any | None, rng: Any, *, auto_agree: bool = False,
+                 defer_proofs: bool = False) -> None:
         self.identity = identity
         self.rng = rng
         self.auto_agree = auto_agree
+        # Verify peers' shuffle proofs as Jobs off the critical path; every one must pass
+        # before this seat reveals its end-of-hand secret (DESIGN "Deck").
+        self.defer_proofs = defer_proofs
+        self.pending_proofs: dict[int, tuple[int, int, bytes]] = {}  # job id -> (seat, seq, frame)
+        self._jobs = 0
+        self._prep: Any = None
+        self._prep_job: int | None = None
         self.me: int | None = None
         self.game: bytes = b""
         self.table_name = ""
@@ -222,6 +259,7 @@ class Table:
         self._pending_draw_slot: int | None = None
         self._hand_played = 0
         self._emitting_own = False
+        self._current_frame = b""
         self._out: list = []
 
     # ------------------------------------------------------------------ construction
@@ -238,9 +276,10 @@ class Table:
         addr: str,
         proof_rounds: int = DEFAULT_PROOF_ROUNDS,
         auto_agree: bool = False,
+        defer_proofs: bool = False,
     ) -> Table:
         """The host opens a table: signs the ``offer`` (chain root, seq 0) as seat 0."""
-        t = cls(identity, rng, auto_agree=auto_agree)
+        t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs)
         t.me = 0
         game = rng.token_bytes(16)
         body = {
@@ -259,9 +298,10 @@ class Table:
         return t
 
     @classmethod
-    def joining(cls, identity: Any, rng: Any, offer_frame: bytes, *, auto_agree: bool = False) -> Table:
+    def joining(cls, identity: Any, rng: Any, offer_frame: bytes, *, auto_agree: bool = False,
+                defer_proofs: bool = False) -> Table:
         """A player who fetched the host's ``offer`` frame; the ``seating`` follows by receive."""
-        t = cls(identity, rng, auto_agree=auto_agree)
+        t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs)
         t._out = []
         t._accept_frame(offer_frame, link_seat=0)
         return t
@@ -413,6 +453,32 @@ class Table:
         )
         return self._take()
 
+    def job_done(self, job_id: int, result: Any) -> list:
+        """The driver finished a :class:`Job` (``result`` as returned by :func:`run_job`)."""
+        self._out = []
+        if self.fault or self.finished:
+            return []
+        if job_id == self._prep_job:
+            self._prep_job = None
+            if not isinstance(result, Exception):
+                self._prep = result
+        elif job_id in self.pending_proofs:
+            seat, seq, frame = self.pending_proofs.pop(job_id)
+            if isinstance(result, Exception):
+                reason = getattr(result, "reason", str(result))
+                self._stop_with_fault(ProtocolViolation(seat, "shuffle", reason, seq), (frame,))
+                return self._take()
+        try:
+            self._advance()
+        except ProtocolViolation as exc:  # pragma: no cover - own-message bug
+            self._stop_with_fault(exc, ())
+        return self._take()
+
+    def _new_job(self, kind: str, fn: Any, args: tuple) -> int:
+        self._jobs += 1
+        self._out.append(Job(self._jobs, kind, fn, args))
+        return self._jobs
+
     def needs_decision(self) -> str | None:
         """What this seat must decide now: "agree", "draw", "discard", "reenter" or None."""
         step = self.expected()
@@ -504,6 +570,12 @@ class Table:
                 raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
             raise ProtocolViolation(env.seat, "fork", "envelope for a chain position already taken", env.seq)
         if env.seq > n:
+            if env.kind in TERMINAL_KINDS and self.players:
+                # A peer stopped the table at a point we have not reached (our chain lags or
+                # diverged): we cannot chain it, but a validly signed stop still stops us.
+                self._check_sig(env)
+                self._stop_from_peer(env)
+                return
             if len(self.buffer) >= MAX_BUFFERED:
                 raise ProtocolViolation(link_seat, "flood", "too many envelopes ahead of the chain")
             old = self.buffer.get(env.seq)
@@ -549,6 +621,7 @@ class Table:
         nothing changed; on success the envelope is appended and Accepted is emitted."""
         if env.seq != len(self.chain):
             raise ProtocolViolation(env.seat, "seq", f"seq {env.seq}, expected {len(self.chain)}", env.seq)
+        self._current_frame = frame
         if env.prev != self.head:
             raise ProtocolViolation(env.seat, "broken_chain", "prev is not the hash of the previous envelope", env.seq)
         if env.seq == 0:
@@ -640,6 +713,19 @@ class Table:
             self._out.append(Stopped(self.fault))
 
         return commit_fault
+
+    def _stop_from_peer(self, env: Any) -> None:
+        b = env.body
+        if env.kind == "leave":
+            self.fault = v.Fault(env.seat, "left", f"{self._name(env.seat)} left the table")
+        else:
+            accused = b["accused"] if b["accused"] != 255 else None
+            self.fault = v.Fault(accused, b["rule"], f"seat {env.seat} stopped the table at seq {env.seq}, "
+                                 f"ahead of our chain ({len(self.chain)}): {b['reason']}")
+        self.phase = v.STOPPED
+        self._log(self.fault.reason)
+        self._out.append(Evidence(self.fault.seat, self.fault.rule, self.fault.reason, (env.encode(),)))
+        self._out.append(Stopped(self.fault))
 
     def _judge_evidence(self, accused: int, frames: list) -> str | None:
         """Re-check evidence against our own state: None if it cannot be judged."""
@@ -802,6 +888,14 @@ class Table:
             self.hc.publics[env.seat] = public
             if joint is not None:
                 self.hc.joint = joint
+                self._prep = None
+                if self.me in self.hc.seats and self.rng is not None:
+                    # a seeded (test) table derives the job's stream; real play uses secrets
+                    seed = self.rng.token_bytes(32) if isinstance(self.rng, SeededRng) else None
+                    self._prep_job = self._new_job(
+                        "prepare_shuffle", _prepare_shuffle,
+                        (joint, len(self.cts), self.proof_rounds, seed),
+                    )
 
         return commit
 
@@ -811,16 +905,22 @@ class Table:
         if b["round"] != hc.round:
             raise ProtocolViolation(env.seat, "shuffle", f"round {b['round']}, expected {hc.round}", env.seq)
         deck_in = hc.restock_in if hc.round else self.cts
+        args = (self._ctx(env.seat), hc.joint, deck_in, None, b["proof"], self.proof_rounds, hc.round)
         try:
             deck_out = deck.decode_deck(b["deck"], len(deck_in))
-            if not self._emitting_own:  # our own proof was just made honestly by this code
-                deck.verify_shuffle(self._ctx(env.seat), hc.joint, deck_in, deck_out, b["proof"],
-                                    k=self.proof_rounds, round=hc.round)
+            args = args[:3] + (deck_out,) + args[4:]
+            # our own proof was just made by this code; a peer's is checked now or as a Job
+            if not self._emitting_own and not self.defer_proofs:
+                deck.verify_shuffle(*args)
         except deck.DeckError as exc:
             raise ProtocolViolation(env.seat, "shuffle", exc.reason, env.seq) from None
+        frame = self._current_frame
 
         def commit() -> None:
             self.queue.popleft()
+            if self.defer_proofs and not self._emitting_own:
+                jid = self._new_job("verify_shuffle", deck.verify_shuffle, args)
+                self.pending_proofs[jid] = (env.seat, env.seq, frame)
             if hc.round:
                 hc.restock_in = deck_out
                 if not self.queue or self.queue[0].kind != "shuffle":
@@ -1212,7 +1312,11 @@ class Table:
             return {"hand": self._hand_played, "share": deck.make_key_share(self._ctx(self.me), hc.keypair, self.rng), "nonce": hc.keypair.nonce}
         if k == "shuffle":
             deck_in = hc.restock_in if hc.round else self.cts
-            out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng, k=self.proof_rounds, round=hc.round)
+            prep, self._prep = self._prep, None
+            if hc.round or prep is None or prep.joint_key != hc.joint or prep.n != len(deck_in):
+                prep = None  # not ready (or a re-shuffle): do the multiplications now
+            out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng,
+                                      k=self.proof_rounds, round=hc.round, prep=prep)
             return {"hand": self._hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
         if k == "deal_shares":
             if not self.hand_started:
@@ -1224,6 +1328,8 @@ class Table:
         if k == "show":
             return {"hand": self._hand_played, "shares": [{"slot": s, "share": self._my_share(s)} for s in e.hands[self.me]]}
         if k == "secret":
+            if self.pending_proofs:
+                return None  # every peer's shuffle proof must pass before our secret goes out
             return {"hand": self._hand_played, "secret": hc.keypair.secret_bytes()}
         if k == "hand_digest":
             return {"hand": self._hand_played, "digest": hc.digest, "totals": list(e.totals)}

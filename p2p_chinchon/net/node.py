@@ -107,6 +107,8 @@ class Node:
                 self._progress = trio.Event()
             elif isinstance(out, tbl.Send):
                 sends.append(out.frame)
+            elif isinstance(out, tbl.Job):
+                self._nursery.start_soon(self._run_job, out)
             elif isinstance(out, (tbl.Finished, tbl.Stopped)):
                 self._done.set()
             if self.on_output is not None:
@@ -123,7 +125,14 @@ class Node:
         if self._writer is None:
             self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
             self._writer = TranscriptWriter(self.transcript_path)
-        self._writer.append(out.frame)
+        self._writer.append(out.env)
+
+    async def _run_job(self, job: tbl.Job) -> None:
+        """Heavy pure work (a peer's proof, our shuffle's multiplications) in a worker thread:
+        libsodium releases the GIL, and the event loop keeps serving the mesh meanwhile."""
+        result = await trio.to_thread.run_sync(tbl.run_job, job)
+        await self._call(self.table.job_done, job.id, result)
+        await self._decide()
 
     def submit(self, intent: Any) -> None:
         """Queue an intent from the UI (thread-safe within trio; use TrioToken from outside)."""
@@ -139,6 +148,7 @@ class Node:
     async def run(self, mesh: Mesh) -> NodeResult:
         self._mesh = mesh
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             nursery.start_soon(self._inbound_loop, mesh)
             nursery.start_soon(self._intent_loop)
             nursery.start_soon(self._timeout_loop)

@@ -39,6 +39,7 @@ async def host_game(
     node_ready: Callable[[nd.Node], Any] | None = None,
     auto_agree: bool = True,
     table_ready: Callable[[tbl.Table], Any] | None = None,
+    defer_proofs: bool = True,
 ) -> nd.NodeResult:
     """Open a table, wait for ``seats`` players, then play. ``on_listening(port)`` is called
     once the lobby accepts joiners (``play`` starts its bot peers then)."""
@@ -47,7 +48,7 @@ async def host_game(
     table = tbl.Table.create(
         identity, rng, name=name, rules=rules, max_seats=seats,
         addr=format_addr("127.0.0.1" if bind in ("127.0.0.1", "localhost") else bind, lobby_port),
-        proof_rounds=proof_rounds, auto_agree=auto_agree,
+        proof_rounds=proof_rounds, auto_agree=auto_agree, defer_proofs=defer_proofs,
     )
     table.set_host_name(player_name)
     if table_ready is not None:
@@ -114,13 +115,14 @@ async def join_game(
     bind: str = "0.0.0.0",
     node_ready: Callable[[nd.Node], Any] | None = None,
     table_cls: type = tbl.Table,
+    defer_proofs: bool = True,
 ) -> nd.NodeResult:
     """Sit down at ``host:port`` and play. Our mesh listener is opened first: its port goes in
     the join request; the host fills in the address it sees us from."""
     listeners = await trio.open_tcp_listeners(0, host=bind)
     listen_port = listeners[0].socket.getsockname()[1]
     offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port)
-    table = table_cls.joining(identity, rng, offer, auto_agree=auto_agree)
+    table = table_cls.joining(identity, rng, offer, auto_agree=auto_agree, defer_proofs=defer_proofs)
     table.receive(seating, 0)
     if table.me is None:
         raise tbl.IntentError("the host's seating does not include us")
