@@ -58,4 +58,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"p2p-chinchon: '{args.command}' is not built yet", file=sys.stderr)
             return 2
         raise
-    return int(module.run(args) or 0)
+    try:
+        return int(module.run(args) or 0)
+    except BrokenPipeError:  # e.g. `p2p-chinchon rules | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,84 @@
+"""A simple Chinchón bot: greedy on the best arrangement.
+
+It sees only what its seat knows (its own cards and the top of the discard pile; anything else
+public may be passed as keyword arguments and is ignored by this version). Each decision costs
+at most nine best-arrangement searches (well under 10 ms).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Sequence
+
+from ..engine import Card, Rules, best_arrangement, close_options
+from ..rng import Rng
+
+__all__ = ["SimpleBot"]
+
+_SLACK = 3
+_PATIENCE = 8
+
+
+class SimpleBot:
+    """Greedy bot. ``rng`` (``token_bytes``/``randbelow``) breaks ties between equally good
+    discards so that it is not fully predictable; pass a SeededRng for reproducible games."""
+
+    def __init__(self, rules: Rules, rng: Rng) -> None:
+        self.rules = rules
+        self.rng = rng
+        self._stale = 0
+        self._last = 1 << 30
+
+    def _scored_discards(self, hand8: Sequence[Card]) -> list[tuple[int, Card]]:
+        """(deadwood of the seven kept cards, discard) for every discard."""
+        out = []
+        for i, c in enumerate(hand8):
+            kept = list(hand8[:i]) + list(hand8[i + 1 :])
+            out.append((best_arrangement(kept, self.rules).points, c))
+        return out
+
+    def choose_draw(
+        self, hand: Sequence[Card], discard_top: Card | None, **public: Any
+    ) -> Literal["stock", "discard"]:
+        """"discard" only when taking ``discard_top`` lowers the best arrangement's deadwood
+        (after the best discard that is not the taken card itself), else "stock"."""
+        if discard_top is None:
+            return "stock"
+        now = best_arrangement(list(hand), self.rules).points
+        eight = [*hand, discard_top]
+        best: int | None = None
+        for i in range(len(hand)):
+            kept = [c for j, c in enumerate(eight) if j != i]
+            pts = best_arrangement(kept, self.rules).points
+            best = pts if best is None else min(best, pts)
+        return "discard" if best is not None and best < now else "stock"
+
+    def choose_discard(
+        self, hand8: Sequence[Card], may_close: bool, **public: Any
+    ) -> tuple[Literal["discard", "close"], Card]:
+        """("close", card) when closing is allowed (the best close: a chinchón, else the
+        lowest score, so a clean close is preferred), else ("discard", card) cutting deadwood;
+        among equal discards the highest-value card, then a random one. After every 8 turns
+        without progress it may (one time in three) pick at random among discards up to 3 more
+        points worse per 8 turns (never a wild card), to break deadlocks."""
+        if may_close:
+            opts = close_options(list(hand8), self.rules)
+            if opts:
+                return "close", opts[0].discard
+        # Greedy bots holding each other's cards can cycle forever on a 40-card deck, so after
+        # many turns without progress accept, now and then, a discard up to `slack` worse.
+        scored = self._scored_discards(hand8)
+        best = min(p for p, _ in scored)
+        slack = _SLACK * (self._stale // _PATIENCE)
+        pool = [(p, c) for p, c in scored if p == best]
+        if slack and self.rng.randbelow(3) == 0:
+            wider = [(p, c) for p, c in scored if p <= best + slack and not self.rules.is_wild(c)]
+            if wider:
+                pool = wider
+        else:
+            top = max(self.rules.value(c) for _, c in pool)
+            pool = [(p, c) for p, c in pool if self.rules.value(c) == top]
+        pool.sort(key=lambda pc: pc[1])
+        points, card = pool[self.rng.randbelow(len(pool))]
+        self._stale = 0 if points < self._last else self._stale + 1
+        self._last = points
+        return "discard", card

@@ -1,0 +1,87 @@
+"""``p2p-chinchon melds [--rules PRESET] [--option KEY=VALUE]... [--json] CARD...``
+
+Best arrangement of 0..8 cards: melds, deadwood, whether the hand may close and its score.
+With eight cards it picks the best discard (the best close, else the least deadwood)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..engine import (
+    CardError, RulesError, best_arrangement, close_options, close_result,
+)
+from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", default="classic", choices=PRESET_CHOICES, help="preset")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="rules option (see `p2p-chinchon rules`); repeatable")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--style", choices=("french", "spanish", "ascii"),
+                        help="card names (default: the deck's own)")
+    parser.add_argument("cards", nargs="*", metavar="CARD",
+                        help="cards: 5♦ 5d 5-oros sota-copas JK (space or comma separated)")
+
+
+def analyse(cards, rules) -> dict[str, object]:
+    """The ``--json`` object (cards still as Card values)."""
+    discard = None
+    kept = list(cards)
+    if len(cards) == 8:
+        opts = close_options(cards, rules)
+        if opts:
+            discard = opts[0].discard
+        else:
+            scored = []
+            for i, c in enumerate(cards):
+                rest = cards[:i] + cards[i + 1 :]
+                scored.append((best_arrangement(rest, rules).points, -rules.value(c), c))
+            discard = min(scored)[2]
+        kept = [c for c in cards if c != discard]
+    closed = close_result(kept, rules) if len(kept) == 7 else None
+    arr = closed.arrangement if closed is not None else best_arrangement(kept, rules)
+    return {
+        "melds": [list(m.cards) for m in arr.melds],
+        "deadwood": list(arr.deadwood),
+        "points": arr.points,
+        "can_close": closed is not None,
+        "chinchon": bool(closed and closed.chinchon),
+        "score": closed.score if closed is not None else None,
+        "discard": discard,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        rules = rules_from_args(args.rules, args.option)
+        (cards,) = parse_hands([" ".join(args.cards)])
+        if len(cards) > 8:
+            raise CardError(f"{len(cards)} cards: give at most 8")
+        result = analyse(cards, rules)
+    except (CardError, RulesError, ValueError) as exc:
+        print(f"p2p-chinchon melds: {exc}", file=sys.stderr)
+        return 2
+    style = args.style or default_style(rules)
+    name = lambda c: c.name(style)  # noqa: E731
+    out = dict(result)
+    out["melds"] = [[name(c) for c in m] for m in result["melds"]]  # type: ignore[union-attr]
+    out["deadwood"] = [name(c) for c in result["deadwood"]]  # type: ignore[union-attr]
+    out["discard"] = None if result["discard"] is None else name(result["discard"])
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    if out["discard"] is not None:
+        print(f"discard:  {out['discard']}")
+    for m in out["melds"]:  # type: ignore[union-attr]
+        print(f"meld:     {' '.join(m)}")
+    print(f"deadwood: {' '.join(out['deadwood']) or '-'}  ({out['points']} points)")  # type: ignore[arg-type]
+    if out["chinchon"]:
+        print("close:    CHINCHÓN, wins the game")
+    elif out["can_close"]:
+        print(f"close:    yes, scoring {out['score']}")
+    else:
+        print("close:    no")
+    return 0

@@ -1,0 +1,64 @@
+"""``p2p-chinchon score --rules PRESET [--option K=V]... --closer CARDS --hand CARDS
+[--hand CARDS]... [--json]``
+
+Scores a closed hand: each player's melds, lay-offs and penalty, closer first, the other hands
+in playing order from the closer. The closer gives 7 cards (or 8: the best close is used)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..engine import CardError, RulesError, ShowdownError, close_options, score_showdown
+from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", default="classic", choices=PRESET_CHOICES, help="preset")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="rules option (see `p2p-chinchon rules`); repeatable")
+    parser.add_argument("--closer", required=True, metavar="CARDS",
+                        help="the closer's 7 cards (or 8: the best discard is chosen)")
+    parser.add_argument("--hand", action="append", default=[], metavar="CARDS",
+                        help="another player's hand, in playing order from the closer")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--style", choices=("french", "spanish", "ascii"),
+                        help="card names (default: the deck's own)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        rules = rules_from_args(args.rules, args.option)
+        closer, *hands = parse_hands([args.closer, *args.hand])
+        discard = None
+        if len(closer) == 8:
+            opts = close_options(closer, rules)
+            if not opts:
+                raise ShowdownError("the closer's 8 cards cannot close with any discard")
+            discard = opts[0].discard
+            closer = list(opts[0].kept)
+        sd = score_showdown(rules, closer, hands)
+    except (CardError, RulesError, ShowdownError, ValueError) as exc:
+        print(f"p2p-chinchon score: {exc}", file=sys.stderr)
+        return 2
+    style = args.style or default_style(rules)
+    d = sd.to_dict(style)
+    d["discard"] = None if discard is None else discard.name(style)
+    if args.json:
+        print(json.dumps(d, ensure_ascii=False))
+        return 0
+    if discard is not None:
+        print(f"closer discards {d['discard']} face down")
+    for i, p in enumerate(d["players"]):  # type: ignore[union-attr]
+        who = "closer" if i == 0 else f"hand {i}"
+        print(f"{who}: penalty {p['penalty']}")
+        for m in p["melds"]:
+            print(f"  meld     {' '.join(m)}")
+        for lo in p["laid_off"]:
+            target = "closer" if lo["onto_player"] == 0 else f"hand {lo['onto_player']}"
+            print(f"  lays off {lo['card']} onto {target}'s meld {lo['onto_meld'] + 1}")
+        print(f"  deadwood {' '.join(p['deadwood']) or '-'}")
+    if sd.game_won:
+        print("CHINCHÓN: the closer wins the game")
+    return 0

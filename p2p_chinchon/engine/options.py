@@ -1,0 +1,47 @@
+"""Helpers shared by the ``melds``, ``score`` and ``rules`` commands (no I/O here)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .cards import Card, parse_cards, split_card_text
+from .rules import PRESETS, Rules, RulesError, make_rules
+
+__all__ = ["parse_options", "rules_from_args", "parse_hands", "default_style"]
+
+
+def parse_options(items: Sequence[str] | None) -> dict[str, str]:
+    """``["limit=70", "jokers=2"]`` -> ``{"limit": "70", "jokers": "2"}``.
+    Raises RulesError for an item without ``=``."""
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise RulesError(f"option {item!r} is not KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def rules_from_args(preset: str, options: Sequence[str] | None) -> Rules:
+    """The preset plus ``--option KEY=VALUE`` items. Raises RulesError."""
+    return make_rules(preset, parse_options(options))
+
+
+def parse_hands(texts: Sequence[str]) -> list[list[Card]]:
+    """Parse several hands (each a space/comma separated string) together, so repeated faces
+    across hands become the two packs' copies. Raises CardError."""
+    tokens = [split_card_text(t) for t in texts]
+    flat = parse_cards([x for ts in tokens for x in ts])
+    out, i = [], 0
+    for ts in tokens:
+        out.append(flat[i : i + len(ts)])
+        i += len(ts)
+    return out
+
+
+def default_style(rules: Rules) -> str:
+    """Card names in the deck's own notation."""
+    return "spanish" if rules.suits == "spanish" else "french"
+
+
+PRESET_CHOICES = tuple(PRESETS)

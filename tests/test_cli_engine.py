@@ -1,0 +1,114 @@
+"""The melds, score and rules commands (in process, through p2p_chinchon.cli.main)."""
+
+import json
+
+import pytest
+
+from p2p_chinchon.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_melds_json_seven_cards(capsys):
+    code, out, _ = run(capsys, "melds", "--json", "6♦", "7♦", "J♦", "3♣", "3♥", "3♠", "A♥")
+    assert code == 0
+    d = json.loads(out)
+    assert d["points"] == 1 and d["can_close"] is True and d["chinchon"] is False
+    assert d["deadwood"] == ["A♥"] and sorted(map(sorted, d["melds"])) == sorted(
+        [sorted(["3♥", "3♠", "3♣"]), sorted(["6♦", "7♦", "J♦"])])
+    assert d["discard"] is None and d["score"] == 1
+
+
+def test_melds_json_eight_cards_picks_discard(capsys):
+    code, out, _ = run(capsys, "melds", "--json", "A♣ 2♣ 3♣ 6♥ 6♠ 6♦ 4♥ K♠")
+    d = json.loads(out)
+    assert code == 0 and d["discard"] == "K♠" and d["points"] == 4 and d["can_close"]
+    # cannot close: still the best discard (least deadwood)
+    code, out, _ = run(capsys, "melds", "--json", "A♣,2♣,3♣,6♥,6♠,6♦,5♥,K♠")
+    d = json.loads(out)
+    assert d["discard"] == "K♠" and d["points"] == 5 and d["can_close"] is False
+
+
+def test_melds_spanish_and_options(capsys):
+    code, out, _ = run(capsys, "melds", "--rules", "online", "--json", "1-bastos", "2", "de",
+                       "bastos", "3-bastos", "6-copas", "6-espadas", "6-oros", "4-copas",
+                       "rey-espadas")
+    d = json.loads(out)
+    assert code == 0 and d["points"] == 4 and d["can_close"] is False
+    assert d["discard"] == "rey-espadas"
+    code, out, _ = run(capsys, "melds", "--option", "deck=48", "--json",
+                       "6d 7d Jd 3c 3h 3s Ah")
+    assert json.loads(out)["points"] == 24
+    code, out, _ = run(capsys, "melds", "--json", "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣")
+    assert json.loads(out)["chinchon"] is True
+
+
+def test_melds_text(capsys):
+    code, out, _ = run(capsys, "melds", "Q♥ Q♠ Q♣ 5♦ 6♦ 7♦ 3♥ K♠")
+    assert code == 0 and "discard:  K♠" in out and "scoring 3" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["melds", "5x"],
+    ["melds", "5♦", "5♦", "5♦"],
+    ["melds", "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣ J♣ Q♣"],
+    ["melds", "--option", "limit", "A♣"],
+    ["melds", "--option", "bogus=1", "A♣"],
+    ["melds", "8♦ 9♦"],  # not in the 40-card deck
+    ["score", "--closer", "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣", "--hand", "A♥ 2♥ zz"],
+    ["score", "--closer", "A♣ 5♥ 3♣ 4♣ J♥ 6♣ K♠", "--hand", "A♥ 2♥"],
+    ["score", "--closer", "A♣ 2♣ 3♣", "--hand", "A♥ 2♥"],
+])
+def test_bad_input_one_line_exit_2(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("p2p-chinchon ")
+
+
+def test_score_json_anna(capsys):
+    code, out, _ = run(capsys, "score", "--rules", "classic", "--json",
+                       "--closer", "Q♥ Q♠ Q♣ 5♦ 6♦ 7♦ 3♥",
+                       "--hand", "5♣ 5♥ 5♠ 4♦ K♦ 2♥ A♥", "--hand", "2♠ 3♣ 6♥ 7♣ J♠ K♥ K♣")
+    assert code == 0
+    d = json.loads(out)
+    assert [p["penalty"] for p in d["players"]] == [3, 13, 48]
+    (lay,) = d["players"][1]["laid_off"]
+    assert lay["card"] == "4♦" and lay["onto_player"] == 0
+    assert "5♦" in d["players"][0]["melds"][lay["onto_meld"]]
+    assert all(p["game_won"] is False for p in d["players"]) and d["game_won"] is False
+    assert d["players"][0]["melds"] and d["players"][2]["melds"] == []
+
+
+def test_score_eight_card_closer_and_chinchon(capsys):
+    code, out, _ = run(capsys, "score", "--json", "--closer", "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣ K♠",
+                       "--hand", "A♥ 2♥ 3♥ 4♥ 5♥ 6♥ K♥")
+    d = json.loads(out)
+    assert code == 0 and d["discard"] == "K♠" and d["game_won"] is True
+    assert d["players"][0]["game_won"] is True
+    code, out, _ = run(capsys, "score", "--closer", "5♦ 6♦ 7♦ 2♣ 2♥ 2♠ A♠",
+                       "--hand", "3♦ 4♦ J♦ Q♦ 6♣ 6♥ K♠")
+    assert code == 0 and "penalty 22" in out and "lays off 3♦" in out
+
+
+def test_score_two_packs_duplicates(capsys):
+    code, out, _ = run(capsys, "score", "--json", "--option", "decks=2",
+                       "--closer", "5♦ 6♦ 7♦ 2♣ 2♥ 2♠ A♠", "--hand", "5♦ 6♦ 7♦ 2♣ 2♥ 2♠ A♠")
+    d = json.loads(out)
+    assert code == 0 and [p["penalty"] for p in d["players"]] == [1, 1]
+
+
+def test_rules_command(capsys):
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    for word in ("classic", "online", "fournier", "cardgames", "deck", "decks", "jokers",
+                 "limit", "reentries", "close_max_points", "lay_off"):
+        assert word in out
+    code, out, _ = run(capsys, "rules", "online")
+    assert code == 0 and "001" in out and "Silent, chosen" in out
+    code, out, _ = run(capsys, "rules", "--json")
+    d = json.loads(out)
+    assert d["classic"]["limit"] == 100 and d["online"]["limit"] == 50
