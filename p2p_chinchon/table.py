@@ -1408,6 +1408,7 @@ class Table:
                     reentries_used=e.reentries_used[i] if e else 0,
                     is_dealer=(e is not None and e.dealer == i),
                     connected=i not in self.left,
+                    agreed=i in self.toss_commits,
                 )
             )
         hand = ()

@@ -40,6 +40,7 @@ class SeatInfo:
     is_dealer: bool = False
     is_bot: bool = False
     connected: bool = True
+    agreed: bool = False  # signed the rules agreement (lobby)
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,9 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bot", action="store_true", help="let a bot play this seat")
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
-    p.add_argument("--ascii", action="store_true", help="ASCII cards, no colour")
+    p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
-    p.add_argument("--quiet", action="store_true", help="print only the result (bots)")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a peer's automatic step (default 90)")
 
 
@@ -126,10 +126,66 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     if human and want_tui(args):
         from p2p_chinchon.ui.app import run_with_ui
 
-        return run_with_ui(main, lang=args.lang, charset="ascii" if args.ascii else "auto", hint=human_hint())
+        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint())
     if human:
         from p2p_chinchon.ui.lines import run_line_mode
 
-        return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang)
+        return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang,
+                             charset=args.charset, hint=human_hint())
     printer = None if args.quiet else ConsolePrinter()
     return trio.run(main, None, printer)
+
+
+class SeatGlue:
+    """Who plays this seat: a bot (``decide`` answers at once) or a person through a UI bridge
+    (intents forwarded to the node, views and refusals sent back). ``kwargs()`` goes straight
+    into :func:`~p2p_chinchon.net.session.host_game` / ``join_game``."""
+
+    def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None) -> None:
+        import trio
+
+        self.bridge = bridge
+        self.bot = bot
+        self.rules = rules
+        self.rng = rng
+        self.printer = printer
+        self.node: Any = None
+        self._got = trio.Event()
+        self._decide: Any = None
+
+    def status(self, text: str) -> None:
+        if self.bridge is not None:
+            self.bridge.set_status(text)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+    def node_ready(self, node: Any) -> None:
+        self.node = node
+        self._got.set()
+
+    async def forward(self) -> None:
+        """Run in a nursery: forward the person's intents to the node."""
+        if self.bridge is None:
+            return
+        await self._got.wait()
+        async for intent in self.bridge.intents:
+            self.node.submit(intent)
+
+    def decide(self, view: v.SeatView, need: str) -> Any:
+        if not self.bot:
+            return None  # the person answers through the UI
+        if self._decide is None:
+            from p2p_chinchon.autoplay import bot_decider
+            from p2p_chinchon.local import make_bot
+
+            self._decide = bot_decider(make_bot(self.rules or view.rules, self.rng))
+        return self._decide(view, need)
+
+    def kwargs(self) -> dict:
+        b = self.bridge
+        return {
+            "decide": self.decide,
+            "on_update": b.update if b is not None else self.printer,
+            "on_reject": b.reject if b is not None else None,
+            "node_ready": self.node_ready,
+        }

@@ -73,37 +73,25 @@ def run(args: argparse.Namespace) -> int:
     human = not args.bot
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
-        from p2p_chinchon.autoplay import bot_decider
         from p2p_chinchon.identity import Identity, load_or_create_identity
-        from p2p_chinchon.local import make_bot, seat_rng
+        from p2p_chinchon.local import seat_rng
         from p2p_chinchon.net.session import host_game
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        node_box: list[Any] = []
-        got = trio.Event()
-
-        def node_ready(node: Any) -> None:
-            node_box.append(node)
-            got.set()
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
 
         def listening(port: int) -> None:
-            print(f"table '{table_name}' open on port {port}; fingerprint {identity.fingerprint}; waiting for {args.seats - 1} more", file=sys.stderr, flush=True)
+            glue.status(f"table '{table_name}' open on port {port}; fingerprint {identity.fingerprint}; "
+                        f"waiting for {args.seats - 1} more")
 
         async with trio.open_nursery() as nursery:
-            if bridge is not None:
-                async def forward() -> None:
-                    await got.wait()
-                    async for intent in bridge.intents:
-                        node_box[0].submit(intent)
-
-                nursery.start_soon(forward)
-            decide = bot_decider(make_bot(rules, rng)) if not human else (lambda view, need: None)
+            nursery.start_soon(glue.forward)
             result = await host_game(
                 identity=identity, rng=rng, rules=rules, seats=args.seats, name=table_name, player_name=player,
-                decide=decide, on_update=bridge.update if bridge is not None else on_update, transcript_path=path,
-                timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds, bind=args.bind, port=args.port,
-                advertise=not args.no_mdns, on_listening=listening, node_ready=node_ready,
+                transcript_path=path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
+                bind=args.bind, port=args.port, advertise=not args.no_mdns, on_listening=listening,
+                **glue.kwargs(),
             )
             nursery.cancel_scope.cancel()
         return result

@@ -42,53 +42,40 @@ def run(args: argparse.Namespace) -> int:
         print(f"joining '{t.name}' at {t.host}:{t.port} (host {t.fingerprint})", file=sys.stderr)
         return t.host, t.port
 
+    async def pick(bridge: Any) -> tuple[str, int] | None:
+        """A person without a table name picks one from the live list heard on the LAN."""
+        from p2p_chinchon.net import discovery
+
+        async with discovery.browse_tables() as browser:
+            t = await bridge.pick_table(browser)
+        return None if t is None else (t.host, t.port)
+
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
-        from p2p_chinchon.autoplay import bot_decider
         from p2p_chinchon.identity import Identity, load_or_create_identity
-        from p2p_chinchon.local import make_bot, seat_rng
+        from p2p_chinchon.local import seat_rng
         from p2p_chinchon.net.lobby import parse_addr
         from p2p_chinchon.net.session import join_game
 
         if args.connect:
             host, port = parse_addr(args.connect)
         else:
-            found = await find()
+            found = await (pick(bridge) if bridge is not None and not args.table else find())
             if found is None:
                 return None
             host, port = found
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, f"join/{player}")
-        node_box: list[Any] = []
-        got = trio.Event()
-
-        def node_ready(node: Any) -> None:
-            node_box.append(node)
-            got.set()
+        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update)
 
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")
 
         async with trio.open_nursery() as nursery:
-            if bridge is not None:
-                async def forward() -> None:
-                    await got.wait()
-                    async for intent in bridge.intents:
-                        node_box[0].submit(intent)
-
-                nursery.start_soon(forward)
-            rules_box: list[Any] = []
-
-            def decide_bot(view: Any, need: str) -> Any:
-                if not rules_box:
-                    rules_box.append(bot_decider(make_bot(view.rules, rng)))
-                return rules_box[0](view, need)
-
+            nursery.start_soon(glue.forward)
             result = await join_game(
                 identity=identity, rng=rng, host=host, port=port, player_name=player,
-                decide=decide_bot if not human else (lambda view, need: None),
-                on_update=bridge.update if bridge is not None else on_update,
                 transcript_path=path_for, timeouts=C.make_timeouts(args), auto_agree=not human,
-                bind=args.bind, node_ready=node_ready,
+                bind=args.bind, **glue.kwargs(),
             )
             nursery.cancel_scope.cancel()
         return result

@@ -52,9 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
         procs: list[Any] = []
-        node_box: list[Any] = []
-        got_node = trio.Event()
 
         async def spawn_bots(port: int, nursery: Any) -> None:
             for i in range(1, args.bots + 1):
@@ -65,27 +64,9 @@ def run(args: argparse.Namespace) -> int:
                     cmd += ["--seed", str(args.seed)]
                 if args.timeout:
                     cmd += ["--timeout", str(args.timeout)]
-                procs.append(await nursery.start(_run_bot_process, cmd))
+                log = folder / f"seat-{names[i]}.log"  # keep bots' output off the player's screen
+                procs.append(await nursery.start(_run_bot_process, cmd, log))
 
-        async def forward_intents() -> None:
-            await got_node.wait()
-            async for intent in bridge.intents:
-                node_box[0].submit(intent)
-
-        def node_ready(node: Any) -> None:
-            node_box.append(node)
-            got_node.set()
-
-        decide = None
-        if not human:
-            from p2p_chinchon.autoplay import bot_decider
-            from p2p_chinchon.local import make_bot
-
-            decide = bot_decider(make_bot(rules, rng))
-        else:
-            decide = lambda view, need: None  # noqa: E731 - the person decides through the UI
-
-        result = None
         async with trio.open_nursery() as nursery:
             def listening(port: int) -> None:
                 if args.in_process:
@@ -93,14 +74,12 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     nursery.start_soon(spawn_bots, port, nursery)
 
-            if bridge is not None:
-                nursery.start_soon(forward_intents)
+            nursery.start_soon(glue.forward)
             result = await host_game(
-                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=f"{names[0]}'s table",
-                player_name=names[0], decide=decide,
-                on_update=(bridge.update if bridge is not None else on_update),
-                transcript_path=my_path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
-                bind="127.0.0.1", advertise=False, on_listening=listening, node_ready=node_ready,
+                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=f"{names[0]}'s table"[:64],
+                player_name=names[0], transcript_path=my_path, timeouts=C.make_timeouts(args),
+                proof_rounds=args.proof_rounds, bind="127.0.0.1", advertise=False, on_listening=listening,
+                **glue.kwargs(),
             )
             with trio.move_on_after(5):
                 for p in procs:
@@ -108,17 +87,7 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         return result
 
-    if human and C.want_tui(args):
-        from p2p_chinchon.ui.app import run_with_ui
-
-        result = run_with_ui(main, lang=args.lang, charset="ascii" if args.ascii else "auto", hint=C.human_hint())
-    elif human:
-        from p2p_chinchon.ui.lines import run_line_mode
-
-        result = run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang)
-    else:
-        printer = None if args.quiet else C.ConsolePrinter()
-        result = trio.run(main, None, printer)
+    result = C.run_main(main, args, human)
     if result is None:
         return 1
     C.print_result(result, names)
@@ -126,10 +95,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.fault is None else 1
 
 
-async def _run_bot_process(cmd: list[str], task_status: Any) -> None:
+async def _run_bot_process(cmd: list[str], log: Path, task_status: Any) -> None:
     import trio
 
-    proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL)
+    with open(log, "ab") as out:
+        proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
     task_status.started(proc)
     try:
         await proc.wait()

@@ -74,8 +74,10 @@ class Node:
         transcript_path: Path | None = None,
         timeouts: Timeouts | None = None,
         on_output: Callable[[Any], Any] | None = None,
+        on_reject: Callable[[str], Any] | None = None,
     ) -> None:
         self.table = table
+        self.on_reject = on_reject
         self.decide = decide
         self.on_update = on_update
         self.on_output = on_output
@@ -194,9 +196,8 @@ class Node:
             try:
                 await self._call(self.table.intent, intent)
             except tbl.IntentError as exc:
-                self.table.log.append(f"not allowed: {exc}")
-                if self.on_update is not None:
-                    self.on_update(self.table.view())
+                if self.on_reject is not None:
+                    self.on_reject(str(exc))
             await self._decide()
 
     async def _decide(self) -> None:
@@ -331,9 +332,11 @@ async def run_seat(
     timeouts: Timeouts | None = None,
     mesh_config: MeshConfig | None = None,
     node_ready: Callable[[Node], Any] | None = None,
+    on_reject: Callable[[str], Any] | None = None,
 ) -> NodeResult:
     """Build the mesh for a seated table and play to the end."""
-    node = Node(table, decide=decide, on_update=on_update, transcript_path=transcript_path, timeouts=timeouts)
+    node = Node(table, decide=decide, on_update=on_update, transcript_path=transcript_path,
+                timeouts=timeouts, on_reject=on_reject)
     if node_ready is not None:
         node_ready(node)
     await node.persist_existing()

@@ -40,6 +40,7 @@ async def host_game(
     auto_agree: bool = True,
     table_ready: Callable[[tbl.Table], Any] | None = None,
     defer_proofs: bool = True,
+    on_reject: Callable[[str], Any] | None = None,
 ) -> nd.NodeResult:
     """Open a table, wait for ``seats`` players, then play. ``on_listening(port)`` is called
     once the lobby accepts joiners (``play`` starts its bot peers then)."""
@@ -86,7 +87,7 @@ async def host_game(
         nursery.cancel_scope.cancel()  # stop advertising: the table is full
     return await nd.run_seat(
         table, None, decide=decide, on_update=on_update, transcript_path=transcript_path,
-        timeouts=timeouts, node_ready=node_ready,
+        timeouts=timeouts, node_ready=node_ready, on_reject=on_reject,
     )
 
 
@@ -116,6 +117,7 @@ async def join_game(
     node_ready: Callable[[nd.Node], Any] | None = None,
     table_cls: type = tbl.Table,
     defer_proofs: bool = True,
+    on_reject: Callable[[str], Any] | None = None,
 ) -> nd.NodeResult:
     """Sit down at ``host:port`` and play. Our mesh listener is opened first: its port goes in
     the join request; the host fills in the address it sees us from."""
@@ -129,5 +131,5 @@ async def join_game(
     path = transcript_path(table) if callable(transcript_path) else transcript_path
     return await nd.run_seat(
         table, listeners, decide=decide, on_update=on_update, transcript_path=path,
-        timeouts=timeouts, node_ready=node_ready,
+        timeouts=timeouts, node_ready=node_ready, on_reject=on_reject,
     )
