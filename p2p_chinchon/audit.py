@@ -30,6 +30,16 @@ from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.transcript import load_transcript
 
 
+# Violations a third party could have produced with no key of the accused seat: a damaged or
+# forged frame, or a genuine signed envelope copied from another game or another position.
+NOT_ATTRIBUTABLE = {
+    "bad_signature": "a damaged byte or a forgery",
+    "malformed": "a damaged byte",
+    "wrong_game": "an envelope copied from another game",
+    "seq": "an envelope copied from another position",
+}
+
+
 @dataclass
 class AuditReport:
     verdict: str  # ok | incomplete | cheat | accused | corrupt
@@ -105,9 +115,9 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
             t.replay(frame)
         except tbl.ProtocolViolation as exc:
             r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
-            if exc.rule in ("bad_signature", "malformed"):
+            if exc.rule in NOT_ATTRIBUTABLE:
                 r.verdict = "corrupt"
-                r.detail = f"{exc.rule}: {exc.reason} (a damaged byte or a forgery; not attributable to seat {exc.seat})"
+                r.detail = f"{exc.rule}: {exc.reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
             _fill(r, t)
             return r
         del before

@@ -64,9 +64,20 @@ def chain_verdict(inp: dict[str, Any]) -> dict[str, Any]:
             "torn_tail": len(loaded[0].torn_tail or b"")}
 
 
+def game_verdict(inp: dict[str, Any]) -> dict[str, Any]:
+    """Replay a whole transcript through the table, as `p2p-chinchon audit` does."""
+    from p2p_chinchon.audit import audit_frames
+
+    loaded = parse_transcript(unblob(inp["transcript"]))
+    r = audit_frames(loaded.frames, torn_tail=loaded.torn_tail is not None)
+    return {"result": r.verdict, "seat": r.seat, "index": r.index, "rule": r.rule, "winner": r.winner,
+            "hands": r.hands}
+
+
 VERDICTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "frame": frame_verdict,
     "chain": chain_verdict,
+    "game": game_verdict,
 }
 
 

@@ -203,17 +203,21 @@ class Node:
     async def _decide(self) -> None:
         """Ask the decider while this seat has a decision to make (bots answer at once)."""
         while self.decide is not None and not self._done.is_set():
-            need = self.table.needs_decision()
-            if need is None:
-                return
-            intent = self.decide(self.table.view(), need)
-            if intent is None:
-                return
-            try:
-                await self._call(self.table.intent, intent)
-            except tbl.IntentError as exc:
-                log.error("decider chose an illegal %s: %s", intent, exc)
-                return
+            # Several tasks call this (inbound frames, finished jobs): look at the table and
+            # act under one lock, so two of them never answer the same question.
+            async with self._lock:
+                need = self.table.needs_decision()
+                if need is None:
+                    return
+                intent = self.decide(self.table.view(), need)
+                if intent is None:
+                    return
+                try:
+                    outs = await trio.to_thread.run_sync(self.table.intent, intent)
+                except tbl.IntentError as exc:
+                    log.error("decider chose an illegal %s: %s", intent, exc)
+                    return
+                await self._handle(outs)
 
     async def _timeout_loop(self) -> None:
         while not self._done.is_set():

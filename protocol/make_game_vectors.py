@@ -1,0 +1,196 @@
+"""Write the game-level vectors ``protocol/vectors/game-*.json``.
+
+A game vector is a whole transcript (a msgpack stream of envelope frames) and the verdict
+``p2p-chinchon audit`` must reach: ``{result, seat, index, rule, winner, hands}`` (only the keys
+present are checked). They are built from a real two-seat game played by this implementation
+over loopback (seeded, k = 2 shadow shuffles, short limit), then altered **by construction**:
+each cheating envelope is signed with the cheating seat's real key (the seeded identities are
+known to this script), so a replay must find the rule, not a bad signature.
+
+    python protocol/make_game_vectors.py      # rewrites protocol/vectors/game-*.json
+
+The game is not byte-reproducible (the seating records each seat's random listening port), so
+unlike ``make_vectors.py`` there is no ``--check``; the verdicts are checked by
+``tests/test_vectors.py`` against the committed files.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "protocol"))
+from make_vectors import blob  # noqa: E402
+
+from p2p_chinchon import deck  # noqa: E402
+from p2p_chinchon.engine import make_rules  # noqa: E402
+from p2p_chinchon.identity import Identity  # noqa: E402
+from p2p_chinchon.local import SeatSpec, play_local, seat_rng  # noqa: E402
+from p2p_chinchon.table import Table  # noqa: E402
+from p2p_chinchon.transcript import load_transcript  # noqa: E402
+from p2p_chinchon.wire import Envelope, decode_envelope, make_envelope  # noqa: E402
+
+SEED = 2026
+OUT = ROOT / "protocol" / "vectors"
+
+
+def play() -> tuple[list[bytes], list[Identity]]:
+    rules = make_rules("classic", {"limit": 12})
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        trio.run(lambda: play_local(rules, [SeatSpec("Ana"), SeatSpec("Bo")], seed=SEED, proof_rounds=2,
+                                    transcript_dir=folder))
+        frames = load_transcript(folder / "seat0.chn").frames
+    # play_local derives each seat's identity from the seat's seeded stream, first thing
+    ids = [Identity.generate(seat_rng(SEED, i)) for i in range(2)]
+    return frames, ids
+
+
+def first(envs: list[Envelope], kind: str, after: int = 0, seat: int | None = None) -> int:
+    return next(i for i, e in enumerate(envs) if i >= after and e.kind == kind and (seat is None or e.seat == seat))
+
+
+def resign(e: Envelope, ident: Identity, **changes) -> Envelope:
+    f = {"game": e.game, "seq": e.seq, "seat": e.seat, "prev": e.prev, "kind": e.kind, "body": dict(e.body)}
+    f.update(changes)
+    return make_envelope(ident.private_key, **f)
+
+
+def state_at(frames: list[bytes], index: int) -> Table:
+    t = Table.observer()
+    for f in frames[:index]:
+        t.replay(f)
+    return t
+
+
+def vector(name: str, desc: str, frames: list[bytes], verdict: dict) -> dict:
+    return {"name": f"game-{name}", "layer": "game", "description": desc,
+            "input": {"transcript": blob(b"".join(frames))}, "verdict": verdict}
+
+
+def build() -> list[dict]:
+    frames, ids = play()
+    envs = [decode_envelope(f) for f in frames]
+    full = state_at(frames, len(frames))
+    assert full.finished and full.winner is not None
+    out = [vector("ok-2-seats", "a complete two-seat game (classic, limit 12, k = 2)", frames,
+                  {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})]
+
+    # torn tail: the last frame cut in half (a crash while writing)
+    out.append(vector("torn-tail", "the last envelope is cut short; every complete one is valid",
+                      frames[:-1] + [frames[-1][: len(frames[-1]) // 2]], {"result": "incomplete"}))
+
+    # an illegal discard: a slot the seat does not hold, validly signed by that seat
+    i = first(envs, "discard")
+    t = state_at(frames, i)
+    e = envs[i]
+    foreign = t.engine.stock[-1]
+    bad = resign(e, ids[e.seat], body={**e.body, "slot": foreign})
+    out.append(vector("discard-not-held", "a seat discards a stock slot it never drew (signed by it)",
+                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "not_in_hand"}))
+
+    # out of turn: the other seat sends the draw
+    i = first(envs, "draw")
+    e = envs[i]
+    other = 1 - e.seat
+    bad = resign(e, ids[other], seat=other)
+    out.append(vector("out-of-turn", "the seat that is not to play sends a draw",
+                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": other, "index": i, "rule": "not_your_turn"}))
+
+    # a wrong shuffle proof, re-signed by the shuffler
+    i = first(envs, "shuffle", seat=1)
+    e = envs[i]
+    proof = bytearray(e.body["proof"])
+    proof[40] ^= 1
+    bad = resign(e, ids[1], body={**e.body, "proof": bytes(proof)})
+    out.append(vector("wrong-shuffle-proof", "seat 1's shuffle proof has one byte changed (re-signed by seat 1)",
+                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": 1, "index": i, "rule": "shuffle"}))
+
+    # a shuffle that duplicates a card: re-mask slot 0 into slot 1, with a fresh (invalid) proof
+    t = state_at(frames, i)
+    cts = list(t.cts)
+    cts[1] = deck.remask(cts[0], 12345, t.hc.joint)
+    ctx = deck.Context(t.game, t.hand_no, 1)
+    _, proof2 = deck.shuffle(ctx, t.hc.joint, list(t.cts), seat_rng("dup", 1), k=t.proof_rounds)
+    bad = resign(e, ids[1], body={**e.body, "deck": deck.encode_deck(cts), "proof": proof2})
+    out.append(vector("shuffle-duplicates-card", "seat 1 outputs a deck holding one card twice (its proof is for another deck)",
+                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": 1, "index": i, "rule": "shuffle"}))
+
+    # a wrong decryption share in the deal
+    i = first(envs, "deal_shares", seat=1)
+    e = envs[i]
+    shares = list(e.body["shares"])
+    s = bytearray(shares[0])
+    s[-1] ^= 1
+    shares[0] = bytes(s)
+    bad = resign(e, ids[1], body={**e.body, "shares": shares})
+    out.append(vector("wrong-decryption-share", "one of seat 1's deal shares has a bad DLEQ proof",
+                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": 1, "index": i, "rule": "share"}))
+
+    # a secret that does not match the key share
+    i = first(envs, "secret", seat=0)
+    e = envs[i]
+    bad = resign(e, ids[0], body={**e.body, "secret": (7).to_bytes(32, "little")})
+    out.append(vector("wrong-secret", "seat 0 reveals a per-hand secret that does not open its key share",
+                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": 0, "index": i, "rule": "secret"}))
+
+    # broken chain: a validly signed envelope whose prev is not the previous hash
+    i = first(envs, "draw")
+    e = envs[i]
+    bad = resign(e, ids[e.seat], prev=bytes(32))
+    out.append(vector("broken-chain", "a seat signs an envelope that links to another history",
+                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "broken_chain"}))
+
+    # a bad signature (one bit) in the middle: damage, not attributable
+    i = len(frames) // 2
+    f = bytearray(frames[i])
+    f[-3] ^= 0x10
+    out.append(vector("bad-signature", "one bit of one signature flipped: a damaged file, blamed on nobody",
+                      frames[:i] + [bytes(f)] + frames[i + 1:], {"result": "corrupt", "index": i}))
+
+    # replay from another game: an envelope signed for another game id
+    i = first(envs, "draw")
+    e = envs[i]
+    bad = resign(e, ids[e.seat], game=bytes(16))
+    out.append(vector("replay-other-game", "an envelope from another game is spliced in: not attributable",
+                      frames[:i] + [bad.encode()], {"result": "corrupt", "index": i}))
+
+    # equivocation: seat 0 stops the table with two different discards signed by seat 1
+    i = first(envs, "discard", seat=1)
+    e = envs[i]
+    t = state_at(frames, i)
+    hand = t.engine.hands[1]
+    other_slot = next(s for s in hand if s != e.body["slot"])
+    twin = resign(e, ids[1], body={**e.body, "slot": other_slot})
+    fault = make_envelope(ids[0].private_key, game=e.game, seq=i + 1, seat=0, prev=envs[i].hash(), kind="fault",
+                          body={"accused": 1, "rule": "equivocation", "reason": "two different signed envelopes for one seq",
+                                "evidence": [e.encode(), twin.encode()]})
+    out.append(vector("equivocation", "seat 0 stops the table holding two different discards signed by seat 1 for one position",
+                      frames[: i + 1] + [fault.encode()], {"result": "accused", "seat": 1, "rule": "equivocation"}))
+
+    # a false accusation: seat 0 accuses seat 1 with seat 1's next, perfectly valid envelope
+    i = first(envs, "draw", seat=1)
+    fault = make_envelope(ids[0].private_key, game=envs[i].game, seq=i, seat=0, prev=envs[i].prev, kind="fault",
+                          body={"accused": 1, "rule": "not_your_turn", "reason": "made up", "evidence": [frames[i]]})
+    out.append(vector("false-accusation", "seat 0 stops the table accusing seat 1, whose evidence frame is a valid move",
+                      frames[:i] + [fault.encode()], {"result": "cheat", "seat": 0, "rule": "false_accusation"}))
+    return out
+
+
+def main() -> int:
+    vectors = build()
+    for old in OUT.glob("game-*.json"):
+        old.unlink()
+    for vec in vectors:
+        (OUT / f"{vec['name']}.json").write_text(json.dumps(vec, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    print(f"wrote {len(vectors)} game vectors to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
