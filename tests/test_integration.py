@@ -96,3 +96,63 @@ def test_play_command_separate_processes(tmp_path):
     # the audit command agrees, exit 0
     out = subprocess.run([sys.executable, "-m", "p2p_chinchon", "audit", str(files[0])], capture_output=True, text=True)
     assert out.returncode == 0 and "winner:" in out.stdout
+
+
+async def test_game_survives_dropped_links(tmp_path):
+    """Links dropped mid-game are redialled and each side re-sends what the other lacks (the
+    mesh's SYNC); the game still ends with one chain head everywhere."""
+    import trio
+
+    rules = make_rules("classic", {"limit": 25})
+    nodes = []
+    specs = [SeatSpec(f"P{i}", node_ready=nodes.append) for i in range(3)]
+    dropped = 0
+
+    async def saboteur():
+        nonlocal dropped
+        while len(nodes) < 3:
+            await trio.sleep(0.01)
+        for round_ in range(6):
+            await trio.sleep(0.4)
+            for node in nodes:
+                mesh = node._mesh
+                if mesh is not None and not node._done.is_set():
+                    for seat in sorted(mesh.connected):
+                        mesh.drop(seat, "test: pulled the cable")
+                        dropped += 1
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(saboteur)
+        results = await play_local(rules, specs, seed=41, proof_rounds=K, transcript_dir=tmp_path)
+        nursery.cancel_scope.cancel()
+    assert dropped > 0
+    check_game(results, tmp_path, 3)
+
+
+async def test_leaving_stops_the_table_cleanly(tmp_path):
+    """A person leaves mid-hand: every node stops, names the seat that left, and the
+    transcripts are valid (audit: incomplete, not a cheat)."""
+    from p2p_chinchon import view as v
+    from p2p_chinchon.autoplay import bot_decider
+    from p2p_chinchon.local import make_bot, seat_rng
+
+    rules = make_rules("classic", {"limit": 50})
+    bot = bot_decider(make_bot(rules, seat_rng(1, "x")))
+    turns = {"n": 0}
+
+    def leaver(view, need):
+        if need == "draw":
+            turns["n"] += 1
+            if turns["n"] == 3:
+                return v.Leave("dinner is ready")
+        return bot(view, need)
+
+    specs = [SeatSpec("P0"), SeatSpec("Leaver", decide=leaver), SeatSpec("P2")]
+    results = await play_local(rules, specs, seed=43, proof_rounds=K, transcript_dir=tmp_path)
+    for r in results:
+        assert r.fault is not None and r.fault.seat == 1 and r.fault.rule == "left", r.fault
+        assert r.winner is None
+    for i in range(3):
+        report = audit_file(tmp_path / f"seat{i}.chn")
+        assert report.verdict == "incomplete" and report.exit_code == 0, report.summary()
+        assert "left" in report.detail
