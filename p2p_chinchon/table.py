@@ -220,6 +220,7 @@ class Table:
         self._jobs = 0
         self._prep: Any = None
         self._prep_job: int | None = None
+        self._prep_args: tuple = ()
         self.me: int | None = None
         self.game: bytes = b""
         self.table_name = ""
@@ -892,10 +893,8 @@ class Table:
                 if self.me in self.hc.seats and self.rng is not None:
                     # a seeded (test) table derives the job's stream; real play uses secrets
                     seed = self.rng.token_bytes(32) if isinstance(self.rng, SeededRng) else None
-                    self._prep_job = self._new_job(
-                        "prepare_shuffle", _prepare_shuffle,
-                        (joint, len(self.cts), self.proof_rounds, seed),
-                    )
+                    self._prep_args = (joint, len(self.cts), self.proof_rounds, seed)
+                    self._prep_job = self._new_job("prepare_shuffle", _prepare_shuffle, self._prep_args)
 
         return commit
 
@@ -1313,8 +1312,13 @@ class Table:
         if k == "shuffle":
             deck_in = hc.restock_in if hc.round else self.cts
             prep, self._prep = self._prep, None
-            if hc.round or prep is None or prep.joint_key != hc.joint or prep.n != len(deck_in):
-                prep = None  # not ready (or a re-shuffle): do the multiplications now
+            if hc.round:
+                prep = None  # a re-shuffle of the discard pile: no preparation
+            elif prep is None or prep.joint_key != hc.joint or prep.n != len(deck_in):
+                # the job has not finished: prepare now from the same arguments (so a seeded
+                # game does not depend on thread timing) and drop the job's late result
+                self._prep_job = None
+                prep = _prepare_shuffle(*self._prep_args)
             out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng,
                                       k=self.proof_rounds, round=hc.round, prep=prep)
             return {"hand": self._hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
