@@ -202,3 +202,41 @@ async def test_end_of_input_before_a_picker_and_a_question():
 
     (table, ok, intent), _ = await session("", node)
     assert table is None and ok is False and isinstance(intent, V.Leave)
+
+
+def test_discard_by_position_in_the_printed_hand():
+    view = discard_view()
+    shown = list(reversed(view.hand))  # whatever order was printed
+    assert to_intent(Command("discard", "1"), view, shown=shown) == V.Discard(shown[0])
+    assert to_intent(Command("discard", "8"), view, shown=shown) == V.Discard(shown[7])
+    for bad in ("0", "9"):
+        with pytest.raises(CommandError) as err:
+            to_intent(Command("discard", bad), view, shown=shown)
+        assert err.value.key == "bad_card_name"
+
+
+async def test_host_already_agreed_so_moves_typed_in_the_lobby_wait():
+    import dataclasses
+
+    opened = dataclasses.replace(lobby(), seats=())  # the table is open, nobody seated yet
+    host = lobby()
+    host = dataclasses.replace(host, seats=tuple(
+        dataclasses.replace(s, agreed=s.seat == 0) for s in host.seats))
+
+    async def node(bridge):
+        bridge.update(opened)
+        await trio.sleep(0.05)
+        bridge.update(host)
+        await trio.sleep(0.05)
+        bridge.update(draw_view())
+        first = await bridge.intents.receive()
+        bridge.update(discard_view())
+        second = await bridge.intents.receive()
+        return first, second
+
+    (first, second), out = await session("s\ndiscard 8\n", node)
+    assert first == V.Draw("stock")
+    # printed: [5♦ 6♦ 7♦] [Q♠ Q♥ Q♣] K♦ 3♥ (melds first, then deadwood by suit): 8th is 3♥
+    assert second == V.Discard(Card(3, 1))
+    assert "K♦ 3♥" in out
+    assert "It is not your turn" not in out and "Type agree" not in out

@@ -5,12 +5,13 @@ application). The state is printed compactly whenever the game waits for this se
 lines as they happen, the showdown and score table after each hand. Commands (English, the
 same in every language; messages follow ``lang``)::
 
-    draw stock | draw discard | s | d      discard CARD      close CARD
+    draw stock | draw discard | s | d      discard CARD|N    close CARD|N
     agree      reenter yes|no              hint   help   quit
 
 A command that acts (draw, discard, close, agree, reenter) waits until the game asks this seat
 for that kind of move, so a script can be piped in ahead of time; a command that cannot apply
 then gets a one-line message and the next line is read. End of input leaves the table.
+``N`` is a card's position (1-8) in the hand as last printed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .. import view as V
 from .bridge import UiBridge
 from .i18n import Translator
 from .render import CardTextError, Faces, card_text, find_card, resolve_faces
-from .screen import HintFn, TableScreen
+from .screen import HintFn, TableScreen, must_agree
 from .text import plain
 
 ACTIONS = ("draw", "discard", "close", "agree", "reenter")
@@ -99,7 +100,7 @@ def awaiting(view: V.SeatView | None, agreed: bool = False) -> str | None:
     if view is None or view.me is None:
         return None
     if view.phase == V.LOBBY:
-        return None if agreed else "lobby"
+        return "lobby" if must_agree(view, agreed) else None
     if view.reentry_offer:
         return "reentry"
     if view.my_turn and view.step in ("draw", "discard"):
@@ -107,9 +108,11 @@ def awaiting(view: V.SeatView | None, agreed: bool = False) -> str | None:
     return None
 
 
-def to_intent(cmd: Command, view: V.SeatView, deck: str = "french") -> Any:
-    """The intent for an acting command at this moment. Raises :class:`CommandError` when the
-    game does not wait for that move, or the card is not in the hand."""
+def to_intent(cmd: Command, view: V.SeatView, deck: str = "french",
+              shown: list[Any] | None = None) -> Any:
+    """The intent for an acting command at this moment. ``shown``: the hand in the order last
+    printed (a number N names its N-th card). Raises :class:`CommandError` when the game does
+    not wait for that move, or the card is not in the hand."""
     wait = awaiting(view)
     if cmd.kind == "agree":
         if wait != "lobby":
@@ -129,10 +132,18 @@ def to_intent(cmd: Command, view: V.SeatView, deck: str = "french") -> Any:
         return V.Draw(cmd.arg)
     if wait != "discard":
         raise CommandError("draw_first")
-    try:
-        card = find_card(cmd.arg, view.hand, deck)
-    except CardTextError:
-        raise CommandError("bad_card_name", text=cmd.arg) from None
+    arg = str(cmd.arg).strip()
+    if arg.isdigit():
+        cards = shown if shown is not None else list(view.hand)
+        n = int(arg)
+        if not 1 <= n <= len(cards) or cards[n - 1] not in view.hand:
+            raise CommandError("bad_card_name", text=arg)
+        card = cards[n - 1]
+    else:
+        try:
+            card = find_card(arg, view.hand, deck)
+        except CardTextError:
+            raise CommandError("bad_card_name", text=cmd.arg) from None
     if cmd.kind == "close":
         if not view.close_options:
             raise CommandError("no_close_first_round" if view.first_round else "no_close")
@@ -213,9 +224,9 @@ class LineFrontend:
             for line in self.screen.showdown_lines(100) + self.screen.score_lines(100):
                 self.say("   " + plain(line).rstrip())
         if view.phase == V.OVER and view.winner is not None and (old is None or old.phase != V.OVER):
-            self.say("** " + self.tr("winner", name=self.screen.seat_name(view.winner)))
+            self.say("** " + self.screen.winner_text(view.winner))
         if view.fault is not None and (old is None or old.fault != view.fault):
-            self.say("!! " + self.tr("stopped", reason=view.fault.reason))
+            self.say("!! " + self.screen.stopped_text())
         self._prompt_if_new()
         self._wake()
 
@@ -225,7 +236,7 @@ class LineFrontend:
         while k and old[-k:] != new[:k]:
             k -= 1  # the log is a sliding window: find the overlap
         for line in new[k:]:
-            self.say("   " + line)
+            self.say("   " + plain(self.screen.log_line(line, view)))
         self._log = new
 
     def _prompt_if_new(self) -> None:
@@ -263,7 +274,7 @@ class LineFrontend:
         if view.phase in (V.PLAYING, V.RESTOCKING):
             self.say("   " + plain(scr.pile_line()))
         if view.hand:
-            title, row, _ = scr.hand_lines(200)
+            title, row, _ = scr.hand_lines(200, keys=False)
             self.say("   " + plain(title) + ": " + plain(row))
         if view.my_turn and view.step == "discard" and view.close_options:
             opts = ", ".join(f"{card_text(c, scr.faces)} ({p})" for c, p, _ in view.close_options)
@@ -363,7 +374,8 @@ class LineFrontend:
             return True
         assert self.view is not None
         try:
-            intent = to_intent(cmd, self.view, self.screen.faces.deck)
+            intent = to_intent(cmd, self.view, self.screen.faces.deck,
+                               self.screen.display_hand()[0])
         except CommandError as exc:
             self.say("!! " + tr(exc.key, **exc.fields))
             return True

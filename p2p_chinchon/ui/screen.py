@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from .. import view as V
 from .i18n import Translator
+from .logtext import make_log_renderer
 from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
 
@@ -35,6 +36,16 @@ def _arrangement(hand: Sequence[Any], rules: Any) -> Any:
         return best_arrangement(list(hand), rules)
     except Exception:  # a display helper must never take the table down
         return None
+
+
+def must_agree(view: V.SeatView | None, agreed_here: bool = False) -> bool:
+    """Whether the lobby waits for this seat to agree: it is seated (the seating is proposed),
+    has not agreed (``agreed_here``: the person already did) and the node has not agreed for it
+    (a host agrees by opening the table)."""
+    if view is None or view.phase != V.LOBBY or agreed_here:
+        return False
+    mine = [s for s in view.seats if s.seat == view.me]
+    return bool(mine) and not mine[0].agreed
 
 
 def _rcell(text: str, cols: int) -> str:
@@ -89,6 +100,7 @@ class TableScreen:
         self.ask_question = ""
         self._ask_answer: Callable[[bool], None] | None = None
         self._arr_cache: tuple[Any, Any] = (None, None)
+        self.log_line = make_log_renderer(tr, lambda: self.faces)
 
     # ------------------------------------------------------------ inputs from the node
     @property
@@ -117,6 +129,10 @@ class TableScreen:
                 self.picked = new[0]
         if self.picked is None and hand:
             self.picked = self.display_hand()[0][-1] if self.display_hand()[0] else None
+
+    def i_agreed(self) -> bool:
+        """True unless the lobby waits for this seat's agreement (see :func:`must_agree`)."""
+        return not must_agree(self.view, self.agreed)
 
     def set_status(self, text: str) -> None:
         self.status = text
@@ -277,7 +293,7 @@ class TableScreen:
             return
         if view.phase == V.LOBBY:
             if k == "a":
-                if self.agreed:
+                if self.i_agreed():
                     self._say(self.tr("already_agreed"))
                 else:
                     self.agreed = True
@@ -433,21 +449,48 @@ class TableScreen:
         if view.table_name:
             parts.append(("class:title.table", f" {view.table_name} "))
         if view.phase not in (V.LOBBY,):
-            parts.append(("", " " + tr("hand_no", n=view.hand_no + 1)))
+            parts.append(("", " " + tr("hand_no", n=self.hand_number())))
         parts.append(("", " · "))
         parts.append(("class:phase", self.phase_text()))
         return parts
+
+    def hand_number(self) -> int:
+        """The hand the screen is about, from 1: after a close, the hand just scored (the
+        table may already count the next one)."""
+        view = self.view
+        assert view is not None
+        if view.phase in AFTER_CLOSE and view.score_history:
+            return len(view.score_history)
+        if view.phase == V.SHUFFLING:
+            return len(view.score_history) + 1
+        return view.hand_no + 1
 
     def phase_text(self) -> str:
         view, tr = self.view, self.tr
         assert view is not None
         if view.phase == V.PLAYING:
             if view.my_turn:
-                return tr("your_turn_draw") if view.step == "draw" else tr("your_turn_discard")
+                if view.step in ("draw", "discard"):
+                    return tr("your_turn_" + view.step)
+                return tr("your_turn_busy")  # e.g. the other seats still open the drawn card
             return tr("other_turn", name=self.seat_name(view.to_play))
         if view.phase == V.OVER and view.winner is not None:
-            return tr("winner", name=self.seat_name(view.winner))
+            return self.winner_text(view.winner)
         return tr("phase_" + view.phase) if view.phase in V_PHASES else view.phase
+
+    def stopped_text(self) -> str:
+        """Why the table stopped, for people ("you left the table" when we did)."""
+        view = self.view
+        assert view is not None and view.fault is not None
+        f = view.fault
+        reason = self.tr("you_left") if f.rule == "left" and f.seat == view.me else f.reason
+        return self.tr("stopped", reason=reason)
+
+    def winner_text(self, seat: int) -> str:
+        view = self.view
+        if view is not None and seat == view.me:
+            return self.tr("you_win")
+        return self.tr("winner", name=self.seat_name(seat))
 
     def seat_lines(self, cols: int) -> list[Line]:
         view, tr, faces = self.view, self.tr, self.faces
@@ -497,8 +540,9 @@ class TableScreen:
         line.append(("", str(view.stock_size)))
         return line
 
-    def hand_lines(self, cols: int) -> list[Line]:
-        """Three lines: title with deadwood, the cards (melds in brackets), position numbers."""
+    def hand_lines(self, cols: int, keys: bool = True) -> list[Line]:
+        """Three lines: title with deadwood, the cards (melds in brackets), position numbers.
+        ``keys``: say what the Enter key would discard (the full screen, not line mode)."""
         view, tr = self.view, self.tr
         assert view is not None
         cards, groups = self.display_hand()
@@ -512,6 +556,12 @@ class TableScreen:
             title.append(("", tr("no_cards")))
         if self.order is not None:
             title.append(("class:dim", "  (" + tr("custom_order") + ")"))
+        if keys and view.my_turn and view.step == "discard" and self.picked in cards:
+            title.append(("", " · "))
+            enter = tr("enter_discards", card="\x00").split("\x00")
+            title.append(("class:prompt", enter[0]))
+            title += self._card_frags(self.picked)
+            title.append(("class:prompt", enter[-1] if len(enter) > 1 else ""))
         for compact in (False, True):
             row, nums = self._hand_row(cards, groups, compact)
             if width(row) <= cols:
@@ -572,7 +622,9 @@ class TableScreen:
         assert view is not None
         lines: list[Line] = []
         if view.closer is not None and view.showdown:
-            lines.append([("class:label", tr("closed_by", name=self.seat_name(view.closer)))])
+            said = (tr("you_closed") if view.closer == view.me
+                    else tr("closed_by", name=self.seat_name(view.closer)))
+            lines.append([("class:label", said)])
         for sh in view.showdown:
             pen = [("class:penalty", f"{sh.penalty:>5}")]
             room = cols - width(pen) - 1
@@ -627,11 +679,13 @@ class TableScreen:
         lines: list[Line] = []
         for s in view.seats:
             if s.eliminated:
-                lines.append([("class:seat.out", tr("is_out", name=s.name, total=s.total))])
+                said = (tr("you_are_out", total=s.total) if s.seat == view.me
+                        else tr("is_out", name=s.name, total=s.total))
+                lines.append([("class:seat.out", said)])
         if view.reentry_offer and self.reentry_answered != view.hand_no:
             lines.append([("class:prompt", tr("reentry_question"))])
         if view.winner is not None:
-            lines.append([("class:winner", tr("winner", name=self.seat_name(view.winner)))])
+            lines.append([("class:winner", self.winner_text(view.winner))])
         return lines
 
     def help_lines(self) -> list[Line]:
@@ -651,14 +705,14 @@ class TableScreen:
         if view is None:
             return [("class:dim", tr("keys_idle"))]
         if view.phase == V.LOBBY:
-            return [("class:dim", tr("keys_lobby"))]
+            return [("class:dim", tr("keys_idle" if self.i_agreed() else "keys_lobby"))]
         if view.reentry_offer and self.reentry_answered != view.hand_no:
             return [("class:prompt", tr("keys_yes_no"))]
         if view.my_turn and view.step == "draw":
             return [("class:dim", tr("keys_draw"))]
         if view.my_turn and view.step == "discard":
             return [("class:dim", tr("keys_discard"))]
-        return [("class:dim", tr("keys_wait"))]
+        return [("class:dim", tr("keys_wait" if view.hand else "keys_idle"))]
 
     def message_line(self) -> Line:
         if self.mode == FINAL:
@@ -685,8 +739,10 @@ class TableScreen:
         prog = self.progress_line(cols)
         if view.fault is not None:
             f = view.fault
-            who = "" if f.seat is None else tr("blame", name=self.seat_name(f.seat), rule=f.rule)
-            blocks.append(([[("class:error", tr("stopped", reason=f.reason))]]
+            # leaving is a choice, not a cheat: the reason already says who left
+            who = ("" if f.seat is None or f.rule == "left"
+                   else tr("blame", name=self.seat_name(f.seat), rule=f.rule))
+            blocks.append(([[("class:error", self.stopped_text())]]
                            + ([[("class:error", who)]] if who else []), 0, False))
         if view.phase == V.LOBBY:
             from .lobby import rules_in_words
@@ -695,10 +751,14 @@ class TableScreen:
             rules = [[("", "• " + s)] for s in rules_in_words(view.rules, tr)]
             if rules:
                 blocks.append(([[("class:label", tr("proposed_rules"))]] + rules, 3, False))
-            agree = tr("agreed_waiting") if self.agreed else tr("press_a_to_agree")
+            agree = tr("agreed_waiting") if self.i_agreed() else tr("press_a_to_agree")
             blocks.append(([[("class:prompt", agree)]], 0, False))
-        elif view.phase in (V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER) or (
-                view.phase == V.STOPPED and view.showdown):
+        elif view.phase in AFTER_CLOSE or (view.phase in (V.STOPPED, V.SHUFFLING)
+                                           and view.showdown and view.score_history):
+            # while the next hand is shuffled the last showdown stays up, so a person can read it
+            if view.phase == V.SHUFFLING:
+                blocks.append(([[("class:label", tr("last_hand", n=len(view.score_history)))]],
+                               1, False))
             blocks.append((self.showdown_lines(cols), 1, False))
             blocks.append((self.score_lines(cols), 2, False))
             blocks.append((self.outcome_lines(), 0, False))
@@ -713,7 +773,7 @@ class TableScreen:
                 blocks.append(([close], 1, False))
         if prog is not None:
             blocks.append(([prog], 0, False))
-        blocks.append(([[("class:log", t)] for t in view.log], 9, True))
+        blocks.append(([self.log_line(t, view) for t in view.log], 9, True))
         return blocks
 
     def _render(self, cols: int, rows: int) -> list[Line]:
@@ -761,5 +821,6 @@ class TableScreen:
         return "\n".join(plain(l) for l in self.render(cols, rows))
 
 
+AFTER_CLOSE = frozenset({V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER})
 V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN, V.HAND_OVER,
                       V.REENTRY, V.OVER, V.STOPPED})

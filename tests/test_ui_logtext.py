@@ -1,0 +1,182 @@
+"""The move log re-rendered for people: translated, own seat as "you", cards in the table's
+faces; and the other places where the own seat is said in the second person."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from test_ui_fakes import SPANISH, discard_view, draw_view, lobby, seats, showdown_view
+
+from p2p_chinchon import view as V
+from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.ui.logtext import LOG_KEYS, YOU_KEYS, log_line
+from p2p_chinchon.ui.render import Faces
+from p2p_chinchon.ui.screen import TableScreen, must_agree
+from p2p_chinchon.ui.text import plain
+
+SEATS = ["Ana", "Ben", "Carla"]
+EN = Translator("en")
+
+
+def say(text, tr=EN, faces=Faces(), seats=SEATS, me=0):
+    line = log_line(text, tr, faces, seats, me)
+    return None if line is None else plain(line)
+
+
+# the sentences table.py and net/session.py write, and how the person at seat 0 reads them
+@pytest.mark.parametrize("raw, shown", [
+    ("Ana draws from the stock", "You draw from the stock"),
+    ("Ben draws from the stock", "Ben draws from the stock"),
+    ("Ana draws from the discard: 7♦", "You take 7♦ from the discard pile"),
+    ("Carla draws from the discard: 10♣", "Carla takes 10♣ from the discard pile"),
+    ("Ana discards J♠", "You discard J♠"),
+    ("Ben discards JK", "Ben discards JK"),
+    ("Ana closes", "You close!"),
+    ("Ben closes", "Ben closes!"),
+    ("hand 3: Ana deals", "Hand 3: you deal"),
+    ("hand 2: Ben deals", "Hand 2: Ben deals"),
+    ("Carla deals first (coin toss)", "Carla deals first (coin toss)"),
+    ("dealt; upcard Q♥", "Cards dealt; the upcard is Q♥"),
+    ("Ana agreed to the table", "You agreed to the table"),
+    ("Ben sat down (2/3)", "Ben sat down (2/3)"),
+    ("table 'kitchen' opened", "Table kitchen opened"),
+    ("seated: Ana [AB12], Ben [CD34]", "Seats: Ana [AB12], Ben [CD34]"),
+    ("the stock is empty: 17 discards are re-shuffled by every seat",
+     "The stock is empty: every seat reshuffles 17 discards"),
+    ("hand void: the stock ran out twice", "Hand void: the stock ran out twice"),
+    ("scores: Ben +3, Ana +12, Carla +27", "Points this hand: Ben +3, Ana +12, Carla +27"),
+    ("Eliminated: Ana", "You are out"),
+    ("Eliminated: Carla", "Carla is out"),
+    ("ReentryOffered: Ana", "You may buy back in"),
+    ("Reentered: Ben", "Ben buys back in"),
+    ("game over: Ana wins", "Game over: you win!"),
+    ("game over: Carla wins", "Game over: Carla wins"),
+    ("Ana left: left the table", "You left the table"),
+    ("Ben left: end of input", "Ben left: end of input"),
+    ("fault: seat 1: bad_signature: the signature does not verify",
+     "Fault by Ben (bad_signature): the signature does not verify"),
+    ("dropped a frame (bad_signature, claimed seat 2): forged",
+     "Ignored a bad frame said to be from Carla (bad_signature): forged"),
+    ("stopped by Ben: timeout: Carla did not answer", "Ben stopped the table: timeout: Carla did not answer"),
+    ("stopped by Ana: left", "You stopped the table: left"),
+    ("game over: nobody wins", "Game over: nobody wins"),
+])
+def test_english_log_lines(raw, shown):
+    assert say(raw) == shown
+
+
+def test_observer_and_other_seats_read_third_person():
+    assert say("Ana discards J♠", me=None) == "Ana discards J♠"
+    assert say("Ana discards J♠", me=1) == "Ana discards J♠"
+    assert say("Ben discards J♠", me=1) == "You discard J♠"
+
+
+def test_unknown_sentences_and_names_are_not_recognised():
+    assert say("something new happened") is None
+    assert say("Zoe draws from the stock") is None  # nobody at this table is called Zoe
+    assert say("Ana discards 99x") is None  # not a card
+    # with no seats known yet (lobby), sentences are still translated
+    assert say("Zoe sat down (2/4)", seats=[]) == "Zoe sat down (2/4)"
+
+
+def test_spanish_and_french_with_spanish_faces():
+    es, fr = Translator("es"), Translator("fr")
+    spanish = Faces("spanish", True, False)
+    assert say("Ana discards 7♦", es, spanish) == "Descartas 7 oros"
+    assert say("Ben draws from the discard: J♠", es, spanish) == "Ben coge sota esp. del descarte"
+    assert say("Ana draws from the stock", fr) == "Vous piochez dans le talon"
+    assert say("Carla closes", fr) == "Carla ferme !"
+
+
+def test_cards_keep_their_colour_style():
+    line = log_line("Ben discards 7♥", EN, Faces("french", True, True), SEATS, 0)
+    assert ("class:card.red", "7♥") in line
+    plain_ascii = log_line("Ben discards 7♥", EN, Faces("french", False, False), SEATS, 0)
+    assert plain(plain_ascii) == "Ben discards 7h"
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "fr"])
+def test_every_log_key_has_its_you_form(lang):
+    tr = Translator(lang)
+    for key in LOG_KEYS:
+        assert tr(key, name="X", card="Y", n=1, k=1, table="t", names="a", reason="r",
+                  scores="s", rule="u")
+    for key in YOU_KEYS:
+        assert tr(key + "_you", card="Y", n=1, k=1, reason="r")
+
+
+def make(view, lang="en"):
+    s = TableScreen(Translator(lang), Faces())
+    s.set_view(view)
+    return s
+
+
+def test_screen_log_uses_the_second_person_and_shows_the_newest_lines():
+    log = tuple(f"Ben discards {c}" for c in ("A♠", "2♠", "3♠")) * 10 + ("Ana draws from the stock",)
+    text = make(draw_view(log=log)).render_text(80, 24)
+    rows = text.splitlines()
+    assert rows[-3] == "You draw from the stock"  # the newest line sits just above the footer
+    assert "Ana draws" not in text
+
+
+def test_own_outcomes_in_the_second_person():
+    view = showdown_view(seats=seats((25, 30, 4), eliminated=(0, 1)), closer=0,
+                         phase=V.OVER, winner=2)
+    text = make(view).render_text(80, 24)
+    assert "You closed." in text and "You are out (25 points)." in text
+    assert "Ben is out (30 points)." in text and "Carla wins the game!" in text
+    won = make(dataclasses.replace(view, winner=0)).render_text(80, 24)
+    assert "You win the game!" in won.splitlines()[0]
+
+
+def test_turn_while_the_drawn_card_is_being_opened():
+    s = make(draw_view(step=None, hand=draw_view().hand))
+    assert "your turn: getting your card…" in s.render_text(80, 24).splitlines()[0]
+
+
+def test_enter_says_which_card_it_discards():
+    s = make(draw_view())
+    s.set_view(discard_view())  # the drawn K♦ is picked
+    assert "Enter discards K♦" in s.render_text(80, 24)
+    s.key("1")
+    first = s.display_hand()[0][0]
+    assert f"Enter discards {first}" in s.render_text(80, 24)
+    assert "Enter discards" not in make(draw_view()).render_text(80, 24)
+
+
+def test_hand_number_after_a_close_and_last_showdown_while_shuffling():
+    # after a close the table may already count the next hand: the header names the hand shown
+    view = showdown_view(hand_no=2, phase=V.HAND_OVER)  # two hands scored
+    assert "hand 2 · hand over" in make(view).render_text(80, 24).splitlines()[0]
+    shuffling = dataclasses.replace(view, phase=V.SHUFFLING, progress=(3, 9, "shuffle by Ben"))
+    text = make(shuffling).render_text(80, 24)
+    assert "hand 3 · shuffling and dealing" in text.splitlines()[0]
+    assert "Last hand (2):" in text and "Carla closed." in text and "3/9 shuffle by Ben" in text
+
+
+def test_leaving_is_not_blamed_as_a_fault():
+    left = V.Fault(0, "left", "Ana left the table")
+    text = make(draw_view(phase=V.STOPPED, fault=left)).render_text(80, 24)
+    assert "The table stopped: you left the table" in text and "Blamed" not in text
+    cheat = V.Fault(1, "bad_signature", "a forged envelope")
+    text = make(draw_view(phase=V.STOPPED, fault=cheat)).render_text(80, 24)
+    assert "Blamed: Ben (bad_signature)" in text
+
+
+def test_must_agree_only_once_seated_and_not_agreed():
+    view = lobby()
+    assert must_agree(view)
+    assert not must_agree(view, agreed_here=True)
+    assert not must_agree(dataclasses.replace(view, seats=()))  # seating not proposed yet
+    agreed = tuple(dataclasses.replace(s, agreed=s.seat == 0) for s in view.seats)
+    assert not must_agree(dataclasses.replace(view, seats=agreed))  # e.g. the host
+    assert not must_agree(draw_view())
+    s = make(dataclasses.replace(view, seats=agreed))
+    assert "You agreed; waiting for the other seats." in s.render_text(80, 24)
+
+
+def test_log_in_spanish_table_faces():
+    view = draw_view(rules=SPANISH, log=("Ana discards 7♦", "Ben draws from the discard: K♠"))
+    text = make(view, "es").render_text(80, 24)
+    assert "Descartas 7 oros" in text and "Ben coge rey esp. del descarte" in text
