@@ -37,6 +37,8 @@ NOT_ATTRIBUTABLE = {
     "malformed": "a damaged byte",
     "wrong_game": "an envelope copied from another game",
     "seq": "an envelope copied from another position",
+    "unknown_seat": "an envelope signed for a seat that does not exist",
+    "diverged": "an envelope that follows another history (a fork made by someone else's equivocation, or a splice)",
 }
 
 
@@ -54,6 +56,7 @@ class AuditReport:
     rule: str | None = None
     detail: str = ""
     head: str = ""
+    proof_rounds: int = 0  # k of the table's shuffle proofs (soundness 2^-k)
 
     @property
     def exit_code(self) -> int:
@@ -71,7 +74,9 @@ class AuditReport:
 
         if self.players:
             lines.append("players: " + ", ".join(f"{i}: {p['name']} [{p['fingerprint']}]" for i, p in enumerate(self.players)))
-        lines.append(f"envelopes: {self.envelopes}, hands: {self.hands}")
+        lines.append(f"envelopes: {self.envelopes}, hands: {self.hands}"
+                     + (f", shuffle proofs k = {self.proof_rounds}" + (" (weak: under 40)" if self.proof_rounds < 40 else "")
+                        if self.proof_rounds else ""))
         for h, row in enumerate(self.scores):
             lines.append(f"  hand {h + 1}: " + "  ".join(f"{names[s] if s < len(names) else s} {p:+d}" for s, p in enumerate(row)))
         if self.totals:
@@ -96,6 +101,7 @@ def _fill(report: AuditReport, t: tbl.Table) -> None:
     report.totals = list(t.engine.totals) if t.engine else []
     report.envelopes = len(t.chain)
     report.head = t.head.hex()
+    report.proof_rounds = t.proof_rounds if t.chain else 0
 
 
 def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditReport:
@@ -143,30 +149,25 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
         t.replay(frame)  # checks the accuser's signature and chain position
     except tbl.ProtocolViolation as exc:
         r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
+        if exc.rule in NOT_ATTRIBUTABLE:
+            r.verdict = "corrupt"
         _fill(r, t)
         return r
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
     r = AuditReport("accused", index=i, seat=accused, rule=b["rule"])
-    evidence = b["evidence"]
-    state = t._before_last  # the observer's state before the fault
-    if not evidence:
-        r.detail = f"seat {env.seat} says: {b['reason']} (no evidence attached; unverifiable)"
-    elif len(evidence) == 2 and b["rule"] == "equivocation":
-        r.detail = f"{b['reason']} ({t._judge_evidence(accused, evidence)})"
+    status, proof = t._before_last.check_evidence(b["evidence"])
+    if status == "proves" and proof is not None and proof.seat == accused:
+        r.detail = f"confirmed: {proof.rule}: {proof.reason}"
+        r.rule = proof.rule
+    elif status == "proves" and proof is not None:
+        r.detail = f"the evidence shows seat {proof.seat} broke {proof.rule}, not seat {accused}"
+        r.seat, r.rule = proof.seat, proof.rule
+    elif status == "valid":
+        r.verdict, r.seat, r.rule = "cheat", env.seat, "false_accusation"
+        r.detail = f"seat {env.seat} accused seat {accused} ({b['rule']}) but the evidence proves nothing against it"
     else:
-        try:
-            state.replay(evidence[0])
-            r.detail = f"seat {env.seat} accused seat {accused} but the evidence is a valid move: the accuser is wrong"
-            r.seat = env.seat
-            r.rule = "false_accusation"
-            r.verdict = "cheat"
-        except tbl.ProtocolViolation as exc:
-            if exc.seat == accused and exc.rule not in ("bad_signature", "malformed"):
-                r.detail = f"confirmed: {exc.rule}: {exc.reason}"
-                r.rule = exc.rule
-            else:
-                r.detail = f"evidence does not prove it ({exc.rule}: {exc.reason}); accuser: seat {env.seat}"
+        r.detail = f"seat {env.seat} says: {b['rule']}: {b['reason']} (unverifiable from the record)"
     _fill(r, t)
     return r
 

@@ -36,6 +36,7 @@ class SeatSpec:
     identity: Identity | None = None
     node_ready: Callable[..., Any] | None = None
     table_cls: type = tbl.Table  # tests swap in a cheating table for a joiner
+    on_reject: Callable[[str], Any] | None = None  # the UI hears why an intent was refused
 
 
 def seat_rng(seed: int | str | None, label: object) -> Any:
@@ -94,7 +95,7 @@ async def play_local(
             player_name=specs[0].name, decide=decider(0), on_update=specs[0].on_update,
             transcript_path=path(0), timeouts=timeouts, proof_rounds=proof_rounds,
             bind="127.0.0.1", advertise=False, on_listening=on_listening,
-            node_ready=specs[0].node_ready, table_ready=host_table.append,
+            node_ready=specs[0].node_ready, table_ready=host_table.append, on_reject=specs[0].on_reject,
         )
 
     async def run_joiner(i: int) -> None:
@@ -103,6 +104,8 @@ async def play_local(
             player_name=specs[i].name, decide=decider(i), on_update=specs[i].on_update,
             transcript_path=path(i), timeouts=timeouts, auto_agree=specs[i].decide is None,
             bind="127.0.0.1", node_ready=specs[i].node_ready, table_cls=specs[i].table_cls,
+            on_reject=specs[i].on_reject,
+            min_proof_rounds=min(proof_rounds, tbl.MIN_PROOF_ROUNDS),
         )
 
     async with trio.open_nursery() as nursery:

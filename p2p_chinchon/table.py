@@ -39,7 +39,11 @@ from p2p_chinchon.rng import SeededRng
 
 APP = "p2p-chinchon"
 DEFAULT_PROOF_ROUNDS = 64  # cut-and-choose shadow shuffles: soundness 2^-64
+# A joiner refuses weaker tables: below ~40 rounds a shuffler can grind a forged proof
+# (2^k Fiat-Shamir tries) within a turn's timeout. Tests and demos lower it explicitly.
+MIN_PROOF_ROUNDS = 40
 MAX_BUFFERED = 512  # early envelopes kept while waiting for their predecessors
+RESYNC_DEPTH = 16  # on divergence, ask the peer for this many envelopes before the conflict
 LOG_KEEP = 200
 ZERO32 = bytes(32)
 TERMINAL_KINDS = ("fault", "leave")
@@ -120,6 +124,15 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Resync:
+    """Our chain and ``seat``'s have diverged: ask it for its envelopes from ``from_seq`` on,
+    so that the conflicting versions meet and whoever signed both is caught (equivocation)."""
+
+    seat: int
+    from_seq: int
+
+
+@dataclass(frozen=True)
 class GameEvent:
     """An engine event (dealt, drew, discarded, closed, scored, eliminated, game over...)."""
 
@@ -132,7 +145,9 @@ class Job:
     ``fn`` is a module-level function, ``args`` are picklable) and report back with
     :meth:`Table.job_done`. Kinds: ``verify_shuffle`` (a peer's proof, deferred when the
     table was built with ``defer_proofs``) and ``prepare_shuffle`` (our own shuffle's
-    multiplications, done while we wait for our turn)."""
+    multiplications, done while we wait for our turn; for the first shuffle of a hand and for
+    every re-shuffle of the stock). The driver must report every job: a seat whose turn to
+    shuffle comes while its ``prepare_shuffle`` job runs waits for it."""
 
     id: int
     kind: str
@@ -209,8 +224,9 @@ class Table:
     """
 
     def __init__(self, identity: Any | None, rng: Any, *, auto_agree: bool = False,
-                 defer_proofs: bool = False) -> None:
+                 defer_proofs: bool = False, min_proof_rounds: int = MIN_PROOF_ROUNDS) -> None:
         self.identity = identity
+        self.min_proof_rounds = min_proof_rounds
         self.rng = rng
         self.auto_agree = auto_agree
         # Verify peers' shuffle proofs as Jobs off the critical path; every one must pass
@@ -221,6 +237,7 @@ class Table:
         self._prep: Any = None
         self._prep_job: int | None = None
         self._prep_args: tuple = ()
+        self._shuffle_args: dict[int, tuple] = {}  # seq -> verify_shuffle arguments (evidence)
         self.me: int | None = None
         self.game: bytes = b""
         self.table_name = ""
@@ -232,7 +249,7 @@ class Table:
         self.chain: list[Any] = []  # accepted envelopes in order
         self.frames: list[bytes] = []
         self.head: bytes = ZERO32
-        self.buffer: dict[int, bytes] = {}
+        self.buffer: dict[int, dict[int, bytes]] = {}  # seq -> seat -> validly signed frame
         self.queue: deque[Step] = deque()
         self.phase = v.LOBBY
         self.engine: Any = None
@@ -275,12 +292,18 @@ class Table:
         rules: Any,
         max_seats: int,
         addr: str,
-        proof_rounds: int = DEFAULT_PROOF_ROUNDS,
+        proof_rounds: int | None = None,
         auto_agree: bool = False,
         defer_proofs: bool = False,
     ) -> Table:
-        """The host opens a table: signs the ``offer`` (chain root, seq 0) as seat 0."""
-        t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs)
+        """The host opens a table: signs the ``offer`` (chain root, seq 0) as seat 0.
+        ``proof_rounds`` (k) overrides ``rules.shuffle_proof_rounds``; the host may choose any
+        k, its joiners decide whether to accept it (``min_proof_rounds``)."""
+        import dataclasses
+
+        if proof_rounds is not None and proof_rounds != rules.shuffle_proof_rounds:
+            rules = dataclasses.replace(rules, shuffle_proof_rounds=proof_rounds)
+        t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs, min_proof_rounds=1)
         t.me = 0
         game = rng.token_bytes(16)
         body = {
@@ -289,7 +312,7 @@ class Table:
             "max_seats": max_seats,
             "app": APP,
             "nonce": rng.token_bytes(32),
-            "proof_rounds": proof_rounds,
+            "proof_rounds": rules.shuffle_proof_rounds,
             "host_key": identity.public_bytes,
         }
         t.game = game
@@ -300,17 +323,21 @@ class Table:
 
     @classmethod
     def joining(cls, identity: Any, rng: Any, offer_frame: bytes, *, auto_agree: bool = False,
-                defer_proofs: bool = False) -> Table:
-        """A player who fetched the host's ``offer`` frame; the ``seating`` follows by receive."""
-        t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs)
+                defer_proofs: bool = False, min_proof_rounds: int = MIN_PROOF_ROUNDS) -> Table:
+        """A player who fetched the host's ``offer`` frame; the ``seating`` follows by receive.
+        Raises :class:`ProtocolViolation` for an offer we refuse (malformed, bad rules, shuffle
+        proofs weaker than ``min_proof_rounds``)."""
+        t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs,
+                min_proof_rounds=min_proof_rounds)
         t._out = []
         t._accept_frame(offer_frame, link_seat=0)
         return t
 
     @classmethod
     def observer(cls) -> Table:
-        """No seat, no secrets: replays and checks everything public (``audit``)."""
-        return cls(None, None)
+        """No seat, no secrets: replays and checks everything public (``audit``). It accepts
+        any k: the audit reports the table's proof strength instead of refusing it."""
+        return cls(None, None, min_proof_rounds=1)
 
     # ------------------------------------------------------------------ public API
 
@@ -344,14 +371,16 @@ class Table:
             return next(i for i, p in enumerate(self._pending) if p.key == key)
         if len(self._pending) >= self.max_seats:
             raise IntentError("the table is full")
-        self._pending.append(Player(name[:32], key, addr))
+        if len(addr.encode()) > 64:
+            raise IntentError("the joiner's address is too long")
+        self._pending.append(Player(_clip_utf8(name, 32) or "?", key, addr))
         return len(self._pending) - 1
 
     def _host_name(self) -> str:
         return getattr(self, "_my_name", "host")
 
     def set_host_name(self, name: str) -> None:
-        self._my_name = name[:32]
+        self._my_name = _clip_utf8(name, 32) or "host"
 
     @property
     def pending_players(self) -> list[Player]:
@@ -367,7 +396,7 @@ class Table:
         body = {"players": [{"name": p.name, "key": p.key, "addr": p.addr} for p in players]}
         self._out = []
         self._emit_own("seating", body)
-        self._advance()
+        self._guarded(lambda: None, ())
         return self._take()
 
     def receive(self, frame: bytes, link_seat: int | None = None) -> list:
@@ -375,13 +404,23 @@ class Table:
         self._out = []
         if self.fault or self.finished:
             return []
+        self._guarded(lambda: self._accept_frame(frame, link_seat), (frame,), link_seat)
+        return self._take()
+
+    def _guarded(self, step: Any, frames: tuple[bytes, ...], link_seat: int | None = None) -> None:
+        """Run ``step`` then everything it unblocks. A frame nobody can be blamed for is dropped
+        and kept as evidence (the table goes on); a violation stops the table with a fault."""
         try:
-            self._accept_frame(frame, link_seat)
+            step()
             self._drain_buffer()
             self._advance()
+        except _Dropped as d:
+            self._out.append(Evidence(d.seat, d.rule, d.reason, d.frames or frames))
+            self._log(f"dropped a frame ({d.rule}, claimed seat {d.seat}): {d.reason}")
+            if d.resync is not None and link_seat is not None:
+                self._out.append(Resync(link_seat, d.resync))
         except ProtocolViolation as exc:
-            self._stop_with_fault(exc, (frame,))
-        return self._take()
+            self._stop_with_fault(exc, frames)
 
     def replay(self, frame: bytes) -> list:
         """Audit: apply the next frame of a recorded chain, strictly in order. Raises
@@ -429,8 +468,7 @@ class Table:
             self._try_emit("reenter", {"hand": self._hand_played, "accept": bool(intent.accept)})
         else:
             raise IntentError(f"unknown intent {intent!r}")
-        self._drain_buffer()
-        self._advance()
+        self._guarded(lambda: None, ())
         return self._take()
 
     def poll(self) -> list:
@@ -554,49 +592,78 @@ class Table:
         self._out.append(Send(frame))
 
     def _accept_frame(self, frame: bytes, link_seat: int | None) -> None:
+        """Place one frame: apply it at the head, buffer it if early, compare it if late.
+
+        Blame needs a signature: a frame that does not decode, is not validly signed by the
+        seat it names, or belongs to another game is dropped (:class:`_Dropped`, kept as
+        evidence) and never names a seat in a fault, since anyone on the network path can
+        produce one. A validly signed envelope that conflicts with ours either proves
+        something against its signer (equivocation, speaking out of turn) or shows that our
+        histories diverged, in which case we ask the sender for its envelopes (Resync)."""
         try:
             env = wire.decode_envelope(frame)
         except wire.WireError as exc:
-            raise ProtocolViolation(link_seat, "malformed", str(exc)) from None
-        if env.v != PROTOCOL_VERSION:
-            raise ProtocolViolation(env.seat, "version", f"protocol version {env.v}, we speak {PROTOCOL_VERSION}")
+            raise _Dropped(link_seat, "malformed", str(exc)) from None
         if self.chain and env.game != self.game:
-            raise ProtocolViolation(env.seat, "wrong_game", "envelope belongs to another game", env.seq)
+            raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         n = len(self.chain)
         if env.seq < n:
             if self.frames[env.seq] == frame:
-                return  # duplicate (resent after a reconnect)
-            self._check_sig(env)
-            if self.chain[env.seq].seat == env.seat:
-                raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
-            raise ProtocolViolation(env.seat, "fork", "envelope for a chain position already taken", env.seq)
-        if env.seq > n:
-            if env.kind in TERMINAL_KINDS and self.players:
-                # A peer stopped the table at a point we have not reached (our chain lags or
-                # diverged): we cannot chain it, but a validly signed stop still stops us.
-                self._check_sig(env)
+                return  # duplicate (resent after a reconnect, or answered to a resync)
+            self._verify_or_drop(env)
+            if env.kind in TERMINAL_KINDS:
                 self._stop_from_peer(env)
                 return
-            if len(self.buffer) >= MAX_BUFFERED:
-                raise ProtocolViolation(link_seat, "flood", "too many envelopes ahead of the chain")
-            old = self.buffer.get(env.seq)
-            if old is not None and old != frame:
-                # two different early frames for one position: keep the first, judge later
+            mine = self.chain[env.seq]
+            if mine.seat == env.seat:
+                raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
+            if mine.prev == env.prev:
+                raise ProtocolViolation(env.seat, "not_your_turn",
+                                        f"signed seq {env.seq} where seat {mine.seat} spoke", env.seq)
+            raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history",
+                           resync=max(0, env.seq - RESYNC_DEPTH))
+        if self.players:
+            self._verify_or_drop(env)
+        if env.seq > n:
+            if env.kind in TERMINAL_KINDS and self.players:
+                self._stop_from_peer(env)  # a peer stopped the table at a point we have not reached
                 return
-            self.buffer[env.seq] = frame
+            if env.seq > n + MAX_BUFFERED:  # no honest seat runs this far ahead of us
+                raise ProtocolViolation(env.seat, "flood", f"signed seq {env.seq} while our chain has {n}", env.seq)
+            slot = self.buffer.setdefault(env.seq, {})
+            old = slot.get(env.seat)
+            if old is not None and old != frame:
+                if self.players:
+                    raise _Equivocation(env.seat, (old, frame), env.seq)
+                return
+            if sum(len(x) for x in self.buffer.values()) >= MAX_BUFFERED:
+                raise ProtocolViolation(env.seat, "flood", "too many signed envelopes ahead of the chain", env.seq)
+            slot[env.seat] = frame
             return
-        self._apply(env, frame)
+        if env.prev != self.head and n > 0:
+            raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history",
+                           resync=max(0, n - RESYNC_DEPTH))
+        self._apply(env, frame, verified=bool(self.players))
+
+    def _verify_or_drop(self, env: Any) -> None:
+        try:
+            self._check_sig(env)
+        except ProtocolViolation as exc:
+            raise _Dropped(env.seat, exc.rule, exc.reason) from None
 
     def _drain_buffer(self) -> None:
-        while len(self.chain) in self.buffer and not (self.fault or self.finished):
-            frame = self.buffer.pop(len(self.chain))
-            self._accept_frame(frame, None)
-            self._advance()
-        # drop stale entries
-        for k in [k for k in self.buffer if k < len(self.chain)]:
-            frame = self.buffer.pop(k)
-            if frame != self.frames[k]:
+        while not (self.fault or self.finished):
+            cands = self.buffer.pop(len(self.chain), None)
+            if not cands:
+                break
+            step = self.expected()
+            speaker = step.seat if step is not None else -1
+            # the expected speaker's envelope first; any other seat's is then out of turn
+            for _seat, frame in sorted(cands.items(), key=lambda kv: kv[0] != speaker):
                 self._accept_frame(frame, None)
+                if self.fault or self.finished:
+                    return
+            self._advance()
 
     def _check_sig(self, env: Any) -> None:
         key = self._key_of(env)
@@ -617,9 +684,10 @@ class Table:
             raise ProtocolViolation(env.seat, "unknown_seat", f"no seat {env.seat} at this table", env.seq)
         return self.players[env.seat].key
 
-    def _apply(self, env: Any, frame: bytes) -> None:
+    def _apply(self, env: Any, frame: bytes, verified: bool = False) -> None:
         """Check ``env`` at the head of the chain and apply it. Raises ProtocolViolation with
-        nothing changed; on success the envelope is appended and Accepted is emitted."""
+        nothing changed; on success the envelope is appended and Accepted is emitted.
+        ``verified``: the signature was already checked (or the envelope is our own)."""
         if env.seq != len(self.chain):
             raise ProtocolViolation(env.seat, "seq", f"seq {env.seq}, expected {len(self.chain)}", env.seq)
         self._current_frame = frame
@@ -633,7 +701,8 @@ class Table:
         else:
             if env.game != self.game:
                 raise ProtocolViolation(env.seat, "wrong_game", "envelope belongs to another game", env.seq)
-            self._check_sig(env)
+            if not (verified or self._emitting_own):
+                self._check_sig(env)
             if env.kind in TERMINAL_KINDS:
                 commit = self._handle_terminal(env)
             else:
@@ -661,7 +730,10 @@ class Table:
 
     # ------------------------------------------------------------------ faults
 
-    def _stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...]) -> None:
+    def _stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...],
+                         shown: v.Fault | None = None) -> None:
+        """Sign our own ``fault`` (what we verified: ``exc``) and stop. ``shown`` is what the
+        UI says, when it differs (a peer's accusation we could not check ourselves)."""
         if isinstance(exc, _Equivocation):
             frames = exc.frames
         self._out.append(Evidence(exc.seat, exc.rule, exc.reason, tuple(frames)))
@@ -683,67 +755,117 @@ class Table:
             self.head = env.hash()
             self._out.append(Accepted(env.seq, frame, env))
             self._out.append(Send(frame))
-        self.fault = v.Fault(exc.seat, exc.rule, exc.reason)
+        self.fault = shown or v.Fault(exc.seat, exc.rule, exc.reason)
         self.phase = v.STOPPED
         self._out.append(Stopped(self.fault))
+
+    def _peer_fault_view(self, env: Any) -> tuple[ProtocolViolation | None, v.Fault]:
+        """Judge a peer's ``fault``: what we can prove ourselves, and what to show."""
+        b = env.body
+        accused = b["accused"] if b["accused"] != 255 else None
+        status, proof = self.check_evidence(b["evidence"])
+        if status == "proves" and proof is not None and proof.seat == accused:
+            return proof, v.Fault(accused, proof.rule, f"{self._name(env.seat)} caught it, confirmed here: {proof.reason}")
+        if status == "valid":
+            return None, v.Fault(env.seat, "false_accusation",
+                                 f"{self._name(env.seat)} accused seat {accused} ({b['rule']}) but its evidence proves nothing against it")
+        return None, v.Fault(accused, b["rule"], f"{self._name(env.seat)} reports: {b['reason']} (not checked here)")
 
     def _handle_terminal(self, env: Any) -> Any:
         if env.kind == "leave":
             def commit() -> None:
                 self.left.add(env.seat)
                 self._log(f"{self._name(env.seat)} left: {env.body['reason']}")
-                active = self.engine.active if self.engine else range(len(self.players))
                 if self.finished:
                     return
-                if env.seat in active or self.engine is None or self.engine.phase != engine.Phase.OVER:
+                in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
+                active = self.engine is None or env.seat in self.engine.active
+                if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue):
                     self.fault = v.Fault(env.seat, "left", f"{self._name(env.seat)} left the table")
                     self.phase = v.STOPPED
                     self._out.append(Stopped(self.fault))
+                else:  # an eliminated seat may go home; it just will not sign the game end
+                    self.queue = deque(st for st in self.queue if st.seat != env.seat)
+                    if self.phase == v.OVER and not self.queue and not self.finished:
+                        self.finished = True
+                        self._out.append(Finished(self.winner))
             return commit
-        # fault from a peer: the table stops; we say whether the evidence convinces us
-        accused = env.body["accused"]
-        verdict = self._judge_evidence(accused, env.body["evidence"])
+        # a peer's fault, in its place in the chain: the table stops; we say what we can check
+        _, shown = self._peer_fault_view(env)
 
         def commit_fault() -> None:
-            reason = f"seat {env.seat} accuses seat {accused}: {env.body['rule']}: {env.body['reason']}"
-            if verdict is not None:
-                reason += f" ({verdict})"
-            self.fault = v.Fault(accused if accused != 255 else None, env.body["rule"], reason)
+            self.fault = shown
             self.phase = v.STOPPED
-            self._log(reason)
+            self._log(f"stopped by {self._name(env.seat)}: {shown.reason}")
             self._out.append(Stopped(self.fault))
 
         return commit_fault
 
     def _stop_from_peer(self, env: Any) -> None:
-        b = env.body
+        """A validly signed ``fault``/``leave`` that we cannot chain (our chain is behind, or
+        already holds another envelope at its position). It stops us; we record our own fault
+        quoting it, and adopt its accusation only if we can check its evidence ourselves."""
         if env.kind == "leave":
-            self.fault = v.Fault(env.seat, "left", f"{self._name(env.seat)} left the table")
+            exc = ProtocolViolation(env.seat, "left", f"{self._name(env.seat)} left the table")
+            self._stop_with_fault(exc, (env.encode(),))
+            return
+        proof, shown = self._peer_fault_view(env)
+        if proof is not None:
+            self._stop_with_fault(proof, proof_frames(proof) or (env.encode(),), shown)
         else:
-            accused = b["accused"] if b["accused"] != 255 else None
-            self.fault = v.Fault(accused, b["rule"], f"seat {env.seat} stopped the table at seq {env.seq}, "
-                                 f"ahead of our chain ({len(self.chain)}): {b['reason']}")
-        self.phase = v.STOPPED
-        self._log(self.fault.reason)
-        self._out.append(Evidence(self.fault.seat, self.fault.rule, self.fault.reason, (env.encode(),)))
-        self._out.append(Stopped(self.fault))
+            exc = ProtocolViolation(None, "stopped_by_peer",
+                                    f"seat {env.seat} stopped the table off our chain: {env.body['rule']}")
+            self._stop_with_fault(exc, (env.encode(),), shown)
 
-    def _judge_evidence(self, accused: int, frames: list) -> str | None:
-        """Re-check evidence against our own state: None if it cannot be judged."""
+    def check_evidence(self, frames: list) -> tuple[str, ProtocolViolation | None]:
+        """Judge a fault's evidence against this state (audit uses the state just before the
+        fault). Returns ``("proves", violation)`` when a frame is validly signed and breaks a
+        rule attributable to its signer (or two frames prove equivocation), ``("valid", None)``
+        when the single frame is a valid move here (the accusation is false), and
+        ``("unverifiable", None)`` otherwise (no evidence, damaged or unsigned frames, another
+        history)."""
         if not frames:
-            return "no evidence: unverifiable"
+            return "unverifiable", None
         try:
             envs = [wire.decode_envelope(f) for f in frames]
         except wire.WireError:
-            return "evidence is not a well-formed envelope"
-        if len(envs) == 2 and envs[0].seq == envs[1].seq and envs[0].seat == envs[1].seat == accused:
+            return "unverifiable", None
+        if len(envs) == 2:
+            a, b = envs
+            if a.seq != b.seq or a.seat != b.seat or frames[0] == frames[1]:
+                return "valid", None  # not two different envelopes of one seat: proves nothing
             try:
-                for e in envs:
-                    wire.verify_envelope(e, self.players[accused].key)
-            except (wire.WireError, IndexError):
-                return "equivocation evidence not signed by the accused: accuser is wrong"
-            return "equivocation confirmed" if frames[0] != frames[1] else "identical frames: accuser is wrong"
-        return None
+                self._check_sig(a)
+                self._check_sig(b)
+            except ProtocolViolation:
+                return "valid", None
+            return "proves", _Equivocation(a.seat, (frames[0], frames[1]), a.seq)
+        if len(envs) != 1:
+            return "unverifiable", None
+        e = envs[0]
+        if e.seq < len(self.chain) and self.frames[e.seq] == frames[0]:
+            # already in our chain: only a shuffle can still be proven bad (deferred proofs)
+            args = self._shuffle_args.get(e.seq)
+            if args is None:
+                return "valid", None
+            try:
+                deck.verify_shuffle(*args)
+            except deck.DeckError as exc:
+                return "proves", ProtocolViolation(e.seat, "shuffle", exc.reason, e.seq)
+            return "valid", None
+        import copy
+
+        trial = copy.deepcopy(self)
+        trial._out = []
+        try:
+            trial._accept_frame(frames[0], None)
+        except _Dropped:
+            return "unverifiable", None
+        except ProtocolViolation as exc:
+            return "proves", exc
+        if envs[0].seq == len(self.chain) and len(trial.chain) == len(self.chain) + 1:
+            return "valid", None
+        return "unverifiable", None
 
     # ------------------------------------------------------------------ lobby handlers
 
@@ -755,8 +877,13 @@ class Table:
             rules = engine.Rules.from_wire(b["rules"])
         except Exception as exc:  # RulesError
             raise ProtocolViolation(0, "bad_rules", str(exc), 0) from None
-        if not (1 <= b["proof_rounds"] <= 128):
+        if b["proof_rounds"] != rules.shuffle_proof_rounds:
+            raise ProtocolViolation(0, "bad_rules", "offer's proof_rounds differs from its rules' shuffle_proof_rounds", 0)
+        if not (1 <= b["proof_rounds"] <= deck.MAX_K):
             raise ProtocolViolation(0, "bad_rules", "proof_rounds out of range", 0)
+        if b["proof_rounds"] < self.min_proof_rounds:
+            raise ProtocolViolation(0, "weak_proofs", f"the table's shuffle proofs use k = {b['proof_rounds']} "
+                                    f"rounds; this seat requires at least {self.min_proof_rounds}", 0)
 
         def commit() -> None:
             self.game = env.game
@@ -889,14 +1016,19 @@ class Table:
             self.hc.publics[env.seat] = public
             if joint is not None:
                 self.hc.joint = joint
-                self._prep = None
-                if self.me in self.hc.seats and self.rng is not None:
-                    # a seeded (test) table derives the job's stream; real play uses secrets
-                    seed = self.rng.token_bytes(32) if isinstance(self.rng, SeededRng) else None
-                    self._prep_args = (joint, len(self.cts), self.proof_rounds, seed)
-                    self._prep_job = self._new_job("prepare_shuffle", _prepare_shuffle, self._prep_args)
+                self._start_prep(len(self.cts))
 
         return commit
+
+    def _start_prep(self, n: int) -> None:
+        """Precompute the multiplications of our next shuffle (``n`` cards under the joint
+        key) as a Job, while the seats before us shuffle."""
+        self._prep = None
+        if self.me in self.hc.seats and self.rng is not None:
+            # a seeded (test) table derives the job's stream; real play uses secrets
+            seed = self.rng.token_bytes(32) if isinstance(self.rng, SeededRng) else None
+            self._prep_args = (self.hc.joint, n, self.proof_rounds, seed)
+            self._prep_job = self._new_job("prepare_shuffle", _prepare_shuffle, self._prep_args)
 
     def _on_shuffle(self, env: Any) -> Any:
         b = env.body
@@ -917,6 +1049,7 @@ class Table:
 
         def commit() -> None:
             self.queue.popleft()
+            self._shuffle_args[env.seq] = args
             if self.defer_proofs and not self._emitting_own:
                 jid = self._new_job("verify_shuffle", deck.verify_shuffle, args)
                 self.pending_proofs[jid] = (env.seat, env.seq, frame)
@@ -1108,7 +1241,7 @@ class Table:
         """Check an engine action against a copy of the engine with the new faces learned."""
         import copy
 
-        trial = copy.deepcopy(self.engine)
+        trial = copy.deepcopy(self.engine, self._frozen_memo())
         try:
             for s, c in faces.items():
                 if trial.faces.get(s) is None:
@@ -1118,6 +1251,19 @@ class Table:
             trial.apply(action)
         except engine.IllegalAction as exc:
             raise ProtocolViolation(env.seat, exc.rule, str(exc), env.seq) from None
+
+    def _frozen_memo(self) -> dict[int, Any]:
+        """A deepcopy memo that shares the engine's frozen values (the rules, the cards of the
+        deck and the last showdown are frozen dataclasses the engine replaces, never mutates)
+        instead of copying them: the copy behaves the same at a fraction of the cost."""
+        e = self.engine
+        cards = e.deck_cards()
+        memo: dict[int, Any] = {id(c): c for c in cards}
+        memo[id(cards)] = cards
+        memo[id(e.rules)] = e.rules
+        if e.last_showdown is not None:
+            memo[id(e.last_showdown)] = e.last_showdown
+        return memo
 
     def _learn(self, slot: int, card: Any) -> None:
         if self.engine.faces.get(slot) is None:
@@ -1158,6 +1304,7 @@ class Table:
         hc.round += 1
         hc.restock_slots = tuple(slots)
         hc.restock_in = [self.cts[s] for s in slots]
+        self._start_prep(len(slots))
         self.phase = v.RESTOCKING
         self.queue.extend(Step("shuffle", s) for s in self._shuffle_order())
         self._log(f"the stock is empty: {len(slots)} discards are re-shuffled by every seat")
@@ -1196,23 +1343,46 @@ class Table:
 
     def _audit_hand(self, secrets_by_seat: dict[int, bytes]) -> list[int]:
         """Every secret is known: decrypt every slot and check it against every face seen
-        during the hand. Returns the card index of every slot (the hand's final deck)."""
+        during the hand. Returns the card index of every slot (the hand's final deck). On a
+        failure the seat whose shuffle changed the cards is named (see :meth:`_blame_shuffle`)."""
         hc = self.hc
         secrets = [secrets_by_seat[s] for s in hc.seats]
         final = []
+        problem = None
         for slot, ct in enumerate(self.cts):
             try:
                 idx = deck.decrypt_with_secrets(ct, secrets, self.points)
             except deck.DeckError as exc:
-                raise ProtocolViolation(None, "end_of_hand", f"slot {slot}: {exc.reason}") from None
+                problem = f"slot {slot}: {exc.reason}"
+                break
             card = self.deck_cards[idx]
             known = self.engine.faces.get(slot)
             if known is not None and known != card:
-                raise ProtocolViolation(None, "end_of_hand", f"slot {slot} decrypts to {card}, was shown as {known}")
+                problem = f"slot {slot} decrypts to {card}, was shown as {known}"
+                break
             final.append(idx)
-        if sorted(final[: len(self.deck_cards)]) != list(range(len(self.deck_cards))):
-            raise ProtocolViolation(None, "end_of_hand", "the final deck is not a permutation of the cards")
+        if problem is None and sorted(final[: len(self.deck_cards)]) != list(range(len(self.deck_cards))):
+            problem = "the final deck is not a permutation of the cards"
+        if problem is not None:
+            raise ProtocolViolation(self._blame_shuffle(secrets), "end_of_hand", problem)
         return final
+
+    def _blame_shuffle(self, secrets: list[bytes]) -> int | None:
+        """With every secret known, the first shuffle of this hand (in chain order) whose
+        output cards are not its input cards: its author cheated. (With every proof verified
+        this cannot happen; it is the end-of-hand audit's own answer.)"""
+        for seq in sorted(self._shuffle_args):
+            ctx, _joint, deck_in, deck_out, *_ = self._shuffle_args[seq]
+            if ctx.hand != self._hand_played:
+                continue
+            try:
+                before = sorted(deck.decrypt_with_secrets(ct, secrets, self.points) for ct in deck_in)
+                after = sorted(deck.decrypt_with_secrets(ct, secrets, self.points) for ct in deck_out)
+            except deck.DeckError:
+                return ctx.seat
+            if before != after:
+                return ctx.seat
+        return None
 
     def _on_hand_digest(self, env: Any) -> Any:
         b = env.body
@@ -1261,6 +1431,8 @@ class Table:
         b = env.body
         if b["winner"] != (self.winner if self.winner is not None else 255):
             raise ProtocolViolation(env.seat, "digest_mismatch", "the seat names another winner", env.seq)
+        if b["digest"] != env.prev:
+            raise ProtocolViolation(env.seat, "digest_mismatch", "game_end must sign the chain head it follows", env.seq)
 
         def commit() -> None:
             self.queue.popleft()
@@ -1310,15 +1482,18 @@ class Table:
         if k == "key_share":
             return {"hand": self._hand_played, "share": deck.make_key_share(self._ctx(self.me), hc.keypair, self.rng), "nonce": hc.keypair.nonce}
         if k == "shuffle":
+            if self._prep_job is not None:
+                # our preparation job is still running: wait for it (job_done) rather than do
+                # the same multiplications a second time, on the same cores, right now
+                return None
             deck_in = hc.restock_in if hc.round else self.cts
             prep, self._prep = self._prep, None
-            if hc.round:
-                prep = None  # a re-shuffle of the discard pile: no preparation
-            elif prep is None or prep.joint_key != hc.joint or prep.n != len(deck_in):
-                # the job has not finished: prepare now from the same arguments (so a seeded
-                # game does not depend on thread timing) and drop the job's late result
-                self._prep_job = None
-                prep = _prepare_shuffle(*self._prep_args)
+            if prep is None or prep.joint_key != hc.joint or prep.n != len(deck_in):
+                # the job failed or was for another deck: prepare now, from the same
+                # arguments when they fit (a seeded game stays reproducible)
+                args = self._prep_args
+                fits = args and args[0] == hc.joint and args[1] == len(deck_in)
+                prep = _prepare_shuffle(*args) if fits else None
             out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng,
                                       k=self.proof_rounds, round=hc.round, prep=prep)
             return {"hand": self._hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
@@ -1487,6 +1662,16 @@ class Table:
         return tuple((o.discard, o.score, bool(o.chinchon)) for o in opts)
 
 
+def _clip_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8 without splitting a character (the wire
+    caps names in bytes)."""
+    return text.encode()[:limit].decode("utf-8", "ignore")
+
+
+def proof_frames(exc: ProtocolViolation) -> tuple[bytes, ...]:
+    return getattr(exc, "frames", ())
+
+
 def _fit_evidence(frames: tuple[bytes, ...]) -> list[bytes]:
     """Evidence frames that fit in one fault envelope (the frame cap is 1 MiB)."""
     out, size = [], 0
@@ -1496,6 +1681,16 @@ def _fit_evidence(frames: tuple[bytes, ...]) -> list[bytes]:
         out.append(f)
         size += len(f)
     return out
+
+
+class _Dropped(ProtocolViolation):
+    """A frame that proves nothing against anyone: dropped, kept as evidence, table goes on."""
+
+    def __init__(self, seat: int | None, rule: str, reason: str, resync: int | None = None,
+                 frames: tuple[bytes, ...] = ()):
+        super().__init__(seat, rule, reason)
+        self.resync = resync
+        self.frames = frames
 
 
 class _Equivocation(ProtocolViolation):

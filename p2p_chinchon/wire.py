@@ -85,6 +85,7 @@ POINT_BYTES = 64  # one ElGamal ciphertext (two points) in a shuffled deck
 MAX_PROOF_BYTES = 768 * 1024
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 MAX_DEPTH = 16  # arrays/maps nested in an envelope; the schema needs 4 (keeps recursion bounded)
+MAX_CONTAINER_ITEMS = 1024  # items in any one msgpack array or map of a frame
 
 SIG_DOMAIN = b"p2p-chinchon/envelope:"
 """Prefix of the bytes every envelope signature covers (domain separation from other uses)."""
@@ -581,7 +582,10 @@ def decode_envelope(data: bytes) -> Envelope:
     if len(data) > MAX_FRAME:
         raise WireError(f"frame of {len(data)} bytes, at most {MAX_FRAME}", "frame_too_large")
     try:
-        obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=False, timestamp=0)
+        # No schema list or map comes near these bounds; they make a frame of a million tiny
+        # items fail in the C parser instead of in the Python walk below.
+        obj = msgpack.unpackb(data, raw=False, use_list=True, strict_map_key=False, timestamp=0,
+                              max_array_len=MAX_CONTAINER_ITEMS, max_map_len=MAX_CONTAINER_ITEMS)
     except msgpack.ExtraData as exc:
         raise WireError(f"{len(data) - len(exc.extra)} bytes of envelope then {len(exc.extra)} extra", "trailing_bytes") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:

@@ -143,8 +143,9 @@ def build() -> list[dict]:
     i = first(envs, "draw")
     e = envs[i]
     bad = resign(e, ids[e.seat], prev=bytes(32))
-    out.append(vector("broken-chain", "a seat signs an envelope that links to another history",
-                      frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "broken_chain"}))
+    out.append(vector("broken-chain", "a validly signed envelope that links to another history: a fork alone "
+                      "blames nobody (its signer may follow a history that someone else's equivocation split)",
+                      frames[:i] + [bad.encode()], {"result": "corrupt", "index": i}))
 
     # a bad signature (one bit) in the middle: damage, not attributable
     i = len(frames) // 2

@@ -5,6 +5,9 @@ the last moment, after its own checks, as a modified client would."""
 
 from __future__ import annotations
 
+import io
+
+import msgpack
 import pytest
 
 from p2p_chinchon import table as tbl, view as v, wire
@@ -126,7 +129,6 @@ CASES = {
     "bad_proof": {"shuffle"},
     "bad_share": {"share"},
     "equivocation": {"equivocation"},
-    "bad_signature": {"bad_signature"},
 }
 
 
@@ -164,3 +166,23 @@ async def test_cheater_is_caught_and_named(tmp_path, cheat):
             assert report.verdict == "accused", report.summary()
         if cheat not in ("withhold", "bad_signature", "bad_proof"):
             assert "confirm" in report.detail, report.summary()
+
+
+async def test_badly_signed_frame_is_dropped_not_blamed(tmp_path):
+    """A frame that does not verify under the seat it names could come from anyone on the
+    network path (links are not MACed): every honest node drops it, keeps it as evidence, names
+    the claimed seat in that record, and the game goes on to the end."""
+    cls = type("Cheat_bad_signature", (CheatTable,), {"cheat": "bad_signature"})
+    rules = make_rules("classic", {"limit": 20})
+    specs = [SeatSpec("Honest0"), SeatSpec("Forger", table_cls=cls), SeatSpec("Honest2")]
+    results = await play_local(rules, specs, seed=31, proof_rounds=4, transcript_dir=tmp_path,
+                               timeouts=Timeouts(protocol=5.0, decision=5.0))
+    for r in results:
+        assert r.fault is None and r.winner is not None
+    for r in results:
+        if r.seat != CHEATER:
+            assert (CHEATER, "bad_signature") in r.dropped
+            evidence = (tmp_path / f"seat{r.seat}.chn.evidence").read_bytes()
+            records = list(msgpack.Unpacker(io.BytesIO(evidence), raw=False))
+            assert records[0]["rule"] == "bad_signature" and records[0]["seat"] == CHEATER
+            assert audit_file(tmp_path / f"seat{r.seat}.chn").verdict == "ok"

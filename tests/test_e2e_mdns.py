@@ -60,13 +60,14 @@ def test_three_namespaces_play_a_game_found_by_mdns(tmp_path: Path) -> None:
     out = {s: tmp_path / f"{s}.out" for s in seats}
     err = {s: tmp_path / f"{s}.err" for s in seats}
     step = ["--timeout", "30"]  # a stuck peer fails the game in 30 s, not 90
+    weak = ["--min-proof-rounds", "4"]  # joiners accept the test's k = 4 (they refuse < 40 by default)
     argv = {
         "host": _cli("host", "--bot", "--seats", "3", "--name", TABLE, "--player", "Host", "--seed", "e2e-host",
                      *GAME, *step, "--transcript", str(chn["host"])),
         "ana": _cli("join", TABLE, "--bot", "--name", "Ana", "--seed", "e2e-ana", "--browse", "4",
-                    *step, "--transcript", str(chn["ana"])),
+                    *step, *weak, "--transcript", str(chn["ana"])),
         "beto": _cli("join", TABLE, "--bot", "--name", "Beto", "--seed", "e2e-beto", "--browse", "4",
-                     *step, "--transcript", str(chn["beto"])),
+                     *step, *weak, "--transcript", str(chn["beto"])),
     }
     files = []
     try:

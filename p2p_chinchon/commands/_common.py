@@ -71,11 +71,19 @@ class ConsolePrinter:
         self.seen = view.log_total
 
 
+def exit_code(result: Any) -> int:
+    """0 for a finished game or for leaving it yourself; 1 when the table stopped on a fault."""
+    f = result.fault
+    return 0 if f is None or (f.rule == "left" and f.seat == result.seat) else 1
+
+
 def print_result(result: Any, names: list[str] | None = None, out: Any = None) -> None:
     out = out or sys.stdout
     names = list(result.names or names or [])
     names += [f"seat {i}" for i in range(len(names), 8)]
-    if result.fault is not None:
+    if result.fault is not None and result.fault.rule == "left" and result.fault.seat == result.seat:
+        print("you left the table", file=out)
+    elif result.fault is not None:
         f = result.fault
         who = f"seat {f.seat} ({names[f.seat]})" if f.seat is not None and f.seat < len(names) else "nobody"
         print(f"table stopped: {who}: {f.rule}: {f.reason}", file=out)

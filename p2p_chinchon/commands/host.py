@@ -101,5 +101,5 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         C.print_result(result)
-    return 0 if result.fault is None else 1
+    return C.exit_code(result)
 

@@ -15,6 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--browse", type=float, default=3.0, metavar="S", help="seconds to listen for tables (default 3)")
     p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
+    p.add_argument("--min-proof-rounds", type=int, default=40, metavar="K",
+                   help="refuse tables whose shuffle proofs use fewer rounds (default 40; tests use less)")
     C.add_play_arguments(p)
 
 
@@ -24,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     human = not args.bot
     player = args.name or ("bot" if args.bot else "guest")
 
-    async def find() -> tuple[str, int] | None:
+    async def find() -> tuple[str, int, str] | None:
         from p2p_chinchon.net import discovery
 
         tables = await discovery.browse(args.browse)
@@ -40,15 +42,15 @@ def run(args: argparse.Namespace) -> int:
             return None
         t = tables[0]
         print(f"joining '{t.name}' at {t.host}:{t.port} (host {t.fingerprint})", file=sys.stderr)
-        return t.host, t.port
+        return t.host, t.port, t.fingerprint
 
-    async def pick(bridge: Any) -> tuple[str, int] | None:
+    async def pick(bridge: Any) -> tuple[str, int, str] | None:
         """A person without a table name picks one from the live list heard on the LAN."""
         from p2p_chinchon.net import discovery
 
         async with discovery.browse_tables() as browser:
             t = await bridge.pick_table(browser)
-        return None if t is None else (t.host, t.port)
+        return None if t is None else (t.host, t.port, t.fingerprint)
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         from p2p_chinchon.identity import Identity, load_or_create_identity
@@ -56,13 +58,14 @@ def run(args: argparse.Namespace) -> int:
         from p2p_chinchon.net.lobby import parse_addr
         from p2p_chinchon.net.session import join_game
 
+        fp = None  # the host fingerprint the LAN advertised: the offer must carry that key
         if args.connect:
             host, port = parse_addr(args.connect)
         else:
             found = await (pick(bridge) if bridge is not None and not args.table else find())
             if found is None:
                 return None
-            host, port = found
+            host, port, fp = found
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, f"join/{player}")
         glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update)
@@ -75,14 +78,22 @@ def run(args: argparse.Namespace) -> int:
             result = await join_game(
                 identity=identity, rng=rng, host=host, port=port, player_name=player,
                 transcript_path=path_for, timeouts=C.make_timeouts(args), auto_agree=not human,
-                bind=args.bind, **glue.kwargs(),
+                bind=args.bind, min_proof_rounds=args.min_proof_rounds, expect_fingerprint=fp,
+                **glue.kwargs(),
             )
             nursery.cancel_scope.cancel()
         return result
 
-    result = C.run_main(main, args, human)
+    from p2p_chinchon.net.lobby import LobbyError
+    from p2p_chinchon.table import IntentError, ProtocolViolation
+
+    try:
+        result = C.run_main(main, args, human)
+    except (LobbyError, IntentError, ProtocolViolation, OSError) as exc:
+        print(f"p2p-chinchon join: {exc}", file=sys.stderr)
+        return 1
     if result is None:
         return 1
     if not args.quiet:
         C.print_result(result)
-    return 0 if result.fault is None else 1
+    return C.exit_code(result)

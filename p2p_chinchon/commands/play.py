@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
                        "--bind", "127.0.0.1"]
                 if args.seed is not None:
                     cmd += ["--seed", str(args.seed)]
+                if args.proof_rounds < 40:  # the person chose weak proofs for this local game
+                    cmd += ["--min-proof-rounds", str(args.proof_rounds)]
                 if args.timeout:
                     cmd += ["--timeout", str(args.timeout)]
                 log = folder / f"seat-{names[i]}.log"  # keep bots' output off the player's screen
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
             nursery.start_soon(glue.forward)
             result = await host_game(
-                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=f"{names[0]}'s table"[:64],
+                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=("Your table" if names[0] == "You" else f"{names[0]}'s table")[:64],
                 player_name=names[0], transcript_path=my_path, timeouts=C.make_timeouts(args),
                 proof_rounds=args.proof_rounds, bind="127.0.0.1", advertise=False, on_listening=listening,
                 **glue.kwargs(),
@@ -92,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     C.print_result(result, names)
     print(f"all transcripts: {folder}")
-    return 0 if result.fault is None else 1
+    return C.exit_code(result)
 
 
 async def _run_bot_process(cmd: list[str], log: Path, task_status: Any) -> None:
@@ -123,5 +125,6 @@ async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str
                 identity=Identity.generate(), rng=rng, host="127.0.0.1", port=port, player_name=names[i],
                 decide=bot_decider(make_bot(rules, rng)), transcript_path=folder / f"seat-{names[i]}.chn",
                 auto_agree=True, bind="127.0.0.1", timeouts=C.make_timeouts(args),
+                min_proof_rounds=min(args.proof_rounds, 40),
             ))
             await trio.sleep(0.05)

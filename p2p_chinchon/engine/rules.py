@@ -244,7 +244,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "limit": (1, 100000),
     "reentries": (0, 100),
     "reentry_min_remaining": (2, 8),
-    "shuffle_proof_rounds": (1, 1024),
+    "shuffle_proof_rounds": (1, 128),  # the wire's bound; the deck supports up to 256
 }
 
 

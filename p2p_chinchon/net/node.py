@@ -9,12 +9,19 @@ into intents.
 Mesh payloads carry a one-byte type: ``E`` + an envelope frame, or ``S`` + 4-byte big-endian
 chain length ("I hold this many envelopes; send me the rest"), sent on every (re)connect so
 a dropped link resumes from the transcript.
+
+Timing log (benchmarks only, off by default): when the environment variable
+``P2P_CHINCHON_TIMING`` names a folder, each node appends one line per accepted envelope to
+``<folder>/node-<pid>.log``: ``<unix time, s> <our seat> <seq> <sender seat> <kind> [<source>]``,
+written right after the envelope is persisted (``benchmarks/game.py`` reads it).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import secrets
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -32,6 +39,20 @@ log = logging.getLogger(__name__)
 
 ENVELOPE = b"E"
 SYNC = b"S"
+TIMING_ENV = "P2P_CHINCHON_TIMING"
+
+
+def _timing_log() -> Any:
+    """The benchmark timing log (line-buffered text file), or None when not asked for."""
+    folder = os.environ.get(TIMING_ENV)
+    if not folder:
+        return None
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        return open(Path(folder) / f"node-{os.getpid()}.log", "a", buffering=1)
+    except OSError as exc:
+        log.warning("cannot write the timing log in %s: %s", folder, exc)
+        return None
 
 # Decider: called with the table's SeatView and what it needs ("agree", "draw", "discard",
 # "reenter"); returns an intent, or None when the decision will arrive later through
@@ -48,6 +69,7 @@ class NodeResult:
     totals: list[int] = field(default_factory=list)
     seat: int | None = None
     names: list[str] = field(default_factory=list)
+    dropped: list[tuple[int | None, str]] = field(default_factory=list)  # (claimed seat, rule)
 
 
 @dataclass
@@ -90,6 +112,9 @@ class Node:
         self._done = trio.Event()
         self._progress = trio.Event()
         self._intent_send, self._intent_recv = trio.open_memory_channel[Any](16)
+        self.dropped: list[tuple[int | None, str]] = []
+        self._synced: dict[int, set[int]] = {}
+        self._timing = _timing_log()
 
     # -------------------------------------------------------------- table calls
 
@@ -105,12 +130,18 @@ class Node:
         for out in outs:
             if isinstance(out, tbl.Accepted):
                 self._persist(out)
+                if self._timing is not None:
+                    self._log_timing(out)
                 self._progress.set()
                 self._progress = trio.Event()
             elif isinstance(out, tbl.Send):
                 sends.append(out.frame)
             elif isinstance(out, tbl.Job):
                 self._nursery.start_soon(self._run_job, out)
+            elif isinstance(out, tbl.Evidence):
+                self._keep_evidence(out)
+            elif isinstance(out, tbl.Resync) and self._mesh is not None:
+                await self._mesh.send(out.seat, SYNC + out.from_seq.to_bytes(4, "big"))
             elif isinstance(out, (tbl.Finished, tbl.Stopped)):
                 self._done.set()
             if self.on_output is not None:
@@ -121,6 +152,21 @@ class Node:
         if self.on_update is not None:
             self.on_update(self.table.view())
 
+    def _keep_evidence(self, ev: tbl.Evidence) -> None:
+        """Rejected frames go to ``<transcript>.evidence`` (a msgpack stream of maps), so a
+        dropped frame is never lost even when it stopped nothing."""
+        self.dropped.append((ev.seat, ev.rule))
+        if self.transcript_path is None:
+            return
+        path = self.transcript_path.with_name(self.transcript_path.name + ".evidence")
+        record = {"seat": -1 if ev.seat is None else ev.seat, "rule": ev.rule, "reason": ev.reason,
+                  "frames": list(ev.frames)}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab") as f:
+            f.write(msgpack.packb(record, use_bin_type=True))
+            f.flush()
+            os.fsync(f.fileno())
+
     def _persist(self, out: tbl.Accepted) -> None:
         if self.transcript_path is None:
             return
@@ -128,6 +174,11 @@ class Node:
             self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
             self._writer = TranscriptWriter(self.transcript_path)
         self._writer.append(out.env)
+
+    def _log_timing(self, out: tbl.Accepted) -> None:
+        env = out.env
+        src = f" {env.body['source']}" if env.kind == "draw" else ""
+        self._timing.write(f"{time.time():.6f} {self.table.me} {out.index} {env.seat} {env.kind}{src}\n")
 
     async def _run_job(self, job: tbl.Job) -> None:
         """Heavy pure work (a peer's proof, our shuffle's multiplications) in a worker thread:
@@ -163,11 +214,14 @@ class Node:
             nursery.cancel_scope.cancel()
         if self._writer is not None:
             self._writer.close()
+        if self._timing is not None:
+            self._timing.close()
+            self._timing = None
         t = self.table
         return NodeResult(
             winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
-            names=[p.name for p in t.players],
+            names=[p.name for p in t.players], dropped=list(self.dropped),
         )
 
     async def _flush(self, mesh: Mesh) -> None:
@@ -182,11 +236,15 @@ class Node:
                     await self._decide()
                 elif payload[:1] == SYNC and len(payload) == 5:
                     have = int.from_bytes(payload[1:5], "big")
-                    for frame in self.table.frames[have:]:
-                        await mesh.send(ev.seat, ENVELOPE + frame)
+                    # answer each starting point once per link (no amplification by repeats)
+                    if have not in self._synced.setdefault(ev.seat, set()):
+                        self._synced[ev.seat].add(have)
+                        for frame in self.table.frames[have:]:
+                            await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
             elif isinstance(ev, PeerUp):
+                self._synced.pop(ev.seat, None)
                 await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
             elif isinstance(ev, PeerDown):
                 log.info("link to seat %s down: %s", ev.seat, ev.reason)
@@ -306,9 +364,11 @@ def _peer_ip(link: Any) -> str:
 
 
 async def join_lobby(
-    identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0
+    identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0,
+    check_offer: Callable[[bytes], Any] | None = None,
 ) -> tuple[bytes, bytes]:
-    """Joiner side: sit down at ``host:port``; returns the offer and seating frames."""
+    """Joiner side: sit down at ``host:port``; returns the offer and seating frames.
+    ``check_offer(offer_frame)`` may refuse the table (raise) before we wait to be seated."""
     req = lob.JoinRequest.create(name, identity.public_bytes, lob.format_addr("0.0.0.0", listen_port), identity.private_key.sign)
     link = await lob.connect_lobby(host, port, req)
     async with link:
@@ -318,6 +378,8 @@ async def join_lobby(
         welcome = msgpack.unpackb(first)
         if "error" in welcome:
             raise lob.LobbyError(welcome["error"])
+        if check_offer is not None:
+            check_offer(welcome["offer"])
         with trio.fail_after(timeout):
             second = await link.receive()
         if second is None:

@@ -13,6 +13,7 @@ from typing import Any, Callable
 import trio
 
 from p2p_chinchon import table as tbl
+from p2p_chinchon.identity import fingerprint
 from p2p_chinchon.net import node as nd
 from p2p_chinchon.net.lobby import format_addr
 
@@ -31,7 +32,7 @@ async def host_game(
     on_update: Callable[..., Any] | None = None,
     transcript_path: Path | None = None,
     timeouts: nd.Timeouts | None = None,
-    proof_rounds: int = tbl.DEFAULT_PROOF_ROUNDS,
+    proof_rounds: int | None = None,
     bind: str = "0.0.0.0",
     port: int = 0,
     advertise: bool = True,
@@ -117,14 +118,29 @@ async def join_game(
     node_ready: Callable[[nd.Node], Any] | None = None,
     table_cls: type = tbl.Table,
     defer_proofs: bool = True,
+    min_proof_rounds: int = tbl.MIN_PROOF_ROUNDS,
+    expect_fingerprint: str | None = None,
     on_reject: Callable[[str], Any] | None = None,
 ) -> nd.NodeResult:
     """Sit down at ``host:port`` and play. Our mesh listener is opened first: its port goes in
     the join request; the host fills in the address it sees us from."""
     listeners = await trio.open_tcp_listeners(0, host=bind)
     listen_port = listeners[0].socket.getsockname()[1]
-    offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port)
-    table = table_cls.joining(identity, rng, offer, auto_agree=auto_agree, defer_proofs=defer_proofs)
+    box: list[tbl.Table] = []
+
+    def check_offer(offer: bytes) -> None:
+        """Refuse before sitting down: a bad or weak offer, or a host key that is not the one
+        the LAN advertised (someone answering in the host's place)."""
+        t = table_cls.joining(identity, rng, offer, auto_agree=auto_agree, defer_proofs=defer_proofs,
+                              min_proof_rounds=min_proof_rounds)
+        if expect_fingerprint is not None and fingerprint(t.offer_key) != expect_fingerprint:
+            raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, "
+                                  f"but the LAN advertised {expect_fingerprint}: refusing to sit down")
+        box.append(t)
+
+    _offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port,
+                                          check_offer=check_offer)
+    table = box[0]
     table.receive(seating, 0)
     if table.me is None:
         raise tbl.IntentError("the host's seating does not include us")

@@ -1,0 +1,657 @@
+"""Red-team attacks at the table level that the implementation handles correctly.
+
+Every table runs in-process (no sockets): :class:`Net` delivers each table's ``Send`` frames to
+the others, runs ``Job``s inline and lets the simple bot decide. A cheating seat is a
+:class:`Stall` table that holds back one automatic message; the test then signs a crafted
+(validly signed, rule-breaking) envelope with the cheater's real key, as a modified client
+would, and checks that every honest node stops with a fault naming the cheater and the rule,
+and that ``audit`` of an honest transcript agrees. Proof rounds are tiny (k=1..2) for speed;
+the checks do not depend on k.
+
+Attacks that are NOT handled are described in the red-team report (reproductions outside
+tests/), not here.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import pytest
+
+from p2p_chinchon import deck, table as tbl, view as v, wire
+from p2p_chinchon.audit import audit_frames
+from p2p_chinchon.autoplay import bot_decider
+from p2p_chinchon.bots.simple import SimpleBot
+from p2p_chinchon.deck.group import L
+from p2p_chinchon.engine import make_rules
+from p2p_chinchon.identity import Identity
+from p2p_chinchon.rng import SeededRng
+
+CHEATER = 1
+
+
+# ----------------------------------------------------------------------------- harness
+
+
+class Stall(tbl.Table):
+    """A modified client: never sends its automatic messages of the kinds in ``hold``."""
+
+    hold: frozenset = frozenset()
+
+    def _auto_body(self, step):
+        if step.kind in self.hold:
+            return None
+        return super()._auto_body(step)
+
+
+def stall(*kinds: str) -> type:
+    return type("Stall_" + "_".join(kinds), (Stall,), {"hold": frozenset(kinds)})
+
+
+class Net:
+    """``n`` tables wired together in-process; ``classes`` swaps a seat's Table class."""
+
+    def __init__(self, n=3, *, k=2, seed=1, rules=None, classes=None, defer=False):
+        self.rules = rules or make_rules("classic", {"limit": 30})
+        self.n = n
+        self.ids = [Identity.generate(SeededRng(f"attack-id/{seed}/{i}")) for i in range(n)]
+        rngs = [SeededRng(f"attack-rng/{seed}/{i}") for i in range(n)]
+        self.bots = [bot_decider(SimpleBot(self.rules, SeededRng(f"attack-bot/{seed}/{i}"))) for i in range(n)]
+        self.q: deque = deque()
+        classes = classes or {}
+        host = classes.get(0, tbl.Table).create(
+            self.ids[0], rngs[0], name="t", rules=self.rules, max_seats=n, addr="127.0.0.1:9000",
+            proof_rounds=k, auto_agree=True, defer_proofs=defer)
+        for i in range(1, n):
+            host.seat_host(f"P{i}", self.ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
+        self.tables = [host] + [
+            classes.get(i, tbl.Table).joining(self.ids[i], rngs[i], host.frames[0], auto_agree=True, min_proof_rounds=1,
+                                              defer_proofs=defer)
+            for i in range(1, n)
+        ]
+        self.handle(0, host.start())
+
+    def handle(self, i, outs):
+        for o in outs:
+            if isinstance(o, tbl.Send):
+                self.q.extend((i, j, o.frame) for j in range(self.n) if j != i)
+            elif isinstance(o, tbl.Job):
+                self.handle(i, self.tables[i].job_done(o.id, tbl.run_job(o)))
+
+    def run(self, until=None, max_steps=200_000) -> bool:
+        """Deliver and decide until ``until(net)`` holds with nothing in flight (True), or no
+        progress is possible (False)."""
+        for _ in range(max_steps):
+            if self.q:
+                src, dst, frame = self.q.popleft()
+                self.handle(dst, self.tables[dst].receive(frame, src))
+                continue
+            if until is not None and until(self):
+                return True
+            for i, t in enumerate(self.tables):
+                need = t.needs_decision()
+                if need is not None and not (t.fault or t.finished):
+                    intent = self.bots[i](t.view(), need)
+                    if intent is not None:
+                        self.handle(i, t.intent(intent))
+                        break
+            else:
+                return until is None
+        raise AssertionError("no end")  # pragma: no cover
+
+    def expects(self, kind, seat=None):
+        def cond(net):
+            s = net.tables[0].expected()
+            return s is not None and s.kind == kind and (seat is None or s.seat == seat)
+        return cond
+
+    def craft(self, seat, kind, body, *, seq=None, prev=None) -> bytes:
+        ref = self.tables[0]  # every table holds the same chain when nothing is in flight
+        return wire.make_envelope(
+            self.ids[seat].private_key, game=ref.game, seq=len(ref.chain) if seq is None else seq,
+            seat=seat, prev=ref.head if prev is None else prev, kind=kind, body=body).encode()
+
+    def inject(self, seat, frame, to=None) -> None:
+        for j in (to if to is not None else range(self.n)):
+            if j != seat:
+                self.handle(j, self.tables[j].receive(frame, seat))
+
+    def honest(self, cheater=CHEATER):
+        return [t for i, t in enumerate(self.tables) if i != cheater]
+
+
+def assert_caught(net: Net, rules: set[str], cheater: int = CHEATER, *, confirmed: bool = True) -> None:
+    for t in net.honest(cheater):
+        assert t.fault is not None, "honest seat did not notice"
+        assert t.fault.seat == cheater, t.fault
+        assert t.fault.rule in rules, t.fault
+        last = t.chain[-1]
+        assert last.kind == "fault" and last.body["accused"] == cheater
+        assert last.body["evidence"], "the rejected frame is kept as evidence"
+    report = audit_frames(net.honest(cheater)[0].frames)
+    assert report.verdict == "accused" and report.seat == cheater, report.summary()
+    if confirmed:
+        assert "confirmed" in report.detail, report.summary()
+
+
+def hand_of(t: tbl.Table, seat: int) -> list[int]:
+    return list(t.engine.hands[seat])
+
+
+@pytest.fixture
+def at_draw():
+    """Three seats, dealt, the first player to move must draw."""
+    net = Net(3, seed=2)
+    assert net.run(net.expects("draw"))
+    return net
+
+
+# ----------------------------------------------------------------------------- keys
+
+
+def test_key_share_not_matching_commitment():
+    """Commit to one key, reveal another (a rogue key chosen after seeing others' shares)."""
+    net = Net(3, seed=3, classes={CHEATER: stall("key_share")})
+    assert net.run(net.expects("key_share", CHEATER))
+    ct = net.tables[CHEATER]
+    other = deck.KeyPair.generate(SeededRng("rogue"))
+    share = deck.make_key_share(ct._ctx(CHEATER), other, SeededRng("w"))
+    net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand_no, "share": share, "nonce": other.nonce}))
+    assert_caught(net, {"key_share"})
+
+
+def test_key_share_copied_from_another_seat():
+    """Copy seat 0's published key share, proof and nonce (and its commitment before that)."""
+    net = Net(3, seed=4, classes={CHEATER: stall("key_commit", "key_share")})
+    assert net.run(net.expects("key_commit", CHEATER))
+    t0 = net.tables[0]
+    seat0_commit = next(e for e in t0.chain if e.kind == "key_commit" and e.seat == 0).body["commit"]
+    ct = net.tables[CHEATER]
+    net.inject(CHEATER, net.craft(CHEATER, "key_commit", {"hand": ct.hand_no, "commit": seat0_commit}))
+    assert net.run(net.expects("key_share", CHEATER))
+    s0 = next(e for e in t0.chain if e.kind == "key_share" and e.seat == 0).body
+    net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand_no, "share": s0["share"], "nonce": s0["nonce"]}))
+    assert_caught(net, {"key_share"})
+
+
+# ----------------------------------------------------------------------------- shuffle
+
+
+def _shuffle_body(net: Net, seat: int, deck_out, proof, **over):
+    t = net.tables[seat]
+    body = {"hand": t.hand_no, "round": t.hc.round, "deck": deck.encode_deck(deck_out), "proof": proof}
+    body.update(over)
+    return body
+
+
+@pytest.mark.parametrize("variant", ["duplicate_slot", "reuse_input_with_other_proof", "wrong_round", "short_deck"])
+def test_bad_shuffle_outputs(variant):
+    net = Net(3, seed=5, classes={CHEATER: stall("shuffle")})
+    assert net.run(net.expects("shuffle", CHEATER))
+    ct = net.tables[CHEATER]
+    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    over = {}
+    if variant == "duplicate_slot":  # a card cloned over another one, proof of the real shuffle
+        out = [out[0]] + list(out[:-1])
+    elif variant == "reuse_input_with_other_proof":  # pass the input on (the first shuffler's
+        # input is the unmasked initial deck, which no one may send: use its output reversed)
+        out = list(ct.cts) if ct.cts[0].c1 != deck.ED25519.identity else out[::-1]
+    elif variant == "wrong_round":
+        over = {"round": 1}
+    elif variant == "short_deck":
+        out = out[:-1]
+    net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof, **over)))
+    for t in net.honest():
+        assert t.fault is not None and t.fault.seat == CHEATER and t.fault.rule == "shuffle", t.fault
+    r = audit_frames(net.tables[0].frames)
+    assert r.verdict == "accused" and r.seat == CHEATER and "confirmed" in r.detail, r.summary()
+
+
+def test_unmasked_first_shuffle_is_rejected():
+    """The first shuffler may not publish the public initial deck (identity c1) as its output."""
+    net = Net(3, seed=6, classes={CHEATER: stall("shuffle")})
+    assert net.run(net.expects("shuffle"))
+    order = net.tables[0]._shuffle_order()
+    if order[0] != CHEATER:
+        pytest.skip("seed must make the cheater shuffle first")  # pragma: no cover
+    ct = net.tables[CHEATER]
+    body = {"hand": ct.hand_no, "round": 0, "deck": deck.encode_deck(ct.cts), "proof": b""}
+    net.inject(CHEATER, net.craft(CHEATER, "shuffle", body))
+    assert_caught(net, {"shuffle"})
+
+
+def test_deferred_bad_proof_blocks_secret_and_is_pinned_by_audit():
+    """With deferred verification an invalid proof is accepted first, then stops the table
+    before anyone reveals a secret; audit pins the shuffle itself."""
+    net = Net(3, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
+    assert net.run(net.expects("shuffle", CHEATER))
+    ct = net.tables[CHEATER]
+    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    bad = bytearray(proof)
+    bad[-1] ^= 1
+    net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad))))
+    for t in net.honest():
+        assert t.fault is not None and t.fault.seat == CHEATER and t.fault.rule == "shuffle"
+        assert not any(e.kind == "secret" for e in t.chain)
+    r = audit_frames(net.tables[0].frames)
+    assert r.verdict == "cheat" and r.seat == CHEATER and r.rule == "shuffle", r.summary()
+
+
+# ----------------------------------------------------------------------------- shares
+
+
+@pytest.mark.parametrize("variant", ["swapped", "missing_one", "extra_one", "other_seats_share", "upcard_dropped"])
+def test_bad_deal_shares(variant):
+    net = Net(3, seed=8, classes={CHEATER: stall("deal_shares")})
+    assert net.run(net.expects("deal_shares", CHEATER))
+    ct = net.tables[CHEATER]
+    slots = ct._deal_share_slots(CHEATER)
+    shares = [ct._my_share(s) for s in slots]
+    if variant == "swapped":
+        shares[0], shares[1] = shares[1], shares[0]
+    elif variant == "missing_one":
+        shares = shares[:-1]
+    elif variant == "extra_one":
+        shares = shares + [shares[0]]
+    elif variant == "other_seats_share":
+        seat0 = next(e for e in net.tables[0].chain if e.kind == "deal_shares" and e.seat == 0)
+        s0 = dict(zip(ct._deal_share_slots(0), seat0.body["shares"]))
+        common = next(i for i, s in enumerate(slots) if s in s0)
+        shares[common] = s0[slots[common]]
+    elif variant == "upcard_dropped":  # the right count, but a stock slot instead of the upcard
+        up = ct.engine.upcard_slot()
+        i = slots.index(up)
+        shares[i] = ct._my_share(ct.engine.stock[0] if ct.engine.stock else up + 1)
+    net.inject(CHEATER, net.craft(CHEATER, "deal_shares", {"hand": ct.hand_no, "shares": shares}))
+    assert_caught(net, {"share"})
+
+
+def test_draw_share_for_a_slot_not_drawn():
+    net = Net(3, seed=9, classes={CHEATER: stall("draw_share")})
+    # a stock draw by someone else than the cheater, then the cheater owes a draw share
+    assert net.run(net.expects("draw_share", CHEATER))
+    ct = net.tables[CHEATER]
+    drawn = ct._pending_draw_slot
+    other = ct.engine.stock[0]  # the next stock card: a share for it would leak the stock order
+    assert other != drawn
+    net.inject(CHEATER, net.craft(CHEATER, "draw_share",
+                                  {"hand": ct.hand_no, "slot": other, "share": ct._my_share(other)}))
+    assert_caught(net, {"share"})
+
+
+def test_draw_share_with_the_share_of_another_slot():
+    net = Net(3, seed=9, classes={CHEATER: stall("draw_share")})
+    assert net.run(net.expects("draw_share", CHEATER))
+    ct = net.tables[CHEATER]
+    drawn = ct._pending_draw_slot
+    share = ct._my_share(ct.engine.stock[0])  # right slot number, share made for another slot
+    net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand_no, "slot": drawn, "share": share}))
+    assert_caught(net, {"share"})
+
+
+# ----------------------------------------------------------------------------- moves
+
+
+@pytest.fixture
+def cheater_to_discard():
+    net = Net(3, seed=10)
+    bot = net.bots[CHEATER]
+    net.bots[CHEATER] = lambda view, need: bot(view, need) if need != "discard" else None
+    assert net.run(net.expects("discard", CHEATER))
+    return net
+
+
+def test_discard_a_card_of_another_seat(cheater_to_discard):
+    net = cheater_to_discard
+    ct = net.tables[CHEATER]
+    slot = hand_of(ct, 0)[0]
+    body = {"hand": ct.hand_no, "slot": slot, "share": ct._my_share(slot)}
+    net.inject(CHEATER, net.craft(CHEATER, "discard", body))
+    assert_caught(net, {"not_in_hand"})
+
+
+def test_discard_with_a_share_for_another_slot(cheater_to_discard):
+    net = cheater_to_discard
+    ct = net.tables[CHEATER]
+    mine = hand_of(ct, CHEATER)
+    body = {"hand": ct.hand_no, "slot": mine[0], "share": ct._my_share(mine[1])}
+    net.inject(CHEATER, net.craft(CHEATER, "discard", body))
+    assert_caught(net, {"share"})
+
+
+@pytest.mark.parametrize("variant", ["facedown_listed", "duplicate", "foreign_slot", "six_only"])
+def test_close_listing_wrong_slots(cheater_to_discard, variant):
+    net = cheater_to_discard
+    ct = net.tables[CHEATER]
+    mine = hand_of(ct, CHEATER)
+    down, kept = mine[0], mine[1:]
+    if variant == "facedown_listed":
+        kept = mine[:7]
+    elif variant == "duplicate":
+        kept = kept[:-1] + [kept[0]]
+    elif variant == "foreign_slot":
+        kept = kept[:-1] + [hand_of(ct, 0)[0]]
+    elif variant == "six_only":
+        kept = kept[:-1]
+    body = {"hand": ct.hand_no, "slot": down,
+            "shares": [{"slot": s, "share": ct._my_share(s)} for s in kept]}
+    net.inject(CHEATER, net.craft(CHEATER, "close", body))
+    assert_caught(net, {"close"})
+
+
+def test_move_for_another_hand_number(cheater_to_discard):
+    net = cheater_to_discard
+    ct = net.tables[CHEATER]
+    body = ct._discard_body("discard", hand_of(ct, CHEATER)[0])
+    body["hand"] += 1
+    net.inject(CHEATER, net.craft(CHEATER, "discard", body))
+    assert_caught(net, {"wrong_hand"})
+
+
+def test_secret_revealed_early_is_rejected(cheater_to_discard):
+    """A seat may not publish its per-hand secret during play (it would only expose itself,
+    but the table must keep the chain well-formed)."""
+    net = cheater_to_discard
+    ct = net.tables[CHEATER]
+    net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand_no, "secret": ct.hc.keypair.secret_bytes()}))
+    assert_caught(net, {"unexpected"})
+
+
+def test_out_of_turn_by_a_waiting_seat(at_draw):
+    net = at_draw
+    to_play = net.tables[0].expected().seat
+    cheater = (to_play + 1) % 3
+    net.inject(cheater, net.craft(cheater, "draw", {"hand": net.tables[0].hand_no, "source": "stock"}))
+    assert_caught(net, {"not_your_turn"}, cheater)
+
+
+def test_reenter_by_a_seat_not_offered(at_draw):
+    net = at_draw
+    to_play = net.tables[0].expected().seat
+    cheater = (to_play + 1) % 3
+    net.inject(cheater, net.craft(cheater, "reenter", {"hand": net.tables[0].hand_no, "accept": True}))
+    assert_caught(net, {"not_your_turn"}, cheater)
+
+
+# ----------------------------------------------------------------------------- end of hand
+
+
+def _to_secret(seed: int) -> Net:
+    net = Net(3, seed=seed, classes={CHEATER: stall("secret")})
+    assert net.run(net.expects("secret", CHEATER))
+    return net
+
+
+@pytest.mark.parametrize("variant", ["random", "non_canonical", "zero", "other_seat", "off_by_one"])
+def test_bad_secret(variant):
+    net = _to_secret(11)
+    ct = net.tables[CHEATER]
+    if variant == "random":
+        secret = deck.KeyPair.generate(SeededRng("x")).secret_bytes()
+    elif variant == "non_canonical":  # x + L: same point under a non-reducing multiplication
+        secret = (ct.hc.keypair.x + L).to_bytes(32, "little")
+    elif variant == "zero":
+        secret = bytes(32)
+    elif variant == "other_seat":  # replay the secret seat 0 revealed just before
+        secret = next(e for e in net.tables[0].chain if e.kind == "secret" and e.seat == 0).body["secret"]
+    else:
+        secret = (ct.hc.keypair.x + 1).to_bytes(32, "little")
+    net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand_no, "secret": secret}))
+    assert_caught(net, {"secret"})
+
+
+@pytest.mark.parametrize("variant", ["digest", "totals"])
+def test_hand_digest_lie(variant):
+    net = Net(3, seed=12, classes={CHEATER: stall("hand_digest")})
+    assert net.run(net.expects("hand_digest", CHEATER))
+    ct = net.tables[CHEATER]
+    body = {"hand": ct.hand_no, "digest": ct.hc.digest, "totals": list(ct.engine.totals)}
+    if variant == "digest":
+        body["digest"] = bytes(32)
+    else:
+        body["totals"][CHEATER] -= 5
+    net.inject(CHEATER, net.craft(CHEATER, "hand_digest", body))
+    assert_caught(net, {"digest_mismatch"})
+
+
+def test_game_end_naming_another_winner():
+    net = Net(2, seed=13, rules=make_rules("classic", {"limit": 15}), classes={CHEATER: stall("game_end")})
+    assert net.run(net.expects("game_end", CHEATER))
+    t0 = net.tables[0]
+    liar_winner = 1 - t0.winner if t0.winner is not None else 0
+    net.inject(CHEATER, net.craft(CHEATER, "game_end", {"winner": liar_winner, "digest": t0.head}))
+    assert_caught(net, {"digest_mismatch"})
+
+
+# ----------------------------------------------------------------------------- lobby
+
+
+def test_agree_to_other_rules_and_bad_toss():
+    net = Net(3, seed=14, classes={CHEATER: stall("agree", "toss")})
+    assert net.run(net.expects("agree", CHEATER))
+    t0 = net.tables[0]
+    seating = t0._seating_hash()
+    net.inject(CHEATER, net.craft(CHEATER, "agree", {"rules_hash": bytes(32), "seating_hash": seating,
+                                                     "toss_commit": bytes(32)}))
+    assert_caught(net, {"disagree"})
+
+    net = Net(3, seed=14, classes={CHEATER: stall("toss")})
+    assert net.run(net.expects("toss", CHEATER))
+    net.inject(CHEATER, net.craft(CHEATER, "toss", {"nonce": bytes(32)}))
+    assert_caught(net, {"toss"})
+
+
+def _host_and_joiner(seating_players):
+    rules = make_rules("classic", {"limit": 30})
+    ids = [Identity.generate(SeededRng(f"lobby{i}")) for i in range(3)]
+    host = tbl.Table.create(ids[0], SeededRng("h"), name="t", rules=rules, max_seats=2,
+                            addr="127.0.0.1:1", proof_rounds=2)
+    joiner = tbl.Table.joining(ids[1], SeededRng("j"), host.frames[0], min_proof_rounds=1)
+    players = seating_players(ids)
+    seat = wire.make_envelope(ids[0].private_key, game=host.game, seq=1, seat=0, prev=host.head,
+                              kind="seating", body={"players": players}).encode()
+    return joiner, joiner.receive(seat, 0)
+
+
+def _p(ident, name="x"):
+    return {"name": name, "key": ident.public_bytes, "addr": "127.0.0.1:2"}
+
+
+@pytest.mark.parametrize("variant", ["twice", "host_not_first", "over_max"])
+def test_bad_seating(variant):
+    def players(ids):
+        if variant == "twice":  # one key in two seats
+            return [_p(ids[0]), _p(ids[0], "y")]
+        if variant == "host_not_first":
+            return [_p(ids[1]), _p(ids[0])]
+        return [_p(ids[0]), _p(ids[1]), _p(ids[2])]
+
+    joiner, outs = _host_and_joiner(players)
+    assert joiner.fault is not None and joiner.fault.rule == "bad_seating" and joiner.fault.seat == 0
+    assert any(isinstance(o, tbl.Stopped) for o in outs)
+
+
+def test_offer_with_out_of_range_proof_rounds_is_malformed():
+    rules = make_rules("classic", {"limit": 30})
+    ident = Identity.generate(SeededRng("o"))
+    from p2p_chinchon.engine import RulesError
+
+    for k in (0, 129):
+        with pytest.raises((wire.WireError, RulesError)):
+            tbl.Table.create(ident, SeededRng("h"), name="t", rules=rules, max_seats=2, addr="a:1", proof_rounds=k)
+
+
+def test_frames_before_the_seating_wait_in_the_buffer():
+    """Envelopes that overtake the seating (links race) wait in the buffer and are applied in
+    order once the seating arrives (a watcher key that holds no seat follows the same chain)."""
+    net = Net(3, seed=15)
+    assert net.run(lambda n: len(n.tables[0].chain) > 12)
+    frames = list(net.tables[0].frames)
+    watcher = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("w"), frames[0], min_proof_rounds=1)
+    for f in reversed(frames[1:]):
+        assert watcher.receive(f, 0) is not None
+    assert watcher.fault is None and len(watcher.chain) == len(frames)
+    assert watcher.head == net.tables[0].head and watcher.me is None
+
+
+# ----------------------------------------------------------------------------- network
+
+
+def test_exact_replay_is_dropped(at_draw):
+    """A network attacker (or a reconnecting peer) replays old envelopes of this game."""
+    net = at_draw
+    t = net.tables[0]
+    n = len(t.chain)
+    for f in list(t.frames):
+        assert t.receive(f, 2) == []
+    assert t.fault is None and len(t.chain) == n
+    assert net.run() and all(x.finished for x in net.tables)
+
+
+def test_garbage_frames_do_not_crash():
+    net = Net(3, seed=16)
+    assert net.run(net.expects("draw"))
+    t = net.tables[0]
+    for junk in (b"", b"\x91" * 100_000 + b"\xc0", b"\xdd\xff\xff\xff\xff", b"\x98" + bytes(1 << 20), b"\xc1"):
+        fresh = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("z"), t.frames[0], min_proof_rounds=1)
+        for f in t.frames[1:]:
+            fresh.receive(f, 0)
+        before = len(fresh.chain)
+        outs = fresh.receive(junk, 2)
+        # bytes that do not decode prove nothing against anyone (links are not MACed): dropped,
+        # kept as evidence naming the link's seat, and the table goes on
+        assert fresh.fault is None and len(fresh.chain) == before
+        ev = [o for o in outs if isinstance(o, tbl.Evidence)]
+        assert ev and ev[0].rule == "malformed" and ev[0].seat == 2 and ev[0].frames == (junk,)
+
+
+def test_flood_of_future_frames_is_bounded(at_draw):
+    net = at_draw
+    t = net.tables[0]
+    base = len(t.chain)
+    for i in range(tbl.MAX_BUFFERED + 1):
+        frame = net.craft(2, "draw", {"hand": t.hand_no, "source": "stock"}, seq=base + 1 + i, prev=bytes(32))
+        t.receive(frame, 2)
+        if t.fault:
+            break
+    assert sum(len(x) for x in t.buffer.values()) <= tbl.MAX_BUFFERED
+    assert t.fault is not None and t.fault.rule == "flood" and t.fault.seat == 2
+
+
+def test_equivocation_seen_by_one_node_is_proven():
+    """Two signed versions of one move reaching the same node: a provable equivocation."""
+    net = Net(3, seed=17)
+    bot = net.bots[CHEATER]
+    net.bots[CHEATER] = lambda view, need: bot(view, need) if need != "discard" else None
+    assert net.run(net.expects("discard", CHEATER))
+    ct = net.tables[CHEATER]
+    a, b = hand_of(ct, CHEATER)[:2]
+    fa = net.craft(CHEATER, "discard", ct._discard_body("discard", a))
+    fb = net.craft(CHEATER, "discard", ct._discard_body("discard", b))
+    net.inject(CHEATER, fa)
+    net.inject(CHEATER, fb)
+    for t in net.honest():
+        assert t.fault is not None and t.fault.rule == "equivocation" and t.fault.seat == CHEATER
+    r = audit_frames(net.tables[0].frames)
+    assert r.verdict == "accused" and r.seat == CHEATER and r.rule == "equivocation", r.summary()
+    assert "confirmed" in r.detail, r.summary()
+
+
+# ----------------------------------------------------------------------------- lying faults
+
+
+def test_fault_whose_evidence_is_a_valid_move_blames_the_accuser(at_draw):
+    net = at_draw
+    t0 = net.tables[0]
+    mover = t0.expected().seat
+    liar = (mover + 1) % 3
+    honest_move = net.craft(mover, "draw", {"hand": t0.hand_no, "source": "stock"})
+    fault = net.craft(liar, "fault", {"accused": mover, "rule": "not_your_turn", "reason": "lie",
+                                      "evidence": [honest_move]})
+    net.inject(liar, fault)
+    victim = next(i for i in range(3) if i not in (liar,))
+    r = audit_frames(net.tables[victim].frames)
+    assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
+
+
+@pytest.mark.parametrize("variant", ["identical", "other_signer"])
+def test_fabricated_equivocation_evidence(at_draw, variant):
+    net = at_draw
+    t0 = net.tables[0]
+    mover = t0.expected().seat
+    liar = (mover + 1) % 3
+    f1 = net.craft(mover, "draw", {"hand": t0.hand_no, "source": "stock"})
+    f2 = f1 if variant == "identical" else net.craft(liar, "draw", {"hand": t0.hand_no, "source": "discard"})
+    if variant == "other_signer":  # claim the liar's own frame is the mover's: re-label the seat
+        e = wire.decode_envelope(f2)
+        f2 = wire.Envelope(e.v, e.game, e.seq, mover, e.prev, e.kind, e.body, e.sig).encode()
+    fault = net.craft(liar, "fault", {"accused": mover, "rule": "equivocation", "reason": "lie",
+                                      "evidence": [f1, f2]})
+    net.inject(liar, fault)
+    for t in net.tables:
+        if t.me != liar:
+            assert t.fault is not None and t.fault.rule == "false_accusation" and t.fault.seat == liar, t.fault
+    r = audit_frames(net.tables[mover].frames)
+    assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
+
+
+def test_leave_stops_the_table_naming_the_leaver(at_draw):
+    net = at_draw
+    net.inject(2, net.craft(2, "leave", {"reason": "bye"}))
+    for t in net.tables[:2]:
+        assert t.fault is not None and t.fault.seat == 2 and t.fault.rule == "left"
+    r = audit_frames(net.tables[0].frames)
+    assert r.verdict == "incomplete" and r.seat == 2 and r.rule == "left", r.summary()
+
+
+# ----------------------------------------------------------------------------- secrecy
+
+
+def test_published_shares_open_only_public_cards():
+    """Replay a whole honest game as a passive listener: at every point, a slot for which every
+    seat's decryption share has been published is a slot whose face is public (upcard,
+    discards, shown hands); no stock card and no private card (including the closer's
+    face-down card) can be opened from the chain before the hand's secrets."""
+    net = Net(3, seed=18)
+    assert net.run() and net.tables[0].finished
+    obs = tbl.Table.observer()
+    checked = 0
+    for frame in net.tables[0].frames:
+        obs.replay(frame)
+        if obs.hc is None or not obs.hand_started or obs.hc.secrets:
+            continue
+        seats = set(obs.hc.seats)
+        for slot, by_seat in obs.shares.items():
+            if set(by_seat) >= seats:
+                assert obs.engine.faces.get(slot) is not None, f"slot {slot} openable but not public"
+                checked += 1
+        for seat in seats:  # nobody's private hand is known to the listener during play
+            if obs.phase == v.PLAYING:
+                hidden = [s for s in obs.engine.hands.get(seat, []) if obs.engine.faces.get(s) is None]
+                assert hidden, "a listener knows a whole hand during play"
+        if obs.phase == v.PLAYING:
+            for s in obs.engine.stock:
+                assert obs.engine.faces.get(s) is None and len(obs.shares.get(s, {})) == 0
+    assert checked > 0
+
+
+def test_joiner_refuses_weak_shuffle_proofs():
+    """A host cannot lower the cut-and-choose rounds under a joiner: below its minimum (40 by
+    default) a shuffler could grind a forged proof; the offer is refused before sitting down,
+    and the offer's k must be the k in the rules every seat signs (what the lobby shows)."""
+    rules = make_rules("classic", {"limit": 30})
+    ident = Identity.generate(SeededRng("weak-host"))
+    host = tbl.Table.create(ident, SeededRng("h"), name="t", rules=rules, max_seats=2, addr="a:1", proof_rounds=10)
+    assert host.rules.shuffle_proof_rounds == 10 and host.proof_rounds == 10
+    with pytest.raises(tbl.ProtocolViolation) as exc:
+        tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.frames[0])
+    assert exc.value.rule == "weak_proofs"
+    ok = tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.frames[0], min_proof_rounds=10)
+    assert ok.proof_rounds == 10
+    # an offer whose proof_rounds field disagrees with its signed rules is refused
+    env = wire.decode_envelope(host.frames[0])
+    body = dict(env.body, proof_rounds=64)
+    forged = wire.make_envelope(ident.private_key, game=env.game, seq=0, seat=0, prev=env.prev, kind="offer", body=body)
+    with pytest.raises(tbl.ProtocolViolation) as exc:
+        tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), forged.encode(), min_proof_rounds=1)
+    assert exc.value.rule == "bad_rules"
