@@ -810,8 +810,8 @@ class Table:
             self._stop_with_fault(exc, (env.encode(),))
             return
         proof, shown = self._peer_fault_view(env)
-        if proof is not None:
-            self._stop_with_fault(proof, proof_frames(proof) or (env.encode(),), shown)
+        if proof is not None:  # we checked it: quote the frames that prove it, not the messenger
+            self._stop_with_fault(proof, proof_frames(proof) or tuple(env.body["evidence"]), shown)
         else:
             exc = ProtocolViolation(None, "stopped_by_peer",
                                     f"seat {env.seat} stopped the table off our chain: {env.body['rule']}")

@@ -186,3 +186,61 @@ async def test_badly_signed_frame_is_dropped_not_blamed(tmp_path):
             records = list(msgpack.Unpacker(io.BytesIO(evidence), raw=False))
             assert records[0]["rule"] == "bad_signature" and records[0]["seat"] == CHEATER
             assert audit_file(tmp_path / f"seat{r.seat}.chn").verdict == "ok"
+
+
+class SplitViewTable(CheatTable):
+    """Signs two different discards for one position and sends each to a different peer."""
+
+    cheat = "split_view"
+    split: list = []
+
+    def intent(self, intent):
+        if isinstance(intent, v.Discard) and not self.done:
+            self.done = True
+            self.stalled = True
+            hand = self.engine.hands[self.me]
+            seq = len(self.chain)
+            a = self._emit_raw("discard", self._discard_body("discard", hand[0]), seq)
+            b = self._emit_raw("discard", self._discard_body("discard", hand[1]), seq)
+            self.split[:] = [a, b]
+            return self._take()
+        return super().intent(intent)
+
+
+async def test_split_view_equivocation_is_found_by_resync(tmp_path):
+    """The cheater shows one discard to seat 0 and another to seat 2. Neither honest node holds
+    both at first; the next envelope reveals that their histories diverged, the node asks the
+    sender for its envelopes (Resync), finds the second version, and proves the equivocation.
+    Nobody honest is blamed."""
+    SplitViewTable.split = []
+
+    def node_ready(node):
+        run = node.run
+
+        async def run_with_split_mesh(mesh):
+            broadcast = mesh.broadcast
+
+            async def split_broadcast(payload):
+                frames = SplitViewTable.split
+                if frames and payload[1:] in frames:
+                    target = 0 if payload[1:] == frames[0] else 2
+                    await mesh.send(target, payload)
+                    return frozenset({target})
+                return await broadcast(payload)
+
+            mesh.broadcast = split_broadcast
+            return await run(mesh)
+
+        node.run = run_with_split_mesh
+
+    rules = make_rules("classic", {"limit": 30})
+    specs = [SeatSpec("Honest0"), SeatSpec("Cheater", table_cls=SplitViewTable, node_ready=node_ready),
+             SeatSpec("Honest2")]
+    results = await play_local(rules, specs, seed=33, proof_rounds=4, transcript_dir=tmp_path,
+                               timeouts=Timeouts(protocol=5.0, decision=5.0))
+    for r in results:
+        if r.seat != CHEATER:
+            assert r.fault is not None and r.fault.seat == CHEATER and r.fault.rule == "equivocation", r.fault
+    for seat in (0, 2):
+        report = audit_file(tmp_path / f"seat{seat}.chn")
+        assert report.seat == CHEATER and report.rule == "equivocation", report.summary()
