@@ -75,12 +75,14 @@ async def test_seeded_game_is_reproducible(tmp_path):
     assert len(audit_file(tmp_path / "a" / "seat0.chn").scores) == len(audit_file(tmp_path / "b" / "seat0.chn").scores)
 
 
-def test_play_command_separate_processes(tmp_path):
-    """`p2p-chinchon play --no-ui`: the host here, each bot a separate OS process."""
+@pytest.mark.parametrize("bots, k, limit", [(1, K, 30), (3, K, 30), pytest.param(7, 3, 12, marks=pytest.mark.slow)])
+def test_play_command_separate_processes(tmp_path, bots, k, limit):
+    """`p2p-chinchon play --no-ui`: the host in one process, each bot a separate OS process
+    (2, 4 and 8 seats; 8 seats play with two packs)."""
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
     proc = subprocess.run(
-        [sys.executable, "-m", "p2p_chinchon", "play", "--no-ui", "--bots", "3", "--seed", "3",
-         "--proof-rounds", str(K), "--option", "limit=30"],
+        [sys.executable, "-m", "p2p_chinchon", "play", "--no-ui", "--bots", str(bots), "--seed", "3",
+         "--proof-rounds", str(k), "--option", f"limit={limit}"],
         capture_output=True, text=True, timeout=600, env=env,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -88,7 +90,7 @@ def test_play_command_separate_processes(tmp_path):
     assert m, proc.stdout[-2000:]
     folder = Path(m.group(1).strip())
     files = sorted(folder.glob("*.chn"))
-    assert len(files) == 4
+    assert len(files) == bots + 1
     reports = [audit_file(f) for f in files]
     assert all(r.verdict == "ok" for r in reports), [r.summary() for r in reports]
     assert len({r.head for r in reports}) == 1
