@@ -275,6 +275,7 @@ class Table:
         self.last_closer: int | None = None
         self.progress: tuple[int, int, str] | None = None
         self._pending_draw_slot: int | None = None
+        self._pending: list[Player] = []  # host only: players seated before the seating
         self._hand_played = 0
         self._emitting_own = False
         self._current_frame = b""
@@ -316,7 +317,7 @@ class Table:
             "host_key": identity.public_bytes,
         }
         t.game = game
-        t._host_addr = addr
+        t._pending = [Player("host", identity.public_bytes, addr)]
         t._out = []
         t._emit_own("offer", body)
         return t
@@ -365,8 +366,6 @@ class Table:
         """Host only: add a joiner (identity already checked by the lobby link). Returns its seat."""
         if self.me != 0 or self.players:
             raise IntentError("only the host may seat players, before the seating is signed")
-        if not hasattr(self, "_pending"):
-            self._pending: list[Player] = [Player(self._host_name(), self.identity.public_bytes, self._host_addr)]
         if any(p.key == key for p in self._pending):
             return next(i for i, p in enumerate(self._pending) if p.key == key)
         if len(self._pending) >= self.max_seats:
@@ -376,16 +375,13 @@ class Table:
         self._pending.append(Player(_clip_utf8(name, 32) or "?", key, addr))
         return len(self._pending) - 1
 
-    def _host_name(self) -> str:
-        return getattr(self, "_my_name", "host")
-
     def set_host_name(self, name: str) -> None:
-        self._my_name = _clip_utf8(name, 32) or "host"
+        """Host only, before the seating: the host's own name at the table."""
+        self._pending[0].name = _clip_utf8(name, 32) or "host"
 
     @property
     def pending_players(self) -> list[Player]:
-        if not hasattr(self, "_pending"):
-            self._pending = [Player(self._host_name(), self.identity.public_bytes, self._host_addr)]
+        """Host only: the players seated so far (the host first), before the seating is signed."""
         return list(self._pending)
 
     def start(self) -> list:
