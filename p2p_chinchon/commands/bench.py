@@ -26,11 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     names = available()
     parser.description = (
         "Run benchmarks/<name>.py from the source tree (via runpy), passing the remaining "
-        "arguments to it, e.g. 'p2p-chinchon bench deck --seats 4 --cards 40 --json'. "
+        "arguments to it, e.g. 'p2p-chinchon bench deck --seats 4 --cards 40 --json', "
+        "'p2p-chinchon bench game --seed 1', 'p2p-chinchon bench audit --transcript FILE'. "
         "Use 'p2p-chinchon bench NAME --help' for a benchmark's own options. "
         f"Found: {', '.join(names) if names else 'none (not running from a source checkout)'}.")
     parser.add_argument("name", metavar="NAME",
-                        help="benchmark to run: melds, deck, audit, net, ... "
+                        help="benchmark to run: deck, game, audit, net, wire, melds "
                              "(a script in benchmarks/)")
     parser.add_argument("args", nargs=argparse.REMAINDER,
                         help="arguments passed unchanged to the benchmark script")

@@ -1,0 +1,37 @@
+"""The benchmark scripts run and report the figures their issues ask for (tiny settings: this
+checks the scripts, not the speed; performance is never asserted in tests)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bench(tmp_path: Path, *args: str) -> dict:
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "p2p_chinchon", "bench", *args, "--json"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return json.loads(out.stdout[out.stdout.index("{"):])
+
+
+@pytest.mark.slow
+def test_bench_game_reports_latencies_and_cpu(tmp_path):
+    r = bench(tmp_path, "game", "--seats", "2", "--proof-rounds", "4", "--seed", "1", "--no-deck")
+    assert r["seats"] == 2 and r["k"] == 4 and r["hands"] >= 1
+    assert r["first_turn_s"] > 0 and r["game_s"] >= r["first_turn_s"]
+    assert r["draw_to_card_ms"] and len(r["cpu_s_each_peer"]) == 2
+    assert r["cpu_over_game_floor"] > 0
+
+
+def test_bench_audit_reports_throughput_and_floor(tmp_path):
+    r = bench(tmp_path, "audit", "--seed", "1", "--in-process", "--proof-rounds", "4")
+    assert r["verdict"] == "ok" and r["envelopes"] > 0 and r["hands"] >= 1
+    assert r["envelopes_per_s"] > 0 and r["floor_s"] > 0 and r["ratio"] > 0
+    assert 0 < r["proof_share"] <= 1
