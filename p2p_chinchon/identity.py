@@ -20,6 +20,8 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p_chinchon._fs import fsync_dir as _fsync_dir
+
 __all__ = [
     "APP_NAME",
     "IDENTITY_FILE",
@@ -201,16 +203,3 @@ def _create(folder: Path, path: Path, rng: Any | None) -> Identity:
             pass
     _fsync_dir(folder)
     return Identity(ident.private_key, path)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:  # some filesystems refuse fsync on directories
-        pass
-    finally:
-        os.close(dfd)

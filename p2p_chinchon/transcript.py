@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from p2p_chinchon import PROTOCOL_VERSION
+from p2p_chinchon._fs import fsync_dir as _fsync_dir
 from p2p_chinchon.wire import (
     ZERO_HASH,
     Envelope,
@@ -660,17 +661,3 @@ def _read_all(fd: int) -> bytes:
             return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:  # some filesystems refuse fsync on directories
-        pass
-    finally:
-        os.close(dfd)
-
