@@ -123,7 +123,8 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
             r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
             if exc.rule in NOT_ATTRIBUTABLE:
                 r.verdict = "corrupt"
-                r.detail = f"{exc.rule}: {exc.reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
+                reason = exc.reason if exc.reason.startswith(exc.rule) else f"{exc.rule}: {exc.reason}"
+                r.detail = f"{reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
             _fill(r, t)
             return r
         del before
