@@ -176,6 +176,8 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
 def audit_file(path: str | Path) -> AuditReport:
     """Load a transcript file (recovering a torn tail) and replay it."""
     res = load_transcript(path)
+    if not res.frames:
+        return AuditReport("corrupt", index=0, detail="no complete envelope in the file (empty, or cut inside the first one)")
     if res.errors:
         first = res.errors[0]
         r = audit_frames(res.frames[: first.index] if first.index is not None else res.frames)

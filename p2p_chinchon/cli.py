@@ -20,7 +20,7 @@ COMMANDS: dict[str, str] = {
     "melds": "best arrangement of a hand: melds, deadwood, may it close",
     "score": "score a closed hand: melds, lay-offs and penalties",
     "rules": "list the rule presets and their fields",
-    "bench": "run a benchmark (melds, deck, audit, net)",
+    "bench": "run a benchmark (melds, deck, wire, net, game, audit)",
 }
 
 
@@ -29,7 +29,10 @@ def _load(name: str):
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="p2p-chinchon", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="p2p-chinchon",
+        description="Chinchón between laptops on a LAN: no server, no trusted dealer.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     # Only import the module of the command being run (keeps start-up fast).
     chosen = next((a for a in argv if not a.startswith("-")), None)

@@ -372,7 +372,12 @@ class Table:
             raise IntentError("the table is full")
         if len(addr.encode()) > 64:
             raise IntentError("the joiner's address is too long")
-        self._pending.append(Player(_clip_utf8(name, 32) or "?", key, addr))
+        name = _clip_utf8(name, 29) or "?"
+        taken = {p.name for p in self._pending}
+        unique, n = name, 2
+        while unique in taken:  # two "Ana"s at one table would be ambiguous in every log line
+            unique, n = f"{name} {n}", n + 1
+        self._pending.append(Player(unique, key, addr))
         return len(self._pending) - 1
 
     def set_host_name(self, name: str) -> None:

@@ -126,6 +126,36 @@ def human_hint() -> Callable[[v.SeatView], str]:
     return h
 
 
+def check_seats(rules: Any, n: int, command: str) -> None:
+    """Refuse a table size the rules do not allow, before anyone sits down."""
+    if not rules.min_players <= n <= rules.max_players:
+        print(f"p2p-chinchon {command}: the {rules.preset} rules take {rules.min_players}-{rules.max_players} "
+              f"players, not {n}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: bool, command: str) -> Any:
+    """:func:`run_main`, turning the expected failures of a network game (refused table,
+    nobody listening, no network, a lobby that closed) into one line on stderr; None then."""
+    from p2p_chinchon.net.lobby import LobbyError
+    from p2p_chinchon.table import IntentError, ProtocolViolation
+
+    expected = (LobbyError, IntentError, ProtocolViolation, OSError, RuntimeError)
+    try:
+        return run_main(main, args, human)
+    except BaseException as exc:  # noqa: BLE001 - unwrap trio's exception groups
+        leaf = exc
+        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+            leaf = leaf.exceptions[0]
+        if not isinstance(leaf, expected):
+            raise
+        text = str(leaf)
+        if isinstance(leaf, ProtocolViolation) and leaf.rule == "weak_proofs":
+            text += " (join with --min-proof-rounds K to accept it)"
+        print(f"p2p-chinchon {command}: {text}", file=sys.stderr)
+        return None
+
+
 def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) -> Any:
     """Run ``main(bridge, on_update)`` under the full-screen UI, the plain line mode, or (bots)
     plain trio with a console printer."""

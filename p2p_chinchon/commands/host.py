@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         print("p2p-chinchon host: --seats must be 2-8", file=sys.stderr)
         return 2
     rules = C.make_rules(args)
+    C.check_seats(rules, args.seats, "host")
     player = args.player or ("bot" if args.bot else "host")
     table_name = args.table or _default_table_name(player)
     problem = _table_name_problem(table_name)
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         return result
 
-    result = C.run_main(main, args, human)
+    result = C.run_reporting(main, args, human, "host")
     if result is None:
         return 1
     if not args.quiet:

@@ -84,14 +84,7 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         return result
 
-    from p2p_chinchon.net.lobby import LobbyError
-    from p2p_chinchon.table import IntentError, ProtocolViolation
-
-    try:
-        result = C.run_main(main, args, human)
-    except (LobbyError, IntentError, ProtocolViolation, OSError) as exc:
-        print(f"p2p-chinchon join: {exc}", file=sys.stderr)
-        return 1
+    result = C.run_reporting(main, args, human, "join")
     if result is None:
         return 1
     if not args.quiet:

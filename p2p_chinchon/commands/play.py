@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
         print("p2p-chinchon play: --bots must be 1-7", file=sys.stderr)
         return 2
     rules = C.make_rules(args)
+    C.check_seats(rules, args.bots + 1, "play")
     names = ["You" if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
     if args.name:
         names[0] = args.name
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         return result
 
-    result = C.run_main(main, args, human)
+    result = C.run_reporting(main, args, human, "play")
     if result is None:
         return 1
     C.print_result(result, names)

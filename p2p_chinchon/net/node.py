@@ -322,14 +322,21 @@ async def host_lobby(
             return
         peer_ip = _peer_ip(link)
         _, port = req.listen_host_port
+        # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
+        # key), so a refusal never leaves a seat taken by someone who has gone.
+        await link.send(msgpack.packb({"offer": table.frames[0]}))
+        with trio.move_on_after(30):
+            answer = await link.receive()
+        if answer != b"sit" or full.is_set():
+            return
         try:
             seat = table.seat_host(req.name, req.public_key, lob.format_addr(peer_ip, port))
         except tbl.IntentError as exc:
             await link.send(msgpack.packb({"error": str(exc)}))
             return
-        await link.send(msgpack.packb({"seat": seat, "offer": table.frames[0]}))
+        await link.send(msgpack.packb({"seat": seat}))
         if on_seated is not None:
-            on_seated(table)
+            on_seated(table, seat)
         if len(table.pending_players) >= seats:
             full.set()
         await full.wait()
@@ -379,7 +386,14 @@ async def join_lobby(
         if "error" in welcome:
             raise lob.LobbyError(welcome["error"])
         if check_offer is not None:
-            check_offer(welcome["offer"])
+            check_offer(welcome["offer"])  # raises: we leave without taking a seat
+        await link.send(b"sit")
+        seated = await link.receive()
+        if seated is None:
+            raise lob.LobbyError("the host closed the lobby")
+        answer = msgpack.unpackb(seated)
+        if "error" in answer:
+            raise lob.LobbyError(answer["error"])
         with trio.fail_after(timeout):
             second = await link.receive()
         if second is None:

@@ -59,8 +59,8 @@ async def host_game(
         on_update(table.view())
 
     async def lobby() -> None:
-        def seated(t: tbl.Table) -> None:
-            t._log(f"{t.pending_players[-1].name} sat down ({len(t.pending_players)}/{seats})")
+        def seated(t: tbl.Table, seat: int) -> None:
+            t._log(f"{t.pending_players[seat].name} sat down ({len(t.pending_players)}/{seats})")
             if on_update is not None:
                 on_update(t.view())
             if ad is not None:
