@@ -87,6 +87,20 @@ def test_typed_card_name_picks_then_enter_discards():
     assert sent == [V.Discard(Card(3, 1))]
 
 
+def test_digit_then_command_letter_is_a_command_unless_it_names_a_card():
+    """The key bar says "1-8 pick ... c close": a digit picks, and a command letter after it is
+    that command, unless digit+letter names a card in the hand ("3h" is the 3♥ here)."""
+    opts = ((DRAWN, 3, False),)
+    s, sent, _ = make(discard_view(close_options=opts, first_round=False))
+    cards, _ = s.display_hand()
+    i = cards.index(DRAWN) + 1  # the closing discard's display position
+    press(s, str(i), "c")
+    assert s.typed == "" and sent == [V.Close(DRAWN)]
+    s, sent, _ = make(discard_view())
+    press(s, "3", "h")
+    assert s.typed == "3h" and s.picked == Card(3, 1)
+
+
 def test_typed_unknown_card_is_a_message_not_an_intent():
     s, sent, _ = make(discard_view())
     before = s.picked

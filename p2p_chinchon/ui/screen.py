@@ -269,9 +269,13 @@ class TableScreen:
             elif k == "escape":
                 self.typed = ""
             elif len(k) == 1 and k.isprintable():
-                self.typed += k
-                self._live_pick()
-                return
+                if (len(self.typed) == 1 and self.typed.isdigit() and k in COMMAND_KEYS
+                        and not self._names_a_card(self.typed + k)):
+                    self.typed = ""  # the digit picked a card; this letter is a command ("8" then "c")
+                else:
+                    self.typed += k
+                    self._live_pick()
+                    return
             else:  # another named key (arrows, Ctrl-C): the typing is over
                 self.typed = ""
             if k in ("enter", "backspace", "escape"):
@@ -336,6 +340,16 @@ class TableScreen:
             if k.isdigit() and k != "0":
                 self._pick_at(int(k) - 1)
             return
+
+    def _names_a_card(self, text: str) -> bool:
+        view = self.view
+        if view is None:
+            return False
+        try:
+            find_card(text, view.hand, self.faces.deck)
+        except CardTextError:
+            return False
+        return True
 
     def _live_pick(self) -> None:
         view = self.view
