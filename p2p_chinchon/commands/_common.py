@@ -71,6 +71,15 @@ class ConsolePrinter:
         self.seen = view.log_total
 
 
+def finish(result: Any, args: argparse.Namespace) -> int:
+    """Print a node's result (unless ``--quiet``) and turn it into the command's exit code."""
+    if result is None:
+        return 1
+    if not args.quiet:
+        print_result(result)
+    return exit_code(result)
+
+
 def exit_code(result: Any) -> int:
     """0 for a finished game or for leaving it yourself; 1 when the table stopped on a fault."""
     f = result.fault

@@ -84,9 +84,4 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         return result
 
-    result = C.run_reporting(main, args, human, "join")
-    if result is None:
-        return 1
-    if not args.quiet:
-        C.print_result(result)
-    return C.exit_code(result)
+    return C.finish(C.run_reporting(main, args, human, "join"), args)

@@ -378,27 +378,24 @@ async def join_lobby(
     ``check_offer(offer_frame)`` may refuse the table (raise) before we wait to be seated."""
     req = lob.JoinRequest.create(name, identity.public_bytes, lob.format_addr("0.0.0.0", listen_port), identity.private_key.sign)
     link = await lob.connect_lobby(host, port, req)
+    async def answer(closed: str) -> dict:
+        """The host's next lobby message: a map, or LobbyError for a refusal or a hang-up."""
+        data = await link.receive()
+        if data is None:
+            raise lob.LobbyError(closed)
+        msg = msgpack.unpackb(data)
+        if "error" in msg:
+            raise lob.LobbyError(msg["error"])
+        return msg
+
     async with link:
-        first = await link.receive()
-        if first is None:
-            raise lob.LobbyError("the host refused the join request")
-        welcome = msgpack.unpackb(first)
-        if "error" in welcome:
-            raise lob.LobbyError(welcome["error"])
+        welcome = await answer("the host refused the join request")
         if check_offer is not None:
             check_offer(welcome["offer"])  # raises: we leave without taking a seat
         await link.send(b"sit")
-        seated = await link.receive()
-        if seated is None:
-            raise lob.LobbyError("the host closed the lobby")
-        answer = msgpack.unpackb(seated)
-        if "error" in answer:
-            raise lob.LobbyError(answer["error"])
+        await answer("the host closed the lobby")
         with trio.fail_after(timeout):
-            second = await link.receive()
-        if second is None:
-            raise lob.LobbyError("the host closed the lobby before seating")
-        seating = msgpack.unpackb(second)
+            seating = await answer("the host closed the lobby before seating")
         return welcome["offer"], seating["seating"]
 
 
