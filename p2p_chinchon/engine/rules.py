@@ -133,6 +133,13 @@ class Rules:
             return 2
         return 1
 
+    def max_packs(self) -> int:
+        """Most packs any table under these rules uses: 1 when ``decks=1`` or when no allowed
+        player count reaches ``two_decks_from`` (e.g. the online preset), else 2."""
+        if self.decks:
+            return self.decks
+        return 2 if self.two_decks_from and self.two_decks_from <= self.max_players else 1
+
     def pack_ranks(self) -> tuple[int, ...]:
         """Ranks in one pack in run order (lowest first): 40 = A-7 J Q K (000 "The cards")."""
         if self.deck_size == 40:
@@ -199,8 +206,10 @@ class Rules:
         return 10 if flat else r
 
     def has_card(self, card: Card) -> bool:
-        """Is ``card`` one of the physical cards of some table under these rules (two packs
-        allowed)?"""
+        """Is ``card`` one of the physical cards of some table under these rules? A second
+        pack's copy only when :meth:`max_packs` is 2; jokers only up to ``jokers`` per pack."""
+        if card.copy >= self.max_packs():
+            return False
         if card.is_joker:
             return card.suit < self.jokers
         return card.rank in self.pack_ranks()
