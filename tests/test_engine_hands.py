@@ -1,16 +1,21 @@
-"""Issue 15: impossible hands are refused (packs, jokers, hand sizes, player counts); lay-offs
-are listed in an order that can be played."""
+"""Issue 15: impossible hands are refused (packs, jokers, hand sizes, player counts); Fournier
+closes on the sum of the left-over cards; lay-offs are listed in an order that can be played."""
 
 import pytest
 
+from test_engine_helpers import pass_turn, scripted_hand, slot_of
+from p2p_chinchon.bots.simple import SimpleBot
 from p2p_chinchon.engine import (
-    JOKER, PRESETS, Card, CardError, RulesError, ShowdownError, best_arrangement, can_close,
-    check_hands, close_options, make_meld, make_rules, parse_cards, score_showdown,
+    JOKER, PRESETS, Card, CardError, Close, Closed, DrawStock, Game, IllegalAction, RulesError,
+    ShowdownError, best_arrangement, can_close, check_hands, close_options, make_meld, make_rules,
+    parse_cards, score_showdown,
 )
 from p2p_chinchon.engine.options import parse_hands
+from p2p_chinchon.rng import SeededRng
 
 P = parse_cards
 CLASSIC = PRESETS["classic"]
+FOURNIER = PRESETS["fournier"]
 
 
 # -- packs -------------------------------------------------------------------------------------
@@ -128,6 +133,60 @@ def test_showdown_player_count_follows_preset(preset, n):
 def test_deck_refuses_player_counts_outside_the_preset():
     with pytest.raises(RulesError):
         check_hands(PRESETS["online"], [CLOSER], n_players=5)
+
+
+# -- Fournier: the sum of the left-over cards --------------------------------------------------
+
+def test_fournier_closes_on_the_sum_of_several_left_over_cards():
+    # one loose card, as before
+    assert can_close(P("1-bastos 2-bastos 3-bastos 6-copas 6-espadas 6-oros 5-copas"), FOURNIER)
+    # 002: "las cartas que te sobran ... suman 5 puntos o menos": 2 + 2 + 1 left over
+    seven = P("1-bastos 2-bastos 3-bastos 4-bastos 2-copas 2-espadas 1-oros")
+    res = close_options(seven + P("rey-copas"), FOURNIER)[0]
+    assert res.discard == Card(12, 1) and res.score == 5
+    assert sorted(res.arrangement.deadwood) == sorted(P("2-copas 2-espadas 1-oros"))
+    # 3 + 2 + 1 = 6: over five
+    assert not can_close(P("1-bastos 2-bastos 3-bastos 4-bastos 3-copas 2-espadas 1-oros"),
+                         FOURNIER)
+    # a joker left over counts 25: never within five
+    no_wild_melds = make_rules("fournier", {"deck": 52, "jokers": 2, "max_wild_per_meld": 0})
+    assert not can_close(P("A♣ 2♣ 3♣ 8♥ 8♠ 8♦ JK"), no_wild_melds)
+    # classic and online keep one unmatched card: 1 + 2 left over does not close there
+    assert can_close(P("A♣ 2♣ 3♣ 4♣ 5♣ A♥ 2♠"), FOURNIER)
+    assert not can_close(P("A♣ 2♣ 3♣ 4♣ 5♣ A♥ 2♠"), CLASSIC)
+    assert not can_close(P("A♣ 2♣ 3♣ 4♣ 5♣ A♥ 2♠"), PRESETS["online"])
+
+
+def _fournier_turn(rules):
+    """Seat 0 holds 1-5 bastos, 1-copas and rey-oros, and on its second turn draws 2-espadas."""
+    g = Game(rules, 2, first_dealer=1)
+    scripted_hand(g, {
+        0: P("1-bastos 2-bastos 3-bastos 4-bastos 5-bastos 1-copas rey-oros"),
+        1: P("4-oros 5-copas 7-espadas sota-oros caballo-copas rey-espadas 3-copas"),
+    }, upcard=P("7-bastos")[0], stock=P("sota-copas caballo-oros 2-espadas rey-bastos"))
+    pass_turn(g, 0)
+    pass_turn(g, 1)
+    g.apply(DrawStock(0))
+    return g, [g.faces[s] for s in g.hands[0]]
+
+
+def test_fournier_game_and_bot_agree_on_a_two_card_close():
+    # keep 1-copas + 2-espadas (3 points), rey-oros face down
+    g, hand = _fournier_turn(FOURNIER)
+    closes = {g.faces[a.slot] for a in g.legal_actions(0) if isinstance(a, Close)}
+    bot = SimpleBot(FOURNIER, SeededRng(1))
+    kind, card = bot.choose_discard(hand, may_close=bool(closes))
+    assert closes and kind == "close" and card in closes
+    ev = g.apply(Close(0, slot_of(g, 0, card)))
+    assert card == Card(12, 0) and isinstance(ev[0], Closed) and ev[0].score == 3
+    # the same hands under one unmatched card at most: neither the game nor the bot closes
+    one = make_rules("fournier", {"close_max_unmatched": 1})
+    g1, hand1 = _fournier_turn(one)
+    assert not [a for a in g1.legal_actions(0) if isinstance(a, Close)]
+    assert not close_options(hand1, one)
+    with pytest.raises(IllegalAction) as err:
+        g1.apply(Close(0, slot_of(g1, 0, Card(12, 0))))
+    assert err.value.rule == "close_points"
 
 
 # -- lay-off order -----------------------------------------------------------------------------

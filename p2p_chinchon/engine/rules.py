@@ -346,7 +346,7 @@ FOURNIER = Rules(
     min_real_per_meld=1,
     court_points="flat",
     close_max_points=5,
-    close_max_unmatched=1,
+    close_max_unmatched=7,
     wild_chinchon_points_1=-10,
     wild_chinchon_points_2=-10,
     lay_off="none",
@@ -358,16 +358,18 @@ FOURNIER = Rules(
 FOURNIER_DOC = """fournier (002, the Spanish card maker's rules).
 
 Stated: 40 or 48 Spanish cards (deck=48), or the 52-card French deck with two jokers
-(deck=52 jokers=2); 2-6 players; close when the unmatched cards total 5 or less; figures 10,
+(deck=52 jokers=2); 2-6 players; close when the cards left over from the melds total 5 or
+less, however many they are ("las cartas que te sobran ... suman 5 puntos o menos"); figures 10,
 jokers free and worth 25; chinchón must be authentic; -10 clean; re-buy once at the highest
 current score (the sample game re-admits Bo with two players left, so re-entry needs only two
 still in); 50/70 tables (limit) and no re-buy (reentries=0) are options.
 
-Silent, chosen: "jokers are free" = any number per meld, one real card is enough; one unmatched
-card at most ("two melds of three and a loose card, or three and four"); no lay-off (after the
-cut "everyone else shows their hand and adds up their unmatched cards"; option lay_off=all); a
-seven-run with jokers is an ordinary clean close (-10); the first-round ban (000/001
-tradition); two packs from six players (one 40-card pack cannot deal six hands).
+Silent, chosen: "jokers are free" = any number per meld, one real card is enough; "two melds
+of three and a loose card, or three and four" describes the usual seven-card shapes, not a
+limit on the cards left over; no lay-off (after the cut "everyone else shows their hand and
+adds up their unmatched cards"; option lay_off=all); a seven-run with jokers is an ordinary
+clean close (-10); the first-round ban (000/001 tradition); two packs from six players (one
+40-card pack cannot deal six hands).
 """
 
 CARDGAMES = Rules(
