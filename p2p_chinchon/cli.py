@@ -24,18 +24,30 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class UsageError(Exception):
+    """Bad command-line input: ``main`` prints ``p2p-chinchon COMMAND: message`` as one line on
+    stderr and exits with 2. Commands raise it (or return 2 after printing the same line)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (its default prints the whole usage block)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message)
+
+
 def _load(name: str):
     return importlib.import_module(f"p2p_chinchon.commands.{name}")
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="p2p-chinchon",
         description="Chinchón between laptops on a LAN: no server, no trusted dealer.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     # Only import the module of the command being run (keeps start-up fast).
-    chosen = next((a for a in argv if not a.startswith("-")), None)
+    chosen = _command_of(argv)
     for name, help_ in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)
         if name == chosen:
@@ -49,17 +61,29 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except UsageError as exc:  # the one place that prints usage errors
+        chosen = _command_of(argv)
+        prog = f"p2p-chinchon {chosen}" if chosen in COMMANDS else "p2p-chinchon"
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+
+
+def _command_of(argv: list[str]) -> str | None:
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not args.command:
-        parser.print_help()
-        return 2
+        raise UsageError(f"a COMMAND is needed: {', '.join(COMMANDS)} (see p2p-chinchon --help)")
     try:
         module = _load(args.command)
     except ModuleNotFoundError as exc:
         if exc.name == f"p2p_chinchon.commands.{args.command}":
-            print(f"p2p-chinchon: '{args.command}' is not built yet", file=sys.stderr)
-            return 2
+            raise UsageError("this command is not built yet") from None
         raise
     try:
         return int(module.run(args) or 0)

@@ -62,11 +62,105 @@ def test_melds_text(capsys):
     ["score", "--closer", "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣", "--hand", "A♥ 2♥ zz"],
     ["score", "--closer", "A♣ 5♥ 3♣ 4♣ J♥ 6♣ K♠", "--hand", "A♥ 2♥"],
     ["score", "--closer", "A♣ 2♣ 3♣", "--hand", "A♥ 2♥"],
+    # issue 15: input that cannot exist
+    ["melds"],
+    ["melds", "--option", "decks=1", "7d 7h 7s Jd Qd Kd 2c 2c"],
+    ["melds", "--rules", "online", "7d 7h 7s Jd Qd Kd 2c 2c"],
+    ["melds", "--option", "jokers=2", "--option", "decks=1", "JK JK JK 2c 3c 4c"],
+    ["melds", "--option", "jokers=1", "--rules", "online", "JK JK 2c 3c"],
+    ["score", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d 4d Jd Qd 6c 6h As"],
+    ["score", "--closer", "5d 6d 7d 2c 2h 2s As Kc", "--hand", "3d 4d Jd Qd 6c 6h Kc"],
+    ["score", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", ""],
+    ["score", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d 4d"],
+    ["score", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d 4d Jd Qd 6c 6h Kc Ks"],
+    ["score", "--closer", "5d 6d 7d 2c 2h 2s As"],
+    ["score", "--rules", "online", "--closer", "5d 6d 7d 2c 2h 2s As",
+     "--hand", "3d 4d Jd Qd 6c 6h Kc", "--hand", "3h 4h 5h 6h 7h Jh Qh",
+     "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3c 4c 5c 7c Jc Qc Kh"],
+    # usage errors: one line, not argparse's usage block
+    ["melds", "--rules", "bogus", "2c"],
+    ["melds", "--style", "bogus", "2c"],
+    ["melds", "2c", "--bogus"],
+    ["score", "--rules", "bogus", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d"],
+    ["score", "--style", "bogus", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d"],
+    ["score", "--hand", "3d"],
+    ["rules", "bogus"],
 ])
 def test_bad_input_one_line_exit_2(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("p2p-chinchon ")
+    assert err.count("\n") == 1 and err.startswith(f"p2p-chinchon {argv[0]}: ")
+
+
+def test_usage_errors_outside_commands(capsys):
+    code, out, err = run(capsys)
+    assert code == 2 and out == "" and err.startswith("p2p-chinchon: a COMMAND") and err.count("\n") == 1
+    code, out, err = run(capsys, "bogus")
+    assert code == 2 and out == "" and err.startswith("p2p-chinchon: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["host", "--rules", "bogus"], ["play", "--option", "limit"],
+                                  ["play", "--option", "limit=x"]])
+def test_table_commands_rules_errors_one_line(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith(f"p2p-chinchon {argv[0]}: ")
+
+
+def test_impossible_hands_name_the_card(capsys):
+    _, _, err = run(capsys, "melds", "--option", "decks=1", "7d 7h 7s Jd Qd Kd 2c 2c")
+    assert "2♣ appears twice" in err and "one pack" in err
+    _, _, err = run(capsys, "melds", "--option", "jokers=2", "--option", "decks=1",
+                    "JK JK JK 2c 3c 4c")
+    assert "3 jokers" in err and "2 per pack" in err
+    _, _, err = run(capsys, "score", "--closer", "5d 6d 7d 2c 2h 2s As",
+                    "--hand", "3d 4d Jd Qd 6c 6h As")
+    assert "A♠ appears twice" in err and "2 players" in err
+    _, _, err = run(capsys, "score", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d 4d")
+    assert "hand 1 has 2 cards" in err
+    _, _, err = run(capsys, "score", "--rules", "online", "--closer", "5d 6d 7d 2c 2h 2s As",
+                    "--hand", "3d 4d Jd Qd 6c 6h Kc", "--hand", "3h 4h 5h 6h 7h Jh Qh",
+                    "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3c 4c 5c 7c Jc Qc Kh")
+    assert "5 players: the online rules take 2-4" in err
+
+
+def test_classic_hand_may_hold_both_packs_copies(capsys):
+    # classic plays two packs from five players: one hand may hold both 2♣; with five hands
+    # shown, two hands may hold the same card
+    code, out, _ = run(capsys, "melds", "--json", "7d 7h 7s Jd Qd Kd 2c 2c")
+    assert code == 0 and json.loads(out)["deadwood"] == ["2♣"]
+    code, out, _ = run(capsys, "score", "--json", "--closer", "5d 6d 7d 2c 2h 2s As",
+                       "--hand", "3d 4d Jd Qd 6c 6h As", "--hand", "3h 4h 5h 6h 7h Jh Qh",
+                       "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3c 4c 5c 7c Jc Qc Kh")
+    assert code == 0 and json.loads(out)["penalties"][0] == 1
+
+
+def test_fournier_closes_on_several_left_over_cards(capsys):
+    code, out, _ = run(capsys, "melds", "--rules", "fournier", "--json",
+                       "1-bastos 2-bastos 3-bastos 4-bastos 5-bastos 1-copas 2-espadas rey-oros")
+    d = json.loads(out)
+    assert code == 0 and d["can_close"] and d["score"] == 3 and d["discard"] == "rey-oros"
+    assert sorted(d["deadwood"]) == ["1-copas", "2-espadas"]
+
+
+def test_score_lay_offs_in_playable_order(capsys):
+    argv = ["score", "--closer", "5♦ 6♦ 7♦ 2♣ 2♥ 2♠ A♠", "--hand", "3♦ 4♦ J♦ Q♦ 6♣ 6♥ K♠"]
+    code, out, _ = run(capsys, *argv, "--json")
+    lays = json.loads(out)["players"][1]["laid_off"]
+    assert code == 0 and [lo["card"] for lo in lays] == ["4♦", "3♦", "J♦", "Q♦"]
+    assert lays[0]["onto_cards"] == ["5♦", "6♦", "7♦"] and lays[0]["onto_player"] == 0
+    assert lays[1]["onto_cards"] == ["4♦", "5♦", "6♦", "7♦"]
+    code, out, _ = run(capsys, *argv)
+    assert out.index("lays off 4♦ onto closer's meld 2 (5♦ 6♦ 7♦)") < out.index(
+        "lays off 3♦ onto closer's meld 2 (4♦ 5♦ 6♦ 7♦)")
+
+
+def test_score_chinchon_says_the_game_is_won_not_a_penalty(capsys):
+    code, out, _ = run(capsys, "score", "--closer", "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣",
+                       "--hand", "A♥ 2♥ 3♥ 4♥ 5♥ 6♥ K♥")
+    closer_line = out.splitlines()[0]
+    assert code == 0 and closer_line == "closer: CHINCHÓN, wins the game" and "-10" not in out
+    assert "hand 1: penalty 10" in out
 
 
 def test_score_json_anna(capsys):

@@ -17,19 +17,14 @@ def add_rules_arguments(p: argparse.ArgumentParser, default: str | None = "class
 
 
 def make_rules(args: argparse.Namespace) -> Any:
-    from p2p_chinchon.engine import make_rules as mk
+    from p2p_chinchon.cli import UsageError
+    from p2p_chinchon.engine import RulesError
+    from p2p_chinchon.engine.options import rules_from_args
 
-    opts = {}
-    for item in args.option:
-        if "=" not in item:
-            raise SystemExit(f"p2p-chinchon: --option needs KEY=VALUE, got {item!r}")
-        k, val = item.split("=", 1)
-        opts[k.strip()] = val.strip()
     try:
-        return mk(args.rules, opts)
-    except Exception as exc:  # RulesError: one clear line
-        print(f"p2p-chinchon: {exc}", file=sys.stderr)
-        raise SystemExit(2)
+        return rules_from_args(args.rules, args.option)
+    except RulesError as exc:  # one line, exit 2 (cli.main)
+        raise UsageError(str(exc)) from None
 
 
 def add_play_arguments(p: argparse.ArgumentParser) -> None:

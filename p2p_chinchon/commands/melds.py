@@ -1,14 +1,14 @@
 """``p2p-chinchon melds [--rules PRESET] [--option KEY=VALUE]... [--json] CARD...``
 
-Best arrangement of 0..8 cards: melds, deadwood, whether the hand may close and its score.
+Best arrangement of 1..8 cards: melds, deadwood, whether the hand may close and its score.
 With eight cards it picks the best discard (the best close, else the least deadwood)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 
+from ..cli import UsageError
 from ..engine import (
     CardError, RulesError, best_arrangement, close_options, close_result,
 )
@@ -57,13 +57,12 @@ def analyse(cards, rules) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     try:
         rules = rules_from_args(args.rules, args.option)
-        (cards,) = parse_hands([" ".join(args.cards)])
-        if len(cards) > 8:
-            raise CardError(f"{len(cards)} cards: give at most 8")
+        (cards,) = parse_hands([" ".join(args.cards)], rules)
+        if not 1 <= len(cards) <= 8:
+            raise CardError(f"{len(cards)} cards: give 1 to 8")
         result = analyse(cards, rules)
     except (CardError, RulesError, ValueError) as exc:
-        print(f"p2p-chinchon melds: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     style = args.style or default_style(rules)
     name = lambda c: c.name(style)  # noqa: E731
     out = dict(result)

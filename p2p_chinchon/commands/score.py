@@ -2,15 +2,20 @@
 [--hand CARDS]... [--json]``
 
 Scores a closed hand: each player's melds, lay-offs and penalty, closer first, the other hands
-in playing order from the closer. The closer gives 7 cards (or 8: the best close is used)."""
+in playing order from the closer. The closer gives 7 cards (or 8: the best close is used), every
+other player 7. One hand per seat: the number of hands (2 to the preset's most players) decides
+the packs, so below ``two_decks_from`` a card may appear only once across all hands. Lay-offs
+are listed in an order in which they can be laid, each with the meld it goes onto."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 
-from ..engine import CardError, RulesError, ShowdownError, close_options, score_showdown
+from ..cli import UsageError
+from ..engine import (
+    CardError, RulesError, ShowdownError, check_showdown, close_options, score_showdown,
+)
 from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
 
 
@@ -30,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         rules = rules_from_args(args.rules, args.option)
-        closer, *hands = parse_hands([args.closer, *args.hand])
+        closer, *hands = parse_hands([args.closer, *args.hand], rules)
+        check_showdown(rules, closer, hands, closer_sizes=(7, 8))
         discard = None
         if len(closer) == 8:
             opts = close_options(closer, rules)
@@ -40,8 +46,7 @@ def run(args: argparse.Namespace) -> int:
             closer = list(opts[0].kept)
         sd = score_showdown(rules, closer, hands)
     except (CardError, RulesError, ShowdownError, ValueError) as exc:
-        print(f"p2p-chinchon score: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     style = args.style or default_style(rules)
     d = sd.to_dict(style)
     d["discard"] = None if discard is None else discard.name(style)
@@ -51,14 +56,18 @@ def run(args: argparse.Namespace) -> int:
     if discard is not None:
         print(f"closer discards {d['discard']} face down")
     for i, p in enumerate(d["players"]):  # type: ignore[union-attr]
-        who = "closer" if i == 0 else f"hand {i}"
-        print(f"{who}: penalty {p['penalty']}")
+        if i == 0 and sd.game_won:
+            print("closer: CHINCHÓN, wins the game")
+        else:
+            print(f"{_who(i)}: penalty {p['penalty']}")
         for m in p["melds"]:
             print(f"  meld     {' '.join(m)}")
         for lo in p["laid_off"]:
-            target = "closer" if lo["onto_player"] == 0 else f"hand {lo['onto_player']}"
-            print(f"  lays off {lo['card']} onto {target}'s meld {lo['onto_meld'] + 1}")
+            print(f"  lays off {lo['card']} onto {_who(lo['onto_player'])}'s meld "
+                  f"{lo['onto_meld'] + 1} ({' '.join(lo['onto_cards'])})")
         print(f"  deadwood {' '.join(p['deadwood']) or '-'}")
-    if sd.game_won:
-        print("CHINCHÓN: the closer wins the game")
     return 0
+
+
+def _who(player: int) -> str:
+    return "closer" if player == 0 else f"hand {player}"

@@ -46,7 +46,10 @@ from .melds import (
     make_meld,
 )
 from .rules import FIELD_HELP, PRESET_DOCS, PRESETS, Rules, RulesError, make_rules
-from .scoring import LayOff, PlayerShowdown, Showdown, ShowdownError, score_showdown
+from .hands import check_hands
+from .scoring import (
+    LayOff, PlayerShowdown, Showdown, ShowdownError, check_showdown, score_showdown,
+)
 
 __all__ = [
     "JOKER", "TEN", "Card", "CardError", "parse_card", "parse_cards", "split_card_text",
@@ -58,5 +61,6 @@ __all__ = [
     "best_arrangement_bruteforce", "can_close", "close_options", "close_result", "is_chinchon",
     "make_meld",
     "FIELD_HELP", "PRESET_DOCS", "PRESETS", "Rules", "RulesError", "make_rules",
-    "LayOff", "PlayerShowdown", "Showdown", "ShowdownError", "score_showdown",
+    "LayOff", "PlayerShowdown", "Showdown", "ShowdownError", "check_showdown", "score_showdown",
+    "check_hands",
 ]

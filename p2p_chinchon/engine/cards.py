@@ -176,7 +176,8 @@ def parse_cards(texts: Iterable[str] | str) -> list[Card]:
                 out.append(cand)
                 break
         else:
-            raise CardError(f"too many copies of {card}")
+            most = "4 jokers" if card.is_joker else f"2 copies of {card}"
+            raise CardError(f"too many copies of {card}: two packs hold at most {most}")
     return out
 
 

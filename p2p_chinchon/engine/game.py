@@ -20,7 +20,7 @@ from typing import Any
 from .cards import Card
 from .melds import close_result
 from .rules import Rules
-from .scoring import Showdown, score_showdown
+from .scoring import HAND_SIZE, Showdown, score_showdown
 
 __all__ = [
     "Phase",
@@ -49,8 +49,6 @@ __all__ = [
     "GameOver",
     "HAND_SIZE",
 ]
-
-HAND_SIZE = 7
 
 
 class Phase(enum.Enum):
@@ -556,7 +554,7 @@ class Game:
             if missing:
                 raise GameError(f"seat {s}: slots {missing} are not revealed")
         cards = [[self.faces[x] for x in self.hands[s]] for s in seats]
-        sd = score_showdown(self.rules, cards[0], cards[1:])
+        sd = score_showdown(self.rules, cards[0], cards[1:], n_players=self.n_seats)
         self.last_showdown = sd
         for s, p in zip(seats, sd.penalties):
             self.totals[s] += p

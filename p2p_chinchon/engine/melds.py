@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Sequence
 
-from .cards import Card, CardError
+from .cards import Card
+from .hands import check_hands
 from .rules import Rules
 
 __all__ = [
@@ -274,11 +275,7 @@ def _check_input(cards: Sequence[Card], rules: Rules) -> list[Card]:
         raise ValueError(f"{len(cs)} cards: the meld search takes at most {MAX_CARDS}")
     if not all(isinstance(c, Card) for c in cs):
         raise TypeError("cards must be Card values")
-    if len(set(cs)) != len(cs):
-        raise ValueError("the same physical card appears twice (use parse_cards for two packs)")
-    for c in cs:
-        if not rules.has_card(c):
-            raise CardError(f"{c} is not in this table's deck ({rules.deck_size} cards, {rules.jokers} jokers)")
+    check_hands(rules, [cs])
     return sorted(cs)
 
 
@@ -307,8 +304,9 @@ def _arrange(
 def best_arrangement(cards: Sequence[Card], rules: Rules) -> Arrangement:
     """Least-deadwood arrangement of 0..8 distinct cards (exact), wild cards within the
     table's limits. A card that fits a set and a run goes where it saves most. Ties: fewer
-    unmatched cards. Raises ValueError for more than 8 cards or a repeated physical card, and
-    CardError (a ValueError) for a card that is not in the table's deck."""
+    unmatched cards. Raises ValueError for more than 8 cards, and CardError (a ValueError) for
+    a repeated card or one that no table under ``rules`` holds (a second copy when the rules
+    never use two packs, too many jokers: :func:`~p2p_chinchon.engine.hands.check_hands`)."""
     res = _arrange(cards, rules)
     assert res is not None
     return res

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .cards import Card, parse_cards, split_card_text
+from .cards import JOKER, Card, parse_cards, split_card_text
 from .rules import PRESETS, Rules, RulesError, make_rules
 
 __all__ = ["parse_options", "rules_from_args", "parse_hands", "default_style"]
@@ -27,11 +27,19 @@ def rules_from_args(preset: str, options: Sequence[str] | None) -> Rules:
     return make_rules(preset, parse_options(options))
 
 
-def parse_hands(texts: Sequence[str]) -> list[list[Card]]:
+def parse_hands(texts: Sequence[str], rules: Rules | None = None) -> list[list[Card]]:
     """Parse several hands (each a space/comma separated string) together, so repeated faces
-    across hands become the two packs' copies. Raises CardError."""
+    across hands become the two packs' copies. With ``rules``, the k-th joker is the k-th joker
+    of the deck (pack by pack), as jokers are alike: with one joker per pack the second is the
+    second pack's. Raises CardError."""
     tokens = [split_card_text(t) for t in texts]
     flat = parse_cards([x for ts in tokens for x in ts])
+    if rules is not None:
+        ids = [Card(JOKER, s, c) for c in range(2) for s in range(rules.jokers)]
+        spare = [Card(JOKER, s, c) for c in range(2) for s in range(2)]
+        ids += [c for c in spare if c not in ids]  # beyond the deck: check_hands refuses them
+        it = iter(ids)
+        flat = [next(it) if c.is_joker else c for c in flat]
     out, i = [], 0
     for ts in tokens:
         out.append(flat[i : i + len(ts)])

@@ -133,6 +133,13 @@ class Rules:
             return 2
         return 1
 
+    def max_packs(self) -> int:
+        """Most packs any table under these rules uses: 1 when ``decks=1`` or when no allowed
+        player count reaches ``two_decks_from`` (e.g. the online preset), else 2."""
+        if self.decks:
+            return self.decks
+        return 2 if self.two_decks_from and self.two_decks_from <= self.max_players else 1
+
     def pack_ranks(self) -> tuple[int, ...]:
         """Ranks in one pack in run order (lowest first): 40 = A-7 J Q K (000 "The cards")."""
         if self.deck_size == 40:
@@ -199,8 +206,10 @@ class Rules:
         return 10 if flat else r
 
     def has_card(self, card: Card) -> bool:
-        """Is ``card`` one of the physical cards of some table under these rules (two packs
-        allowed)?"""
+        """Is ``card`` one of the physical cards of some table under these rules? A second
+        pack's copy only when :meth:`max_packs` is 2; jokers only up to ``jokers`` per pack."""
+        if card.copy >= self.max_packs():
+            return False
         if card.is_joker:
             return card.suit < self.jokers
         return card.rank in self.pack_ranks()
@@ -337,7 +346,7 @@ FOURNIER = Rules(
     min_real_per_meld=1,
     court_points="flat",
     close_max_points=5,
-    close_max_unmatched=1,
+    close_max_unmatched=7,
     wild_chinchon_points_1=-10,
     wild_chinchon_points_2=-10,
     lay_off="none",
@@ -349,16 +358,18 @@ FOURNIER = Rules(
 FOURNIER_DOC = """fournier (002, the Spanish card maker's rules).
 
 Stated: 40 or 48 Spanish cards (deck=48), or the 52-card French deck with two jokers
-(deck=52 jokers=2); 2-6 players; close when the unmatched cards total 5 or less; figures 10,
+(deck=52 jokers=2); 2-6 players; close when the cards left over from the melds total 5 or
+less, however many they are ("las cartas que te sobran ... suman 5 puntos o menos"); figures 10,
 jokers free and worth 25; chinchón must be authentic; -10 clean; re-buy once at the highest
 current score (the sample game re-admits Bo with two players left, so re-entry needs only two
 still in); 50/70 tables (limit) and no re-buy (reentries=0) are options.
 
-Silent, chosen: "jokers are free" = any number per meld, one real card is enough; one unmatched
-card at most ("two melds of three and a loose card, or three and four"); no lay-off (after the
-cut "everyone else shows their hand and adds up their unmatched cards"; option lay_off=all); a
-seven-run with jokers is an ordinary clean close (-10); the first-round ban (000/001
-tradition); two packs from six players (one 40-card pack cannot deal six hands).
+Silent, chosen: "jokers are free" = any number per meld, one real card is enough; "two melds
+of three and a loose card, or three and four" describes the usual seven-card shapes, not a
+limit on the cards left over; no lay-off (after the cut "everyone else shows their hand and
+adds up their unmatched cards"; option lay_off=all); a seven-run with jokers is an ordinary
+clean close (-10); the first-round ban (000/001 tradition); two packs from six players (one
+40-card pack cannot deal six hands).
 """
 
 CARDGAMES = Rules(

@@ -16,10 +16,14 @@ from itertools import combinations
 from typing import Sequence
 
 from .cards import Card
+from .hands import check_hands
 from .melds import ClosedHand, Meld, best_arrangement, close_result, make_meld
 from .rules import Rules
 
-__all__ = ["LayOff", "PlayerShowdown", "Showdown", "ShowdownError", "score_showdown"]
+__all__ = ["LayOff", "PlayerShowdown", "Showdown", "ShowdownError", "check_showdown",
+           "score_showdown"]
+
+HAND_SIZE = 7
 
 
 class ShowdownError(ValueError):
@@ -29,15 +33,18 @@ class ShowdownError(ValueError):
 @dataclass(frozen=True, slots=True)
 class LayOff:
     """``card`` laid off onto meld ``onto_meld`` (index into that player's ``melds``) of player
-    ``onto_player`` (index in the showdown: 0 = the closer)."""
+    ``onto_player`` (index in the showdown: 0 = the closer); ``onto_cards``: that meld as it
+    lies when the card goes on (earlier lay-offs included, runs low to high). A player's
+    lay-offs are listed in an order in which they can be laid one at a time."""
 
     card: Card
     onto_player: int
     onto_meld: int
+    onto_cards: tuple[Card, ...] = ()
 
     def to_dict(self, style: str = "french") -> dict[str, object]:
         return {"card": self.card.name(style), "onto_player": self.onto_player,
-                "onto_meld": self.onto_meld}
+                "onto_meld": self.onto_meld, "onto_cards": [c.name(style) for c in self.onto_cards]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,17 +114,37 @@ def _compatible(card: Card, t: _Target, rules: Rules) -> bool:
     return card.suit == t.suit if t.kind == "run" else card.rank == t.rank
 
 
-def _assign(cards: list[Card], targets: list[_Target], rules: Rules) -> list[int] | None:
-    """Target index for each card so that every extended meld is still a meld, or None."""
+def _playable(base: list[Card], extra: list[Card], rules: Rules) -> list[Card] | None:
+    """``extra`` in an order in which each card, laid on its own, leaves ``base`` a meld (4♦
+    before 3♦ onto 5♦ 6♦ 7♦), or None. Tries the cards in the given order, so it is
+    deterministic."""
+    if not extra:
+        return []
+    for i, c in enumerate(extra):
+        if make_meld(base + [c], rules) is not None:
+            rest = _playable(base + [c], extra[:i] + extra[i + 1 :], rules)
+            if rest is not None:
+                return [c, *rest]
+    return None
+
+
+def _assign(
+    cards: list[Card], targets: list[_Target], rules: Rules
+) -> list[tuple[Card, int]] | None:
+    """(card, target index) for every card, in an order in which they can be laid one at a
+    time with every meld still a meld after each; None when there is no such assignment."""
     extra: list[list[Card]] = [[] for _ in targets]
-    choice: list[int] = []
+    plan: list[tuple[Card, int]] = []
 
     def rec(k: int) -> bool:
         if k == len(cards):
-            return all(
-                not extra[j] or make_meld(t.cards + extra[j], rules) is not None
-                for j, t in enumerate(targets)
-            )
+            plan.clear()
+            for j, t in enumerate(targets):
+                order = _playable(t.cards, extra[j], rules)
+                if order is None:
+                    return False
+                plan.extend((c, j) for c in order)
+            return True
         c = cards[k]
         for j, t in enumerate(targets):
             if not _compatible(c, t, rules):
@@ -125,14 +152,12 @@ def _assign(cards: list[Card], targets: list[_Target], rules: Rules) -> list[int
             if t.kind == "set" and len(t.cards) + len(extra[j]) >= 4:
                 continue
             extra[j].append(c)
-            choice.append(j)
             if rec(k + 1):
                 return True
             extra[j].pop()
-            choice.pop()
         return False
 
-    return list(choice) if rec(0) else None
+    return plan if rec(0) else None
 
 
 def _play(
@@ -151,38 +176,58 @@ def _play(
             order += 1
     options.sort(key=lambda o: (o[0], o[1], o[2]))
     for points, k, _, combo, arr in options:
-        where = _assign(list(combo), targets, rules) if combo else []
-        if where is not None:
-            return arr.melds, list(zip(combo, where)), arr.deadwood, points  # type: ignore[attr-defined]
+        plan = _assign(list(combo), targets, rules) if combo else []
+        if plan is not None:
+            return arr.melds, plan, arr.deadwood, points  # type: ignore[attr-defined]
     raise AssertionError("laying off nothing is always possible")  # pragma: no cover
 
 
+def check_showdown(
+    rules: Rules, closer_cards: Sequence[Card], other_hands: Sequence[Sequence[Card]],
+    n_players: int | None = None, closer_sizes: tuple[int, ...] = (HAND_SIZE,),
+) -> None:
+    """Can these hands be a showdown at one table? The table has ``n_players`` seats (default:
+    one per hand shown), within the rules' player range; at least one other hand and no more
+    than the seats; the closer shows a size in ``closer_sizes`` and every other player holds
+    seven (000 "Setup": seven cards each); every card is in the table's deck once
+    (:func:`~p2p_chinchon.engine.hands.check_hands`). Raises :class:`ShowdownError`."""
+    shown = 1 + len(other_hands)
+    if shown < 2:
+        raise ShowdownError("give the closer's hand and at least one other")
+    n = shown if n_players is None else n_players
+    if not rules.min_players <= n <= rules.max_players:
+        raise ShowdownError(f"{n} players: the {rules.preset} rules take "
+                            f"{rules.min_players}-{rules.max_players}")
+    if shown > n:
+        raise ShowdownError(f"{shown} hands shown at a table of {n} players")
+    if len(closer_cards) not in closer_sizes:
+        sizes = " or ".join(map(str, closer_sizes))
+        raise ShowdownError(f"the closer shows {sizes} cards, got {len(closer_cards)}")
+    for i, h in enumerate(other_hands, start=1):
+        if len(h) != HAND_SIZE:
+            raise ShowdownError(f"hand {i} has {len(h)} cards: a player who did not close "
+                                f"holds {HAND_SIZE}")
+    try:
+        check_hands(rules, [closer_cards, *other_hands], n)
+    except ValueError as exc:  # CardError, RulesError
+        raise ShowdownError(str(exc)) from None
+
+
 def score_showdown(
-    rules: Rules, closer_cards: Sequence[Card], other_hands: Sequence[Sequence[Card]]
+    rules: Rules, closer_cards: Sequence[Card], other_hands: Sequence[Sequence[Card]],
+    *, n_players: int | None = None,
 ) -> Showdown:
     """Score a closed hand. ``closer_cards``: the closer's seven kept cards (the face-down
-    discard excluded); ``other_hands``: the other players' hands in playing order from the
-    closer. Returns a :class:`Showdown` (closer first).
+    discard excluded); ``other_hands``: the other players' seven-card hands in playing order
+    from the closer; ``n_players``: seats at the table, which decide the packs (default: one
+    per hand shown; a game passes its seat count, as eliminated seats show no hand). Returns a
+    :class:`Showdown` (closer first).
 
-    Raises :class:`ShowdownError` when the closer's cards cannot close under ``rules``, a hand
-    has more than 8 cards, or a physical card appears twice."""
+    Raises :class:`ShowdownError` when the hands cannot be (:func:`check_showdown`: player
+    count, hand sizes, a card twice or not in the deck) or the closer's cards cannot close."""
     closer = list(closer_cards)
-    if len(closer) != 7:
-        raise ShowdownError(f"the closer shows 7 cards, got {len(closer)}")
-    seen: set[Card] = set()
-    for h in [closer, *other_hands]:
-        if len(h) > 8:
-            raise ShowdownError(f"a hand of {len(h)} cards")
-        for c in h:
-            if not isinstance(c, Card):
-                raise ShowdownError(f"not a card: {c!r}")
-            if c in seen:
-                raise ShowdownError(f"{c} appears twice")
-            seen.add(c)
-    try:
-        closed = close_result(closer, rules)
-    except ValueError as exc:
-        raise ShowdownError(str(exc)) from None
+    check_showdown(rules, closer, other_hands, n_players)
+    closed = close_result(closer, rules)
     if closed is None:
         best = best_arrangement(closer, rules)
         raise ShowdownError(
@@ -213,8 +258,8 @@ def score_showdown(
         laid: list[LayOff] = []
         for card, j in lays:
             t = targets[j]
+            laid.append(LayOff(card, t.owner, t.index, _final_cards(t, rules)))
             t.cards.append(card)
-            laid.append(LayOff(card, t.owner, t.index))
         table.append([_Target(p, i, m) for i, m in enumerate(melds)])
         results.append(PlayerShowdown(tuple(hand), melds, tuple(laid), deadwood, penalty))
     final = tuple(
