@@ -125,9 +125,9 @@ def test_impossible_hands_name_the_card(capsys):
 
 
 def test_classic_hand_may_hold_both_packs_copies(capsys):
-    # classic plays two packs from five players: one hand may hold both 2♣; with five hands
-    # shown, two hands may hold the same card
-    code, out, _ = run(capsys, "melds", "--json", "7d 7h 7s Jd Qd Kd 2c 2c")
+    # classic plays two packs from five players: at such a table one hand may hold both 2♣;
+    # with five hands shown, two hands may hold the same card
+    code, out, _ = run(capsys, "melds", "--players", "5", "--json", "7d 7h 7s Jd Qd Kd 2c 2c")
     assert code == 0 and json.loads(out)["deadwood"] == ["2♣"]
     code, out, _ = run(capsys, "score", "--json", "--closer", "5d 6d 7d 2c 2h 2s As",
                        "--hand", "3d 4d Jd Qd 6c 6h As", "--hand", "3h 4h 5h 6h 7h Jh Qh",

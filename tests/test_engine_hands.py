@@ -235,3 +235,17 @@ def test_lay_off_with_a_joker_is_playable():
     assert {lo.card.rank for lo in sd.players[1].laid_off} == {JOKER, 3}
     assert sd.players[1].penalty == 4 + 6
     assert _playable(sd, rules)
+
+
+def test_melds_command_assumes_a_one_pack_table_by_default(capsys):
+    """Issue 15's first example: on classic, four seats play one pack, so 2♣ twice is refused;
+    with ``--players 6`` (two packs from five) the same hand is a legal close."""
+    from p2p_chinchon.cli import main
+
+    assert main(["melds", "7d", "7h", "7s", "Jd", "Qd", "Kd", "2c", "2c"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "p2p-chinchon melds: 2♣ appears twice, but a table of 4 players plays one pack"
+    assert main(["melds", "--players", "6", "7d", "7h", "7s", "Jd", "Qd", "Kd", "2c", "2c"]) == 0
+    assert "close:    yes, scoring 2" in capsys.readouterr().out
+    assert main(["melds", "--players", "9", "7d"]) == 2
+    assert "9 players: this table takes 2-8" in capsys.readouterr().err

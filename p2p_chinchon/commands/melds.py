@@ -1,7 +1,9 @@
-"""``p2p-chinchon melds [--rules PRESET] [--option KEY=VALUE]... [--json] CARD...``
+"""``p2p-chinchon melds [--rules PRESET] [--option KEY=VALUE]... [--players N] [--json] CARD...``
 
 Best arrangement of 1..8 cards: melds, deadwood, whether the hand may close and its score.
-With eight cards it picks the best discard (the best close, else the least deadwood)."""
+With eight cards it picks the best discard (the best close, else the least deadwood). The hand
+is checked against the deck of a table of ``--players`` seats (default 4, within the preset's
+range): one pack below ``two_decks_from``, so a second copy of a card is refused there."""
 
 from __future__ import annotations
 
@@ -10,15 +12,21 @@ import json
 
 from ..cli import UsageError
 from ..engine import (
-    CardError, RulesError, best_arrangement, close_options, close_result,
+    CardError, RulesError, best_arrangement, check_hands, close_options, close_result,
 )
 from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
+
+
+DEFAULT_PLAYERS = 4  # the usual table; with it every preset plays one pack unless decks=2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="classic", choices=PRESET_CHOICES, help="preset")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="rules option (see `p2p-chinchon rules`); repeatable")
+    parser.add_argument("--players", type=int, metavar="N",
+                        help="seats at the table, which decides one pack or two "
+                             f"(default {DEFAULT_PLAYERS}, within the preset's range)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--style", choices=("french", "spanish", "ascii"),
                         help="card names (default: the deck's own)")
@@ -60,6 +68,10 @@ def run(args: argparse.Namespace) -> int:
         (cards,) = parse_hands([" ".join(args.cards)], rules)
         if not 1 <= len(cards) <= 8:
             raise CardError(f"{len(cards)} cards: give 1 to 8")
+        players = args.players
+        if players is None:
+            players = min(max(DEFAULT_PLAYERS, rules.min_players), rules.max_players)
+        check_hands(rules, [cards], players)
         result = analyse(cards, rules)
     except (CardError, RulesError, ValueError) as exc:
         raise UsageError(str(exc)) from None
