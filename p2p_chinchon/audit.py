@@ -17,6 +17,8 @@ Verdicts (``AuditReport.verdict``):
 - ``corrupt``: the file is damaged (a frame that does not decode, or a signature that does not
   verify, which a corrupted byte or a forger produces, never an honest seat): not
   attributable to any seat.
+- ``unsupported``: the transcript starts with an envelope of another protocol version (e.g. a
+  version-1 game, whose deck is Ed25519): ``detail`` names it in one line; nothing is replayed.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from p2p_chinchon import table as tbl, wire
+import msgpack
+
+from p2p_chinchon import PROTOCOL_VERSION, table as tbl, wire
 from p2p_chinchon.transcript import load_transcript
 
 
@@ -44,7 +48,7 @@ NOT_ATTRIBUTABLE = {
 
 @dataclass
 class AuditReport:
-    verdict: str  # ok | incomplete | cheat | accused | corrupt
+    verdict: str  # ok | incomplete | cheat | accused | corrupt | unsupported
     envelopes: int = 0
     players: list[dict] = field(default_factory=list)
     hands: int = 0
@@ -66,6 +70,8 @@ class AuditReport:
         return asdict(self)
 
     def summary(self) -> str:
+        if self.verdict == "unsupported":
+            return self.detail
         lines = []
         names = [p["name"] for p in self.players]
 
@@ -104,6 +110,19 @@ def _fill(report: AuditReport, t: tbl.Table) -> None:
     report.proof_rounds = t.proof_rounds if t.chain else 0
 
 
+def _other_version(frame: bytes) -> AuditReport | None:
+    """An ``unsupported`` report if ``frame`` is an envelope array of another protocol version."""
+    try:
+        v = msgpack.unpackb(frame, raw=True)[0]
+    except Exception:  # noqa: BLE001 - anything unparseable is judged by the strict decoder
+        return None
+    if type(v) is not int or v == PROTOCOL_VERSION:
+        return None
+    return AuditReport("unsupported", index=0, detail=(
+        f"transcript of protocol version {v}; this p2p-chinchon audits version "
+        f"{PROTOCOL_VERSION} only (use a release that speaks version {v})"))
+
+
 def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditReport:
     """Replay ``frames`` (envelope encodings in chain order)."""
     t = tbl.Table.observer()
@@ -111,6 +130,8 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
         try:
             env = wire.decode_envelope(frame)
         except wire.WireError as exc:
+            if i == 0 and exc.code == "version" and (other := _other_version(frame)):
+                return other
             r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
             _fill(r, t)
             return r
@@ -176,6 +197,13 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
 def audit_file(path: str | Path) -> AuditReport:
     """Load a transcript file (recovering a torn tail) and replay it."""
     res = load_transcript(path)
+    if res.errors and res.errors[0].index == 0 and res.errors[0].code == "version":
+        other = _other_version(res.frames[0]) if res.frames else None
+        if other is None:
+            other = AuditReport("unsupported", index=0, detail=(
+                f"transcript of another protocol version ({res.errors[0].reason}); this "
+                f"p2p-chinchon audits version {PROTOCOL_VERSION} only"))
+        return other
     if not res.frames:
         return AuditReport("corrupt", index=0, detail="no complete envelope in the file (empty, or cut inside the first one)")
     if res.errors:
