@@ -183,6 +183,8 @@ class TereliusWikstrom:
 
     def prove(self, ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext],
               deck_out: Sequence[Ciphertext], prep, round: int) -> bytes:
+        """The proof bytes (128n + 160) once ``deck_in`` is known; ``prep`` from
+        ``prepare_shuffle`` with this system (its permutation made ``deck_out``)."""
         st: _TWPrep = prep.proof_state
         n, perm = len(deck_in), prep.perm
         seed = _u_seed(ctx, round, joint_key, deck_in, deck_out, st.a_enc)
@@ -214,6 +216,9 @@ class TereliusWikstrom:
 
     def verify(self, ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext],
                deck_out: Sequence[Ciphertext], proof: bytes, round: int) -> None:
+        """Return None, or raise DeckError(ctx.seat, "shuffle"): wrong length, an invalid or
+        identity point, a scalar >= L, or a challenge mismatch (not a re-masked permutation,
+        or a proof made for another context, round, key or decks)."""
         seat, n = ctx.seat, len(deck_in)
         want = tw_proof_length(n)
         if type(proof) is not bytes or len(proof) != want:
