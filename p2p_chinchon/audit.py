@@ -60,7 +60,8 @@ class AuditReport:
     rule: str | None = None
     detail: str = ""
     head: str = ""
-    proof_rounds: int = 0  # k of the table's shuffle proofs (soundness 2^-k)
+    proof_rounds: int = 0  # k of the table's cut-and-choose shuffle proofs (soundness 2^-k)
+    proof_system: str = ""  # rules.shuffle_proof: terelius-wikstrom or cut-and-choose
 
     @property
     def exit_code(self) -> int:
@@ -82,7 +83,8 @@ class AuditReport:
             lines.append("players: " + ", ".join(f"{i}: {p['name']} [{p['fingerprint']}]" for i, p in enumerate(self.players)))
         lines.append(f"envelopes: {self.envelopes}, hands: {self.hands}"
                      + (f", shuffle proofs k = {self.proof_rounds}" + (" (weak: under 40)" if self.proof_rounds < 40 else "")
-                        if self.proof_rounds else ""))
+                        if self.proof_rounds else "")
+                     + (f", shuffle proofs {self.proof_system}" if self.proof_system and not self.proof_rounds else ""))
         for h, row in enumerate(self.scores):
             lines.append(f"  hand {h + 1}: " + "  ".join(f"{names[s] if s < len(names) else s} {p:+d}" for s, p in enumerate(row)))
         if self.totals:
@@ -107,7 +109,8 @@ def _fill(report: AuditReport, t: tbl.Table) -> None:
     report.totals = list(t.engine.totals) if t.engine else []
     report.envelopes = len(t.chain)
     report.head = t.head.hex()
-    report.proof_rounds = t.proof_rounds if t.chain else 0
+    report.proof_system = t.rules.shuffle_proof if t.chain and t.rules is not None else ""
+    report.proof_rounds = t.proof_rounds if report.proof_system == "cut-and-choose" else 0
 
 
 def _other_version(frame: bytes) -> AuditReport | None:

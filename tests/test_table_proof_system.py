@@ -29,6 +29,7 @@ def test_a_shuffle_proved_with_the_other_system_is_refused(system):
         assert t.fault is not None and (t.fault.seat, t.fault.rule) == (CHEATER, "shuffle")
     r = audit_frames(net.tables[0].frames)
     assert r.verdict == "accused" and r.seat == CHEATER, r.summary()
+    assert r.proof_system == system and (r.proof_rounds > 0) == (system == "cut-and-choose")
 
 
 def test_a_cut_and_choose_table_plays_its_hands_with_cut_and_choose_proofs():
@@ -41,4 +42,6 @@ def test_a_cut_and_choose_table_plays_its_hands_with_cut_and_choose_proofs():
     assert shuffles and all(
         len(e.body["proof"]) == deck.proof_length(e.body["proof"], len(e.body["deck"]) // 64,
                                                   system=cc) for e in shuffles)
-    assert audit_frames(t.frames).verdict == "ok"
+    r = audit_frames(t.frames)
+    assert r.verdict == "ok" and (r.proof_system, r.proof_rounds) == ("cut-and-choose", t.proof_rounds)
+    assert f"k = {t.proof_rounds}" in r.summary()
