@@ -63,8 +63,11 @@ from p2p_chinchon.transcript import load_transcript  # noqa: E402
 #
 #   key_commit   make: key pair, 1 base
 #   key_share    check: Schnorr, 1 base + 1 var, 1 point validation; make: 1 base
-#   shuffle      check: k re-maskings of n cards = k*n base + k*n var, 2n point validations
-#                (the deck); make: (k+1)*n base + (k+1)*n var
+#   shuffle      the deck benchmark's shuffle_ops(system, n, k): for Terelius-Wikström check
+#                8n+4 var + n+4 base + 9n+3 additions + 2n validations (proof points), make
+#                6n+1 var + 4n+4 base + 8n additions; for cut-and-choose check k*n base +
+#                k*n var + 2kn additions, make (k+1)*n base and var; plus 2n validations
+#                (the deck)
 #   deal_shares, draw_share, discard, close, show
 #                check, per share: DLEQ, 1 base + 3 var, 1 point validation;
 #                make, per share: 1 base + 2 var (d, B), 1 point validation (c1)
@@ -74,11 +77,11 @@ from p2p_chinchon.transcript import load_transcript  # noqa: E402
 #
 # Every envelope also has one Ed25519 signature to verify (others' only, for a seat). The
 # floor in seconds multiplies the counts by per-operation costs measured in the same run with
-# the deck benchmark's measure_primitives (libsodium through PyNaCl, per-call overhead
+# the deck benchmark's measure_primitives (libsodium through rbcl, per-call overhead
 # included, as the code pays it).
 
 
-OPS = ("base", "var", "validate", "sig")
+OPS = ("base", "var", "add", "validate", "sig")
 
 
 def deck_bench() -> Any:
@@ -120,7 +123,7 @@ def count_ops(frames: Iterable[bytes | Any], me: int | None = None) -> dict[str,
     else that seat playing. Returns ``{"ops": {base, var, validate, sig}, "k", "hands",
     "shuffles", "cards_shuffled", "shares", "envelopes"}``."""
     envs = _decode(frames)
-    k = 64
+    k, system = 64, "terelius-wikstrom"
     ops = Counter({o: 0 for o in OPS})
     shuffles = shares = hands = cards = 0
     slots = 0  # slots of the current hand: the deck plus every re-shuffled sub-deck
@@ -135,6 +138,7 @@ def count_ops(frames: Iterable[bytes | Any], me: int | None = None) -> dict[str,
             ops["sig"] += 1
         if kind == "offer":
             k = b["proof_rounds"]
+            system = b["rules"].get("shuffle_proof", system)
         elif kind == "key_commit":
             slots, restock_round, secrets_seen, dealt = 0, 0, 0, False
             if mine:
@@ -157,12 +161,12 @@ def count_ops(frames: Iterable[bytes | Any], me: int | None = None) -> dict[str,
             elif b["round"] != restock_round:
                 restock_round = b["round"]
                 slots += n
+            sh = deck_bench().shuffle_ops(system, n, k)  # per proof system, additions included
             if mine:
-                ops["base"] += (k + 1) * n
-                ops["var"] += (k + 1) * n
+                ops.update(sh["precompute"])
+                ops.update(sh["online"])
             else:
-                ops["base"] += k * n
-                ops["var"] += k * n
+                ops.update(sh["verify"])
                 ops["validate"] += 2 * n
         elif kind in ("deal_shares", "draw_share", "discard", "close", "show"):
             m = share_counts.get(kind) or len(b["shares"])
@@ -193,9 +197,10 @@ def count_ops(frames: Iterable[bytes | Any], me: int | None = None) -> dict[str,
 
 
 def floor_seconds(ops: dict[str, int], cost: dict[str, float]) -> dict[str, float]:
-    """The floor in seconds: ``mults`` (base + variable-base, the brief's floor),
-    ``with_validation`` (+ point validations), ``with_signatures`` (+ Ed25519 verifies)."""
-    mults = ops["base"] * cost["base"] + ops["var"] * cost["var"]
+    """The floor in seconds: ``mults`` (base + variable-base multiplications and point
+    additions), ``with_validation`` (+ point validations), ``with_signatures`` (+ Ed25519
+    verifies)."""
+    mults = ops["base"] * cost["base"] + ops["var"] * cost["var"] + ops["add"] * cost["add"]
     val = mults + ops["validate"] * cost["validate"]
     return {"mults": mults, "with_validation": val, "with_signatures": val + ops["sig"] * cost["sig"]}
 

@@ -1,7 +1,10 @@
 """Benchmark of the mental-poker deck: one hand set up and dealt, with every proof checked.
 
-Usage: ``python benchmarks/deck.py --seats 4 --cards 40 [--k 64] [--json]``
-(or ``p2p-chinchon bench deck --seats 4 --cards 40 --json``).
+Usage: ``python benchmarks/deck.py --seats 4 --cards 40 [--proof cut-and-choose --k 64] [--json]``
+(or ``p2p-chinchon bench deck --seats 4 --cards 40 --json``). The proof system is
+Terelius-Wikström unless ``--proof cut-and-choose``; per shuffle it reports
+``precompute_ms`` (needs only the joint key), ``prove_online_ms`` (once the deck arrives) and
+``verify_ms`` (median over the verifying seats).
 
 All seats run in this one process, one after the other; every task's CPU time
 (``time.process_time``) is measured and charged to the seat doing it. ``wall_s`` is the
@@ -11,9 +14,9 @@ seat's proof -> deal of 7 cards each, every share verified by every seat), repla
 measured task times. Each seat precomputes its shuffle (``prepare_shuffle``) as soon as the
 joint key is known, so only point additions and hashing of its shuffle sit on the chain.
 
-``floor_s`` counts the scalar multiplications of the same work (base-point, variable-base, and
-the point validations libsodium does as a multiplication by L) times their cost measured in
-this run; ``ratio`` is CPU over floor. Also measured: opening one stock card to one seat
+``floor_s`` counts the group operations of the same work (base-point and variable-base
+multiplications, point additions and point validations) times their cost measured in this
+run; ``ratio`` is CPU over floor. Also measured: opening one stock card to one seat
 (shares by every other seat, verified by all) and the end-of-hand audit (secrets checked and
 the whole deck decrypted). ``--mentalpoker PATH`` adds the pure-Python ``mentalpoker`` package
 (PyPI) found at PATH: a 4-player shuffle of the same number of cards, without proofs.
@@ -33,10 +36,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import nacl.bindings as na  # noqa: E402
+import rbcl  # noqa: E402
 
 from p2p_chinchon.deck import (  # noqa: E402
-    ED25519,
+    GROUP,
     Context,
     KeyPair,
     card_points,
@@ -50,6 +53,7 @@ from p2p_chinchon.deck import (  # noqa: E402
     open_card,
     own_share,
     prepare_shuffle,
+    proof_system,
     remask,
     shuffle,
     verify_decryption_share,
@@ -62,16 +66,15 @@ HAND_SIZE = 7
 
 
 def measure_primitives(reps: int = 400, rounds: int = 5) -> dict[str, float]:
-    """Median seconds per call of the libsodium operations the floor counts."""
-    s = na.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64))
-    p = na.crypto_scalarmult_ed25519_base_noclamp(s)
-    q = na.crypto_scalarmult_ed25519_base_noclamp(na.crypto_core_ed25519_scalar_reduce(
-        secrets.token_bytes(64)))
+    """Median seconds per call of the libsodium operations the floor counts (through rbcl)."""
+    s = rbcl.crypto_core_ristretto255_scalar_random()
+    p = rbcl.crypto_scalarmult_ristretto255_base(s)
+    q = rbcl.crypto_core_ristretto255_random()
     ops = {
-        "base": lambda: na.crypto_scalarmult_ed25519_base_noclamp(s),
-        "var": lambda: na.crypto_scalarmult_ed25519_noclamp(s, p),
-        "validate": lambda: na.crypto_core_ed25519_is_valid_point(p),
-        "add": lambda: na.crypto_core_ed25519_add(p, q),
+        "base": lambda: rbcl.crypto_scalarmult_ristretto255_base(s),
+        "var": lambda: rbcl.crypto_scalarmult_ristretto255(s, p),
+        "validate": lambda: rbcl.crypto_core_ristretto255_is_valid_point(p),
+        "add": lambda: rbcl.crypto_core_ristretto255_add(p, q),
     }
     out = {}
     for name, f in ops.items():
@@ -85,22 +88,36 @@ def measure_primitives(reps: int = 400, rounds: int = 5) -> dict[str, float]:
     return out
 
 
+def shuffle_ops(system: str, n: int, k: int) -> dict[str, dict[str, int]]:
+    """Group operations of one n-card shuffle: the prover's precompute (``prepare_shuffle``,
+    re-masking included) and online part (``shuffle``), and one verification (``verify``).
+    Counted from the code of ``p2p_chinchon.deck.tw`` and ``p2p_chinchon.deck.shuffle``."""
+    if system == "cut-and-choose":
+        return {"precompute": {"base": (k + 1) * n, "var": (k + 1) * n},
+                "online": {"add": 2 * (k + 1) * n},
+                "verify": {"base": k * n, "var": k * n, "add": 2 * k * n}}
+    return {"precompute": {"base": 2 * n + 4, "var": 2 * n + 1, "add": 2 * n},
+            "online": {"base": 2 * n, "var": 4 * n, "add": 6 * n},
+            "verify": {"base": n + 4, "var": 8 * n + 4, "add": 9 * n + 3, "validate": 2 * n}}
+
+
 class Counts:
-    """Scalar multiplications per seat, by kind (see the docstrings of the deck modules)."""
+    """Group operations per seat, by kind (see the docstrings of the deck modules)."""
+
+    KINDS = ("base", "var", "add", "validate")
 
     def __init__(self, seats: int) -> None:
-        self.c = [{"base": 0, "var": 0, "validate": 0} for _ in range(seats)]
+        self.c = [dict.fromkeys(self.KINDS, 0) for _ in range(seats)]
 
-    def add(self, seat: int, base: int = 0, var: int = 0, validate: int = 0) -> None:
+    def add(self, seat: int, ops: dict[str, int] | None = None, **kw: int) -> None:
         d = self.c[seat]
-        d["base"] += base
-        d["var"] += var
-        d["validate"] += validate
+        for kind, m in {**(ops or {}), **kw}.items():
+            d[kind] += m
 
     def floor(self, seat: int, cost: dict[str, float], with_validate: bool = True) -> float:
         d = self.c[seat]
-        f = d["base"] * cost["base"] + d["var"] * cost["var"]
-        return f + (d["validate"] * cost["validate"] if with_validate else 0.0)
+        return sum(d[kind] * cost[kind] for kind in self.KINDS
+                   if with_validate or kind != "validate")
 
 
 class Clock:
@@ -156,8 +173,11 @@ def critical_path(clock: Clock, seats: int, priority, own_first: bool) -> tuple[
     return max(finish.values()), finish
 
 
-def run_hand(seats: int, cards: int, k: int, rng=secrets) -> dict:
+def run_hand(seats: int, cards: int, k: int, rng=secrets,
+             proof: str = "terelius-wikstrom") -> dict:
     n = cards
+    system = proof_system(proof, k)
+    ops = shuffle_ops(system.name, n, k)
     if seats * HAND_SIZE + 1 > n:
         raise SystemExit(f"{seats} seats x {HAND_SIZE} cards + 1 need more than {n} cards")
     clock, counts = Clock(), Counts(seats)
@@ -187,26 +207,34 @@ def run_hand(seats: int, cards: int, k: int, rng=secrets) -> dict:
                 continue
             publics.append(clock.run(s, "keyverify", deps, verify_key_share, ctx[j], shares[j],
                                      commits[j], kps[j].nonce))
-            counts.add(s, base=1, var=1, validate=1)
+            counts.add(s, base=1, var=1, validate=1, add=1)
         joint = clock.run(s, "keyverify", deps, joint_key, publics)
-        counts.add(s, validate=seats)
+        counts.add(s, validate=seats + 1, add=seats - 1)
 
     # -- shuffle chain ----------------------------------------------------------------------
     deck = initial_deck(n)
     wire_decks, proofs, decks = [], [], [deck]
+    precompute_s, online_s = [], []
     for s in everyone:
-        prep = clock.run(s, "prep", [(s, "keyverify")], prepare_shuffle, joint, n, rng, k)
-        counts.add(s, base=(k + 1) * n, var=(k + 1) * n)
+        t = time.process_time()
+        prep = clock.run(s, "prep", [(s, "keyverify")], prepare_shuffle, joint, n, rng, k,
+                         system=system)
+        precompute_s.append(time.process_time() - t)
+        counts.add(s, ops["precompute"], validate=1)
         deps = [(s, "prep")] + ([(s - 1, "shuffle")] if s else [])
         if s:  # the seat decodes (validates) its input deck before shuffling it
             deck = clock.run(s, "shuffle", deps, decode_deck, wire_decks[-1], n)
             counts.add(s, validate=2 * n)
+        t = time.process_time()
         out, proof = clock.run(s, "shuffle", deps, shuffle, ctx[s], joint, deck, rng, k,
-                               prep=prep)
+                               prep=prep, system=system)
+        online_s.append(time.process_time() - t)
+        counts.add(s, ops["online"], validate=1)
         wire_decks.append(clock.run(s, "shuffle", deps, encode_deck, out))
         proofs.append(proof)
         deck = out
         decks.append(out)
+    verify_s: list[list[float]] = [[] for _ in everyone]
     for v in everyone:
         for s in everyone:
             if s == v:
@@ -217,8 +245,11 @@ def run_hand(seats: int, cards: int, k: int, rng=secrets) -> dict:
                     else initial_deck(n))
             d_out = clock.run(v, task, deps, decode_deck, wire_decks[s], n)
             counts.add(v, validate=2 * n * (2 if s else 1))
-            clock.run(v, task, deps, verify_shuffle, ctx[s], joint, d_in, d_out, proofs[s], k)
-            counts.add(v, base=k * n, var=k * n)
+            t = time.process_time()
+            clock.run(v, task, deps, verify_shuffle, ctx[s], joint, d_in, d_out, proofs[s], k,
+                      system=system)
+            verify_s[s].append(time.process_time() - t)
+            counts.add(v, ops["verify"], validate=1)
     final = decks[-1]
 
     # -- deal: slot i goes to seat i % seats ------------------------------------------------
@@ -246,10 +277,10 @@ def run_hand(seats: int, cards: int, k: int, rng=secrets) -> dict:
                     continue
                 ds.append(clock.run(v, "deal_verify", deps, verify_decryption_share, ctx[s],
                                     kps[s].public, final[slot], slot, share_of[(s, slot)]))
-                counts.add(v, base=1, var=3, validate=1)
+                counts.add(v, base=1, var=3, validate=1, add=2)
             if owner == v:
                 ds.append(clock.run(v, "deal_verify", deps, own_share, kps[v], final[slot]))
-                counts.add(v, var=1)
+                counts.add(v, var=1, add=seats)
                 dealt[slot] = clock.run(v, "deal_verify", deps, open_card, final[slot], ds,
                                         points)
     assert sorted(dealt) == list(range(seats * HAND_SIZE))
@@ -305,15 +336,20 @@ def run_hand(seats: int, cards: int, k: int, rng=secrets) -> dict:
         for m in range(n - 1, 0, -1):
             j = secrets.randbelow(m + 1)
             perm[m], perm[j] = perm[j], perm[m]
-        d = [remask(d[p], ED25519.random_scalar(secrets), joint) for p in perm]
+        d = [remask(d[p], GROUP.random_scalar(secrets), joint) for p in perm]
     noproof_s = time.process_time() - t
 
     prim = measure_primitives()
     floors = [counts.floor(s, prim) for s in everyone]
     floors_nv = [counts.floor(s, prim, with_validate=False) for s in everyone]
     pb = [len(p) for p in proofs]
+    ms = [[round(x * 1000, 2) for x in xs] for xs in (precompute_s, online_s)]
     return {
-        "seats": seats, "cards": n, "k": k,
+        "seats": seats, "cards": n, "k": k if system.name == "cut-and-choose" else None,
+        "proof_system": system.name,
+        "precompute_ms": ms[0],
+        "prove_online_ms": ms[1],
+        "verify_ms": [round(statistics.median(v) * 1000, 2) for v in verify_s],
         "wall_s": round(wall, 4),
         "wall_note": (f"critical path from per-seat CPU times measured in this run, as if each "
                       f"seat had its own core (this machine has {os.cpu_count()} cores, so the "
@@ -378,20 +414,26 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench deck", description=__doc__.splitlines()[0])
     ap.add_argument("--seats", type=int, default=4)
     ap.add_argument("--cards", type=int, default=40)
-    ap.add_argument("--k", type=int, default=64, help="shadow shuffles per proof (default 64)")
+    ap.add_argument("--proof", choices=("terelius-wikstrom", "cut-and-choose"),
+                    default="terelius-wikstrom", help="shuffle proof system")
+    ap.add_argument("--k", type=int, default=64,
+                    help="shadow shuffles per cut-and-choose proof (default 64)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--mentalpoker", metavar="PATH", nargs="?", const="",
                     help="also time the PyPI 'mentalpoker' package (import path, optional)")
     args = ap.parse_args(argv)
     if not 2 <= args.seats <= 8 or not 1 <= args.cards <= 256:
         ap.error("need 2..8 seats and 1..256 cards")
-    res = run_hand(args.seats, args.cards, args.k)
+    res = run_hand(args.seats, args.cards, args.k, proof=args.proof)
     if args.mentalpoker is not None:
         res["mentalpoker"] = run_mentalpoker(args.mentalpoker or None, args.seats, args.cards)
     if args.json:
         print(json.dumps(res))
         return 0
-    print(f"deck: {args.seats} seats x {args.cards} cards, k = {args.k}")
+    print(f"deck: {args.seats} seats x {args.cards} cards, {res['proof_system']}"
+          + (f", k = {args.k}" if res["k"] else ""))
+    print(f"  per shuffle (ms): precompute {res['precompute_ms']}, prove online "
+          f"{res['prove_online_ms']}, verify {res['verify_ms']}")
     print(f"  hand ready (wall, one core per seat): {res['wall_s']:.3f} s"
           f"  (shuffle chain done at {res['shuffle_chain_done_s']:.3f} s; schedule "
           f"{res['wall_s_by_schedule']})")

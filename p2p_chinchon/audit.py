@@ -17,6 +17,8 @@ Verdicts (``AuditReport.verdict``):
 - ``corrupt``: the file is damaged (a frame that does not decode, or a signature that does not
   verify, which a corrupted byte or a forger produces, never an honest seat): not
   attributable to any seat.
+- ``unsupported``: the transcript starts with an envelope of another protocol version (e.g. a
+  version-1 game, whose deck is Ed25519): ``detail`` names it in one line; nothing is replayed.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from p2p_chinchon import table as tbl, wire
+import msgpack
+
+from p2p_chinchon import PROTOCOL_VERSION, table as tbl, wire
 from p2p_chinchon.transcript import load_transcript
 
 
@@ -44,7 +48,7 @@ NOT_ATTRIBUTABLE = {
 
 @dataclass
 class AuditReport:
-    verdict: str  # ok | incomplete | cheat | accused | corrupt
+    verdict: str  # ok | incomplete | cheat | accused | corrupt | unsupported
     envelopes: int = 0
     players: list[dict] = field(default_factory=list)
     hands: int = 0
@@ -56,7 +60,8 @@ class AuditReport:
     rule: str | None = None
     detail: str = ""
     head: str = ""
-    proof_rounds: int = 0  # k of the table's shuffle proofs (soundness 2^-k)
+    proof_rounds: int = 0  # k of the table's cut-and-choose shuffle proofs (soundness 2^-k)
+    proof_system: str = ""  # rules.shuffle_proof: terelius-wikstrom or cut-and-choose
 
     @property
     def exit_code(self) -> int:
@@ -66,6 +71,8 @@ class AuditReport:
         return asdict(self)
 
     def summary(self) -> str:
+        if self.verdict == "unsupported":
+            return self.detail
         lines = []
         names = [p["name"] for p in self.players]
 
@@ -76,7 +83,8 @@ class AuditReport:
             lines.append("players: " + ", ".join(f"{i}: {p['name']} [{p['fingerprint']}]" for i, p in enumerate(self.players)))
         lines.append(f"envelopes: {self.envelopes}, hands: {self.hands}"
                      + (f", shuffle proofs k = {self.proof_rounds}" + (" (weak: under 40)" if self.proof_rounds < 40 else "")
-                        if self.proof_rounds else ""))
+                        if self.proof_rounds else "")
+                     + (f", shuffle proofs {self.proof_system}" if self.proof_system and not self.proof_rounds else ""))
         for h, row in enumerate(self.scores):
             lines.append(f"  hand {h + 1}: " + "  ".join(f"{names[s] if s < len(names) else s} {p:+d}" for s, p in enumerate(row)))
         if self.totals:
@@ -101,7 +109,21 @@ def _fill(report: AuditReport, t: tbl.Table) -> None:
     report.totals = list(t.engine.totals) if t.engine else []
     report.envelopes = len(t.chain)
     report.head = t.head.hex()
-    report.proof_rounds = t.proof_rounds if t.chain else 0
+    report.proof_system = t.rules.shuffle_proof if t.chain and t.rules is not None else ""
+    report.proof_rounds = t.proof_rounds if report.proof_system == "cut-and-choose" else 0
+
+
+def _other_version(frame: bytes) -> AuditReport | None:
+    """An ``unsupported`` report if ``frame`` is an envelope array of another protocol version."""
+    try:
+        v = msgpack.unpackb(frame, raw=True)[0]
+    except Exception:  # noqa: BLE001 - anything unparseable is judged by the strict decoder
+        return None
+    if type(v) is not int or v == PROTOCOL_VERSION:
+        return None
+    return AuditReport("unsupported", index=0, detail=(
+        f"transcript of protocol version {v}; this p2p-chinchon audits version "
+        f"{PROTOCOL_VERSION} only (use a release that speaks version {v})"))
 
 
 def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditReport:
@@ -111,6 +133,8 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
         try:
             env = wire.decode_envelope(frame)
         except wire.WireError as exc:
+            if i == 0 and exc.code == "version" and (other := _other_version(frame)):
+                return other
             r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
             _fill(r, t)
             return r
@@ -176,6 +200,13 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
 def audit_file(path: str | Path) -> AuditReport:
     """Load a transcript file (recovering a torn tail) and replay it."""
     res = load_transcript(path)
+    if res.errors and res.errors[0].index == 0 and res.errors[0].code == "version":
+        other = _other_version(res.frames[0]) if res.frames else None
+        if other is None:
+            other = AuditReport("unsupported", index=0, detail=(
+                f"transcript of another protocol version ({res.errors[0].reason}); this "
+                f"p2p-chinchon audits version {PROTOCOL_VERSION} only"))
+        return other
     if not res.frames:
         return AuditReport("corrupt", index=0, detail="no complete envelope in the file (empty, or cut inside the first one)")
     if res.errors:

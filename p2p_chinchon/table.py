@@ -163,10 +163,19 @@ def run_job(job: Job) -> Any:
         return exc
 
 
-def _prepare_shuffle(joint: bytes, n: int, k: int, seed: bytes | None) -> Any:
+def _prepare_shuffle(joint: bytes, n: int, k: int, seed: bytes | None,
+                     system: str = deck.PROOF_SYSTEMS[0]) -> Any:
     import secrets
 
-    return deck.prepare_shuffle(joint, n, SeededRng(seed) if seed is not None else secrets, k)
+    return deck.prepare_shuffle(joint, n, SeededRng(seed) if seed is not None else secrets, k,
+                                system=deck.proof_system(system, k))
+
+
+def _verify_shuffle(ctx: Any, joint: bytes, deck_in: Any, deck_out: Any, proof: bytes, k: int,
+                    round: int, system: str) -> None:
+    """``deck.verify_shuffle`` with the table's proof system (``rules.shuffle_proof``) by name."""
+    deck.verify_shuffle(ctx, joint, deck_in, deck_out, proof, k, round,
+                        system=deck.proof_system(system, k))
 
 
 @dataclass(frozen=True)
@@ -850,7 +859,7 @@ class Table:
             if args is None:
                 return "valid", None
             try:
-                deck.verify_shuffle(*args)
+                _verify_shuffle(*args)
             except deck.DeckError as exc:
                 return "proves", ProtocolViolation(e.seat, "shuffle", exc.reason, e.seq)
             return "valid", None
@@ -1028,7 +1037,7 @@ class Table:
         if self.me in self.hc.seats and self.rng is not None:
             # a seeded (test) table derives the job's stream; real play uses secrets
             seed = self.rng.token_bytes(32) if isinstance(self.rng, SeededRng) else None
-            self._prep_args = (self.hc.joint, n, self.proof_rounds, seed)
+            self._prep_args = (self.hc.joint, n, self.proof_rounds, seed, self.rules.shuffle_proof)
             self._prep_job = self._new_job("prepare_shuffle", _prepare_shuffle, self._prep_args)
 
     def _on_shuffle(self, env: Any) -> Any:
@@ -1037,13 +1046,14 @@ class Table:
         if b["round"] != hc.round:
             raise ProtocolViolation(env.seat, "shuffle", f"round {b['round']}, expected {hc.round}", env.seq)
         deck_in = hc.restock_in if hc.round else self.cts
-        args = (self._ctx(env.seat), hc.joint, deck_in, None, b["proof"], self.proof_rounds, hc.round)
+        args = (self._ctx(env.seat), hc.joint, deck_in, None, b["proof"], self.proof_rounds, hc.round,
+                self.rules.shuffle_proof)
         try:
             deck_out = deck.decode_deck(b["deck"], len(deck_in))
             args = args[:3] + (deck_out,) + args[4:]
             # our own proof was just made by this code; a peer's is checked now or as a Job
             if not self._emitting_own and not self.defer_proofs:
-                deck.verify_shuffle(*args)
+                _verify_shuffle(*args)
         except deck.DeckError as exc:
             raise ProtocolViolation(env.seat, "shuffle", exc.reason, env.seq) from None
         frame = self._current_frame
@@ -1052,7 +1062,7 @@ class Table:
             self.queue.popleft()
             self._shuffle_args[env.seq] = args
             if self.defer_proofs and not self._emitting_own:
-                jid = self._new_job("verify_shuffle", deck.verify_shuffle, args)
+                jid = self._new_job("verify_shuffle", _verify_shuffle, args)
                 self.pending_proofs[jid] = (env.seat, env.seq, frame)
             if hc.round:
                 hc.restock_in = deck_out
@@ -1496,7 +1506,8 @@ class Table:
                 fits = args and args[0] == hc.joint and args[1] == len(deck_in)
                 prep = _prepare_shuffle(*args) if fits else None
             out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng,
-                                      k=self.proof_rounds, round=hc.round, prep=prep)
+                                      k=self.proof_rounds, round=hc.round, prep=prep,
+                                      system=deck.proof_system(self.rules.shuffle_proof, self.proof_rounds))
             return {"hand": self._hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
         if k == "deal_shares":
             if not self.hand_started:

@@ -38,7 +38,7 @@ from p2p_chinchon.wire import SIG_DOMAIN, ZERO_HASH, Envelope, make_envelope, sc
 
 VECTOR_DIR = ROOT / "protocol" / "vectors"
 SCHEMA_PATH = ROOT / "protocol" / "schema.json"
-PREFIXES = ("frame-", "chain-")  # files this script owns; other layers are written elsewhere
+PREFIXES = ("frame-", "chain-", "shuffle-")  # files this script owns; others are written elsewhere
 
 
 def blob(data: bytes) -> str:
@@ -207,7 +207,7 @@ def frame_vectors() -> list[dict]:
     bad("map-envelope", msgpack.packb({"v": 1}), "bad_envelope", "a map instead of the array")
     f = fields_of(offer)
     f[0] = PROTOCOL_VERSION + 1
-    bad("version", raw_signed(f, host), "version", "protocol version 2")
+    bad("version", raw_signed(f, host), "version", f"protocol version {PROTOCOL_VERSION + 1}")
     f = fields_of(offer)
     f[5] = "cheat"
     bad("unknown-kind", raw_signed(f, host), "unknown_kind", "kind 'cheat'")
@@ -270,7 +270,7 @@ def frame_vectors() -> list[dict]:
         "'app' twice in the body map")
     # seq 0 as uint8 (0xcc 0x00) instead of positive fixint 0x00
     # layout: fixarray 0x98, v 0x01, bin8 header c4 10, 16 bytes of game id, then seq at offset 20
-    assert canon[:4] == b"\x98\x01\xc4\x10" and canon[20] == 0
+    assert canon[:4] == bytes([0x98, PROTOCOL_VERSION, 0xC4, 0x10]) and canon[20] == 0
     bad("wide-int", canon[:20] + b"\xcc" + canon[20:], "non_canonical", "seq 0 written as uint8")
     # kind 'offer' with a str8 header instead of fixstr
     i = canon.index(b"\xa5offer")
@@ -376,9 +376,44 @@ def chain_vectors() -> list[dict]:
     return out
 
 
+def shuffle_vectors() -> list[dict]:
+    """One Terelius-Wikström and one cut-and-choose proof (docs/protocol.md, "Shuffle
+    proofs"), each valid and with one byte changed; seeded, so byte-reproducible."""
+    from p2p_chinchon import deck
+    from p2p_chinchon.deck.tw import _u_seed, generators
+
+    out: list[dict] = []
+    r = SeededRng("vectors/shuffle")
+    n, game = 6, GAME
+    kps = [deck.KeyPair.generate(r) for _ in range(2)]
+    y = deck.joint_key([kp.public for kp in kps])
+    for name, system in (("tw", deck.proof_system("terelius-wikstrom")),
+                         ("cut-and-choose", deck.proof_system("cut-and-choose", 4))):
+        ctx0, ctx = deck.Context(game, 3, 0), deck.Context(game, 3, 1)
+        d_in, _ = deck.shuffle(ctx0, y, deck.initial_deck(n), r, system=system)
+        d_out, proof = deck.shuffle(ctx, y, d_in, r, round=1, system=system)
+        inp = {"system": system.name, "k": system.k, "game": blob(game), "hand": 3, "seat": 1,
+               "round": 1, "n": n, "joint_key": blob(y), "deck_in": blob(deck.encode_deck(d_in)),
+               "deck_out": blob(deck.encode_deck(d_out)), "proof": blob(proof)}
+        if name == "tw":  # intermediate values for a second implementation to compare
+            inp["generators"] = [blob(h) for h in generators(n)]
+            inp["u_seed"] = blob(_u_seed(ctx, 1, y, d_in, d_out, proof[:32 * n]))
+        out.append({"name": f"shuffle-{name}-ok", "layer": "shuffle",
+                    "description": f"a valid {system.name} proof of seat 1's re-shuffle (round 1) "
+                                   f"of {n} cards", "input": inp,
+                    "verdict": {"result": "ok"}})
+        bad = bytearray(proof)
+        bad[-1] ^= 1  # the last response scalar (TW z'_5; cut-and-choose: an opening byte)
+        out.append({"name": f"shuffle-{name}-tampered", "layer": "shuffle",
+                    "description": f"the same {system.name} proof with its last byte changed",
+                    "input": {**inp, "proof": blob(bytes(bad))},
+                    "verdict": {"result": "DeckError", "seat": 1, "step": "shuffle"}})
+    return out
+
+
 def all_files() -> dict[Path, str]:
     files = {SCHEMA_PATH: schema_json()}
-    for v in frame_vectors() + chain_vectors():
+    for v in frame_vectors() + chain_vectors() + shuffle_vectors():
         files[VECTOR_DIR / f"{v['name']}.json"] = json.dumps(v, indent=2, ensure_ascii=False) + "\n"
     return files
 

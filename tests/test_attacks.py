@@ -195,7 +195,7 @@ def test_bad_shuffle_outputs(variant):
         out = [out[0]] + list(out[:-1])
     elif variant == "reuse_input_with_other_proof":  # pass the input on (the first shuffler's
         # input is the unmasked initial deck, which no one may send: use its output reversed)
-        out = list(ct.cts) if ct.cts[0].c1 != deck.ED25519.identity else out[::-1]
+        out = list(ct.cts) if ct.cts[0].c1 != deck.GROUP.identity else out[::-1]
     elif variant == "wrong_round":
         over = {"round": 1}
     elif variant == "short_deck":

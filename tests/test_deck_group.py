@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import nacl.bindings as na
 import pytest
+import rbcl
 
 from p2p_chinchon.deck import (
-    ED25519,
+    GROUP,
     Ciphertext,
     Context,
     DeckError,
@@ -21,35 +21,15 @@ from p2p_chinchon.deck import (
 )
 from p2p_chinchon.deck.context import transcript_hash
 from p2p_chinchon.rng import SeededRng
+from ristretto_cases import INVALID, NEGATIVE, NON_CANONICAL, NON_SQUARE
 
-G = ED25519.generator
-P = 2**255 - 19
-
-# Torsion points (orders 1, 2, 4, 8): libsodium's small-order blocklist, canonical encodings.
-SMALL_ORDER = [
-    bytes.fromhex("01" + "00" * 31),                                                # identity
-    bytes.fromhex("ec" + "ff" * 30 + "7f"),                                         # order 2
-    bytes.fromhex("00" * 32),                                                       # order 4
-    bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),  # order 8
-    bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"),  # order 8
-]
-NON_CANONICAL = [
-    (P + 1).to_bytes(32, "little"),                    # y = p + 1 is the identity's y = 1
-    bytes.fromhex("01" + "00" * 30 + "80"),            # identity with the sign bit set (x = 0)
-    P.to_bytes(32, "little"),                          # y = p is y = 0 (order 4), unreduced
-    (2).to_bytes(32, "little"),                        # y = 2: no point of the subgroup
-]
-
-
-def _torsioned(p: bytes) -> bytes:
-    """p plus a point of order 8: on the curve, but outside the prime-order subgroup."""
-    return na.crypto_core_ed25519_add(p, SMALL_ORDER[3])
+G = GROUP.generator
 
 
 def test_card_points_are_distinct_valid_and_stable():
     pts = card_points(80)
     assert len(pts) == 80 and len(set(pts)) == 80
-    assert all(ED25519.is_valid_point(p) for p in pts)
+    assert all(GROUP.is_valid_point(p) for p in pts)
     assert card_points(40) == pts[:40]
     assert G not in pts
     with pytest.raises(ValueError):
@@ -58,64 +38,74 @@ def test_card_points_are_distinct_valid_and_stable():
         card_points(257)
 
 
-@pytest.mark.parametrize("bad", SMALL_ORDER + NON_CANONICAL)
-def test_small_order_and_non_canonical_points_are_invalid(bad):
-    assert not ED25519.is_valid_point(bad)
+@pytest.mark.parametrize("bad", INVALID)
+def test_non_canonical_undecodable_and_identity_points_are_invalid(bad):
+    assert not GROUP.is_valid_point(bad)
     with pytest.raises(DeckError) as ei:
-        ED25519.check_point(bad)
+        GROUP.check_point(bad)
     assert ei.value.step == "group"
 
 
-def test_point_with_torsion_component_is_invalid():
-    t = _torsioned(G)
-    assert t != G and not ED25519.is_valid_point(t)
+def test_libsodium_alone_refuses_the_bad_encodings_but_accepts_the_identity():
+    assert not any(rbcl.crypto_core_ristretto255_is_valid_point(b)
+                   for b in NON_CANONICAL + NEGATIVE + NON_SQUARE)
+    assert rbcl.crypto_core_ristretto255_is_valid_point(bytes(32))  # hence our own check
+
+
+def test_add_refuses_an_invalid_encoding_that_rbcl_would_turn_into_the_identity():
+    bad = NON_CANONICAL[1]
+    assert rbcl.crypto_core_ristretto255_add(G, bad) == bytes(32)  # rbcl drops the error code
+    with pytest.raises(DeckError):
+        GROUP.add(G, bad)
+    with pytest.raises(DeckError):
+        GROUP.sub(bad, G)
 
 
 @pytest.mark.parametrize("bad", [b"", G[:31], G + b"\x00", bytearray(G), "x" * 32])
 def test_wrong_types_and_lengths_are_invalid(bad):
-    assert not ED25519.is_valid_point(bad)
+    assert not GROUP.is_valid_point(bad)
 
 
 def test_libsodium_maps_s_and_s_plus_l_to_the_same_point_so_we_check_scalars():
     s = 123456789
-    assert na.crypto_scalarmult_ed25519_base_noclamp((s + L).to_bytes(32, "little")) == \
-        ED25519.mul_base(s)
-    assert ED25519.scalar_from_bytes(s.to_bytes(32, "little")) == s
+    assert rbcl.crypto_scalarmult_ristretto255_base((s + L).to_bytes(32, "little")) == \
+        GROUP.mul_base(s)
+    assert GROUP.scalar_from_bytes(s.to_bytes(32, "little")) == s
     for bad in [(s + L).to_bytes(32, "little"), L.to_bytes(32, "little"), b"\xff" * 32]:
         with pytest.raises(DeckError, match=r">= L"):
-            ED25519.scalar_from_bytes(bad)
+            GROUP.scalar_from_bytes(bad)
     with pytest.raises(DeckError):
-        ED25519.scalar_from_bytes(b"\x01" * 31)
+        GROUP.scalar_from_bytes(b"\x01" * 31)
 
 
 def test_zero_scalar_and_identity_do_not_crash():
-    assert ED25519.mul_base(0) == ED25519.identity
-    assert ED25519.mul(0, G) == ED25519.identity
-    assert ED25519.mul(5, ED25519.identity) == ED25519.identity
-    assert ED25519.mul(L, G) == ED25519.identity
-    assert ED25519.add(G, ED25519.identity) == G
+    assert GROUP.mul_base(0) == GROUP.identity
+    assert GROUP.mul(0, G) == GROUP.identity
+    assert GROUP.mul(5, GROUP.identity) == GROUP.identity
+    assert GROUP.mul(L, G) == GROUP.identity
+    assert GROUP.add(G, GROUP.identity) == G
     with pytest.raises(DeckError):
-        ED25519.mul(3, SMALL_ORDER[3])  # libsodium's RuntimeError becomes a DeckError
+        GROUP.mul(3, NON_SQUARE[0])  # libsodium's failure becomes a DeckError
 
 
 def test_group_arithmetic_is_consistent():
     a, b = 1234567, 7654321
-    assert ED25519.add(ED25519.mul_base(a), ED25519.mul_base(b)) == ED25519.mul_base(a + b)
-    assert ED25519.sub(ED25519.mul_base(a), ED25519.mul_base(b)) == ED25519.mul_base(a - b)
-    assert ED25519.mul(b, ED25519.mul_base(a)) == ED25519.mul_base(a * b)
+    assert GROUP.add(GROUP.mul_base(a), GROUP.mul_base(b)) == GROUP.mul_base(a + b)
+    assert GROUP.sub(GROUP.mul_base(a), GROUP.mul_base(b)) == GROUP.mul_base(a - b)
+    assert GROUP.mul(b, GROUP.mul_base(a)) == GROUP.mul_base(a * b)
     r = SeededRng(1)
-    s = ED25519.random_scalar(r)
+    s = GROUP.random_scalar(r)
     assert 0 < s < L
-    assert ED25519.scalar_from_bytes(ED25519.scalar_to_bytes(s)) == s
+    assert GROUP.scalar_from_bytes(GROUP.scalar_to_bytes(s)) == s
 
 
 def _deck(n: int, seed: int = 1) -> list[Ciphertext]:
     rng = SeededRng(seed)
-    y = ED25519.mul_base(ED25519.random_scalar(rng))
+    y = GROUP.mul_base(GROUP.random_scalar(rng))
     out = []
     for m in card_points(n):
-        r = ED25519.random_scalar(rng)
-        out.append(Ciphertext(ED25519.mul_base(r), ED25519.add(m, ED25519.mul(r, y))))
+        r = GROUP.random_scalar(rng)
+        out.append(Ciphertext(GROUP.mul_base(r), GROUP.add(m, GROUP.mul(r, y))))
     return out
 
 
@@ -128,12 +118,11 @@ def test_deck_round_trip_and_layout():
     assert Ciphertext.from_bytes(deck[2].to_bytes()) == deck[2]
 
 
-@pytest.mark.parametrize("bad", SMALL_ORDER + NON_CANONICAL + ["torsion"])
+@pytest.mark.parametrize("bad", INVALID)
 @pytest.mark.parametrize("where", [0, 32, 64 * 3 + 32])
 def test_decode_deck_rejects_any_bad_point(bad, where):
     b = bytearray(encode_deck(_deck(4)))
-    point = _torsioned(bytes(b[where:where + 32])) if bad == "torsion" else bad
-    b[where:where + 32] = point
+    b[where:where + 32] = bad
     with pytest.raises(DeckError) as ei:
         decode_deck(bytes(b), 4)
     assert ei.value.step == "decode" and ei.value.seat is None
@@ -155,7 +144,7 @@ def test_decode_deck_rejects_wrong_lengths(n, delta):
 def test_initial_deck_is_public_and_unmasked():
     d = initial_deck(40)
     assert [c.c2 for c in d] == list(card_points(40))
-    assert all(c.c1 == ED25519.identity for c in d)
+    assert all(c.c1 == GROUP.identity for c in d)
 
 
 def test_context_is_validated_and_every_field_is_hashed():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -152,14 +154,21 @@ def test_honest_runs_verify_and_deal_every_card_once(seats, n, k, seed, hand):
     assert decrypt_deck(deck, [kp.secret_bytes() for kp in kps], pts) == seen
 
 
-def test_bench_command_runs_the_deck_benchmark(capsys):
+@pytest.mark.parametrize("proof,k", [("terelius-wikstrom", None), ("cut-and-choose", 2)])
+def test_bench_command_runs_the_deck_benchmark(capsys, proof, k):
     assert cli_main(["bench", "deck", "--seats", "2", "--cards", "15", "--k", "2",
-                     "--json"]) == 0
+                     "--proof", proof, "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     for key in ("wall_s", "cpu_s_per_seat", "floor_s", "ratio", "proof_bytes",
                 "open_card_s", "audit_s"):
         assert res[key] > 0, key
     assert res["wall_s"] <= sum(res["cpu_s_each_seat"]) + 1e-9
-    assert res["seats"] == 2 and res["cards"] == 15 and res["k"] == 2
+    assert res["seats"] == 2 and res["cards"] == 15 and res["k"] == k
+    assert res["proof_system"] == proof
+    for key in ("precompute_ms", "prove_online_ms", "verify_ms"):
+        assert len(res[key]) == 2 and all(x > 0 for x in res[key]), key
+    assert all(res["mults_per_seat"][kind] > 0 for kind in ("base", "var", "add", "validate"))
+    if proof == "terelius-wikstrom":
+        assert res["proof_bytes_each"] == [128 * 15 + 160] * 2
     assert cli_main(["bench", "no-such-benchmark"]) == 2
     assert "no benchmark" in capsys.readouterr().err

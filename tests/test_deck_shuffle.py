@@ -1,12 +1,13 @@
-"""Verifiable shuffle: honest proofs verify; dropped, duplicated, injected cards, replays and
-tampered bytes are caught and blamed on the shuffling seat."""
+"""Verifiable shuffle with the cut-and-choose proof system (``shuffle_proof=cut-and-choose``):
+honest proofs verify; dropped, duplicated, injected cards, replays and tampered bytes are caught
+and blamed on the shuffling seat. The Terelius-Wikström default is in test_deck_tw.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from p2p_chinchon.deck import (
-    ED25519,
+    GROUP,
     Ciphertext,
     Context,
     CutAndChoose,
@@ -19,12 +20,9 @@ from p2p_chinchon.deck import (
     encode_deck,
     initial_deck,
     joint_key,
-    prepare_shuffle,
-    proof_length,
     remask,
-    shuffle,
-    verify_shuffle,
 )
+from p2p_chinchon import deck as _deck
 from p2p_chinchon.deck.context import transcript_hash
 from p2p_chinchon.deck.shuffle import _bits, _shadow_from_scalars, _statement_hash, expand_seed
 from p2p_chinchon.rng import SeededRng
@@ -32,6 +30,23 @@ from p2p_chinchon.rng import SeededRng
 GAME = b"game-s"
 K = 32
 N = 8
+
+
+# The module-level functions with the cut-and-choose system of k rounds (the default is TW).
+def shuffle(ctx, y, d_in, rng, k=64, round=0, *, prep=None):
+    return _deck.shuffle(ctx, y, d_in, rng, k, round, prep=prep, system=CutAndChoose(k))
+
+
+def verify_shuffle(ctx, y, d_in, d_out, proof, k=64, round=0):
+    _deck.verify_shuffle(ctx, y, d_in, d_out, proof, k, round, system=CutAndChoose(k))
+
+
+def prepare_shuffle(y, n, rng, k=64):
+    return _deck.prepare_shuffle(y, n, rng, k, system=CutAndChoose(k))
+
+
+def proof_length(proof, n, k):
+    return _deck.proof_length(proof, n, system=CutAndChoose(k))
 
 
 def keys(n_seats=3, seed=11):
@@ -74,7 +89,7 @@ def expect_blame(ctx, y, d_in, d_out, proof, k=K, rnd=0, match=None):
 def reprove(ctx, y, d_in, tampered, rng, k=K):
     """A cheater's proof for a tampered output, made with its real (pi, r) and fresh shadows."""
     prep = prepare_shuffle(y, len(d_in), rng, k)
-    out = [Ciphertext(ED25519.add(d_in[p].c1, prep.rg[i]), ED25519.add(d_in[p].c2, prep.ry[i]))
+    out = [Ciphertext(GROUP.add(d_in[p].c1, prep.rg[i]), GROUP.add(d_in[p].c2, prep.ry[i]))
            for i, p in enumerate(prep.perm)]
     tampered_out = tampered(out)
     return tampered_out, CutAndChoose(k).prove(ctx, y, d_in, tampered_out, prep, 0)
@@ -107,7 +122,7 @@ def test_duplicated_card_is_caught():
 def test_injected_card_is_caught(what):
     rng, kps, y, ctx, d_in, _, _ = honest()
     if what == "foreign point":
-        m = ED25519.hash_to_point(b"a joker that is not in the deck")
+        m = GROUP.hash_to_point(b"a joker that is not in the deck")
     else:
         m = card_points(N)[0]
 
@@ -116,7 +131,7 @@ def test_injected_card_is_caught(what):
         if what == "swap for input slot":
             out[2] = d_in[2]  # not re-masked
         else:
-            out[2] = remask(Ciphertext(ED25519.identity, m), 777, y)
+            out[2] = remask(Ciphertext(GROUP.identity, m), 777, y)
         return out
 
     bad, proof = reprove(ctx, y, d_in, inject, rng)
@@ -139,7 +154,7 @@ def test_guessing_cheater_succeeds_only_with_probability_2_to_minus_k():
     def attempt(ctx, k, attempt_no):
         r2 = SeededRng(attempt_no)
         d_in = initial_deck(n)
-        bad = [remask(d_in[0 if i == 1 else i], ED25519.random_scalar(r2), y) for i in range(n)]
+        bad = [remask(d_in[0 if i == 1 else i], GROUP.random_scalar(r2), y) for i in range(n)]
         guesses = [r2.randbelow(2) for _ in range(k)]
         h = _statement_hash(ctx, 0, k, n, y, d_in, bad)
         openings = []
@@ -151,7 +166,7 @@ def test_guessing_cheater_succeeds_only_with_probability_2_to_minus_k():
                 openings.append(seed)
             else:
                 rho = list(range(n))
-                scal = [ED25519.scalar_to_bytes(ED25519.random_scalar(r2)) for _ in range(n)]
+                scal = [GROUP.scalar_to_bytes(GROUP.random_scalar(r2)) for _ in range(n)]
                 s = _shadow_from_scalars(bad, rho, scal, y)
                 openings.append(bytes(rho) + b"".join(scal))
             h.update(len(s).to_bytes(4, "big") + s)
@@ -185,7 +200,7 @@ def test_replayed_proof_is_rejected(change):
     elif change == "round":
         rnd = 1
     elif change == "joint key":
-        y2 = ED25519.add(y, ED25519.generator)
+        y2 = GROUP.add(y, GROUP.generator)
     else:  # the same proof for the next shuffle in the chain
         din2, dout2 = out, d_in
     expect_blame(c2, y2, din2, dout2, proof, rnd=rnd)
@@ -323,7 +338,7 @@ def test_challenge_hash_covers_the_statement():
     assert transcript_hash(b"shuffle/cut-and-choose", ctx).digest() != base
     assert _statement_hash(ctx, 1, 4, 3, y, d, d).digest() != base
     assert _statement_hash(ctx, 0, 5, 3, y, d, d).digest() != base
-    assert _statement_hash(ctx, 0, 4, 3, ED25519.generator, d, d).digest() != base
+    assert _statement_hash(ctx, 0, 4, 3, GROUP.generator, d, d).digest() != base
     assert _statement_hash(ctx, 0, 4, 3, y, d[::-1], d).digest() != base
     assert _statement_hash(ctx, 0, 4, 3, y, d, d[::-1]).digest() != base
     assert _statement_hash(ctx.for_seat(1), 0, 4, 3, y, d, d).digest() != base

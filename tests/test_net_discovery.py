@@ -51,7 +51,7 @@ def test_txt_round_trip_through_service_info() -> None:
         instance=f"Mesa de Ana [{FP}].{SERVICE_TYPE}",
     )
     assert table.seats_free == 2
-    assert info.properties[b"seats"] == b"2/4" and info.properties[b"v"] == b"1"
+    assert info.properties[b"seats"] == b"2/4" and info.properties[b"v"] == str(PROTOCOL_VERSION).encode()
 
 
 @pytest.mark.parametrize("name", ["x" * 64, "ñ" * 64, "🂡" * 62, "a.b.c", "  spaced  "])

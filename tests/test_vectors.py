@@ -74,10 +74,27 @@ def game_verdict(inp: dict[str, Any]) -> dict[str, Any]:
             "hands": r.hands}
 
 
+def shuffle_verdict(inp: dict[str, Any]) -> dict[str, Any]:
+    """Verify one shuffle proof of the named system from its statement (docs/protocol.md)."""
+    from p2p_chinchon import deck
+
+    n = inp["n"]
+    ctx = deck.Context(unblob(inp["game"]), inp["hand"], inp["seat"])
+    system = deck.proof_system(inp["system"], inp["k"] or deck.DEFAULT_K)
+    try:
+        deck.verify_shuffle(ctx, unblob(inp["joint_key"]), deck.decode_deck(unblob(inp["deck_in"]), n),
+                            deck.decode_deck(unblob(inp["deck_out"]), n), unblob(inp["proof"]),
+                            round=inp["round"], system=system)
+    except deck.DeckError as exc:
+        return {"result": "DeckError", "seat": exc.seat, "step": exc.step}
+    return {"result": "ok"}
+
+
 VERDICTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "frame": frame_verdict,
     "chain": chain_verdict,
     "game": game_verdict,
+    "shuffle": shuffle_verdict,
 }
 
 

@@ -99,7 +99,7 @@ def test_round_trip_every_kind(kind: str) -> None:
 
 def test_frame_layout_is_the_fixed_array() -> None:
     env = env_of("toss", {"nonce": bytes(32)}, seq=300, seat=5)
-    assert msgpack.unpackb(env.encode()) == [1, GAME, 300, 5, env.prev, "toss", {"nonce": bytes(32)}, env.sig]
+    assert msgpack.unpackb(env.encode()) == [PROTOCOL_VERSION, GAME, 300, 5, env.prev, "toss", {"nonce": bytes(32)}, env.sig]
     assert env.encode()[0] == 0x98  # fixarray of 8
 
 
@@ -226,7 +226,7 @@ def test_direct_construction_is_validated() -> None:
         Envelope(good.v, good.game, good.seq, good.seat, good.prev, good.kind, good.body, good.sig[:63])
     assert info.value.code == "out_of_range"
     with pytest.raises(WireError) as info:
-        Envelope(2, good.game, good.seq, good.seat, good.prev, good.kind, good.body, good.sig)
+        Envelope(PROTOCOL_VERSION + 1, good.game, good.seq, good.seat, good.prev, good.kind, good.body, good.sig)
     assert info.value.code == "version"
 
 

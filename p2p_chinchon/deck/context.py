@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 __all__ = ["Context", "DOMAIN", "transcript_hash"]
 
-#: Prefix of every hash input of this deck (protocol version 1).
-DOMAIN = b"p2p-chinchon/deck/v1/"
+#: Prefix of every hash input of this deck (protocol version 2: ristretto255).
+DOMAIN = b"p2p-chinchon/deck/v2/"
 
 
 @dataclass(frozen=True, slots=True)

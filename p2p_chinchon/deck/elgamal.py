@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from p2p_chinchon.deck.errors import DeckError
-from p2p_chinchon.deck.group import ED25519, L
+from p2p_chinchon.deck.group import GROUP, L
 
 __all__ = [
     "Ciphertext", "MAX_CARDS", "card_points", "initial_deck", "encode_deck", "decode_deck",
@@ -23,7 +23,7 @@ __all__ = [
 #: Largest deck (cards or sub-deck) the deck layer handles; proofs encode indices in one byte.
 MAX_CARDS = 256
 
-_G = ED25519
+_G = GROUP
 
 
 class Ciphertext(NamedTuple):
@@ -85,7 +85,7 @@ def card_index(point: bytes, points: Sequence[bytes]) -> int:
 def initial_deck(n: int) -> list[Ciphertext]:
     """The public starting deck: card i in slot i, masked with randomness 0: ``(O, M_i)``.
 
-    ``O`` is the identity (``01 00..00``); such ciphertexts are never sent, only recomputed.
+    ``O`` is the identity (32 zero bytes); such ciphertexts are never sent, only recomputed.
     The first shuffle re-masks every slot with fresh randomness.
     """
     return [Ciphertext(_G.identity, m) for m in card_points(n)]

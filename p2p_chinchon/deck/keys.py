@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 
 from p2p_chinchon.deck.context import Context, transcript_hash
 from p2p_chinchon.deck.errors import DeckError
-from p2p_chinchon.deck.group import ED25519, L
+from p2p_chinchon.deck.group import GROUP, L
 
 __all__ = [
     "KeyPair", "key_commitment", "make_key_share", "verify_key_share", "joint_key",
     "verify_secret", "KEY_SHARE_LEN", "NONCE_LEN", "COMMITMENT_LEN",
 ]
 
-_G = ED25519
+_G = GROUP
 KEY_SHARE_LEN = 96
 NONCE_LEN = 32
 COMMITMENT_LEN = 32

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from p2p_chinchon.deck.context import Context, transcript_hash
 from p2p_chinchon.deck.elgamal import Ciphertext
 from p2p_chinchon.deck.errors import DeckError
-from p2p_chinchon.deck.group import ED25519, L
+from p2p_chinchon.deck.group import GROUP, L
 from p2p_chinchon.deck.keys import KeyPair
 
 __all__ = [
@@ -24,7 +24,7 @@ __all__ = [
     "decryption_shares", "verify_decryption_shares",
 ]
 
-_G = ED25519
+_G = GROUP
 SHARE_LEN = 96
 
 

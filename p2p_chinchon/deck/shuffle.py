@@ -1,4 +1,10 @@
-"""Verifiable shuffle: permute and re-mask a deck, with a cut-and-choose proof.
+"""Verifiable shuffle: permute and re-mask a deck, with a proof of shuffle.
+
+Two proof systems implement :class:`ShuffleProofSystem`: :class:`TereliusWikstrom` (the
+default; ``p2p_chinchon.deck.tw``) and the cut-and-choose proof below (table option
+``shuffle_proof=cut-and-choose``). :func:`proof_system` builds one from its name.
+
+Cut-and-choose:
 
 Statement: ``deck_out[i] = deck_in[pi(i)] + r_i*(G, Y)`` for some permutation pi and scalars
 r_i (Y = joint key). Proof: k shadow shuffles made non-interactive with Fiat-Shamir
@@ -46,39 +52,35 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import nacl.bindings as _na
-import nacl.exceptions as _nae
+import ctypes
 
 from p2p_chinchon.deck.context import DOMAIN, Context, transcript_hash
 from p2p_chinchon.deck.elgamal import MAX_CARDS, Ciphertext, encode_deck
 from p2p_chinchon.deck.errors import DeckError
-from p2p_chinchon.deck.group import ED25519, L
+from p2p_chinchon.deck.group import GROUP, L
+from p2p_chinchon.deck.group import add as _add
+from p2p_chinchon.deck.group import mul as _mul
+from p2p_chinchon.deck.group import mul_base as _base
+from p2p_chinchon.deck.tw import TereliusWikstrom, tw_proof_length
 
 __all__ = [
-    "ShuffleProofSystem", "CutAndChoose", "ShufflePrep", "prepare_shuffle", "shuffle",
-    "verify_shuffle", "proof_length", "DEFAULT_K", "MAX_K",
+    "ShuffleProofSystem", "CutAndChoose", "TereliusWikstrom", "ShufflePrep", "prepare_shuffle",
+    "shuffle", "verify_shuffle", "proof_length", "proof_system", "PROOF_SYSTEMS",
+    "DEFAULT_K", "MAX_K",
 ]
 
 DEFAULT_K = 64
 MAX_K = 256  # bits of the 32-byte challenge
 
-_G = ED25519
-_IDENT = ED25519.identity
-_base = _na.crypto_scalarmult_ed25519_base_noclamp
-_mul = _na.crypto_scalarmult_ed25519_noclamp
-_add = _na.crypto_core_ed25519_add
+_G = GROUP
 _pack = struct.pack
-_NaclErrors = (_nae.RuntimeError, _nae.TypeError, _nae.ValueError, RuntimeError, TypeError)
+#: What libsodium (through ctypes) raises on a malformed point or argument.
+_LibErrors = (RuntimeError, TypeError, ValueError, ctypes.ArgumentError)
 
 
 def _mask_pair(sb: bytes, y: bytes) -> tuple[bytes, bytes]:
-    """``(s*G, s*Y)`` for a 32-byte scalar (handles s = 0, which libsodium refuses)."""
-    try:
-        return _base(sb), _mul(sb, y)
-    except _NaclErrors:
-        if int.from_bytes(sb, "little") % L == 0:
-            return _IDENT, _IDENT
-        raise
+    """``(s*G, s*Y)`` for a 32-byte scalar < L (s = 0 gives the identity twice)."""
+    return _base(sb), _mul(sb, y)
 
 
 def _fisher_yates(n: int, randbelow) -> list[int]:
@@ -131,11 +133,7 @@ def _shadow_from_scalars(src: Sequence[Ciphertext], perm: Sequence[int],
     app = out.append
     for i, p in enumerate(perm):
         c = src[p]
-        sb = scal[i]
-        try:
-            g, h = _base(sb), _mul(sb, y)
-        except _NaclErrors:
-            g, h = _mask_pair(sb, y)
+        g, h = _mask_pair(scal[i], y)
         app(_add(c[0], g))
         app(_add(c[1], h))
     return b"".join(out)
@@ -169,18 +167,22 @@ class ShufflePrep:
     ry: list[bytes] = field(repr=False)
     proof_state: object = field(repr=False)
     used: bool = False
+    system: str = ""
 
 
 class ShuffleProofSystem(Protocol):
     """A non-interactive proof that deck_out is a re-masked permutation of deck_in.
 
-    Cut-and-choose implements it today; Bayer-Groth (2012) could replace it.
+    :class:`TereliusWikstrom` (the default) and :class:`CutAndChoose` implement it.
+    ``precompute`` gets the prep (joint key, n, permutation, re-masking scalars) before the
+    input deck is known and returns the proof's own precomputation (``prep.proof_state``).
+    ``verify`` raises DeckError; ``k`` is the cut-and-choose rounds (0 for TW).
     """
 
     name: str
     k: int
 
-    def precompute(self, joint_key: bytes, n: int, rng) -> object: ...
+    def precompute(self, prep: ShufflePrep, rng) -> object: ...
 
     def prove(self, ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext],
               deck_out: Sequence[Ciphertext], prep: ShufflePrep, round: int) -> bytes: ...
@@ -208,7 +210,8 @@ class CutAndChoose:
             raise ValueError(f"k must be an int in [1, {MAX_K}]")
         self.k = k
 
-    def precompute(self, joint_key: bytes, n: int, rng) -> _Shadows:
+    def precompute(self, prep: ShufflePrep, rng) -> _Shadows:
+        joint_key, n = prep.joint_key, prep.n
         seeds, perms, scalars, sgs, sys_ = [], [], [], [], []
         for _ in range(self.k):
             seed = rng.token_bytes(32)
@@ -281,9 +284,27 @@ class CutAndChoose:
             raise DeckError(seat, "shuffle", "shuffle proof does not verify")
 
 
-def proof_length(proof: bytes, n: int, k: int = DEFAULT_K) -> int:
-    """Expected length of a cut-and-choose proof given its first 32 bytes (for size caps)."""
-    return 32 + sum(n + 32 * n if b else 32 for b in _bits(proof[:32], k))
+def proof_length(proof: bytes, n: int, k: int = DEFAULT_K, *,
+                 system: ShuffleProofSystem | None = None) -> int:
+    """Expected length of a proof for n cards (for size caps): 128n + 160 for TW; for
+    cut-and-choose (``system=CutAndChoose(k)``) it depends on the first 32 bytes."""
+    if system is None or system.name == TereliusWikstrom.name:
+        return tw_proof_length(n)
+    return 32 + sum(n + 32 * n if b else 32 for b in _bits(proof[:32], system.k))
+
+
+#: Proof systems by the table option's value (``shuffle_proof``); the first is the default.
+PROOF_SYSTEMS = (TereliusWikstrom.name, CutAndChoose.name)
+
+
+def proof_system(name: str = TereliusWikstrom.name, k: int = DEFAULT_K) -> ShuffleProofSystem:
+    """The proof system named ``name`` (one of :data:`PROOF_SYSTEMS`); ``k`` is the rounds of
+    cut-and-choose (ignored for TW). ValueError on an unknown name or k out of range."""
+    if name == TereliusWikstrom.name:
+        return TereliusWikstrom()
+    if name == CutAndChoose.name:
+        return CutAndChoose(k)
+    raise ValueError(f"unknown shuffle proof system {name!r}; one of {', '.join(PROOF_SYSTEMS)}")
 
 
 def _check_deck_args(joint_key: bytes, deck_in, deck_out=None) -> int:
@@ -303,8 +324,9 @@ def prepare_shuffle(joint_key: bytes, n: int, rng, k: int = DEFAULT_K, *,
 
     The permutation is Fisher-Yates with ``rng.randbelow``; scalars are uniform nonzero
     mod L from ``rng.token_bytes``. Pass the result to :func:`shuffle` as ``prep=`` (once).
+    ``system`` defaults to Terelius-Wikström (``k`` is then ignored).
     """
-    system = system or CutAndChoose(k)
+    system = system or TereliusWikstrom()
     if not _G.is_valid_point(joint_key):
         raise ValueError("joint key is not a valid point")
     if type(n) is not int or not 1 <= n <= MAX_CARDS:
@@ -312,8 +334,10 @@ def prepare_shuffle(joint_key: bytes, n: int, rng, k: int = DEFAULT_K, *,
     perm = _fisher_yates(n, rng.randbelow)
     r = [_G.random_scalar(rng) for _ in range(n)]
     pairs = [_mask_pair(x.to_bytes(32, "little"), joint_key) for x in r]
-    return ShufflePrep(joint_key, n, system.k, perm, r, [p[0] for p in pairs],
-                       [p[1] for p in pairs], system.precompute(joint_key, n, rng))
+    prep = ShufflePrep(joint_key, n, system.k, perm, r, [p[0] for p in pairs],
+                       [p[1] for p in pairs], None, system=system.name)
+    prep.proof_state = system.precompute(prep, rng)
+    return prep
 
 
 def shuffle(ctx: Context, joint_key: bytes, deck_in: list[Ciphertext], rng,
@@ -324,10 +348,11 @@ def shuffle(ctx: Context, joint_key: bytes, deck_in: list[Ciphertext], rng,
     ``ctx.seat`` is the shuffling seat; ``round`` is 0 for the hand's first shuffle and
     1, 2, ... for each re-shuffle of the stock (a sub-deck). ``prep`` (from
     :func:`prepare_shuffle` with the same joint key, n and k) moves the multiplications
-    off the critical path. Raises DeckError(step="shuffle") on a bad joint key or deck size,
-    ValueError on a used or mismatched prep.
+    off the critical path. ``system`` defaults to Terelius-Wikström (``k`` is then ignored).
+    Raises DeckError(step="shuffle") on a bad joint key or deck size, ValueError on a used or
+    mismatched prep.
     """
-    system = system or CutAndChoose(k)
+    system = system or TereliusWikstrom()
     n = _check_deck_args(joint_key, deck_in)
     if type(round) is not int or not 0 <= round < 2**32:
         raise ValueError("round must be an int in [0, 2**32)")
@@ -335,14 +360,15 @@ def shuffle(ctx: Context, joint_key: bytes, deck_in: list[Ciphertext], rng,
         prep = prepare_shuffle(joint_key, n, rng, system.k, system=system)
     if prep.used:
         raise ValueError("ShufflePrep already used: make a fresh one for every shuffle")
-    if prep.joint_key != joint_key or prep.n != n or prep.k != system.k:
-        raise ValueError("ShufflePrep was made for another joint key, deck size or k")
+    if (prep.joint_key != joint_key or prep.n != n or prep.k != system.k
+            or prep.system != system.name):
+        raise ValueError("ShufflePrep was made for another joint key, deck size, k or system")
     prep.used = True
     try:
         deck_out = [Ciphertext(_add(deck_in[p].c1, prep.rg[i]), _add(deck_in[p].c2, prep.ry[i]))
                     for i, p in enumerate(prep.perm)]
         return deck_out, system.prove(ctx, joint_key, deck_in, deck_out, prep, round)
-    except _NaclErrors as exc:
+    except _LibErrors as exc:
         raise DeckError(None, "shuffle", f"input deck holds a malformed point: {exc}") from None
 
 
@@ -355,9 +381,9 @@ def verify_shuffle(ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext]
     Raises DeckError(seat=ctx.seat, step="shuffle") on any failure: wrong deck length,
     malformed proof (length, non-permutation, scalar >= L) or a challenge mismatch (a deck
     that is not a re-masked permutation, or a proof made for another statement: other game,
-    hand, seat, round, joint key or decks).
+    hand, seat, round, joint key or decks). ``system`` defaults to Terelius-Wikström.
     """
-    system = system or CutAndChoose(k)
+    system = system or TereliusWikstrom()
     try:
         _check_deck_args(joint_key, deck_in, deck_out)
         if type(round) is not int or not 0 <= round < 2**32:
@@ -365,5 +391,5 @@ def verify_shuffle(ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext]
         system.verify(ctx, joint_key, deck_in, deck_out, proof, round)
     except DeckError as exc:
         raise exc.blame(ctx.seat, "shuffle") from None
-    except _NaclErrors as exc:
+    except _LibErrors as exc:
         raise DeckError(ctx.seat, "shuffle", f"malformed point in a deck: {exc}") from None

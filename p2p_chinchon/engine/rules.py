@@ -52,6 +52,7 @@ FIELD_HELP: dict[str, str] = {
     "reentry_min_remaining": "re-entry only while at least this many players are still in",
     "reentry_score": "re-entry total: 'highest' = highest total of the players still in",
     "shuffle_proof_rounds": "k, shadow shuffles in the cut-and-choose shuffle proof",
+    "shuffle_proof": "shuffle proof system: 'terelius-wikstrom' or 'cut-and-choose'",
 }
 
 
@@ -91,6 +92,7 @@ class Rules:
     reentry_min_remaining: int = 3
     reentry_score: str = "highest"
     shuffle_proof_rounds: int = 64
+    shuffle_proof: str = "terelius-wikstrom"
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -236,6 +238,7 @@ _CHOICES: dict[str, tuple[object, ...]] = {
     "lay_off": ("all", "closer", "none"),
     "lay_off_after_clean": ("same", "others", "none"),
     "reentry_score": ("highest",),
+    "shuffle_proof": ("terelius-wikstrom", "cut-and-choose"),  # p2p_chinchon.deck.PROOF_SYSTEMS
 }
 _RANGES: dict[str, tuple[int, int]] = {
     "two_decks_from": (0, 8),

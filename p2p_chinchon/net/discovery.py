@@ -45,6 +45,8 @@ from zeroconf import (
     Zeroconf,
 )
 
+from p2p_chinchon import PROTOCOL_VERSION as _PROTOCOL_VERSION
+
 __all__ = [
     "PROTOCOL_VERSION",
     "SERVICE_TYPE",
@@ -63,7 +65,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SERVICE_TYPE = "_chinchon._tcp.local."
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = _PROTOCOL_VERSION  # announced in the TXT record: the envelope version
 MAX_LABEL = 63  # DNS label limit, bytes
 MAX_TXT_ENTRY = 255  # one TXT string, bytes
 MAX_TABLE_NAME = 64  # characters

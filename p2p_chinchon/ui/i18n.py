@@ -175,6 +175,7 @@ EN: dict[str, str] = {
                          "highest total.",
     "rule_no_reentry": "No buying back in.",
     "rule_proof_rounds": "Shuffle proofs use {k} rounds.",
+    "rule_proof_tw": "Shuffle proofs: Terelius-Wikström.",
     # the move log (ui/logtext.py) and the own seat in the second person
     "log_opened": "Table {table} opened",
     "log_fault": "Fault by {name} ({rule}): {reason}",
@@ -377,6 +378,7 @@ ES: dict[str, str] = {
                       "jugadores, con la puntuación más alta.",
     "rule_no_reentry": "No hay reenganche.",
     "rule_proof_rounds": "Las pruebas de barajado usan {k} rondas.",
+    "rule_proof_tw": "Pruebas de barajado: Terelius-Wikström.",
     "log_opened": "Mesa {table} abierta",
     "log_fault": "Falta de {name} ({rule}): {reason}",
     "log_dropped": "Se ignoró un mensaje inválido atribuido a {name} ({rule}): {reason}",
@@ -580,6 +582,7 @@ FR: dict[str, str] = {
                          "total le plus haut.",
     "rule_no_reentry": "Pas de rachat.",
     "rule_proof_rounds": "Les preuves de mélange font {k} tours.",
+    "rule_proof_tw": "Preuves de mélange : Terelius-Wikström.",
     "log_opened": "Table {table} ouverte",
     "log_fault": "Faute de {name} ({rule}) : {reason}",
     "log_dropped": "Message invalide ignoré, attribué à {name} ({rule}) : {reason}",

@@ -186,9 +186,11 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
                 n=re_n, m=_get(rules, "reentry_min_remaining"))
         else:
             say("rule_no_reentry", "reentries", "reentry_min_remaining", "reentry_score")
-    k = _get(rules, "shuffle_proof_rounds")
-    if k is not None:
-        say("rule_proof_rounds", "shuffle_proof_rounds", k=k)
+    k, system = _get(rules, "shuffle_proof_rounds"), _get(rules, "shuffle_proof")
+    if system == "terelius-wikstrom":  # k only counts for cut-and-choose
+        say("rule_proof_tw", "shuffle_proof", "shuffle_proof_rounds")
+    elif k is not None:
+        say("rule_proof_rounds", "shuffle_proof_rounds", "shuffle_proof", k=k)
     if dataclasses.is_dataclass(rules):
         for f in dataclasses.fields(rules):
             if f.name not in done:
