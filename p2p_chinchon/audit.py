@@ -157,13 +157,16 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
     r = AuditReport("accused", index=i, seat=accused, rule=b["rule"])
-    status, proof = t._before_last.check_evidence(b["evidence"])
+    status, proof = t._before_last.check_evidence(b["evidence"], (b["rule"], accused, env.seat))
     if status == "proves" and proof is not None and proof.seat == accused:
         r.detail = f"confirmed: {proof.rule}: {proof.reason}"
         r.rule = proof.rule
     elif status == "proves" and proof is not None:
         r.detail = f"the evidence shows seat {proof.seat} broke {proof.rule}, not seat {accused}"
         r.seat, r.rule = proof.seat, proof.rule
+    elif status == "consistent":
+        r.detail = (f"seat {env.seat} says: {b['rule']}: {b['reason']} (the record agrees it was "
+                    f"seat {accused}'s turn; the delay itself is not in the record)")
     elif status == "valid":
         r.verdict, r.seat, r.rule = "cheat", env.seat, "false_accusation"
         r.detail = f"seat {env.seat} accused seat {accused} ({b['rule']}) but the evidence proves nothing against it"

@@ -43,10 +43,19 @@ DEFAULT_PROOF_ROUNDS = 64  # cut-and-choose shadow shuffles: soundness 2^-64
 # (2^k Fiat-Shamir tries) within a turn's timeout. Tests and demos lower it explicitly.
 MIN_PROOF_ROUNDS = 40
 MAX_BUFFERED = 512  # early envelopes kept while waiting for their predecessors
+# ...and their bytes: an honest seat is at most a round of shuffles ahead (8 seats x ~200 KiB
+# at k = 64), so 16 MiB never refuses one, while 512 frames of 1 MiB would be 0.5 GiB.
+MAX_BUFFERED_BYTES = 16 << 20
 RESYNC_DEPTH = 16  # on divergence, ask the peer for this many envelopes before the conflict
 LOG_KEEP = 200
 ZERO32 = bytes(32)
 TERMINAL_KINDS = ("fault", "leave")
+# Automatic steps whose body carries decryption shares: none is sent while a peer's shuffle
+# proof of this hand's deck is still being verified (docs/protocol.md "Deck").
+SHARE_KINDS = ("deal_shares", "draw_share", "show")
+VERIFYING = "verifying the shuffle"
+# Faults a seat finds opening its own card, which no other seat can re-check.
+PRIVATE_OPEN_RULES = ("duplicate_card", "face_mismatch", "not_a_card", "bad_card")
 
 
 def _h(*parts: bytes) -> bytes:
@@ -279,6 +288,8 @@ class Table:
         self._hand_played = 0
         self._emitting_own = False
         self._current_frame = b""
+        self._current_seat: int | None = None  # signer of the envelope being checked
+        self._held_stop: Any = None  # a stop to show once the pending proofs are checked
         self._out: list = []
 
     # ------------------------------------------------------------------ construction
@@ -346,9 +357,27 @@ class Table:
     def seated(self) -> bool:
         return bool(self.players)
 
+    @property
+    def verifying(self) -> bool:
+        """True while a peer's shuffle proof of this hand's deck is still being checked (a
+        deferred ``verify_shuffle`` Job): no decryption share leaves this seat meanwhile."""
+        return bool(self.pending_proofs)
+
+    def waiting(self) -> str | None:
+        """Why this seat's own next step is held back, or None: ``VERIFYING`` while a step
+        that would release a decryption share (or the end-of-hand secret) waits for the
+        peers' shuffle proofs."""
+        step = self.expected()
+        if not self.verifying or step is None or step.seat != self.me:
+            return None
+        if step.kind in (*SHARE_KINDS, "discard", "secret"):
+            return VERIFYING
+        return None
+
     def expected(self) -> Step | None:
-        """The seat that must speak next and what it must send, or None (stopped/finished)."""
-        if self.fault or self.finished:
+        """The seat that must speak next and what it must send, or None (stopped/finished, or
+        a stop waits for our pending proof checks)."""
+        if self.fault or self.finished or self._held_stop is not None:
             return None
         if self.queue:
             return self.queue[0]
@@ -403,7 +432,7 @@ class Table:
     def receive(self, frame: bytes, link_seat: int | None = None) -> list:
         """A frame from a peer (``link_seat`` = the seat of the link it came on, if known)."""
         self._out = []
-        if self.fault or self.finished:
+        if self.fault or self.finished or self._held_stop is not None:
             return []
         self._guarded(lambda: self._accept_frame(frame, link_seat), (frame,), link_seat)
         return self._take()
@@ -412,9 +441,14 @@ class Table:
         """Run ``step`` then everything it unblocks. A frame nobody can be blamed for is dropped
         and kept as evidence (the table goes on); a violation stops the table with a fault."""
         try:
-            step()
-            self._drain_buffer()
-            self._advance()
+            try:
+                step()
+                self._drain_buffer()
+                self._advance()
+            except ProtocolViolation:
+                raise
+            except Exception as exc:  # noqa: BLE001 - no exception from the table escapes a node
+                raise _unexpected(self._current_seat, exc, len(self.chain)) from None
         except _Dropped as d:
             self._out.append(Evidence(d.seat, d.rule, d.reason, d.frames or frames))
             self._log(f"dropped a frame ({d.rule}, claimed seat {d.seat}): {d.reason}")
@@ -460,6 +494,8 @@ class Table:
             self._try_emit("draw", {"hand": self._hand_played, "source": intent.source})
         elif isinstance(intent, (v.Discard, v.Close)):
             self._check_my_step(step, "discard")
+            if self.verifying:  # a discard or close carries decryption shares
+                raise IntentError(f"wait: {VERIFYING}")
             slot = self._my_slot_of(intent.card)
             kind = "discard" if isinstance(intent, v.Discard) else "close"
             self._try_emit(kind, self._discard_body(kind, slot))
@@ -476,17 +512,15 @@ class Table:
         """Run any automatic step that is ours now (e.g. right after construction)."""
         self._out = []
         if not (self.fault or self.finished):
-            try:
-                self._advance()
-            except ProtocolViolation as exc:  # pragma: no cover - own-message bug
-                self._stop_with_fault(exc, ())
+            self._guarded(lambda: None, ())
         return self._take()
 
     def timeout(self) -> list:
-        """The driver's per-action timer fired: blame the expected speaker and stop."""
+        """The driver's per-action timer fired: blame the expected speaker and stop. Not
+        while we verify shuffle proofs ourselves: every honest seat waits for the same."""
         self._out = []
         step = self.expected()
-        if step is None or step.seat == self.me:
+        if step is None or step.seat == self.me or self.verifying:
             return []
         self._stop_with_fault(
             ProtocolViolation(step.seat, "timeout", f"seat {step.seat} did not send {step.kind} in time"), ()
@@ -506,12 +540,15 @@ class Table:
             seat, seq, frame = self.pending_proofs.pop(job_id)
             if isinstance(result, Exception):
                 reason = getattr(result, "reason", str(result))
+                self._held_stop = None  # the cheat is what we show, not a later leave
                 self._stop_with_fault(ProtocolViolation(seat, "shuffle", reason, seq), (frame,))
                 return self._take()
-        try:
-            self._advance()
-        except ProtocolViolation as exc:  # pragma: no cover - own-message bug
-            self._stop_with_fault(exc, ())
+        if self._held_stop is not None:
+            if not self.pending_proofs:
+                held, self._held_stop = self._held_stop, None
+                held()
+            return self._take()
+        self._guarded(lambda: None, ())
         return self._take()
 
     def _new_job(self, kind: str, fn: Any, args: tuple) -> int:
@@ -527,6 +564,8 @@ class Table:
         if step.kind in ("agree", "draw", "discard", "reenter"):
             if step.kind == "agree" and self.agreed:
                 return None
+            if step.kind == "discard" and self.verifying:
+                return None  # waiting(): a discard carries a share
             return step.kind
         return None
 
@@ -556,6 +595,8 @@ class Table:
         }
 
     def _my_share(self, slot: int) -> bytes:
+        if self.verifying:  # the invariant itself; the callers wait before asking
+            raise IntentError(f"no decryption share while {VERIFYING}")
         hc = self.hc
         ctx = self._ctx(self.me)
         return deck.decryption_share(ctx, hc.keypair, self.cts[slot], slot, self.rng)
@@ -639,6 +680,10 @@ class Table:
                 return
             if sum(len(x) for x in self.buffer.values()) >= MAX_BUFFERED:
                 raise ProtocolViolation(env.seat, "flood", "too many signed envelopes ahead of the chain", env.seq)
+            held = sum(len(f) for x in self.buffer.values() for f in x.values())
+            if held + len(frame) > MAX_BUFFERED_BYTES:
+                raise ProtocolViolation(env.seat, "flood", f"{held + len(frame)} bytes of signed envelopes "
+                                        "ahead of the chain", env.seq)
             slot[env.seat] = frame
             return
         if env.prev != self.head and n > 0:
@@ -692,20 +737,21 @@ class Table:
         if env.seq != len(self.chain):
             raise ProtocolViolation(env.seat, "seq", f"seq {env.seq}, expected {len(self.chain)}", env.seq)
         self._current_frame = frame
+        self._current_seat = env.seat
         if env.prev != self.head:
             raise ProtocolViolation(env.seat, "broken_chain", "prev is not the hash of the previous envelope", env.seq)
         if env.seq == 0:
             if env.kind != "offer" or env.seat != 0:
                 raise ProtocolViolation(env.seat, "unexpected", "a chain starts with the host's offer", 0)
             self._check_sig(env)
-            commit = self._handle_offer(env)
+            commit = self._checked(env, self._handle_offer)
         else:
             if env.game != self.game:
                 raise ProtocolViolation(env.seat, "wrong_game", "envelope belongs to another game", env.seq)
             if not (verified or self._emitting_own):
                 self._check_sig(env)
             if env.kind in TERMINAL_KINDS:
-                commit = self._handle_terminal(env)
+                commit = self._checked(env, self._handle_terminal)
             else:
                 step = self.expected()
                 if step is None:
@@ -720,7 +766,7 @@ class Table:
                 if "hand" in env.body and self.engine is not None and env.body["hand"] != self.hand_no:
                     raise ProtocolViolation(env.seat, "wrong_hand", f"hand {env.body['hand']}, expected {self.hand_no}", env.seq)
                 handler = getattr(self, f"_on_{env.kind}")
-                commit = handler(env)  # validates everything, returns a closure that mutates
+                commit = self._checked(env, handler)  # validates everything, returns a closure that mutates
         # All checks passed: mutate.
         self.chain.append(env)
         self.frames.append(frame)
@@ -728,6 +774,16 @@ class Table:
         self._out.append(Accepted(env.seq, frame, env))
         if commit is not None:
             commit()
+
+    def _checked(self, env: Any, handler: Any) -> Any:
+        """Run a handler's checks: any error they raise (the engine's, the deck's, a body of
+        the wrong shape) is the signer's protocol violation, raised before any change."""
+        try:
+            return handler(env)
+        except ProtocolViolation:
+            raise
+        except Exception as exc:  # noqa: BLE001 - engine.GameError, deck.DeckError, KeyError...
+            raise _unexpected(env.seat, exc, env.seq) from None
 
     # ------------------------------------------------------------------ faults
 
@@ -764,17 +820,32 @@ class Table:
         """Judge a peer's ``fault``: what we can prove ourselves, and what to show."""
         b = env.body
         accused = b["accused"] if b["accused"] != 255 else None
-        status, proof = self.check_evidence(b["evidence"])
+        claim = (b["rule"], accused, env.seat)
+        if b["rule"] == "timeout" and env.seq != len(self.chain):
+            claim = None  # who was to speak is known only at the fault's own position
+        status, proof = self.check_evidence(b["evidence"], claim)
         if status == "proves" and proof is not None and proof.seat == accused:
             return proof, v.Fault(accused, proof.rule, f"{self._name(env.seat)} caught it, confirmed here: {proof.reason}")
         if status == "valid":
             return None, v.Fault(env.seat, "false_accusation",
                                  f"{self._name(env.seat)} accused seat {accused} ({b['rule']}) but its evidence proves nothing against it")
-        return None, v.Fault(accused, b["rule"], f"{self._name(env.seat)} reports: {b['reason']} (not checked here)")
+        if status == "consistent":
+            return None, v.Fault(accused, b["rule"], f"{self._name(env.seat)} reports: {b['reason']} "
+                                 "(the chain agrees it was that seat's turn)")
+        return None, v.Fault(env.seat, b["rule"], f"{self._name(env.seat)} accuses {self._name(accused)}: "
+                             f"{b['reason']} (unverifiable)")
+
+    def _after_proofs(self, stop: Any) -> None:
+        """Run ``stop`` now, or once every pending shuffle proof passed: a seat that sends a
+        bad shuffle and then leaves (or accuses) is shown as a cheat, not as what it said."""
+        if self.pending_proofs:
+            self._held_stop = stop
+        else:
+            stop()
 
     def _handle_terminal(self, env: Any) -> Any:
         if env.kind == "leave":
-            def commit() -> None:
+            def stop_leave() -> None:
                 self.left.add(env.seat)
                 self._log(f"{self._name(env.seat)} left: {env.body['reason']}")
                 if self.finished:
@@ -790,22 +861,25 @@ class Table:
                     if self.phase == v.OVER and not self.queue and not self.finished:
                         self.finished = True
                         self._out.append(Finished(self.winner))
-            return commit
+            return lambda: self._after_proofs(stop_leave)
         # a peer's fault, in its place in the chain: the table stops; we say what we can check
         _, shown = self._peer_fault_view(env)
 
-        def commit_fault() -> None:
+        def stop_fault() -> None:
             self.fault = shown
             self.phase = v.STOPPED
             self._log(f"stopped by {self._name(env.seat)}: {shown.reason}")
             self._out.append(Stopped(self.fault))
 
-        return commit_fault
+        return lambda: self._after_proofs(stop_fault)
 
     def _stop_from_peer(self, env: Any) -> None:
         """A validly signed ``fault``/``leave`` that we cannot chain (our chain is behind, or
         already holds another envelope at its position). It stops us; we record our own fault
         quoting it, and adopt its accusation only if we can check its evidence ourselves."""
+        self._after_proofs(lambda: self._stop_off_chain(env))
+
+    def _stop_off_chain(self, env: Any) -> None:
         if env.kind == "leave":
             exc = ProtocolViolation(env.seat, "left", f"{self._name(env.seat)} left the table")
             self._stop_with_fault(exc, (env.encode(),))
@@ -818,13 +892,20 @@ class Table:
                                     f"seat {env.seat} stopped the table off our chain: {env.body['rule']}")
             self._stop_with_fault(exc, (env.encode(),), shown)
 
-    def check_evidence(self, frames: list) -> tuple[str, ProtocolViolation | None]:
+    def check_evidence(self, frames: list, claim: tuple[str, int | None, int] | None = None
+                       ) -> tuple[str, ProtocolViolation | None]:
         """Judge a fault's evidence against this state (audit uses the state just before the
         fault). Returns ``("proves", violation)`` when a frame is validly signed and breaks a
         rule attributable to its signer (or two frames prove equivocation), ``("valid", None)``
         when the single frame is a valid move here (the accusation is false), and
         ``("unverifiable", None)`` otherwise (no evidence, damaged or unsigned frames, another
-        history)."""
+        history). ``claim`` = (rule, accused, accuser) lets the chain check what needs no
+        frame: a ``timeout`` is ``("consistent", None)`` when the accused was the expected
+        speaker here, ``("valid", None)`` (false) when it was not."""
+        if claim is not None and claim[0] == "timeout" and not frames:
+            step = self.expected()
+            ok = step is not None and step.seat == claim[1] != claim[2]
+            return ("consistent" if ok else "valid"), None
         if not frames:
             return "unverifiable", None
         try:
@@ -844,9 +925,17 @@ class Table:
         if len(envs) != 1:
             return "unverifiable", None
         e = envs[0]
+        if e.kind == "leave" and claim is not None and claim[:2] == ("left", e.seat):
+            try:  # the leaver's own signed leave, quoted by the seat it stopped
+                self._check_sig(e)
+            except ProtocolViolation:
+                return "unverifiable", None
+            return "proves", ProtocolViolation(e.seat, "left", f"{self._name(e.seat)} left the table", e.seq)
         if e.seq < len(self.chain) and self.frames[e.seq] == frames[0]:
             # already in our chain: only a shuffle can still be proven bad (deferred proofs)
             args = self._shuffle_args.get(e.seq)
+            if args is None and claim is not None and claim[0] in PRIVATE_OPEN_RULES:
+                return "unverifiable", None  # what the accuser's own card opened to
             if args is None:
                 return "valid", None
             try:
@@ -1085,13 +1174,22 @@ class Table:
         if len(shares) != len(slots):
             raise ProtocolViolation(env.seat, "share", f"{len(shares)} deal shares, expected {len(slots)}", env.seq)
         ds = self._verify_shares(env, list(zip(slots, shares)))
+        faces = {}
+        if len(self.queue) == 1:  # the last deal shares: the upcard and our cards open now
+            extra = {env.seat: dict(ds)}
+            up = self.engine.upcard_slot()
+            faces[up] = self._open_public(up, (env.seat, dict(ds)[up]))
+            if self.me is not None and self.me in self.hc.seats:
+                for slot in self.engine.hands[self.me]:
+                    faces[slot] = self._open_private(slot, extra)
+            self._check_faces(env, faces)
 
         def commit() -> None:
             self.queue.popleft()
             for slot, d in ds:
                 self.shares.setdefault(slot, {})[env.seat] = d
             if not self.queue:
-                self._finish_deal()
+                self._finish_deal(faces)
 
         return commit
 
@@ -1108,13 +1206,10 @@ class Table:
                 raise ProtocolViolation(env.seat, "share", f"slot {slot}: {exc.reason}", env.seq) from None
         return out
 
-    def _finish_deal(self) -> None:
-        e = self.engine
-        up = e.upcard_slot()
-        self._learn(up, self._open_public(up))
-        if self.me is not None and self.me in self.hc.seats:
-            for slot in e.hands[self.me]:
-                self._open_private(slot)
+    def _finish_deal(self, faces: dict[int, Any]) -> None:
+        up = self.engine.upcard_slot()
+        for slot, card in faces.items():
+            self._learn(slot, card)
         self.phase = v.PLAYING
         self._log(f"dealt; upcard {self._face(up)}")
 
@@ -1132,16 +1227,38 @@ class Table:
         card = self.deck_cards[idx]
         return card
 
-    def _open_private(self, slot: int) -> None:
-        """Complete a private reveal with our own share (we own the slot)."""
+    def _open_private(self, slot: int, extra: dict[int, dict[int, bytes]]) -> Any:
+        """The card at our own ``slot``: the peers' shares (``extra``: seat -> slot -> share
+        of the envelope being checked) and our own, which never leaves this seat."""
         ds = dict(self.shares.get(slot, {}))
+        for seat, by_slot in extra.items():
+            if slot in by_slot:
+                ds[seat] = by_slot[slot]
         ds[self.me] = deck.own_share(self.hc.keypair, self.cts[slot])
+        missing = [s for s in self.hc.seats if s not in ds]
+        if missing:
+            raise ProtocolViolation(missing[0], "share", f"no decryption share for slot {slot}")
         try:
             idx = deck.open_card(self.cts[slot], [ds[s] for s in self.hc.seats], self.points)
         except deck.DeckError as exc:
             # Every share was proven correct, so this cannot happen unless a shuffle cheated.
             raise ProtocolViolation(None, "not_a_card", f"slot {slot}: {exc.reason}") from None
-        self.engine.learn(slot, self.deck_cards[idx])
+        return self.deck_cards[idx]
+
+    def _check_faces(self, env: Any, faces: dict[int, Any]) -> None:
+        """The engine's checks of ``learn`` for every newly opened face, before any is learned:
+        a slot seen with another face, or one card at two slots (a bad shuffle got through)."""
+        known = self.engine.faces
+        where = {c: s for s, c in known.items()}
+        for slot, card in faces.items():
+            old = known.get(slot)
+            if old is not None and old != card:
+                raise ProtocolViolation(env.seat, "face_mismatch", f"slot {slot} opened as {card}, known as {old}", env.seq)
+            other = where.get(card, slot)
+            if other != slot:
+                raise ProtocolViolation(env.seat, "duplicate_card", f"slot {slot} opened as {card}, "
+                                        f"already at slot {other}: a shuffle of this hand is bad", env.seq)
+            where[card] = slot
 
     def _face(self, slot: int) -> str:
         c = self.engine.faces.get(slot)
@@ -1180,13 +1297,18 @@ class Table:
         if slot != self._pending_draw_slot:
             raise ProtocolViolation(env.seat, "share", f"share for slot {slot}, the draw is slot {self._pending_draw_slot}", env.seq)
         [(slot, d)] = self._verify_shares(env, [(slot, env.body["share"])])
+        last = len(self.queue) == 1 or self.queue[1].kind != "draw_share"
+        faces = {}
+        if last and self.me == self.engine.to_play:
+            faces[slot] = self._open_private(slot, {env.seat: {slot: d}})
+            self._check_faces(env, faces)
 
         def commit() -> None:
             self.queue.popleft()
             self.shares.setdefault(slot, {})[env.seat] = d
-            if not self.queue or self.queue[0].kind != "draw_share":
-                if self.me == self.engine.to_play:
-                    self._open_private(slot)
+            if last:
+                for s, card in faces.items():
+                    self.engine.learn(s, card)
                 self._pending_draw_slot = None
 
         return commit
@@ -1250,8 +1372,8 @@ class Table:
                 elif trial.faces[s] != c:
                     raise ProtocolViolation(env.seat, "face_mismatch", f"slot {s} opened as {c}, known as {trial.faces[s]}", env.seq)
             trial.apply(action)
-        except engine.IllegalAction as exc:
-            raise ProtocolViolation(env.seat, exc.rule, str(exc), env.seq) from None
+        except engine.GameError as exc:  # IllegalAction, or a face the engine refuses to learn
+            raise _unexpected(env.seat, exc, env.seq) from None
 
     def _frozen_memo(self) -> dict[int, Any]:
         """A deepcopy memo that shares the engine's frozen values (the rules, the cards of the
@@ -1278,9 +1400,7 @@ class Table:
             raise ProtocolViolation(env.seat, "show", "a shown hand covers exactly the seat's cards", env.seq)
         ds = self._verify_shares(env, pairs)
         faces = {s: self._open_public(s, (env.seat, d)) for s, d in ds}
-        for s, c in faces.items():
-            if e.faces.get(s) is not None and e.faces[s] != c:
-                raise ProtocolViolation(env.seat, "face_mismatch", f"slot {s}", env.seq)
+        self._check_faces(env, faces)
 
         def commit() -> None:
             self.queue.popleft()
@@ -1477,6 +1597,8 @@ class Table:
         if k == "toss":
             return {"nonce": self.my_toss_nonce}
         hc = self.hc
+        if k in SHARE_KINDS and self.verifying:
+            return None  # a share waits for every peer's shuffle proof (job_done resumes)
         if k == "key_commit":
             hc.keypair = deck.KeyPair.generate(self.rng)
             return {"hand": self._hand_played, "commit": hc.keypair.commitment(self._ctx(self.me))}
@@ -1605,12 +1727,17 @@ class Table:
                 to_play = e.to_play
                 if step is not None and step.kind in ("draw", "discard"):
                     stepname = step.kind
+                if stepname == "discard" and self.verifying and self.me == e.to_play:
+                    stepname = None  # waiting(): a discard carries a share
                 if stepname == "discard" and self.me == e.to_play:
                     close_options = self._close_options()
         progress = None
         if self.phase == v.SHUFFLING and self.queue:
             total = getattr(self, "_total_steps", len(self.queue))
-            progress = (total - len(self.queue), total, f"{self.queue[0].kind} by {self._name(self.queue[0].seat)}")
+            label = VERIFYING if self.verifying else f"{self.queue[0].kind} by {self._name(self.queue[0].seat)}"
+            progress = (total - len(self.queue), total, label)
+        elif self.verifying:
+            progress = (0, 1, VERIFYING)
         return v.SeatView(
             me=self.me,
             table_name=self.table_name,
@@ -1667,6 +1794,14 @@ def _clip_utf8(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` bytes of UTF-8 without splitting a character (the wire
     caps names in bytes)."""
     return text.encode()[:limit].decode("utf-8", "ignore")
+
+
+def _unexpected(seat: int | None, exc: Exception, index: int | None) -> ProtocolViolation:
+    """An error from a check (engine, deck, a malformed body) as a protocol violation."""
+    rule = getattr(exc, "rule", None) or getattr(exc, "step", None)
+    rule = rule or ("bad_card" if isinstance(exc, engine.GameError) else "malformed")
+    reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
+    return ProtocolViolation(seat, str(rule), f"{reason} ({type(exc).__name__})"[:256], index)
 
 
 def proof_frames(exc: ProtocolViolation) -> tuple[bytes, ...]:
