@@ -851,3 +851,30 @@ def test_early_buffer_is_bounded_in_bytes(at_draw):
     assert t.fault is not None and t.fault.rule == "flood" and t.fault.seat == 2
     assert sent <= tbl.MAX_BUFFERED_BYTES // 700_000 + 1
     assert sum(len(f) for x in t.buffer.values() for f in x.values()) <= tbl.MAX_BUFFERED_BYTES
+
+
+def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
+    """Issue 10: judging a fault's evidence used to deep-copy the whole table, which fails on
+    a live table whose rng is the ``secrets`` module ("cannot pickle 'module' object") and
+    killed a host in the lobby. The evidence is now checked in place, changing nothing."""
+    import secrets
+
+    ids = [Identity.generate(SeededRng(f"lobby-id/{i}")) for i in range(3)]
+    rules = make_rules("classic", {"limit": 30})
+    host = tbl.Table.create(ids[0], secrets, name="t", rules=rules, max_seats=3, addr="127.0.0.1:9000",
+                            proof_rounds=2)
+    for i in (1, 2):
+        host.seat_host(f"P{i}", ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
+    host.start()
+    n, head = len(host.chain), host.head
+
+    def craft(seat, kind, body):
+        return wire.make_envelope(ids[seat].private_key, game=host.game, seq=n, seat=seat, prev=head,
+                                  kind=kind, body=body).encode()
+
+    out_of_turn = craft(2, "agree", {"rules_hash": bytes(32), "seating_hash": bytes(32), "toss_commit": bytes(32)})
+    outs = host.receive(craft(1, "fault", {"accused": 2, "rule": "not_your_turn", "reason": "x",
+                                           "evidence": [out_of_turn]}), 1)
+    assert host.fault is not None and host.fault.seat == 2 and host.fault.rule == "not_your_turn", host.fault
+    assert any(isinstance(o, tbl.Stopped) for o in outs)
+    assert len(host.chain) == n + 1  # the fault, nothing of the trial
