@@ -22,6 +22,12 @@ signature, speaker, kind, hand number, proofs, engine rules) before it changes a
 one is rejected and kept as evidence: the table answers with a signed ``fault`` and stops.
 Errors: :class:`ProtocolViolation` (names seat, rule, chain index) for peers' envelopes,
 :class:`IntentError` for this seat's own illegal intents (nothing is signed or sent).
+
+The parts (docs/architecture.md, "Theory of operation: the table"): ``chain`` (order, buffer,
+equivocation, resync), ``faults`` (stopping, judging a peer's fault), ``lobby``, ``hand`` (one
+hand's deck sub-protocol), ``turns`` (moves through the rules engine) and ``view``. A message
+kind ``k`` is checked by ``_on_k`` (check, then apply: it returns the commit closure) and, when
+it is an automatic message of ours, made by ``_auto_k``.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from .chain import ChainPart
 from .common import (
     APP, DEFAULT_PROOF_ROUNDS, LOG_KEEP, MAX_BUFFERED, MAX_BUFFERED_BYTES, MIN_PROOF_ROUNDS, SHARE_KINDS,
     VERIFYING, ZERO32, Accepted, Evidence, Finished, GameEvent, IntentError, Job, Player, ProtocolViolation,
-    Resync, Send, Step, Stopped, _prepare_shuffle, proof_frames, rules_hash, run_job, seating_hash,
+    Resync, Send, Step, Stopped, proof_frames, rules_hash, run_job, seating_hash,
     toss_commitment,
 )
 from .faults import FaultsPart
@@ -96,10 +102,8 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
         self.toss_nonces: dict[int, bytes] = {}
         self.my_toss_nonce = b""
         self.agreed = False
-        self.cts: list = []  # slot -> Ciphertext
         self.points: tuple = ()
         self.deck_cards: tuple = ()
-        self.shares: dict[int, dict[int, bytes]] = {}  # slot -> seat -> d
         self.hc: HandCrypto | None = None
         self.hand_started = False
         self.left: set[int] = set()
@@ -296,59 +300,10 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
             self._drain_buffer()
 
     def _auto_body(self, step: Step) -> dict | None:
-        k = step.kind
-        e = self.engine
-        if k == "agree":
-            if not (self.agreed or self.auto_agree):
-                return None
-            self.my_toss_nonce = self.my_toss_nonce or self.rng.token_bytes(32)
-            return {
-                "rules_hash": rules_hash(self.rules_wire, self.proof_rounds),
-                "seating_hash": self._seating_hash(),
-                "toss_commit": toss_commitment(self.game, self.me, self.my_toss_nonce),
-            }
-        if k == "toss":
-            return {"nonce": self.my_toss_nonce}
-        hc = self.hc
-        if k in SHARE_KINDS and self.verifying:
+        """The body of this seat's automatic message for ``step`` (``_auto_<kind>`` of the part
+        that owns the kind), or None: a decision (draw, discard, reenter) or a wait."""
+        if step.kind in SHARE_KINDS and self.verifying:
             return None  # a share waits for every peer's shuffle proof (job_done resumes)
-        if k == "key_commit":
-            hc.keypair = deck.KeyPair.generate(self.rng)
-            return {"hand": self._hand_played, "commit": hc.keypair.commitment(self._ctx(self.me))}
-        if k == "key_share":
-            return {"hand": self._hand_played, "share": deck.make_key_share(self._ctx(self.me), hc.keypair, self.rng), "nonce": hc.keypair.nonce}
-        if k == "shuffle":
-            if self._prep_job is not None:
-                # our preparation job is still running: wait for it (job_done) rather than do
-                # the same multiplications a second time, on the same cores, right now
-                return None
-            deck_in = hc.restock_in if hc.round else self.cts
-            prep, self._prep = self._prep, None
-            if prep is None or prep.joint_key != hc.joint or prep.n != len(deck_in):
-                # the job failed or was for another deck: prepare now, from the same
-                # arguments when they fit (a seeded game stays reproducible)
-                args = self._prep_args
-                fits = args and args[0] == hc.joint and args[1] == len(deck_in)
-                prep = _prepare_shuffle(*args) if fits else None
-            out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng,
-                                      k=self.proof_rounds, round=hc.round, prep=prep)
-            return {"hand": self._hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
-        if k == "deal_shares":
-            if not self.hand_started:
-                return None
-            return {"hand": self._hand_played, "shares": [self._my_share(s) for s in self._deal_share_slots(self.me)]}
-        if k == "draw_share":
-            slot = self._pending_draw_slot
-            return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
-        if k == "show":
-            return {"hand": self._hand_played, "shares": [{"slot": s, "share": self._my_share(s)} for s in e.hands[self.me]]}
-        if k == "secret":
-            if self.pending_proofs:
-                return None  # every peer's shuffle proof must pass before our secret goes out
-            return {"hand": self._hand_played, "secret": hc.keypair.secret_bytes()}
-        if k == "hand_digest":
-            return {"hand": self._hand_played, "digest": hc.digest, "totals": list(e.totals)}
-        if k == "game_end":
-            return {"winner": self.winner if self.winner is not None else 255, "digest": self.head}
-        return None  # draw, discard, reenter: decisions
+        make = getattr(self, f"_auto_{step.kind}", None)
+        return make() if make is not None else None
 

@@ -20,7 +20,9 @@ from .common import VERIFYING, _h, _packb, ProtocolViolation, IntentError, _prep
 
 @dataclass
 class HandCrypto:
-    """Per-hand mental-poker state (public parts for everyone, ``keypair`` for us only)."""
+    """One hand's mental-poker state: its keys (public parts for everyone, ``keypair`` for us
+    only), its ciphertexts and the decryption shares published for them. Each hand has its
+    own, so the next hand's can be built while this one is played."""
 
     seats: tuple[int, ...]
     keypair: Any = None
@@ -33,10 +35,26 @@ class HandCrypto:
     secrets: dict[int, bytes] = field(default_factory=dict)
     digests: dict[int, bytes] = field(default_factory=dict)
     digest: bytes = b""
+    cts: list = field(default_factory=list)  # slot -> Ciphertext (restocked slots appended)
+    shares: dict[int, dict[int, bytes]] = field(default_factory=dict)  # slot -> seat -> d
 
 
 class HandPart:
     """The hand part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+
+    @property
+    def cts(self) -> list:
+        """The current hand's ciphertexts, slot -> Ciphertext (``[]`` before the first hand)."""
+        return self.hc.cts if self.hc is not None else []
+
+    @cts.setter
+    def cts(self, value: list) -> None:
+        self.hc.cts = value
+
+    @property
+    def shares(self) -> dict[int, dict[int, bytes]]:
+        """The current hand's published decryption shares, slot -> seat -> share."""
+        return self.hc.shares if self.hc is not None else {}
 
     @property
     def verifying(self) -> bool:
@@ -66,7 +84,6 @@ class HandPart:
         self._hand_played = e.hand_no
         self.hc = HandCrypto(seats=seats)
         self.hand_started = False
-        self.shares = {}
         self.cts = deck.initial_deck(len(self.deck_cards))
         self.phase = v.SHUFFLING
         self.queue.extend(Step("key_commit", s) for s in seats)
@@ -355,3 +372,43 @@ class HandPart:
 
         return commit
 
+    def _auto_key_commit(self) -> dict:
+        hc = self.hc
+        hc.keypair = deck.KeyPair.generate(self.rng)
+        return {"hand": self._hand_played, "commit": hc.keypair.commitment(self._ctx(self.me))}
+
+    def _auto_key_share(self) -> dict:
+        hc = self.hc
+        return {"hand": self._hand_played, "share": deck.make_key_share(self._ctx(self.me), hc.keypair, self.rng),
+                "nonce": hc.keypair.nonce}
+
+    def _auto_shuffle(self) -> dict | None:
+        hc = self.hc
+        if self._prep_job is not None:
+            # our preparation job is still running: wait for it (job_done) rather than do
+            # the same multiplications a second time, on the same cores, right now
+            return None
+        deck_in = hc.restock_in if hc.round else self.cts
+        prep, self._prep = self._prep, None
+        if prep is None or prep.joint_key != hc.joint or prep.n != len(deck_in):
+            # the job failed or was for another deck: prepare now, from the same
+            # arguments when they fit (a seeded game stays reproducible)
+            args = self._prep_args
+            fits = args and args[0] == hc.joint and args[1] == len(deck_in)
+            prep = _prepare_shuffle(*args) if fits else None
+        out, proof = deck.shuffle(self._ctx(self.me), hc.joint, deck_in, self.rng,
+                                  k=self.proof_rounds, round=hc.round, prep=prep)
+        return {"hand": self._hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
+
+    def _auto_deal_shares(self) -> dict | None:
+        if not self.hand_started:
+            return None
+        return {"hand": self._hand_played, "shares": [self._my_share(s) for s in self._deal_share_slots(self.me)]}
+
+    def _auto_secret(self) -> dict | None:
+        if self.pending_proofs:
+            return None  # every peer's shuffle proof must pass before our secret goes out
+        return {"hand": self._hand_played, "secret": self.hc.keypair.secret_bytes()}
+
+    def _auto_hand_digest(self) -> dict:
+        return {"hand": self._hand_played, "digest": self.hc.digest, "totals": list(self.engine.totals)}

@@ -144,3 +144,15 @@ class LobbyPart:
     def _seating_hash(self) -> bytes:
         return seating_hash([{"name": p.name, "key": p.key, "addr": p.addr} for p in self.players])
 
+    def _auto_agree(self) -> dict | None:
+        if not (self.agreed or self.auto_agree):
+            return None
+        self.my_toss_nonce = self.my_toss_nonce or self.rng.token_bytes(32)
+        return {
+            "rules_hash": rules_hash(self.rules_wire, self.proof_rounds),
+            "seating_hash": self._seating_hash(),
+            "toss_commit": toss_commitment(self.game, self.me, self.my_toss_nonce),
+        }
+
+    def _auto_toss(self) -> dict:
+        return {"nonce": self.my_toss_nonce}

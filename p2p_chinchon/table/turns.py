@@ -287,3 +287,13 @@ class TurnsPart:
         self.last_showdown = tuple(shown)
         self._log("scores: " + ", ".join(f"{self._name(s)} {pens[s]:+d}" for s in order))
 
+    def _auto_draw_share(self) -> dict:
+        slot = self._pending_draw_slot
+        return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
+
+    def _auto_show(self) -> dict:
+        return {"hand": self._hand_played,
+                "shares": [{"slot": s, "share": self._my_share(s)} for s in self.engine.hands[self.me]]}
+
+    def _auto_game_end(self) -> dict:
+        return {"winner": self.winner if self.winner is not None else 255, "digest": self.head}
