@@ -23,7 +23,6 @@ Verdicts (``AuditReport.verdict``):
 
 from __future__ import annotations
 
-import copy
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -140,7 +139,6 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
             return r
         if env.kind == "fault" and t.players:
             return _judge_fault(t, env, frame, i)
-        before = copy.deepcopy(t) if env.kind == "leave" else None
         try:
             t.replay(frame)
         except tbl.ProtocolViolation as exc:
@@ -151,7 +149,6 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
                 r.detail = f"{reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
             _fill(r, t)
             return r
-        del before
     r = AuditReport("ok" if t.finished else "incomplete", winner=t.winner)
     if not t.finished:
         if t.fault is not None:
@@ -181,13 +178,16 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
     r = AuditReport("accused", index=i, seat=accused, rule=b["rule"])
-    status, proof = t._before_last.check_evidence(b["evidence"])
+    status, proof = t.fault_judgement
     if status == "proves" and proof is not None and proof.seat == accused:
         r.detail = f"confirmed: {proof.rule}: {proof.reason}"
         r.rule = proof.rule
     elif status == "proves" and proof is not None:
         r.detail = f"the evidence shows seat {proof.seat} broke {proof.rule}, not seat {accused}"
         r.seat, r.rule = proof.seat, proof.rule
+    elif status == "consistent":
+        r.detail = (f"seat {env.seat} says: {b['rule']}: {b['reason']} (the record agrees it was "
+                    f"seat {accused}'s turn; the delay itself is not in the record)")
     elif status == "valid":
         r.verdict, r.seat, r.rule = "cheat", env.seat, "false_accusation"
         r.detail = f"seat {env.seat} accused seat {accused} ({b['rule']}) but the evidence proves nothing against it"

@@ -1,6 +1,6 @@
 """What one seat may know, and what a person or a bot may ask for: the UI/bot contract.
 
-The table (``table.py``) builds a :class:`SeatView` after every change; the UI renders it and
+The table (``table/``) builds a :class:`SeatView` after every change; the UI renders it and
 bots read it. Neither holds rules: they send :data:`Intent` values back, and the table checks
 them with the same engine that checks every peer's moves. A :class:`SeatView` never contains a
 face the seat has not legitimately seen (its own hand, public discards, shown hands).

@@ -655,3 +655,226 @@ def test_joiner_refuses_weak_shuffle_proofs():
     with pytest.raises(tbl.ProtocolViolation) as exc:
         tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), forged.encode(), min_proof_rounds=1)
     assert exc.value.rule == "bad_rules"
+
+
+# ----------------------------------------------------------------------------- issue 9
+
+
+def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
+    """A bad shuffle got through (as a forged proof would at tiny k: verification is switched
+    off here): the dealer cloned the first player's first card over the stock top. The first
+    player draws it: its private open finds one card at two slots. The node does not crash:
+    it stops with a fault naming a seat, nothing of the draw is half-applied, and the other
+    seats, who cannot see that private card, stop too without blaming the drawer."""
+    monkeypatch.setattr(tbl.deck, "verify_shuffle", lambda *args, **kw: None)
+    net = Net(3, seed=2, classes={CHEATER: stall("shuffle")})
+    assert net.run(net.expects("shuffle", CHEATER))
+    ct = net.tables[CHEATER]
+    assert ct._shuffle_order()[-1] == CHEATER  # the dealer shuffles last
+    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    first = ct.engine.next_active(ct.engine.dealer)
+    up = ct.engine.upcard_slot()
+    out = list(out)
+    out[up + 1] = out[ct.engine.deal_plan()[first][0]]
+    for i in range(3):  # the first player draws from the stock, whatever its bot thinks
+        bot = net.bots[i]
+        net.bots[i] = lambda view, need, bot=bot: v.Draw("stock") if need == "draw" else bot(view, need)
+    frame = net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof))
+    net.inject(CHEATER, frame)
+    net.handle(CHEATER, ct.receive(frame, CHEATER))  # the modified client goes on playing
+    net.run()
+    drawer = net.tables[first]
+    assert drawer.fault is not None and drawer.fault.rule == "duplicate_card", drawer.fault
+    assert drawer.fault.seat is not None and drawer.fault.seat != first
+    assert drawer.chain[-1].kind == "fault"
+    assert net.tables[first].engine.faces.get(up + 1) is None  # nothing learned from the bad open
+    for t in net.tables:
+        if t.me not in (first, CHEATER):
+            assert t.fault is not None and t.fault.seat != first or t.fault.rule != "false_accusation", t.fault
+
+
+@pytest.mark.parametrize("where", ["discard", "draw_share", "show", "deal_shares"])
+def test_engine_and_deck_errors_in_any_handler_become_violations(monkeypatch, where):
+    """The whole class of issue 9 item 2: an error raised by the engine or the deck inside any
+    handler's checks (here forced) is the signer's protocol violation; no exception escapes
+    ``receive`` and the envelope does not enter the chain."""
+    net = Net(3, seed=4)
+    victim = 0
+    orig = getattr(tbl.Table, f"_on_{where}")
+    calls = {"n": 0}
+
+    def boom(self, env):
+        if self.me == victim and env.seat != victim:
+            calls["n"] += 1
+            raise tbl.engine.GameError("J♦ is already at slot 21")
+        return orig(self, env)
+
+    monkeypatch.setattr(tbl.Table, f"_on_{where}", boom)
+    net.run()
+    t = net.tables[victim]
+    assert calls["n"] == 1
+    assert t.fault is not None and t.fault.seat not in (None, victim) and t.fault.rule == "bad_card", t.fault
+    last = t.chain[-1]
+    assert last.kind == "fault" and last.body["accused"] == t.fault.seat
+    rejected = wire.decode_envelope(last.body["evidence"][0])
+    assert rejected.kind == where and rejected.seat == t.fault.seat
+    assert t.frames[rejected.seq] != last.body["evidence"][0]  # it never entered the chain
+
+
+def test_malformed_body_that_passes_the_schema_is_a_violation():
+    """A body the wire schema accepts but a handler cannot use (a draw share for a slot far
+    outside the deck) is the signer's violation, never a crash."""
+    net = Net(3, seed=9, classes={CHEATER: stall("draw_share")})
+    assert net.run(net.expects("draw_share", CHEATER))
+    ct = net.tables[CHEATER]
+    share = ct._my_share(ct._pending_draw_slot)
+    net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand_no, "slot": 4000, "share": share}))
+    assert_caught(net, {"share"})
+
+
+class _DeferredJobs(Net):
+    """Jobs wait in a list until :meth:`run_jobs` (a slow verifier)."""
+
+    def __init__(self, *a, **kw):
+        self.jobs = []
+        super().__init__(*a, **kw)
+
+    def handle(self, i, outs):
+        for o in outs:
+            if isinstance(o, tbl.Job) and o.kind == "verify_shuffle":
+                self.jobs.append((i, o))
+        super().handle(i, [o for o in outs if not (isinstance(o, tbl.Job) and o.kind == "verify_shuffle")])
+
+    def run_jobs(self):
+        while self.jobs:
+            i, job = self.jobs.pop(0)
+            self.handle(i, self.tables[i].job_done(job.id, tbl.run_job(job)))
+
+
+def _bad_proof_shuffle(net):
+    ct = net.tables[CHEATER]
+    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    bad = bytearray(proof)
+    bad[-1] ^= 1
+    return net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad)))
+
+
+def test_shares_wait_for_verification_and_say_so():
+    """Item 1 in one process: after the last shuffle every seat owes its deal shares, but
+    none is sent while a proof is unverified; the table says why (``waiting``, the view's
+    progress) and its timer does not blame anyone meanwhile."""
+    net = _DeferredJobs(3, seed=2, defer=True)
+    assert net.run(lambda n: all(t.hc is not None and t.hand_started for t in n.tables) and n.jobs)
+    for t in net.tables:
+        assert t.verifying and not any(e.kind == "deal_shares" for e in t.chain)
+        assert t.view().progress[2] == tbl.VERIFYING
+        assert t.timeout() == [] and t.fault is None
+    assert any(t.waiting() == tbl.VERIFYING for t in net.tables)
+    net.run_jobs()
+    assert net.run(net.expects("draw"))
+    assert all(not t.verifying for t in net.tables)
+
+
+def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
+    """Item 6: a stop (here a leave) that arrives while a proof is being checked is shown only
+    after the check; a failed proof is what every honest seat shows."""
+    net = _DeferredJobs(3, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
+    assert net.run(net.expects("shuffle", CHEATER))
+    net.inject(CHEATER, _bad_proof_shuffle(net))
+    net.run(lambda n: not n.q)
+    ref = net.tables[0]
+    net.inject(CHEATER, net.craft(CHEATER, "leave", {"reason": "bye"}))
+    for t in net.honest():
+        assert t.fault is None and t.expected() is None  # held: not shown as "left" yet
+    net.run_jobs()
+    for t in net.honest():
+        assert t.fault is not None and t.fault.seat == CHEATER and t.fault.rule == "shuffle", t.fault
+    r = audit_frames(ref.frames)
+    assert r.seat == CHEATER and r.rule == "shuffle", r.summary()
+
+
+@pytest.mark.parametrize("accused", ["expected", "innocent"])
+def test_timeout_claims_are_checked_against_the_chain(at_draw, accused):
+    """Item 3: a ``timeout`` against a seat that was not the expected speaker is the signer's
+    false accusation (live and in audit, on every honest transcript alike); one against the
+    expected speaker is consistent with the chain and shown as the accused's."""
+    net = at_draw
+    t0 = net.tables[0]
+    mover = t0.expected().seat
+    liar = (mover + 1) % 3
+    innocent = (mover + 2) % 3
+    target = mover if accused == "expected" else innocent
+    fault = net.craft(liar, "fault", {"accused": target, "rule": "timeout", "reason": "too slow", "evidence": []})
+    net.inject(liar, fault)
+    verdicts = set()
+    for t in net.tables:
+        if t.me == liar:
+            continue
+        if accused == "innocent":
+            assert t.fault.seat == liar and t.fault.rule == "false_accusation", t.fault
+        else:
+            assert t.fault.seat == mover and t.fault.rule == "timeout", t.fault
+        r = audit_frames(t.frames)
+        verdicts.add((r.verdict, r.seat, r.rule))
+    assert len(verdicts) == 1, verdicts
+    [(verdict, seat, rule)] = verdicts
+    if accused == "innocent":
+        assert (verdict, seat, rule) == ("cheat", liar, "false_accusation")
+    else:
+        assert (verdict, seat, rule) == ("accused", mover, "timeout")
+
+
+def test_unverifiable_accusation_names_the_accuser(at_draw):
+    """Item 3: an accusation nothing can check is shown as "A accuses B (unverifiable)", with
+    the accuser as the subject."""
+    net = at_draw
+    mover = net.tables[0].expected().seat
+    liar = (mover + 1) % 3
+    net.inject(liar, net.craft(liar, "fault", {"accused": mover, "rule": "share", "reason": "bad", "evidence": []}))
+    for t in net.tables:
+        if t.me != liar:
+            assert t.fault.seat == liar and "unverifiable" in t.fault.reason, t.fault
+
+
+def test_early_buffer_is_bounded_in_bytes(at_draw):
+    """Item 7: large early envelopes are refused by size long before the count bound."""
+    net = at_draw
+    t = net.tables[0]
+    base = len(t.chain)
+    big = {"hand": t.hand_no, "round": 0, "deck": bytes(32) * 50, "proof": bytes(700_000)}
+    sent = 0
+    for i in range(tbl.MAX_BUFFERED):
+        t.receive(net.craft(2, "shuffle", big, seq=base + 1 + i, prev=bytes(32)), 2)
+        sent += 1
+        if t.fault:
+            break
+    assert t.fault is not None and t.fault.rule == "flood" and t.fault.seat == 2
+    assert sent <= tbl.MAX_BUFFERED_BYTES // 700_000 + 1
+    assert sum(len(f) for x in t.buffer.values() for f in x.values()) <= tbl.MAX_BUFFERED_BYTES
+
+
+def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
+    """Issue 10: judging a fault's evidence used to deep-copy the whole table, which fails on
+    a live table whose rng is the ``secrets`` module ("cannot pickle 'module' object") and
+    killed a host in the lobby. The evidence is now checked in place, changing nothing."""
+    import secrets
+
+    ids = [Identity.generate(SeededRng(f"lobby-id/{i}")) for i in range(3)]
+    rules = make_rules("classic", {"limit": 30})
+    host = tbl.Table.create(ids[0], secrets, name="t", rules=rules, max_seats=3, addr="127.0.0.1:9000",
+                            proof_rounds=2)
+    for i in (1, 2):
+        host.seat_host(f"P{i}", ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
+    host.start()
+    n, head = len(host.chain), host.head
+
+    def craft(seat, kind, body):
+        return wire.make_envelope(ids[seat].private_key, game=host.game, seq=n, seat=seat, prev=head,
+                                  kind=kind, body=body).encode()
+
+    out_of_turn = craft(2, "agree", {"rules_hash": bytes(32), "seating_hash": bytes(32), "toss_commit": bytes(32)})
+    outs = host.receive(craft(1, "fault", {"accused": 2, "rule": "not_your_turn", "reason": "x",
+                                           "evidence": [out_of_turn]}), 1)
+    assert host.fault is not None and host.fault.seat == 2 and host.fault.rule == "not_your_turn", host.fault
+    assert any(isinstance(o, tbl.Stopped) for o in outs)
+    assert len(host.chain) == n + 1  # the fault, nothing of the trial

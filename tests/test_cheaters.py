@@ -10,7 +10,7 @@ import io
 import msgpack
 import pytest
 
-from p2p_chinchon import table as tbl, view as v, wire
+from p2p_chinchon import deck, table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
@@ -107,6 +107,22 @@ class CheatTable(tbl.Table):
             proof = bytearray(body["proof"])
             proof[-1] ^= 1
             body["proof"] = bytes(proof)
+            self.tamper_next = True
+        if (self.cheat in ("steal_hand", "peek_upcard") and step.kind == "shuffle" and self.hc.round == 0
+                and len(self.queue) > 1 and self.queue[1].kind == "deal_shares"):
+            # the dealer shuffles last: put the victim's dealt ciphertexts in our own dealt
+            # slots (or the stock top in the upcard slot), keep the proof of the real shuffle
+            self.done = True
+            cts = deck.decode_deck(body["deck"], len(self.cts))
+            plan = self.engine.deal_plan()
+            if self.cheat == "steal_hand":
+                victim = next(s for s in plan if s != self.me)
+                for mine, theirs in zip(plan[self.me], plan[victim]):
+                    cts[mine] = cts[theirs]
+            else:
+                up = self.engine.upcard_slot()
+                cts[up] = cts[up + 1]
+            body["deck"] = deck.encode_deck(cts)
             self.tamper_next = True
         if self.cheat == "bad_share" and step.kind == "deal_shares":
             self.done = True
@@ -244,3 +260,34 @@ async def test_split_view_equivocation_is_found_by_resync(tmp_path):
     for seat in (0, 2):
         report = audit_file(tmp_path / f"seat{seat}.chn")
         assert report.seat == CHEATER and report.rule == "equivocation", report.summary()
+
+
+@pytest.mark.parametrize("cheat", ["steal_hand", "peek_upcard"])
+async def test_no_share_leaves_before_every_shuffle_proof_passed(tmp_path, cheat):
+    """Issue 9 item 1. The dealer shuffles last and copies the victim's dealt ciphertexts into
+    its own dealt slots (or the stock top into the upcard slot) under the proof of its real
+    shuffle. Proofs are verified off the critical path (the default for host and join), yet no
+    honest seat releases a decryption share of that deck before its verification: the bad
+    proof stops the table first, naming the dealer, and nothing was opened."""
+    cls = type(f"Cheat_{cheat}", (CheatTable,), {"cheat": cheat})
+    rules = make_rules("classic", {"limit": 30})
+    specs = [SeatSpec("Honest0"), SeatSpec("Cheater", table_cls=cls), SeatSpec("Honest2")]
+    results = await play_local(rules, specs, seed=31, proof_rounds=4, transcript_dir=tmp_path,
+                               timeouts=Timeouts(protocol=5.0, decision=5.0))
+    assert len(results) == 3  # no node crashed
+    prefixes, reports = [], []
+    for seat in (0, 2):
+        r = results[seat]
+        assert r.fault is not None and r.fault.seat == CHEATER and r.fault.rule == "shuffle", r.fault
+        envs = load_transcript(tmp_path / f"seat{seat}.chn").envelopes
+        first_fault = next(i for i, e in enumerate(envs) if e.kind == "fault")
+        bad = wire.decode_envelope(envs[first_fault].body["evidence"][0])
+        assert bad.kind == "shuffle" and bad.seat == CHEATER
+        released = [e for e in envs[bad.seq:] if e.seat != CHEATER and e.kind in ("deal_shares", "draw_share",
+                                                                                   "discard", "close", "show", "secret")]
+        assert released == [], f"seat {seat}'s chain holds shares of the bad deck: {released}"
+        prefixes.append([e.encode() for e in envs[:first_fault]])
+        reports.append(audit_file(tmp_path / f"seat{seat}.chn"))
+    assert prefixes[0] == prefixes[1], "honest transcripts agree up to the fault"
+    for report in reports:
+        assert report.exit_code == 1 and report.seat == CHEATER and report.rule == "shuffle", report.summary()

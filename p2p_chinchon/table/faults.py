@@ -1,0 +1,193 @@
+"""Faults: stopping the table, judging a peer's ``fault`` or ``leave``, and evidence.
+
+A violation we verified is signed as our own ``fault`` carrying the offending frame(s); a
+peer's fault is re-checked against our state ("confirmed", a false accusation, a ``timeout``
+consistent with the chain, or "unverifiable"). A stop that arrives while peers' shuffle proofs
+are being verified is shown only after them. (docs/protocol.md "Faults and audit")"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from p2p_chinchon import deck, view as v, wire
+
+from .common import (
+    PRIVATE_OPEN_RULES, ProtocolViolation, Accepted, Send, Evidence, Stopped, Finished, proof_frames,
+    _fit_evidence, _Equivocation, _verify_shuffle,
+)
+
+
+class FaultsPart:
+    """The faults part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+
+    def timeout(self) -> list:
+        """The driver's per-action timer fired: blame the expected speaker and stop. Not
+        while we verify shuffle proofs ourselves: every honest seat waits for the same."""
+        self._out = []
+        step = self.expected()
+        if step is None or step.seat == self.me or self.verifying:
+            return []
+        self._stop_with_fault(
+            ProtocolViolation(step.seat, "timeout", f"seat {step.seat} did not send {step.kind} in time"), ()
+        )
+        return self._take()
+
+    def _stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...],
+                         shown: v.Fault | None = None) -> None:
+        """Sign our own ``fault`` (what we verified: ``exc``) and stop. ``shown`` is what the
+        UI says, when it differs (a peer's accusation we could not check ourselves)."""
+        if isinstance(exc, _Equivocation):
+            frames = exc.frames
+        self._out.append(Evidence(exc.seat, exc.rule, exc.reason, tuple(frames)))
+        self._log(f"fault: seat {exc.seat}: {exc.rule}: {exc.reason}")
+        if self.me is not None and self.identity is not None and self.players:
+            body = {
+                "accused": exc.seat if exc.seat is not None else 255,
+                "rule": exc.rule[:64],
+                "reason": exc.reason[:256],
+                "evidence": _fit_evidence(frames),
+            }
+            env = wire.make_envelope(
+                self.identity.private_key, game=self.game, seq=len(self.chain), seat=self.me,
+                prev=self.head, kind="fault", body=body,
+            )
+            frame = env.encode()
+            self.chain.append(env)
+            self.frames.append(frame)
+            self.head = env.hash()
+            self._out.append(Accepted(env.seq, frame, env))
+            self._out.append(Send(frame))
+        self.fault = shown or v.Fault(exc.seat, exc.rule, exc.reason)
+        self.phase = v.STOPPED
+        self._out.append(Stopped(self.fault))
+
+    def _peer_fault_view(self, env: Any) -> tuple[ProtocolViolation | None, v.Fault]:
+        """Judge a peer's ``fault``: what we can prove ourselves, and what to show."""
+        b = env.body
+        accused = b["accused"] if b["accused"] != 255 else None
+        claim = (b["rule"], accused, env.seat)
+        if b["rule"] == "timeout" and env.seq != len(self.chain):
+            claim = None  # who was to speak is known only at the fault's own position
+        status, proof = self.check_evidence(b["evidence"], claim)
+        if status == "proves" and proof is not None and proof.seat == accused:
+            return proof, v.Fault(accused, proof.rule, f"{self._name(env.seat)} caught it, confirmed here: {proof.reason}")
+        if status == "valid":
+            return None, v.Fault(env.seat, "false_accusation",
+                                 f"{self._name(env.seat)} accused seat {accused} ({b['rule']}) but its evidence proves nothing against it")
+        if status == "consistent":
+            return None, v.Fault(accused, b["rule"], f"{self._name(env.seat)} reports: {b['reason']} "
+                                 "(the chain agrees it was that seat's turn)")
+        return None, v.Fault(env.seat, b["rule"], f"{self._name(env.seat)} accuses {self._name(accused)}: "
+                             f"{b['reason']} (unverifiable)")
+
+    def _after_proofs(self, stop: Any) -> None:
+        """Run ``stop`` now, or once every pending shuffle proof passed: a seat that sends a
+        bad shuffle and then leaves (or accuses) is shown as a cheat, not as what it said."""
+        if self.pending_proofs:
+            self._held_stop = stop
+        else:
+            stop()
+
+    def _handle_terminal(self, env: Any) -> Any:
+        if env.kind == "leave":
+            def stop_leave() -> None:
+                self.left.add(env.seat)
+                self._log(f"{self._name(env.seat)} left: {env.body['reason']}")
+                if self.finished:
+                    return
+                in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
+                active = self.engine is None or env.seat in self.engine.active
+                if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue):
+                    self.fault = v.Fault(env.seat, "left", f"{self._name(env.seat)} left the table")
+                    self.phase = v.STOPPED
+                    self._out.append(Stopped(self.fault))
+                else:  # an eliminated seat may go home; it just will not sign the game end
+                    self.queue = deque(st for st in self.queue if st.seat != env.seat)
+                    if self.phase == v.OVER and not self.queue and not self.finished:
+                        self.finished = True
+                        self._out.append(Finished(self.winner))
+            return lambda: self._after_proofs(stop_leave)
+        # a peer's fault, in its place in the chain: the table stops; we say what we can check
+        _, shown = self._peer_fault_view(env)
+
+        def stop_fault() -> None:
+            self.fault = shown
+            self.phase = v.STOPPED
+            self._log(f"stopped by {self._name(env.seat)}: {shown.reason}")
+            self._out.append(Stopped(self.fault))
+
+        return lambda: self._after_proofs(stop_fault)
+
+    def _stop_from_peer(self, env: Any) -> None:
+        """A validly signed ``fault``/``leave`` that we cannot chain (our chain is behind, or
+        already holds another envelope at its position). It stops us; we record our own fault
+        quoting it, and adopt its accusation only if we can check its evidence ourselves."""
+        self._after_proofs(lambda: self._stop_off_chain(env))
+
+    def _stop_off_chain(self, env: Any) -> None:
+        if env.kind == "leave":
+            exc = ProtocolViolation(env.seat, "left", f"{self._name(env.seat)} left the table")
+            self._stop_with_fault(exc, (env.encode(),))
+            return
+        proof, shown = self._peer_fault_view(env)
+        if proof is not None:  # we checked it: quote the frames that prove it, not the messenger
+            self._stop_with_fault(proof, proof_frames(proof) or tuple(env.body["evidence"]), shown)
+        else:
+            exc = ProtocolViolation(None, "stopped_by_peer",
+                                    f"seat {env.seat} stopped the table off our chain: {env.body['rule']}")
+            self._stop_with_fault(exc, (env.encode(),), shown)
+
+    def check_evidence(self, frames: list, claim: tuple[str, int | None, int] | None = None
+                       ) -> tuple[str, ProtocolViolation | None]:
+        """Judge a fault's evidence against this state (audit uses the state just before the
+        fault). Returns ``("proves", violation)`` when a frame is validly signed and breaks a
+        rule attributable to its signer (or two frames prove equivocation), ``("valid", None)``
+        when the single frame is a valid move here (the accusation is false), and
+        ``("unverifiable", None)`` otherwise (no evidence, damaged or unsigned frames, another
+        history). ``claim`` = (rule, accused, accuser) lets the chain check what needs no
+        frame: a ``timeout`` is ``("consistent", None)`` when the accused was the expected
+        speaker here, ``("valid", None)`` (false) when it was not."""
+        if claim is not None and claim[0] == "timeout" and not frames:
+            step = self.expected()
+            ok = step is not None and step.seat == claim[1] != claim[2]
+            return ("consistent" if ok else "valid"), None
+        if not frames:
+            return "unverifiable", None
+        try:
+            envs = [wire.decode_envelope(f) for f in frames]
+        except wire.WireError:
+            return "unverifiable", None
+        if len(envs) == 2:
+            a, b = envs
+            if a.seq != b.seq or a.seat != b.seat or frames[0] == frames[1]:
+                return "valid", None  # not two different envelopes of one seat: proves nothing
+            try:
+                self._check_sig(a)
+                self._check_sig(b)
+            except ProtocolViolation:
+                return "valid", None
+            return "proves", _Equivocation(a.seat, (frames[0], frames[1]), a.seq)
+        if len(envs) != 1:
+            return "unverifiable", None
+        e = envs[0]
+        if e.kind == "leave" and claim is not None and claim[:2] == ("left", e.seat):
+            try:  # the leaver's own signed leave, quoted by the seat it stopped
+                self._check_sig(e)
+            except ProtocolViolation:
+                return "unverifiable", None
+            return "proves", ProtocolViolation(e.seat, "left", f"{self._name(e.seat)} left the table", e.seq)
+        if e.seq < len(self.chain) and self.frames[e.seq] == frames[0]:
+            # already in our chain: only a shuffle can still be proven bad (deferred proofs)
+            args = self._shuffle_args.get(e.seq)
+            if args is None and claim is not None and claim[0] in PRIVATE_OPEN_RULES:
+                return "unverifiable", None  # what the accuser's own card opened to
+            if args is None:
+                return "valid", None
+            try:
+                _verify_shuffle(*args)
+            except deck.DeckError as exc:
+                return "proves", ProtocolViolation(e.seat, "shuffle", exc.reason, e.seq)
+            return "valid", None
+        return self._judge_frame(e, frames[0])
+

@@ -1,0 +1,158 @@
+"""The lobby: offer, seating, agree and the coin toss for the first dealer.
+
+Owns the table's identity (game id, name, rules, proof rounds, host key), the players and the
+host's pending seats. (docs/protocol.md "Lobby")"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2p_chinchon import deck, engine
+
+from .common import (
+    APP, _h, rules_hash, seating_hash, toss_commitment, ProtocolViolation, IntentError, Player, Step,
+    _clip_utf8,
+)
+
+
+class LobbyPart:
+    """The lobby part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+
+    def seat_host(self, name: str, key: bytes, addr: str) -> int:
+        """Host only: add a joiner (identity already checked by the lobby link). Returns its seat."""
+        if self.me != 0 or self.players:
+            raise IntentError("only the host may seat players, before the seating is signed")
+        if any(p.key == key for p in self._pending):
+            return next(i for i, p in enumerate(self._pending) if p.key == key)
+        if len(self._pending) >= self.max_seats:
+            raise IntentError("the table is full")
+        if len(addr.encode()) > 64:
+            raise IntentError("the joiner's address is too long")
+        name = _clip_utf8(name, 29) or "?"
+        taken = {p.name for p in self._pending}
+        unique, n = name, 2
+        while unique in taken:  # two "Ana"s at one table would be ambiguous in every log line
+            unique, n = f"{name} {n}", n + 1
+        self._pending.append(Player(unique, key, addr))
+        return len(self._pending) - 1
+
+    def set_host_name(self, name: str) -> None:
+        """Host only, before the seating: the host's own name at the table."""
+        self._pending[0].name = _clip_utf8(name, 32) or "host"
+
+    @property
+    def pending_players(self) -> list[Player]:
+        """Host only: the players seated so far (the host first), before the seating is signed."""
+        return list(self._pending)
+
+    def start(self) -> list:
+        """Host only: sign the ``seating`` with the players seated so far (at least 2)."""
+        players = self.pending_players
+        if len(players) < 2:
+            raise IntentError("a table needs at least two players")
+        body = {"players": [{"name": p.name, "key": p.key, "addr": p.addr} for p in players]}
+        self._out = []
+        self._emit_own("seating", body)
+        self._guarded(lambda: None, ())
+        return self._take()
+
+    def _handle_offer(self, env: Any) -> Any:
+        b = env.body
+        if b.get("app") != APP:
+            raise ProtocolViolation(0, "malformed", "not a p2p-chinchon offer", 0)
+        try:
+            rules = engine.Rules.from_wire(b["rules"])
+        except Exception as exc:  # RulesError
+            raise ProtocolViolation(0, "bad_rules", str(exc), 0) from None
+        if b["proof_rounds"] != rules.shuffle_proof_rounds:
+            raise ProtocolViolation(0, "bad_rules", "offer's proof_rounds differs from its rules' shuffle_proof_rounds", 0)
+        if not (1 <= b["proof_rounds"] <= deck.MAX_K):
+            raise ProtocolViolation(0, "bad_rules", "proof_rounds out of range", 0)
+        if b["proof_rounds"] < self.min_proof_rounds:
+            raise ProtocolViolation(0, "weak_proofs", f"the table's shuffle proofs use k = {b['proof_rounds']} "
+                                    f"rounds; this seat requires at least {self.min_proof_rounds}", 0)
+
+        def commit() -> None:
+            self.game = env.game
+            self.table_name = b["name"]
+            self.rules = rules
+            self.rules_wire = dict(b["rules"])
+            self.max_seats = b["max_seats"]
+            self.proof_rounds = b["proof_rounds"]
+            self.offer_key = b["host_key"]
+            self.queue.append(Step("seating", 0))
+            self._log(f"table '{b['name']}' opened")
+
+        return commit
+
+    def _on_seating(self, env: Any) -> Any:  # expected via _lobby_step
+        players = env.body["players"]
+        if not (2 <= len(players) <= self.max_seats):
+            raise ProtocolViolation(0, "bad_seating", f"{len(players)} players for {self.max_seats} seats", env.seq)
+        keys = [p["key"] for p in players]
+        if len(set(keys)) != len(keys):
+            raise ProtocolViolation(0, "bad_seating", "one key in two seats", env.seq)
+        if keys[0] != self.offer_key:
+            raise ProtocolViolation(0, "bad_seating", "seat 0 is not the host", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.players = [Player(p["name"], p["key"], p["addr"]) for p in players]
+            if self.identity is not None:
+                mine = [i for i, p in enumerate(self.players) if p.key == self.identity.public_bytes]
+                self.me = mine[0] if mine else None
+            self.queue.extend(Step("agree", s) for s in range(len(players)))
+            self.queue.extend(Step("toss", s) for s in range(len(players)))
+            self._log("seated: " + ", ".join(f"{p.name} [{p.fingerprint}]" for p in self.players))
+
+        return commit
+
+    def _on_agree(self, env: Any) -> Any:
+        b = env.body
+        if b["rules_hash"] != rules_hash(self.rules_wire, self.proof_rounds):
+            raise ProtocolViolation(env.seat, "disagree", "agreed to different rules", env.seq)
+        if b["seating_hash"] != self._seating_hash():
+            raise ProtocolViolation(env.seat, "disagree", "agreed to a different seating", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.toss_commits[env.seat] = b["toss_commit"]
+            self._log(f"{self._name(env.seat)} agreed to the table")
+
+        return commit
+
+    def _on_toss(self, env: Any) -> Any:
+        nonce = env.body["nonce"]
+        if toss_commitment(self.game, env.seat, nonce) != self.toss_commits.get(env.seat):
+            raise ProtocolViolation(env.seat, "toss", "toss nonce does not open the commitment", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.toss_nonces[env.seat] = nonce
+            if len(self.toss_nonces) == len(self.players):
+                seed = _h(b"p2p-chinchon/first-dealer/v1", self.game,
+                          *[self.toss_nonces[s] for s in range(len(self.players))])
+                first = int.from_bytes(seed, "big") % len(self.players)
+                self.engine = engine.Game(self.rules, len(self.players), first)
+                self.deck_cards = self.engine.deck_cards()
+                self.points = deck.card_points(len(self.deck_cards))
+                self._log(f"{self._name(first)} deals first (coin toss)")
+                self._begin_hand()
+
+        return commit
+
+    def _seating_hash(self) -> bytes:
+        return seating_hash([{"name": p.name, "key": p.key, "addr": p.addr} for p in self.players])
+
+    def _auto_agree(self) -> dict | None:
+        if not (self.agreed or self.auto_agree):
+            return None
+        self.my_toss_nonce = self.my_toss_nonce or self.rng.token_bytes(32)
+        return {
+            "rules_hash": rules_hash(self.rules_wire, self.proof_rounds),
+            "seating_hash": self._seating_hash(),
+            "toss_commit": toss_commitment(self.game, self.me, self.my_toss_nonce),
+        }
+
+    def _auto_toss(self) -> dict:
+        return {"nonce": self.my_toss_nonce}

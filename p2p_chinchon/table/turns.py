@@ -1,0 +1,299 @@
+"""The turns: draw, draw shares, discard, close, show, re-entry and the game's end, through
+the rules engine (engine/). Every move is checked against the engine before it is applied;
+the engine's events drive what comes next (restock, scoring, re-entry, the next hand).
+(docs/protocol.md "Turns"; docs/rules.md)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2p_chinchon import engine, view as v
+
+from .common import ProtocolViolation, IntentError, GameEvent, Finished, Step, _unexpected
+
+
+class TurnsPart:
+    """The turns part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+
+    def _check_my_step(self, step: Step | None, kind: str) -> None:
+        if self.me is None or step is None or step.seat != self.me or step.kind != kind:
+            raise IntentError(f"it is not your turn to {kind}")
+
+    def _my_slot_of(self, card: Any) -> int:
+        e = self.engine
+        for slot in e.hands.get(self.me, []):
+            if e.faces.get(slot) == card:
+                return slot
+        raise IntentError(f"{card} is not in your hand")
+
+    def _discard_body(self, kind: str, slot: int) -> dict:
+        e = self.engine
+        hand = e.hands[self.me]
+        if kind == "discard":
+            return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
+        kept = [s for s in hand if s != slot]
+        return {
+            "hand": self._hand_played,
+            "slot": slot,
+            "shares": [{"slot": s, "share": self._my_share(s)} for s in kept],
+        }
+
+    def _try_emit(self, kind: str, body: dict) -> None:
+        """Sign and apply our own move through the same checks as a peer's; an illegal move
+        raises IntentError and nothing is signed into the chain or sent."""
+        try:
+            self._emit_own(kind, body)
+        except ProtocolViolation as exc:
+            raise IntentError(exc.reason) from None
+
+    def _engine_apply(self, env: Any, action: Any) -> list:
+        try:
+            return self.engine.apply(action)
+        except engine.IllegalAction as exc:
+            raise ProtocolViolation(env.seat, exc.rule, str(exc), env.seq) from None
+
+    def _on_draw(self, env: Any) -> Any:
+        e = self.engine
+        src = env.body["source"]
+        action = engine.DrawStock(env.seat) if src == "stock" else engine.DrawDiscard(env.seat)
+        legal = e.legal_actions(env.seat)
+        if action not in legal:
+            self._dry_run(env, action, {})  # let the engine name the broken rule
+            raise ProtocolViolation(env.seat, "illegal", f"draw from {src} not allowed", env.seq)
+        slot = e.stock[0] if src == "stock" else e.discard_pile[-1]
+
+        def commit() -> None:
+            self._game_events(self._engine_apply(env, action))
+            if src == "stock":
+                self._pending_draw_slot = slot
+                self.queue.extend(Step("draw_share", s) for s in self.hc.seats if s != env.seat)
+            self._log(f"{self._name(env.seat)} draws from the {src}"
+                      + (f": {self._face(slot)}" if src == "discard" else ""))
+
+        return commit
+
+    def _on_draw_share(self, env: Any) -> Any:
+        slot = env.body["slot"]
+        if slot != self._pending_draw_slot:
+            raise ProtocolViolation(env.seat, "share", f"share for slot {slot}, the draw is slot {self._pending_draw_slot}", env.seq)
+        [(slot, d)] = self._verify_shares(env, [(slot, env.body["share"])])
+        last = len(self.queue) == 1 or self.queue[1].kind != "draw_share"
+        faces = {}
+        if last and self.me == self.engine.to_play:
+            faces[slot] = self._open_private(slot, {env.seat: {slot: d}})
+            self._check_faces(env, faces)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.shares.setdefault(slot, {})[env.seat] = d
+            if last:
+                for s, card in faces.items():
+                    self.engine.learn(s, card)
+                self._pending_draw_slot = None
+
+        return commit
+
+    def _on_discard(self, env: Any) -> Any:
+        e = self.engine
+        slot = env.body["slot"]
+        if slot not in e.hands.get(env.seat, []):
+            raise ProtocolViolation(env.seat, "not_in_hand", f"slot {slot} is not in seat {env.seat}'s hand", env.seq)
+        [(slot, d)] = self._verify_shares(env, [(slot, env.body["share"])])
+        card = self._open_public(slot, (env.seat, d))
+        action = engine.Discard(env.seat, slot)
+        self._dry_run(env, action, {slot: card})
+
+        def commit() -> None:
+            self.shares.setdefault(slot, {})[env.seat] = d
+            self._learn(slot, card)
+            self._log(f"{self._name(env.seat)} discards {card}")
+            self._game_events(self._engine_apply(env, action))
+
+        return commit
+
+    def _on_close(self, env: Any) -> Any:
+        e = self.engine
+        slot = env.body["slot"]
+        hand = e.hands.get(env.seat, [])
+        if slot not in hand:
+            raise ProtocolViolation(env.seat, "not_in_hand", f"slot {slot} is not in seat {env.seat}'s hand", env.seq)
+        pairs = [(x["slot"], x["share"]) for x in env.body["shares"]]
+        if sorted(s for s, _ in pairs) != sorted(s for s in hand if s != slot):
+            raise ProtocolViolation(env.seat, "close", "a close shows exactly the seven kept cards", env.seq)
+        ds = self._verify_shares(env, pairs)
+        faces = {s: self._open_public(s, (env.seat, d)) for s, d in ds}
+        action = engine.Close(env.seat, slot)
+        self._dry_run(env, action, faces)
+
+        def commit() -> None:
+            for s, d in ds:
+                self.shares.setdefault(s, {})[env.seat] = d
+                self._learn(s, faces[s])
+            self.last_closer = env.seat
+            self._log(f"{self._name(env.seat)} closes")
+            self._game_events(self._engine_apply(env, action))
+            self.phase = v.SHOWDOWN
+            order = e.showdown_order() if e.phase == engine.Phase.SHOWDOWN else []
+            self.queue.extend(Step("show", s) for s in order)
+            if not order:
+                self._after_showdown()
+
+        return commit
+
+    def _dry_run(self, env: Any, action: Any, faces: dict[int, Any]) -> None:
+        """Check an engine action against a copy of the engine with the new faces learned."""
+        import copy
+
+        trial = copy.deepcopy(self.engine, self._frozen_memo())
+        try:
+            for s, c in faces.items():
+                if trial.faces.get(s) is None:
+                    trial.learn(s, c)
+                elif trial.faces[s] != c:
+                    raise ProtocolViolation(env.seat, "face_mismatch", f"slot {s} opened as {c}, known as {trial.faces[s]}", env.seq)
+            trial.apply(action)
+        except engine.GameError as exc:  # IllegalAction, or a face the engine refuses to learn
+            raise _unexpected(env.seat, exc, env.seq) from None
+
+    def _frozen_memo(self) -> dict[int, Any]:
+        """A deepcopy memo that shares the engine's frozen values (the rules, the cards of the
+        deck and the last showdown are frozen dataclasses the engine replaces, never mutates)
+        instead of copying them: the copy behaves the same at a fraction of the cost."""
+        e = self.engine
+        cards = e.deck_cards()
+        memo: dict[int, Any] = {id(c): c for c in cards}
+        memo[id(cards)] = cards
+        memo[id(e.rules)] = e.rules
+        if e.last_showdown is not None:
+            memo[id(e.last_showdown)] = e.last_showdown
+        return memo
+
+    def _learn(self, slot: int, card: Any) -> None:
+        if self.engine.faces.get(slot) is None:
+            self.engine.learn(slot, card)
+
+    def _on_show(self, env: Any) -> Any:
+        e = self.engine
+        hand = e.hands.get(env.seat, [])
+        pairs = [(x["slot"], x["share"]) for x in env.body["shares"]]
+        if sorted(s for s, _ in pairs) != sorted(hand):
+            raise ProtocolViolation(env.seat, "show", "a shown hand covers exactly the seat's cards", env.seq)
+        ds = self._verify_shares(env, pairs)
+        faces = {s: self._open_public(s, (env.seat, d)) for s, d in ds}
+        self._check_faces(env, faces)
+
+        def commit() -> None:
+            self.queue.popleft()
+            for s, d in ds:
+                self.shares.setdefault(s, {})[env.seat] = d
+                self._learn(s, faces[s])
+            if not self.queue or self.queue[0].kind != "show":
+                self._after_showdown()
+
+        return commit
+
+    def _after_showdown(self) -> None:
+        e = self.engine
+        if e.phase == engine.Phase.SHOWDOWN:
+            self._game_events(e.score_hand())
+        self.queue.extend(Step("secret", s) for s in self.hc.seats)
+
+    def _after_hand(self) -> None:
+        e = self.engine
+        self.phase = v.HAND_OVER
+        if e.phase == engine.Phase.REENTRY:
+            self.phase = v.REENTRY
+            self.queue.extend(Step("reenter", s) for s in e.pending_reentry)
+        else:
+            self._next_hand_or_end()
+
+    def _on_reenter(self, env: Any) -> Any:
+        action = engine.Reenter(env.seat, bool(env.body["accept"]))
+        self._dry_run(env, action, {})
+
+        def commit() -> None:
+            self.queue.popleft()
+            self._game_events(self._engine_apply(env, action))
+            if not self.queue:
+                self._next_hand_or_end()
+
+        return commit
+
+    def _next_hand_or_end(self) -> None:
+        e = self.engine
+        if e.phase == engine.Phase.OVER:
+            self.winner = e.winner
+            self.phase = v.OVER
+            self.queue.extend(Step("game_end", s) for s in range(len(self.players)) if s not in self.left)
+        else:
+            self._begin_hand()
+
+    def _on_game_end(self, env: Any) -> Any:
+        b = env.body
+        if b["winner"] != (self.winner if self.winner is not None else 255):
+            raise ProtocolViolation(env.seat, "digest_mismatch", "the seat names another winner", env.seq)
+        if b["digest"] != env.prev:
+            raise ProtocolViolation(env.seat, "digest_mismatch", "game_end must sign the chain head it follows", env.seq)
+
+        def commit() -> None:
+            self.queue.popleft()
+            self.game_end_sigs.add(env.seat)
+            if not self.queue:
+                self.finished = True
+                self._out.append(Finished(self.winner))
+
+        return commit
+
+    def _game_events(self, events: list) -> None:
+        for ev in events:
+            self._out.append(GameEvent(ev))
+            name = type(ev).__name__
+            if name == "RestockNeeded":
+                self._restock_needed(tuple(ev.slots))
+            elif name == "HandVoid":
+                self._log(f"hand void: {ev.reason}")
+                self.score_history.append(tuple(0 for _ in self.players))
+                self.queue.extend(Step("secret", s) for s in self.hc.seats)
+            elif name == "HandScored":
+                self._record_score(ev)
+            elif name == "GameOver":
+                self._log(f"game over: {self._name(ev.winner) if ev.winner is not None else 'nobody'} wins")
+            elif name in ("Eliminated", "ReentryOffered", "Reentered"):
+                self._log(f"{name}: {self._event_seat_text(ev)}")
+
+    def _event_seat_text(self, ev: Any) -> str:
+        seat = getattr(ev, "seat", None)
+        if seat is None and hasattr(ev, "seats"):
+            return ", ".join(self._name(s) for s in ev.seats)
+        return self._name(seat) if seat is not None else str(ev)
+
+    def _record_score(self, ev: Any) -> None:
+        pens = [0] * len(self.players)
+        order = [seat for seat, _ in ev.penalties]
+        for seat, p in ev.penalties:
+            pens[seat] = p
+        self.score_history.append(tuple(pens))
+        shown = []
+        for seat, ph in zip(order, ev.showdown.players):
+            shown.append(
+                v.ShownHand(
+                    seat=seat,
+                    melds=tuple(tuple(m.cards) for m in ph.melds),
+                    laid_off=tuple(lo.card for lo in ph.laid_off),
+                    deadwood=tuple(ph.deadwood),
+                    penalty=ph.penalty,
+                )
+            )
+        self.last_showdown = tuple(shown)
+        self._log("scores: " + ", ".join(f"{self._name(s)} {pens[s]:+d}" for s in order))
+
+    def _auto_draw_share(self) -> dict:
+        slot = self._pending_draw_slot
+        return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
+
+    def _auto_show(self) -> dict:
+        return {"hand": self._hand_played,
+                "shares": [{"slot": s, "share": self._my_share(s)} for s in self.engine.hands[self.me]]}
+
+    def _auto_game_end(self) -> dict:
+        return {"winner": self.winner if self.winner is not None else 255, "digest": self.head}

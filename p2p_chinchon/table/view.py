@@ -1,0 +1,141 @@
+"""The view: what this seat may see (:class:`~p2p_chinchon.view.SeatView`), what it must
+decide now, and the public log."""
+
+from __future__ import annotations
+
+
+from p2p_chinchon import engine, view as v
+
+from .common import SHARE_KINDS, VERIFYING
+
+
+class ViewPart:
+    """The view part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+
+    def waiting(self) -> str | None:
+        """Why this seat's own next step is held back, or None: ``VERIFYING`` while a step
+        that would release a decryption share (or the end-of-hand secret) waits for the
+        peers' shuffle proofs."""
+        step = self.expected()
+        if not self.verifying or step is None or step.seat != self.me:
+            return None
+        if step.kind in (*SHARE_KINDS, "discard", "secret"):
+            return VERIFYING
+        return None
+
+    def needs_decision(self) -> str | None:
+        """What this seat must decide now: "agree", "draw", "discard", "reenter" or None."""
+        step = self.expected()
+        if step is None or self.me is None or step.seat != self.me:
+            return None
+        if step.kind in ("agree", "draw", "discard", "reenter"):
+            if step.kind == "agree" and self.agreed:
+                return None
+            if step.kind == "discard" and self.verifying:
+                return None  # waiting(): a discard carries a share
+            return step.kind
+        return None
+
+    def _name(self, seat: int | None) -> str:
+        if seat is None or seat >= len(self.players):
+            return f"seat {seat}"
+        return self.players[seat].name
+
+    def _log(self, text: str) -> None:
+        self.log.append(text)
+        self.log_total += 1
+
+    def view(self) -> v.SeatView:
+        """The :class:`SeatView` for this seat (or an observer), rebuilt from the state."""
+        e = self.engine
+        step = self.expected()
+        seats = []
+        for i, p in enumerate(self.players):
+            seats.append(
+                v.SeatInfo(
+                    seat=i, name=p.name, fingerprint=p.fingerprint,
+                    cards=len(e.hands.get(i, [])) if e and self.hand_started else 0,
+                    total=e.totals[i] if e else 0,
+                    eliminated=(i in e.eliminated) if e else False,
+                    reentries_used=e.reentries_used[i] if e else 0,
+                    is_dealer=(e is not None and e.dealer == i),
+                    connected=i not in self.left,
+                    agreed=i in self.toss_commits,
+                )
+            )
+        hand = ()
+        discard_top = None
+        close_options: tuple = ()
+        to_play = None
+        stepname = None
+        if e is not None and self.hand_started:
+            if self.me is not None:
+                hand = tuple(e.faces[s] for s in e.hands.get(self.me, []) if e.faces.get(s) is not None)
+            if e.discard_pile:
+                discard_top = e.faces.get(e.discard_pile[-1])
+            if self.phase in (v.PLAYING, v.RESTOCKING):
+                to_play = e.to_play
+                if step is not None and step.kind in ("draw", "discard"):
+                    stepname = step.kind
+                if stepname == "discard" and self.verifying and self.me == e.to_play:
+                    stepname = None  # waiting(): a discard carries a share
+                if stepname == "discard" and self.me == e.to_play:
+                    close_options = self._close_options()
+        progress = None
+        if self.phase == v.SHUFFLING and self.queue:
+            total = getattr(self, "_total_steps", len(self.queue))
+            label = VERIFYING if self.verifying else f"{self.queue[0].kind} by {self._name(self.queue[0].seat)}"
+            progress = (total - len(self.queue), total, label)
+        elif self.verifying:
+            progress = (0, 1, VERIFYING)
+        return v.SeatView(
+            me=self.me,
+            table_name=self.table_name,
+            rules=self.rules,
+            seats=tuple(seats),
+            phase=self.phase,
+            hand_no=e.hand_no if e else 0,
+            dealer=e.dealer if e else None,
+            to_play=to_play,
+            step=stepname,
+            hand=hand,
+            discard_top=discard_top,
+            discard_size=len(e.discard_pile) if e and self.hand_started else 0,
+            stock_size=len(e.stock) if e and self.hand_started else 0,
+            last_from_discard=dict(e.last_from_discard) if e else {},
+            close_options=close_options,
+            first_round=bool(e and self.hand_started and not self._may_close_now()),
+            progress=progress,
+            showdown=self.last_showdown,
+            closer=self.last_closer,
+            score_history=tuple(self.score_history),
+            reentry_offer=bool(step and step.kind == "reenter" and step.seat == self.me),
+            winner=self.winner,
+            fault=self.fault,
+            log=tuple(self.log)[-50:],
+            log_total=self.log_total,
+        )
+
+    def _may_close_now(self) -> bool:
+        e = self.engine
+        if e.phase != engine.Phase.DISCARD or self.me != e.to_play:
+            return True
+        return any(isinstance(a, engine.Close) for a in e.legal_actions(self.me)) or not self._close_options_raw()
+
+    def _close_options_raw(self) -> list:
+        e = self.engine
+        faces = [e.faces.get(s) for s in e.hands.get(self.me, [])]
+        if None in faces or len(faces) != 8:
+            return []
+        return engine.close_options(faces, self.rules)
+
+    def _close_options(self) -> tuple:
+        e = self.engine
+        legal = {a.slot for a in e.legal_actions(self.me) if isinstance(a, engine.Close)}
+        if not legal:
+            return ()
+        legal_cards = {e.faces[s] for s in legal}
+        opts = [o for o in self._close_options_raw() if o.discard in legal_cards]
+        opts.sort(key=lambda o: (o.score, str(o.discard)))
+        return tuple((o.discard, o.score, bool(o.chinchon)) for o in opts)
+
