@@ -25,6 +25,7 @@ import json
 import sys
 import zlib
 from pathlib import Path
+from typing import Callable
 
 import msgpack
 
@@ -392,8 +393,10 @@ def all_files() -> dict[Path, str]:
     return files
 
 
-def main(argv: list[str]) -> int:
-    files = all_files()
+def write_or_check(files: dict[Path, str], owned: Callable[[Path], bool], argv: list[str]) -> int:
+    """The generators' command line: write ``files`` (and remove the vector files ``owned``
+    by the generator that it no longer writes), or with ``--check`` only name each file that
+    would change and exit 1 if any would."""
     if "--check" in argv:
         stale = [p for p, text in files.items() if not p.exists() or p.read_text("utf-8") != text]
         for p in stale:
@@ -401,12 +404,16 @@ def main(argv: list[str]) -> int:
         return 1 if stale else 0
     VECTOR_DIR.mkdir(parents=True, exist_ok=True)
     for p in VECTOR_DIR.glob("*.json"):
-        if p.name.startswith(PREFIXES) and p not in files:
+        if owned(p) and p not in files:
             p.unlink()
     for p, text in files.items():
         p.write_text(text, "utf-8")
     print(f"wrote {len(files)} files")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return write_or_check(all_files(), lambda p: p.name.startswith(PREFIXES), argv)
 
 
 if __name__ == "__main__":
