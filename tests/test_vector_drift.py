@@ -49,3 +49,19 @@ def test_every_vector_file_is_what_the_code_generates(tmp_path: Path) -> None:
         if path.relative_to(ROOT) not in owner:
             problems.append(f"{path.relative_to(ROOT)} is written by no generator (remove it, or generate it)")
     assert not problems, "\n".join(problems)
+
+
+def test_vectors_named_in_the_protocol_document_exist() -> None:
+    """Every vector docs/protocol.md names (`lobby-join`, `toss-*`...) is a committed file."""
+    import re
+
+    doc = (ROOT / "docs" / "protocol.md").read_text("utf-8")
+    layers = "frame|chain|game|rules-hash|seating-hash|toss|hand-digest|card-point|key-share|dleq|lobby|mesh"
+    names = set(re.findall(rf"`((?:{layers})-[a-z0-9-]*\*?)`", doc))
+    assert len(names) > 10
+    files = {p.stem for p in (PROTOCOL / "vectors").glob("*.json")}
+    for name in sorted(names):
+        if name.endswith("*"):
+            assert any(f.startswith(name[:-1]) for f in files), name
+        else:
+            assert name in files, name
