@@ -131,9 +131,12 @@ def seating_vectors() -> list[dict]:
 def toss_vectors() -> list[dict]:
     """From the chain vectors' real lobbies, replayed through the table: its first dealer."""
     out = []
-    for name, envs in [("3-seats", make_vectors.BASE),
-                       ("2-seats", make_vectors.chain(make_vectors.lobby_script(make_vectors.SEATS[:2],
-                                                                                SeededRng("two seats"))))]:
+    chains = [("3-seats", make_vectors.BASE),
+              ("2-seats", make_vectors.chain(make_vectors.lobby_script(make_vectors.SEATS[:2], SeededRng("two seats"))))]
+    for n in (5, 8):  # more seats: more of the dealer hash's value shows through "mod N"
+        ids = [Identity.generate(SeededRng(f"toss {n} seats {i}")) for i in range(n)]
+        chains.append((f"{n}-seats", make_vectors.chain(make_vectors.lobby_script(ids, SeededRng(f"toss {n}")), keys=ids)))
+    for name, envs in chains:
         t = tbl.Table.observer()
         for e in envs:
             t.replay(e.encode())

@@ -73,10 +73,11 @@ def lobby_script(seats: list[Identity], r: SeededRng, game: bytes = GAME) -> lis
     rules and seating hashes, toss nonces that open their commitments (so ``audit`` replays
     the chain as a valid, incomplete game)."""
     rules = make_rules("classic").to_wire()
+    names = ["Ana", "Beto", "Carla", "Dani", "Eva", "Fede", "Gala", "Hugo"]
     players = [{"name": n, "key": s.public_bytes, "addr": f"192.168.1.{10 + i}:7300"}
-               for i, (n, s) in enumerate(zip(["Ana", "Beto", "Carla"], seats))]
+               for i, (n, s) in enumerate(zip(names, seats))]
     script: list[tuple[int, str, dict]] = [
-        (0, "offer", {"name": "Mesa de Ana", "rules": rules, "max_seats": 4, "app": "p2p-chinchon",
+        (0, "offer", {"name": "Mesa de Ana", "rules": rules, "max_seats": max(4, len(seats)), "app": "p2p-chinchon",
                       "nonce": r.token_bytes(32), "proof_rounds": rules["shuffle_proof_rounds"],
                       "host_key": seats[0].public_bytes}),
         (0, "seating", {"players": players}),

@@ -1,10 +1,12 @@
-"""docs/protocol.md read literally: the version-1 shuffle proof and the re-shuffle input checked
-on real transcripts (the game vectors) by code written from the document alone.
+"""docs/protocol.md read literally: the coin toss, the dealer moving one seat per hand, the
+shuffle order, the version-1 shuffle proof, the re-shuffle input and slot numbering, and
+hand_digest, checked on real transcripts (the game vectors) by code written from the document.
 
 Nothing here imports the deck or the table: only libsodium (through PyNaCl's bindings),
-hashlib, msgpack and the envelope decoder. If the document's description of the shuffle order,
-the initial deck, the challenge, the seed expansion, the openings or the discard pile's
-re-shuffle input drifted from what the code does, a real proof would stop verifying here.
+hashlib, msgpack and the envelope decoder. If the document drifted from what the code does
+(the first dealer, the shuffle order, the initial deck, the challenge, the seed expansion, the
+openings, the discard pile's re-shuffle input, the new slots' numbers, the digest's inputs),
+a real transcript would stop checking here.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import struct
 import zlib
 from pathlib import Path
 
+import msgpack
 import nacl.bindings as na
 
 from p2p_chinchon.transcript import parse_transcript
@@ -119,39 +122,67 @@ def cts(deck: bytes) -> list[bytes]:
     return [deck[i:i + 64] for i in range(0, len(deck), 64)]
 
 
-def check_game(name: str) -> dict[int, int]:
-    """Verify every shuffle of every hand of a game vector as the document describes it;
-    returns {round: shuffles verified}."""
+def hs(label: bytes, *parts: bytes) -> bytes:
+    return hashlib.sha256(framed(label, *parts)).digest()
+
+
+def final_deck(slots: list[bytes], secrets: list[bytes], n_cards: int) -> list[int]:
+    """Card index of every slot, opened with every seat's secret: c2 - (sum x)·c1."""
+    x = sum(int.from_bytes(sk, "little") for sk in secrets) % L
+    index = {card_point(i): i for i in range(n_cards)}
+    out = []
+    for ct in slots:
+        xc1 = na.crypto_scalarmult_ed25519_noclamp(x.to_bytes(32, "little"), ct[:32])
+        out.append(index[na.crypto_core_ed25519_sub(ct[32:], xc1)])
+    return out
+
+
+def check_game(name: str) -> dict[str, int]:
+    """Check a two-seat game vector as the document describes it; returns counts of what was
+    checked (shuffles by round, hands, digests)."""
     envs = [decode_envelope(f) for f in frames_of(name)]
     game, k = envs[0].game, envs[0].body["proof_rounds"]
-    n_cards = 40  # the game vectors play one classic 40-card pack
+    n_cards, seats = 40, 2  # the game vectors play one classic 40-card pack, two seats, nobody out
+    nonces: dict[int, bytes] = {}
     publics: dict[int, bytes] = {}
+    secrets: dict[int, bytes] = {}
     slots: list[bytes] = []
     pile: list[int] = []
     current: list[bytes] = []
-    seats_in_hand = 2
-    verified: dict[int, int] = {}
+    first_dealer, hand, shuffled_in_round = -1, -1, 0
+    counts: dict[str, int] = {}
     for e in envs:
         b = e.body
-        if e.kind == "key_share":
+        if e.kind == "toss":
+            nonces[e.seat] = b["nonce"]
+            if len(nonces) == seats:
+                first_dealer = int.from_bytes(hs(b"p2p-chinchon/first-dealer/v1", game, nonces[0], nonces[1]), "big") % 2
+        elif e.kind == "key_commit" and not publics and b["hand"] != hand:
+            hand = b["hand"]
+            dealer = (first_dealer + hand) % seats  # the deal moves one seat per hand
+            counts["hands"] = counts.get("hands", 0) + 1
+        elif e.kind == "key_share":
             publics[e.seat] = b["share"][:32]
-            if len(publics) == seats_in_hand:
-                y = publics[0]
-                for s in sorted(publics)[1:]:
-                    y = na.crypto_core_ed25519_add(y, publics[s])
+            if len(publics) == seats:
+                y = na.crypto_core_ed25519_add(publics[0], publics[1])
                 current = [IDENTITY + card_point(i) for i in range(n_cards)]  # the initial deck
-                slots, pile = [], []
+                slots, pile, secrets, shuffled_in_round = [], [], {}, 0
         elif e.kind == "shuffle":
             if b["round"] > 0 and not current:
                 # the discard pile minus its top, bottom first, at its slots' current ciphertexts
                 current = [slots[s] for s in pile[:-1]]
+                shuffled_in_round = 0
+            # shuffle order: from the seat after the dealer round to the dealer
+            assert e.seat == (dealer + 1 + shuffled_in_round) % seats, (name, e.seq)
+            shuffled_in_round += 1
             out = cts(b["deck"])
             assert verify(ctx(game, b["hand"], e.seat), b["round"], k, y, current, out, b["proof"]), (name, e.seq)
-            verified[b["round"]] = verified.get(b["round"], 0) + 1
+            key = f"round {b['round']} shuffles"
+            counts[key] = counts.get(key, 0) + 1
             current = out
         elif e.kind == "deal_shares" and not slots:
             slots, current = current, []
-            pile = [7 * seats_in_hand]  # the upcard
+            pile = [7 * seats]  # the upcard
         elif e.kind in ("draw", "discard"):
             if current:  # a re-shuffle just ended: its output continues the slot numbers
                 slots, current = slots + current, []
@@ -160,16 +191,28 @@ def check_game(name: str) -> dict[int, int]:
                 pile.append(b["slot"])
             elif b["source"] == "discard":
                 pile.pop()
-        elif e.kind == "hand_digest":
+        elif e.kind == "secret":
+            secrets[e.seat] = b["secret"]
+        elif e.kind == "hand_digest" and publics:
+            final = final_deck(slots, [secrets[s] for s in sorted(secrets)], n_cards)
+            assert sorted(final[:n_cards]) == list(range(n_cards))
+            digest = hs(b"p2p-chinchon/hand-digest/v1", game, struct.pack(">H", b["hand"]), e.prev,
+                        msgpack.packb(list(b["totals"])), msgpack.packb(final))
+            assert digest == b["digest"], (name, e.seq)
+            counts["digests"] = counts.get("digests", 0) + 1
+            counts["slots"] = max(counts.get("slots", 0), len(final))
             publics = {}
-    return verified
+    return counts
 
 
-def test_round_0_shuffles_verify_as_documented() -> None:
-    verified = check_game("game-ok-2-seats")
-    assert verified[0] >= 4  # two hands, two shuffles each
+def test_a_game_checks_as_documented() -> None:
+    counts = check_game("game-ok-2-seats")
+    # two hands: the dealer moved, four round-0 shuffles in shuffle order, two digests
+    assert counts == {"hands": 2, "round 0 shuffles": 4, "digests": 2, "slots": 40}
 
 
-def test_reshuffle_input_is_the_pile_minus_its_top_bottom_first() -> None:
-    verified = check_game("game-ok-restock")
-    assert verified.get(1) == 2  # both seats' round-1 shuffles verified on the documented input
+def test_reshuffle_input_and_new_slots_as_documented() -> None:
+    counts = check_game("game-ok-restock")
+    # both seats' round-1 shuffles verify on the pile minus its top, bottom first; the digest
+    # covers the new slots numbered after the last one
+    assert counts["round 1 shuffles"] == 2 and counts["digests"] == 1 and counts["slots"] > 40
