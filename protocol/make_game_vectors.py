@@ -35,21 +35,22 @@ from p2p_chinchon.table import Table  # noqa: E402
 from p2p_chinchon.wire import Envelope, decode_envelope, make_envelope  # noqa: E402
 
 SEED = 2026
+THREE_SEAT_SEED = 3  # three hands with limit 15
 RESTOCK_SEED = 4  # with limit 5 and close_max_unmatched 0 this game re-shuffles its stock
 OUT = ROOT / "protocol" / "vectors"
 
 
 @functools.lru_cache(maxsize=4)
-def play(seed: int = SEED, **options) -> tuple[list[bytes], list[Identity]]:
-    """A two-seat classic game (``options`` over ``limit=12``), played in this thread by the deterministic self-play driver of
+def play(seed: int = SEED, seats: int = 2, **options) -> tuple[list[bytes], list[Identity]]:
+    """A classic game of ``seats`` seats (``options`` over ``limit=12``), played in this thread by the deterministic self-play driver of
     ``benchmarks/audit.py`` (the same Table code as a live node; only delivery differs), with
     fixed mesh addresses in the seating, so the transcript is byte-reproducible."""
     from audit import self_play  # benchmarks/audit.py
 
-    game = self_play(2, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}))
+    game = self_play(seats, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}))
     assert game.fault is None and game.winner is not None
     # self_play derives each seat's identity from the seat's seeded stream, first thing
-    ids = [Identity.generate(seat_rng(seed, i)) for i in range(2)]
+    ids = [Identity.generate(seat_rng(seed, i)) for i in range(seats)]
     return game.frames, ids
 
 
@@ -197,10 +198,20 @@ def restock_vector() -> dict:
                   frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
 
 
+def three_seat_vector() -> dict:
+    """A complete three-seat game of three hands: the shuffle order, the draw shares and the
+    showdown go round a real table, and the deal moves round it."""
+    frames, _ = play(THREE_SEAT_SEED, seats=3, limit=15)
+    full = state_at(frames, len(frames))
+    assert len(full.score_history) >= 3
+    return vector("ok-3-seats", "a complete three-seat game (classic, limit 15, k = 2) of three hands",
+                  frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+
+
 def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
-            for vec in build() + [restock_vector()]}
+            for vec in build() + [restock_vector(), three_seat_vector()]}
 
 
 def main(argv: list[str]) -> int:

@@ -137,52 +137,71 @@ def final_deck(slots: list[bytes], secrets: list[bytes], n_cards: int) -> list[i
     return out
 
 
+def next_in(active: list[int], seat: int, n: int) -> int:
+    """The first seat after ``seat`` (seat+1, seat+2, ... mod n) that is in ``active``."""
+    return next((seat + i) % n for i in range(1, n + 1) if (seat + i) % n in active)
+
+
 def check_game(name: str) -> dict[str, int]:
-    """Check a two-seat game vector as the document describes it; returns counts of what was
-    checked (shuffles by round, hands, digests)."""
+    """Check a game vector (one 40-card pack) as the document describes it; returns counts of
+    what was checked."""
     envs = [decode_envelope(f) for f in frames_of(name)]
-    game, k = envs[0].game, envs[0].body["proof_rounds"]
-    n_cards, seats = 40, 2  # the game vectors play one classic 40-card pack, two seats, nobody out
+    game, k, limit = envs[0].game, envs[0].body["proof_rounds"], envs[0].body["rules"]["limit"]
+    n_seats, n_cards = len(envs[1].body["players"]), 40
+    active = list(range(n_seats))
     nonces: dict[int, bytes] = {}
     publics: dict[int, bytes] = {}
     secrets: dict[int, bytes] = {}
     slots: list[bytes] = []
     pile: list[int] = []
     current: list[bytes] = []
-    first_dealer, hand, shuffled_in_round = -1, -1, 0
+    expect: list[tuple[str, int]] = []  # (kind, seat) the document says come next
+    dealer, hand = -1, -1
     counts: dict[str, int] = {}
+
+    def count(key: str) -> None:
+        counts[key] = counts.get(key, 0) + 1
+
     for e in envs:
         b = e.body
+        if expect and expect[0][0] == e.kind:
+            assert (e.kind, e.seat) == expect.pop(0), (name, e.seq)
+            count(f"{e.kind} order")
         if e.kind == "toss":
             nonces[e.seat] = b["nonce"]
-            if len(nonces) == seats:
-                first_dealer = int.from_bytes(hs(b"p2p-chinchon/first-dealer/v1", game, nonces[0], nonces[1]), "big") % 2
-        elif e.kind == "key_commit" and not publics and b["hand"] != hand:
+            if len(nonces) == n_seats:
+                seed = hs(b"p2p-chinchon/first-dealer/v1", game, *[nonces[s] for s in range(n_seats)])
+                dealer = int.from_bytes(seed, "big") % n_seats
+        elif e.kind == "key_commit" and b["hand"] != hand:
+            if hand >= 0:  # the deal moves one seat, to the next seat still in
+                dealer = next_in(active, dealer, n_seats)
             hand = b["hand"]
-            dealer = (first_dealer + hand) % seats  # the deal moves one seat per hand
-            counts["hands"] = counts.get("hands", 0) + 1
+            count("hands")
+            i = active.index(dealer)
+            expect = [("shuffle", s) for s in active[i + 1:] + active[:i + 1]]
         elif e.kind == "key_share":
             publics[e.seat] = b["share"][:32]
-            if len(publics) == seats:
-                y = na.crypto_core_ed25519_add(publics[0], publics[1])
+            if len(publics) == len(active):
+                y = publics[active[0]]
+                for s in active[1:]:
+                    y = na.crypto_core_ed25519_add(y, publics[s])
                 current = [IDENTITY + card_point(i) for i in range(n_cards)]  # the initial deck
-                slots, pile, secrets, shuffled_in_round = [], [], {}, 0
+                slots, pile, secrets = [], [], {}
         elif e.kind == "shuffle":
             if b["round"] > 0 and not current:
                 # the discard pile minus its top, bottom first, at its slots' current ciphertexts
                 current = [slots[s] for s in pile[:-1]]
-                shuffled_in_round = 0
-            # shuffle order: from the seat after the dealer round to the dealer
-            assert e.seat == (dealer + 1 + shuffled_in_round) % seats, (name, e.seq)
-            shuffled_in_round += 1
+                i = active.index(dealer)
+                order = active[i + 1:] + active[:i + 1]  # the same shuffle order as round 0
+                assert e.seat == order[0], (name, e.seq)
+                expect = [("shuffle", s) for s in order[1:]]
             out = cts(b["deck"])
             assert verify(ctx(game, b["hand"], e.seat), b["round"], k, y, current, out, b["proof"]), (name, e.seq)
-            key = f"round {b['round']} shuffles"
-            counts[key] = counts.get(key, 0) + 1
+            count(f"round {b['round']} shuffles")
             current = out
         elif e.kind == "deal_shares" and not slots:
             slots, current = current, []
-            pile = [7 * seats]  # the upcard
+            pile = [7 * len(active)]  # the upcard
         elif e.kind in ("draw", "discard"):
             if current:  # a re-shuffle just ended: its output continues the slot numbers
                 slots, current = slots + current, []
@@ -191,24 +210,42 @@ def check_game(name: str) -> dict[str, int]:
                 pile.append(b["slot"])
             elif b["source"] == "discard":
                 pile.pop()
+            else:  # shares for a stock draw: every other seat of A, in seat order
+                expect = [("draw_share", s) for s in active if s != e.seat]
+        elif e.kind == "close":
+            i = active.index(e.seat)  # the others show, going round from the closer
+            expect = [("show", s) for s in active[i + 1:] + active[:i]]
         elif e.kind == "secret":
             secrets[e.seat] = b["secret"]
         elif e.kind == "hand_digest" and publics:
-            final = final_deck(slots, [secrets[s] for s in sorted(secrets)], n_cards)
+            final = final_deck(slots, [secrets[s] for s in active], n_cards)
             assert sorted(final[:n_cards]) == list(range(n_cards))
             digest = hs(b"p2p-chinchon/hand-digest/v1", game, struct.pack(">H", b["hand"]), e.prev,
                         msgpack.packb(list(b["totals"])), msgpack.packb(final))
             assert digest == b["digest"], (name, e.seq)
-            counts["digests"] = counts.get("digests", 0) + 1
+            count("digests")
             counts["slots"] = max(counts.get("slots", 0), len(final))
             publics = {}
+            active = [s for s in active if b["totals"][s] <= limit]  # back in below if re-entered
+        elif e.kind == "reenter" and b["accept"]:
+            active = sorted(active + [e.seat])
+    assert not expect, (name, expect)
     return counts
 
 
 def test_a_game_checks_as_documented() -> None:
     counts = check_game("game-ok-2-seats")
     # two hands: the dealer moved, four round-0 shuffles in shuffle order, two digests
-    assert counts == {"hands": 2, "round 0 shuffles": 4, "digests": 2, "slots": 40}
+    assert counts["hands"] == 2 and counts["round 0 shuffles"] == 4 and counts["digests"] == 2
+    assert counts["slots"] == 40 and counts["shuffle order"] == 4
+
+
+def test_three_seats_check_as_documented() -> None:
+    """Three seats: the shuffle order, the draw shares' order and the showdown's order are
+    not trivial, and the deal moves round the table."""
+    counts = check_game("game-ok-3-seats")
+    assert counts["hands"] >= 3 and counts["digests"] == counts["hands"]
+    assert counts["draw_share order"] >= 4 and counts["show order"] >= 2 * counts["hands"] - 2
 
 
 def test_reshuffle_input_and_new_slots_as_documented() -> None:
