@@ -5,7 +5,9 @@ A game vector is a whole transcript (a msgpack stream of envelope frames) and th
 present are checked). They are built from a real two-seat game played by this implementation
 (seeded, k = 2 shadow shuffles, short limit), then altered **by construction**:
 each cheating envelope is signed with the cheating seat's real key (the seeded identities are
-known to this script), so a replay must find the rule, not a bad signature.
+known to this script), so a replay must find the rule, not a bad signature. Two more valid
+games: one whose stock is re-shuffled (``game-ok-restock``) and a three-seat game
+(``game-ok-3-seats``).
 
     python protocol/make_game_vectors.py            # rewrites protocol/vectors/game-*.json
     python protocol/make_game_vectors.py --check    # exit 1 naming each file that would change
