@@ -3,52 +3,57 @@
 A game vector is a whole transcript (a msgpack stream of envelope frames) and the verdict
 ``p2p-chinchon audit`` must reach: ``{result, seat, index, rule, winner, hands}`` (only the keys
 present are checked). They are built from a real two-seat game played by this implementation
-over loopback (seeded, k = 2 shadow shuffles, short limit), then altered **by construction**:
+(seeded, k = 2 shadow shuffles, short limit), then altered **by construction**:
 each cheating envelope is signed with the cheating seat's real key (the seeded identities are
-known to this script), so a replay must find the rule, not a bad signature.
+known to this script), so a replay must find the rule, not a bad signature. Two more valid
+games: one whose stock is re-shuffled (``game-ok-restock``) and a three-seat game
+(``game-ok-3-seats``).
 
-    python protocol/make_game_vectors.py      # rewrites protocol/vectors/game-*.json
+    python protocol/make_game_vectors.py            # rewrites protocol/vectors/game-*.json
+    python protocol/make_game_vectors.py --check    # exit 1 naming each file that would change
 
-The game is not byte-reproducible (the seating records each seat's random listening port), so
-unlike ``make_vectors.py`` there is no ``--check``; the verdicts are checked by
-``tests/test_vectors.py`` against the committed files.
+The games are played in one thread by a deterministic driver with fixed addresses in the
+seating, so the output is byte-reproducible; ``tests/test_vector_drift.py`` regenerates it and
+fails on any difference with the committed files.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
-import tempfile
 from pathlib import Path
-
-import trio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "protocol"))
-from make_vectors import blob  # noqa: E402
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from make_vectors import blob, write_or_check  # noqa: E402
 
 from p2p_chinchon import deck  # noqa: E402
 from p2p_chinchon.engine import make_rules  # noqa: E402
 from p2p_chinchon.identity import Identity  # noqa: E402
-from p2p_chinchon.local import SeatSpec, play_local, seat_rng  # noqa: E402
+from p2p_chinchon.local import seat_rng  # noqa: E402
 from p2p_chinchon.table import Table  # noqa: E402
-from p2p_chinchon.transcript import load_transcript  # noqa: E402
 from p2p_chinchon.wire import Envelope, decode_envelope, make_envelope  # noqa: E402
 
 SEED = 2026
+THREE_SEAT_SEED = 3  # three hands with limit 15
+RESTOCK_SEED = 4  # with limit 5 and close_max_unmatched 0 this game re-shuffles its stock
 OUT = ROOT / "protocol" / "vectors"
 
 
-def play() -> tuple[list[bytes], list[Identity]]:
-    rules = make_rules("classic", {"limit": 12})
-    with tempfile.TemporaryDirectory() as d:
-        folder = Path(d)
-        trio.run(lambda: play_local(rules, [SeatSpec("Ana"), SeatSpec("Bo")], seed=SEED, proof_rounds=2,
-                                    transcript_dir=folder))
-        frames = load_transcript(folder / "seat0.chn").frames
-    # play_local derives each seat's identity from the seat's seeded stream, first thing
-    ids = [Identity.generate(seat_rng(SEED, i)) for i in range(2)]
-    return frames, ids
+@functools.lru_cache(maxsize=4)
+def play(seed: int = SEED, seats: int = 2, **options) -> tuple[list[bytes], list[Identity]]:
+    """A classic game of ``seats`` seats (``options`` over ``limit=12``), played in this thread by the deterministic self-play driver of
+    ``benchmarks/audit.py`` (the same Table code as a live node; only delivery differs), with
+    fixed mesh addresses in the seating, so the transcript is byte-reproducible."""
+    from audit import self_play  # benchmarks/audit.py
+
+    game = self_play(seats, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}))
+    assert game.fault is None and game.winner is not None
+    # self_play derives each seat's identity from the seat's seeded stream, first thing
+    ids = [Identity.generate(seat_rng(seed, i)) for i in range(seats)]
+    return game.frames, ids
 
 
 def first(envs: list[Envelope], kind: str, after: int = 0, seat: int | None = None) -> int:
@@ -183,15 +188,37 @@ def build() -> list[dict]:
     return out
 
 
-def main() -> int:
-    vectors = build()
-    for old in OUT.glob("game-*.json"):
-        old.unlink()
-    for vec in vectors:
-        (OUT / f"{vec['name']}.json").write_text(json.dumps(vec, indent=1, ensure_ascii=False) + "\n", "utf-8")
-    print(f"wrote {len(vectors)} game vectors to {OUT}")
-    return 0
+def restock_vector() -> dict:
+    """A complete game whose stock runs out: the discard pile minus its top is re-shuffled by
+    every seat (shuffle round 1) into slots numbered after the last slot."""
+    frames, _ = play(RESTOCK_SEED, limit=5, close_max_unmatched=0)
+    envs = [decode_envelope(f) for f in frames]
+    assert any(e.kind == "shuffle" and e.body["round"] == 1 for e in envs)
+    full = state_at(frames, len(frames))
+    return vector("ok-restock", "a complete two-seat game (classic, limit 5, close only with every card "
+                  "matched, k = 2) in which the stock runs out and the discard pile is re-shuffled",
+                  frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+
+
+def three_seat_vector() -> dict:
+    """A complete three-seat game of three hands: the shuffle order, the draw shares and the
+    showdown go round a real table, and the deal moves round it."""
+    frames, _ = play(THREE_SEAT_SEED, seats=3, limit=15)
+    full = state_at(frames, len(frames))
+    assert len(full.score_history) >= 3
+    return vector("ok-3-seats", "a complete three-seat game (classic, limit 15, k = 2) of three hands",
+                  frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+
+
+def all_files() -> dict[Path, str]:
+    """Every game vector file this script writes: path -> text (deterministic)."""
+    return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
+            for vec in build() + [restock_vector(), three_seat_vector()]}
+
+
+def main(argv: list[str]) -> int:
+    return write_or_check(all_files(), lambda p: p.name.startswith("game-"), argv)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

@@ -25,15 +25,18 @@ import json
 import sys
 import zlib
 from pathlib import Path
+from typing import Callable
 
 import msgpack
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from p2p_chinchon import PROTOCOL_VERSION  # noqa: E402
+from p2p_chinchon import PROTOCOL_VERSION, deck  # noqa: E402
+from p2p_chinchon.engine import make_rules  # noqa: E402
 from p2p_chinchon.identity import Identity  # noqa: E402
 from p2p_chinchon.rng import SeededRng  # noqa: E402
+from p2p_chinchon.table import rules_hash, seating_hash, toss_commitment  # noqa: E402
 from p2p_chinchon.wire import SIG_DOMAIN, ZERO_HASH, Envelope, make_envelope, schema_json  # noqa: E402
 
 VECTOR_DIR = ROOT / "protocol" / "vectors"
@@ -65,22 +68,30 @@ GAME = rng.token_bytes(16)
 OTHER_GAME = rng.token_bytes(16)
 
 
-def lobby_script(seats: list[Identity], r: SeededRng) -> list[tuple[int, str, dict]]:
+def lobby_script(seats: list[Identity], r: SeededRng, game: bytes = GAME) -> list[tuple[int, str, dict]]:
+    """The lobby and the first key commitments of a real table: full classic rules, the real
+    rules and seating hashes, toss nonces that open their commitments (so ``audit`` replays
+    the chain as a valid, incomplete game)."""
+    rules = make_rules("classic").to_wire()
+    names = ["Ana", "Beto", "Carla", "Dani", "Eva", "Fede", "Gala", "Hugo"]
+    players = [{"name": n, "key": s.public_bytes, "addr": f"192.168.1.{10 + i}:7300"}
+               for i, (n, s) in enumerate(zip(names, seats))]
     script: list[tuple[int, str, dict]] = [
-        (0, "offer", {"name": "Mesa de Ana", "rules": {"preset": "classic", "limit": 100, "wild": True},
-                      "max_seats": 4, "app": "p2p-chinchon", "nonce": r.token_bytes(32), "proof_rounds": 64,
+        (0, "offer", {"name": "Mesa de Ana", "rules": rules, "max_seats": max(4, len(seats)), "app": "p2p-chinchon",
+                      "nonce": r.token_bytes(32), "proof_rounds": rules["shuffle_proof_rounds"],
                       "host_key": seats[0].public_bytes}),
-        (0, "seating", {"players": [{"name": n, "key": s.public_bytes, "addr": f"192.168.1.{10 + i}:7300"}
-                                    for i, (n, s) in enumerate(zip(["Ana", "Beto", "Carla"], seats))]}),
+        (0, "seating", {"players": players}),
     ]
-    rules_hash, seating_hash = r.token_bytes(32), r.token_bytes(32)
+    nonces = [r.token_bytes(32) for _ in seats]
     for seat in range(len(seats)):
-        script.append((seat, "agree", {"rules_hash": rules_hash, "seating_hash": seating_hash,
-                                       "toss_commit": r.token_bytes(32)}))
+        script.append((seat, "agree", {"rules_hash": rules_hash(rules, rules["shuffle_proof_rounds"]),
+                                       "seating_hash": seating_hash(players),
+                                       "toss_commit": toss_commitment(game, seat, nonces[seat])}))
     for seat in range(len(seats)):
-        script.append((seat, "toss", {"nonce": r.token_bytes(32)}))
+        script.append((seat, "toss", {"nonce": nonces[seat]}))
     for seat in range(len(seats)):
-        script.append((seat, "key_commit", {"hand": 0, "commit": r.token_bytes(32)}))
+        commit = deck.KeyPair.generate(r).commitment(deck.Context(game, 0, seat))
+        script.append((seat, "key_commit", {"hand": 0, "commit": commit}))
     return script
 
 
@@ -342,7 +353,7 @@ def chain_vectors() -> list[dict]:
     gap = relink(base[:6] + base[7:], 6)  # seq numbers keep their gap; prev links are fine
     vec("seq-gap", "envelope with seq 6 is missing; seq 7 follows 5 with a correct prev",
         [file_of(gap)], err("ChainSeqError", 6, base[7].seat))
-    other = chain(lobby_script(SEATS, SeededRng("lobby")), game=OTHER_GAME)
+    other = chain(lobby_script(SEATS, SeededRng("lobby"), OTHER_GAME), game=OTHER_GAME)
     replay = relink(base[:6] + [other[6]] + base[7:], 7)
     vec("replay-other-game", "envelope 6 is seat 1's toss copied from another game; the rest links to it",
         [file_of(replay)], err("ChainGameError", 6, 1))
@@ -418,8 +429,10 @@ def all_files() -> dict[Path, str]:
     return files
 
 
-def main(argv: list[str]) -> int:
-    files = all_files()
+def write_or_check(files: dict[Path, str], owned: Callable[[Path], bool], argv: list[str]) -> int:
+    """The generators' command line: write ``files`` (and remove the vector files ``owned``
+    by the generator that it no longer writes), or with ``--check`` only name each file that
+    would change and exit 1 if any would."""
     if "--check" in argv:
         stale = [p for p, text in files.items() if not p.exists() or p.read_text("utf-8") != text]
         for p in stale:
@@ -427,12 +440,16 @@ def main(argv: list[str]) -> int:
         return 1 if stale else 0
     VECTOR_DIR.mkdir(parents=True, exist_ok=True)
     for p in VECTOR_DIR.glob("*.json"):
-        if p.name.startswith(PREFIXES) and p not in files:
+        if owned(p) and p not in files:
             p.unlink()
     for p, text in files.items():
         p.write_text(text, "utf-8")
     print(f"wrote {len(files)} files")
     return 0
+
+
+def main(argv: list[str]) -> int:
+    return write_or_check(all_files(), lambda p: p.name.startswith(PREFIXES), argv)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""Write the vectors for the values docs/protocol.md defines byte by byte.
+
+    python protocol/make_spec_vectors.py            # rewrites the files below
+    python protocol/make_spec_vectors.py --check    # exit 1 naming each file that would change
+
+One file per vector, ``{name, layer, description, input, verdict, trace}`` (protocol/README.md):
+``verdict`` is what a correct implementation computes from ``input`` (tests/test_vectors.py
+checks it against this code), ``trace`` holds the intermediate bytes of the computation (the
+exact hash inputs, the packed maps), for a second implementation to find where it differs.
+
+Layers: ``rules_hash``, ``seating_hash``, ``toss`` (commitments and first dealer),
+``hand_digest``, ``card_point`` (hash to the group), ``key_share`` (commitment and Schnorr
+proof), ``dleq`` (a decryption share), ``lobby`` (the bytes of one join, as the running lobby
+sends them over loopback) and ``mesh`` (the bytes of one link handshake).
+
+Every value comes from the running code: the hashes from ``p2p_chinchon.table``, the first
+dealer, the hand digests and the final decks from replaying real transcripts through the table,
+the lobby and handshake bytes from the real lobby and mesh functions over loopback and memory
+streams (nonces from seeded streams). The traces are rebuilt here from the document's
+definitions and checked against those values before anything is written, so a trace that does
+not match the code cannot be written. Output is deterministic.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "protocol"))
+sys.path.insert(0, str(ROOT))
+
+import make_game_vectors  # noqa: E402
+import make_vectors  # noqa: E402
+from make_vectors import blob, write_or_check  # noqa: E402
+
+from p2p_chinchon import deck, table as tbl, wire  # noqa: E402
+from p2p_chinchon.engine import make_rules  # noqa: E402
+from p2p_chinchon.identity import Identity  # noqa: E402
+from p2p_chinchon.rng import SeededRng  # noqa: E402
+
+OUT = ROOT / "protocol" / "vectors"
+LAYERS = ("rules_hash", "seating_hash", "toss", "hand_digest", "card_point", "key_share", "dleq",
+          "lobby", "mesh")
+
+
+def framed(*parts: bytes) -> bytes:
+    """The document's hash framing: ``u32be len(p) || p`` for each part."""
+    return b"".join(struct.pack(">I", len(p)) + p for p in parts)
+
+
+def packb(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def vec(layer: str, name: str, desc: str, inp: dict, verdict: dict, trace: dict | None = None) -> dict:
+    out = {"name": f"{layer.replace('_', '-')}-{name}", "layer": layer, "description": desc,
+           "input": inp, "verdict": verdict}
+    if trace:
+        out["trace"] = trace
+    return out
+
+
+def checked_sha256(hash_input: bytes, expected: bytes) -> None:
+    """A trace's hash input must hash to the code's value."""
+    assert hashlib.sha256(hash_input).digest() == expected, "trace does not match the code"
+
+
+# --- lobby hashes -------------------------------------------------------------------------------
+
+
+def rules_vectors() -> list[dict]:
+    out = []
+    cases = [
+        ("classic", "the classic preset as offered by default (k = 64)", make_rules("classic")),
+        ("online-k40", "the online preset (a str wild_card, spanish suits) with k = 40",
+         make_rules("online", {"shuffle_proof_rounds": 40})),
+        ("fournier-options", "fournier with options (two jokers, 52 cards, limit 70, k = 128)",
+         make_rules("fournier", {"jokers": 2, "deck": 52, "limit": 70, "shuffle_proof_rounds": 128})),
+    ]
+    for name, desc, rules in cases:
+        wire_rules = rules.to_wire()
+        k = wire_rules["shuffle_proof_rounds"]
+        h = tbl.rules_hash(wire_rules, k)
+        packed = packb([[key, wire_rules[key]] for key in sorted(wire_rules, key=str.encode)])
+        hash_input = framed(b"p2p-chinchon/rules/v1", packed, struct.pack(">H", k))
+        checked_sha256(hash_input, h)
+        out.append(vec("rules_hash", name, desc, {"rules": wire_rules, "proof_rounds": k},
+                       {"hash": h.hex()}, {"packed_rules": blob(packed), "hash_input": blob(hash_input)}))
+    return out
+
+
+def seating_vectors() -> list[dict]:
+    out = []
+    base = make_vectors.BASE
+    for name, env, desc in [
+        ("3-seats", base[1], "the seating of the chain vectors (three players, LAN addresses)"),
+    ]:
+        players = env.body["players"]
+        h = tbl.seating_hash(players)
+        packed = packb([[p["name"], p["key"], p["addr"]] for p in players])
+        hash_input = framed(b"p2p-chinchon/seating/v1", packed)
+        checked_sha256(hash_input, h)
+        # the agree envelopes of that chain carry this hash
+        assert all(e.body["seating_hash"] == h for e in base if e.kind == "agree")
+        inp = {"players": [{"name": p["name"], "key": blob(p["key"]), "addr": p["addr"]} for p in players]}
+        out.append(vec("seating_hash", name, desc, inp, {"hash": h.hex()},
+                       {"packed_players": blob(packed), "hash_input": blob(hash_input)}))
+    # names outside ASCII and an IPv6 address: str is UTF-8, the order is the seating's
+    ids = [Identity.generate(SeededRng(f"seating {i}")) for i in range(2)]
+    players = [{"name": "Ñandú", "key": ids[0].public_bytes, "addr": "[fe80::1]:7300"},
+               {"name": "Zoë", "key": ids[1].public_bytes, "addr": "10.0.0.7:41234"}]
+    h = tbl.seating_hash(players)
+    packed = packb([[p["name"], p["key"], p["addr"]] for p in players])
+    hash_input = framed(b"p2p-chinchon/seating/v1", packed)
+    checked_sha256(hash_input, h)
+    inp = {"players": [{"name": p["name"], "key": blob(p["key"]), "addr": p["addr"]} for p in players]}
+    out.append(vec("seating_hash", "utf8-ipv6", "two players, non-ASCII names and an IPv6 address",
+                   inp, {"hash": h.hex()}, {"packed_players": blob(packed), "hash_input": blob(hash_input)}))
+    return out
+
+
+def toss_vectors() -> list[dict]:
+    """From the chain vectors' real lobbies, replayed through the table: its first dealer."""
+    out = []
+    chains = [("3-seats", make_vectors.BASE),
+              ("2-seats", make_vectors.chain(make_vectors.lobby_script(make_vectors.SEATS[:2], SeededRng("two seats"))))]
+    for n in (5, 8):  # more seats: more of the dealer hash's value shows through "mod N"
+        ids = [Identity.generate(SeededRng(f"toss {n} seats {i}")) for i in range(n)]
+        chains.append((f"{n}-seats", make_vectors.chain(make_vectors.lobby_script(ids, SeededRng(f"toss {n}")), keys=ids)))
+    for name, envs in chains:
+        t = tbl.Table.observer()
+        for e in envs:
+            t.replay(e.encode())
+            if t.engine is not None:
+                break
+        game = envs[0].game
+        n = len(t.players)
+        nonces = [t.toss_nonces[s] for s in range(n)]
+        commits = [tbl.toss_commitment(game, s, nonces[s]) for s in range(n)]
+        assert commits == [t.toss_commits[s] for s in range(n)]
+        commit_inputs = [framed(b"p2p-chinchon/toss/v1", game, bytes([s]), nonces[s]) for s in range(n)]
+        for ci, c in zip(commit_inputs, commits):
+            checked_sha256(ci, c)
+        dealer_input = framed(b"p2p-chinchon/first-dealer/v1", game, *nonces)
+        dealer_hash = hashlib.sha256(dealer_input).digest()
+        first = t.engine.dealer
+        assert int.from_bytes(dealer_hash, "big") % n == first
+        out.append(vec("toss", name, f"the coin toss of a {n}-seat lobby: commitments and the first dealer",
+                       {"game": blob(game), "nonces": [blob(x) for x in nonces]},
+                       {"commits": [c.hex() for c in commits], "first_dealer": first},
+                       {"commit_inputs": [blob(x) for x in commit_inputs], "dealer_hash_input": blob(dealer_input),
+                        "dealer_hash": dealer_hash.hex()}))
+    return out
+
+
+# --- hand digest ---------------------------------------------------------------------------------
+
+
+def hand_digest_vectors() -> list[dict]:
+    """Every hand of the two game vectors' games, replayed through an observer table: the
+    inputs the digest covers, and the digest both seats signed."""
+    out = []
+    games = [("2-seats", make_game_vectors.play()[0]),
+             ("restock", make_game_vectors.play(make_game_vectors.RESTOCK_SEED, limit=5, close_max_unmatched=0)[0])]
+    for gname, frames in games:
+        t = tbl.Table.observer()
+        for frame in frames:
+            env = wire.decode_envelope(frame)
+            if env.kind == "hand_digest" and env.seat == t.hc.seats[0]:
+                hc = t.hc
+                secrets = [hc.secrets[s] for s in hc.seats]
+                final = [deck.decrypt_with_secrets(ct, secrets, t.points) for ct in t.cts]
+                totals = list(env.body["totals"])
+                hand = env.body["hand"]
+                head = env.prev  # the hash of the hand's last secret envelope
+                hash_input = framed(b"p2p-chinchon/hand-digest/v1", t.game, struct.pack(">H", hand), head,
+                                    packb(totals), packb(final))
+                checked_sha256(hash_input, env.body["digest"])
+                assert t.chain[-1].kind == "secret"
+                n_slots = len(final)
+                out.append(vec("hand_digest", f"{gname}-hand-{hand}",
+                               f"hand {hand} of the game of game-ok-{gname}: {n_slots} slots in the final deck",
+                               {"game": blob(t.game), "hand": hand, "head": blob(head), "totals": totals,
+                                "final_deck": final},
+                               {"digest": env.body["digest"].hex()},
+                               {"packed_totals": blob(packb(totals)), "packed_final_deck": blob(packb(final)),
+                                "hash_input": blob(hash_input)}))
+            t.replay(frame)
+    return out
+
+
+# --- the deck -------------------------------------------------------------------------------------
+
+
+def _ctx_hash_input(label: bytes, ctx: deck.Context, *parts: bytes) -> bytes:
+    return deck.DOMAIN + label + b"\x00" + framed(ctx.encode(), *parts)
+
+
+def card_point_vectors() -> list[dict]:
+    out = []
+    points = deck.card_points(80)
+    for i in (0, 1, 39, 79):
+        hash_input = deck.DOMAIN + b"card\x00" + struct.pack(">H", i)
+        uniform = hashlib.sha512(hash_input).digest()[:32]
+        assert deck.ED25519.hash_to_point(hash_input) == points[i]
+        out.append(vec("card_point", str(i), f"the point of card index {i}", {"index": i},
+                       {"point": points[i].hex()},
+                       {"hash_input": blob(hash_input), "uniform": blob(uniform)}))
+    return out
+
+
+def key_share_vectors() -> list[dict]:
+    g = deck.ED25519
+    r = SeededRng("spec vectors: key share")
+    ctx = deck.Context(r.token_bytes(16), 3, 1)
+    kp = deck.KeyPair.generate(r)
+    commit = kp.commitment(ctx)
+    share = deck.make_key_share(ctx, kp, r)
+    assert deck.verify_key_share(ctx, share, commit, kp.nonce) == kp.public
+    y, e, z = share[:32], g.scalar_from_bytes(share[32:64]), g.scalar_from_bytes(share[64:])
+    a = g.sub(g.mul_base(z), g.mul(e, y))
+    commit_input = _ctx_hash_input(b"key-commit", ctx, y, kp.nonce)
+    challenge_input = _ctx_hash_input(b"key-share", ctx, y, a)
+    assert hashlib.sha512(commit_input).digest()[:32] == commit
+    assert int.from_bytes(hashlib.sha512(challenge_input).digest(), "little") % deck.L == e
+    inp = {"game": blob(ctx.game_id), "hand": ctx.hand, "seat": ctx.seat, "commit": blob(commit),
+           "share": blob(share), "nonce": blob(kp.nonce)}
+    trace = {"ctx": blob(ctx.encode()), "commit_input": blob(commit_input), "A": blob(a),
+             "challenge_input": blob(challenge_input)}
+    out = [vec("key_share", "ok", "seat 1's key share for hand 3: opens its commitment, Schnorr proof verifies",
+               inp, {"result": "ok", "public": y.hex()}, trace)]
+    out.append(vec("key_share", "other-seat", "the same key share checked as seat 2's: the proof is bound to "
+                   "the author's seat (and the commitment too)", {**inp, "seat": 2},
+                   {"result": "DeckError", "step": "key_share"}))
+    return out
+
+
+def dleq_vectors() -> list[dict]:
+    g = deck.ED25519
+    r = SeededRng("spec vectors: dleq")
+    game = r.token_bytes(16)
+    keys = [deck.KeyPair.generate(r) for _ in range(3)]
+    joint = deck.joint_key([k.public for k in keys])
+    slot, card = 17, 5
+    m = deck.card_points(40)[card]
+    rr = g.random_scalar(r)
+    ct = deck.Ciphertext(g.mul_base(rr), g.add(m, g.mul(rr, joint)))
+    ctx = deck.Context(game, 2, 1)
+    share = deck.decryption_share(ctx, keys[1], ct, slot, r)
+    d = deck.verify_decryption_share(ctx, keys[1].public, ct, slot, share)
+    e, z = g.scalar_from_bytes(share[32:64]), g.scalar_from_bytes(share[64:])
+    a = g.sub(g.mul_base(z), g.mul(e, keys[1].public))
+    b = g.sub(g.mul(z, ct.c1), g.mul(e, d))
+    challenge_input = _ctx_hash_input(b"dec-share", ctx, struct.pack(">I", slot), ct.c1, ct.c2, keys[1].public, d, a, b)
+    assert int.from_bytes(hashlib.sha512(challenge_input).digest(), "little") % deck.L == e
+    others = [deck.own_share(keys[i], ct) for i in (0, 2)]
+    assert deck.open_card(ct, [d, *others], deck.card_points(40)) == card
+    inp = {"game": blob(game), "hand": 2, "seat": 1, "slot": slot, "c1": blob(ct.c1), "c2": blob(ct.c2),
+           "public": blob(keys[1].public), "share": blob(share)}
+    trace = {"ctx": blob(ctx.encode()), "A": blob(a), "B": blob(b), "challenge_input": blob(challenge_input),
+             "joint_key": blob(joint), "other_shares": [blob(x) for x in others], "card_index": card}
+    out = [vec("dleq", "ok", "seat 1's decryption share of slot 17 (card index 5 under a 3-seat joint key)",
+               inp, {"result": "ok", "d": d.hex()}, trace)]
+    out.append(vec("dleq", "other-slot", "the same share presented for slot 18: the proof binds the slot",
+                   {**inp, "slot": 18}, {"result": "DeckError", "step": "share"}))
+    bad_e = bytearray(share)
+    bad_e[32] ^= 1
+    out.append(vec("dleq", "bad-challenge", "the share with one bit of e flipped",
+                   {**inp, "share": blob(bytes(bad_e))}, {"result": "DeckError", "step": "share"}))
+    return out
+
+
+# --- lobby and mesh bytes --------------------------------------------------------------------------
+
+
+def lobby_vectors() -> list[dict]:
+    """One joiner sits down at a two-seat table: the real host_lobby and join_lobby over
+    loopback; every frame on the joiner's link is recorded in order."""
+    import trio
+
+    from p2p_chinchon.net import framing, node as nd
+
+    r = SeededRng("spec vectors: lobby")
+    host_id, joiner_id = Identity.generate(r), Identity.generate(r)
+    rules = make_rules("classic")
+    host = tbl.Table.create(host_id, SeededRng("spec vectors: host table"), name="Mesa de Ana", rules=rules,
+                            max_seats=2, addr="192.168.1.10:7300")
+    host.set_host_name("Ana")
+    log: list[tuple[str, bytes]] = []
+    joiner_links: set[int] = set()
+    real_send, real_receive = framing.Link.send, framing.Link.receive
+
+    async def send(self: Any, payload: bytes) -> None:
+        if not joiner_links:
+            joiner_links.add(id(self))  # the joiner's link speaks first: the join request
+        if id(self) in joiner_links:
+            log.append(("joiner", bytes(payload)))
+        await real_send(self, payload)
+
+    async def receive(self: Any) -> bytes | None:
+        data = await real_receive(self)
+        if id(self) in joiner_links and data is not None:
+            log.append(("host", bytes(data)))
+        return data
+
+    async def run() -> tuple[bytes, bytes]:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        port = listeners[0].socket.getsockname()[1]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(functools.partial(nd.host_lobby, host, listeners, seats=2))
+            got = await nd.join_lobby(joiner_id, "127.0.0.1", port, name="Beto", listen_port=7301,
+                                      check_offer=lambda f: tbl.Table.joining(joiner_id, SeededRng("j"), f))
+        return got
+
+    framing.Link.send, framing.Link.receive = send, receive
+    try:
+        offer, seating = trio.run(run)
+    finally:
+        framing.Link.send, framing.Link.receive = real_send, real_receive
+    assert [who for who, _ in log] == ["joiner", "host", "joiner", "host", "host"], log
+    join, offer_msg, sit, seat_msg, seating_msg = (data for _, data in log)
+    assert msgpack.unpackb(offer_msg) == {"offer": offer} and msgpack.unpackb(seating_msg) == {"seating": seating}
+    req = msgpack.unpackb(join)
+    signed = b"p2p-chinchon/join/v1\x00" + packb([req["name"], req["key"], req["addr"]])
+    joiner_id.private_key.public_key().verify(req["sig"], signed)
+    seated = wire.decode_envelope(seating).body["players"]
+    assert seated[1]["addr"] == "127.0.0.1:7301" and sit == b"sit"
+    inp = {"messages": [{"from": who, "payload": blob(data)} for who, data in log]}
+    verdict = {"result": "ok", "name": req["name"], "key": req["key"].hex(), "addr": req["addr"],
+               "seat": msgpack.unpackb(seat_msg)["seat"], "offer_hash": hashlib.sha256(offer).hexdigest(),
+               "seated_addr": seated[1]["addr"]}
+    out = [vec("lobby", "join", "a joiner (mesh listener on port 7301) sits at a two-seat table: join request, "
+               "{offer}, sit, {seat}, {seating}; the host, which sees the joiner from 127.0.0.1, writes "
+               "127.0.0.1:7301 in the seating", inp, verdict, {"join_signed_bytes": blob(signed)})]
+    forged = msgpack.unpackb(join)
+    forged["addr"] = "0.0.0.0:7302"
+    bad = dict(inp, messages=[{"from": "joiner", "payload": blob(packb(forged))}])
+    out.append(vec("lobby", "bad-join-signature", "a join request whose addr was changed after signing: the host "
+                   "closes the link without an answer", bad, {"result": "BadJoinRequest"}))
+    return out
+
+
+def mesh_vectors() -> list[dict]:
+    """Seat 0 dials seat 2: the real dial_handshake and accept_handshake over a memory stream
+    pair, nonces from a seeded stream; the bytes each side wrote, length prefixes included."""
+    import trio
+    import trio.testing
+
+    from p2p_chinchon.net import mesh
+    from p2p_chinchon.net.framing import FrameReader
+
+    r = SeededRng("spec vectors: mesh")
+    ids = [Identity.generate(r) for _ in range(3)]
+    game = r.token_bytes(16)
+    wrote: dict[str, bytearray] = {"dialler": bytearray(), "acceptor": bytearray()}
+
+    class Recording(trio.abc.Stream):
+        def __init__(self, inner: Any, who: str) -> None:
+            self.inner, self.who = inner, who
+
+        async def send_all(self, data: bytes) -> None:
+            wrote[self.who] += data
+            await self.inner.send_all(data)
+
+        async def wait_send_all_might_not_block(self) -> None:
+            await self.inner.wait_send_all_might_not_block()
+
+        async def receive_some(self, max_bytes: int | None = None) -> bytes:
+            return await self.inner.receive_some(max_bytes)
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    async def run() -> int:
+        a, b = trio.testing.memory_stream_pair()
+        da, ab = Recording(a, "dialler"), Recording(b, "acceptor")
+        pub = [i.private_key.public_key() for i in ids]
+        result: list[int] = []
+
+        async def acceptor() -> None:
+            result.append(await mesh.accept_handshake(ab, FrameReader(ab), game_id=game, seat=2,
+                                                      sign=ids[2].private_key.sign, keys={0: pub[0], 1: pub[1]}))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(acceptor)
+            await mesh.dial_handshake(da, FrameReader(da), game_id=game, seat=0, peer_seat=2,
+                                      sign=ids[0].private_key.sign, peer_key=pub[2])
+        return result[0]
+
+    real_secrets = mesh.secrets
+    mesh.secrets = SeededRng("spec vectors: mesh nonces")  # type: ignore[assignment]
+    try:
+        peer = trio.run(run)
+    finally:
+        mesh.secrets = real_secrets
+    assert peer == 0
+    d2a, a2d = bytes(wrote["dialler"]), bytes(wrote["acceptor"])
+    n_d, n_a = d2a[4 + 29:4 + 61], a2d[4 + 29:4 + 61]
+    auth_acceptor = b"p2p-chinchon/mesh-auth/v1\x00" + game + struct.pack(">HH", 2, 0) + n_a + n_d
+    auth_dialler = b"p2p-chinchon/mesh-auth/v1\x00" + game + struct.pack(">HH", 0, 2) + n_d + n_a
+    ids[2].private_key.public_key().verify(a2d[4 + 61 + 4:4 + 61 + 4 + 64], auth_acceptor)
+    ids[0].private_key.public_key().verify(d2a[4 + 61 + 4:], auth_dialler)
+    inp = {"game": blob(game), "dialler": 0, "acceptor": 2,
+           "keys": [blob(i.public_bytes) for i in ids],
+           "dialler_wrote": blob(d2a), "acceptor_wrote": blob(a2d)}
+    trace = {"dialler_nonce": blob(n_d), "acceptor_nonce": blob(n_a), "acceptor_signs": blob(auth_acceptor),
+             "dialler_signs": blob(auth_dialler)}
+    out = [vec("mesh", "handshake", "seat 0 dials seat 2: HELLO; HELLO and signature; signature; ok "
+               "(the bytes each side wrote on the stream, 4-byte length prefixes included)",
+               inp, {"result": "ok", "dialler": 0, "acceptor": 2}, trace)]
+    # a reflected signature: the dialler sends back the acceptor's own signature
+    reflected = d2a[: 4 + 61] + a2d[4 + 61:4 + 61 + 4 + 64]
+    out.append(vec("mesh", "reflected-signature", "the dialler answers with the acceptor's own signature: it "
+                   "covers (2, 0, n_a, n_d), not (0, 2, n_d, n_a), and does not verify under seat 0's key",
+                   {**inp, "dialler_wrote": blob(reflected)}, {"result": "HandshakeError"}))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def build() -> list[dict]:
+    return (rules_vectors() + seating_vectors() + toss_vectors() + hand_digest_vectors() + card_point_vectors()
+            + key_share_vectors() + dleq_vectors() + lobby_vectors() + mesh_vectors())
+
+
+def owns(path: Path) -> bool:
+    return path.name.startswith(tuple(f"{layer.replace('_', '-')}-" for layer in LAYERS))
+
+
+def all_files() -> dict[Path, str]:
+    """Every vector file this script writes: path -> text (deterministic)."""
+    files = {}
+    for v in build():
+        assert v["layer"] in LAYERS
+        files[OUT / f"{v['name']}.json"] = json.dumps(v, indent=2, ensure_ascii=False) + "\n"
+    return files
+
+
+def main(argv: list[str]) -> int:
+    return write_or_check(all_files(), owns, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
