@@ -118,19 +118,20 @@ def want_tui(args: argparse.Namespace) -> bool:
     return not args.bot and not getattr(args, "lines", False) and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def human_hint() -> Callable[[v.SeatView], str]:
-    from p2p_chinchon.autoplay import hint
+def human_hint() -> Callable[[v.SeatView], Any]:
+    """The hint key's provider: the bot's move as an intent (the UI words it and picks its card)."""
+    from p2p_chinchon.autoplay import suggest
     from p2p_chinchon.local import make_bot
 
     cache: dict = {}
 
-    def h(view: v.SeatView) -> str:
+    def h(view: v.SeatView) -> Any:
         bot = cache.get(id(view.rules))
         if bot is None:
             import secrets
 
             bot = cache[id(view.rules)] = make_bot(view.rules, secrets)
-        return hint(bot, view)
+        return suggest(bot, view)
 
     return h
 

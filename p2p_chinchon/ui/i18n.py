@@ -92,6 +92,21 @@ EN: dict[str, str] = {
     "press_any_key": "Press any key to finish.",
     "game_finished": "The session has ended.",
     "node_failed": "The node stopped with an error: {error}",
+    # issue 13: showdown hold, score sheet, hints as intents, last turns
+    "no_showdown_yet": "No hand has been shown yet.",
+    "showdown_of": "Hand {n}, as shown:",
+    "keys_showdown": "any key: back to the table · l shows it again",
+    "sheet_reentry": "re-in",
+    "sheet_out": "out at {total} after hand {n}",
+    "sheet_in": "re-entered at {total}",
+    "sheet_note": "{name}: {events}",
+    "hint_wait": "wait for your turn",
+    "hint_stock": "draw from the stock",
+    "hint_take": "take {card} from the discard pile",
+    "hint_discard": "discard {card}",
+    "hint_close": "close, putting {card} face down ({points} points)",
+    "turn_drew": "drew, threw {card}",
+    "turn_took": "took {took}, threw {card}",
     # key bars
     "keys_picker": "↑↓ choose · Enter join · 1-9 join by number · q quit",
     "keys_yes_no": "y yes · n no",
@@ -109,7 +124,8 @@ EN: dict[str, str] = {
         "  7d Enter     type a card name to pick it (K♠: Ks; 7 oros: 7o)\n"
         "  c            close with the picked card (when the screen says you may)\n"
         "  < >          move the picked card; g groups melds again\n"
-        "  h            hint    a  agree (lobby)    y n  answer a question\n"
+        "  h            hint (picks its card)    a  agree (lobby)    y n  yes, no\n"
+        "  l            the last hand's showdown and the score sheet\n"
         "  q            leave the table (asks first)\n"
         "Any key closes this help."
     ),
@@ -267,7 +283,7 @@ ES: dict[str, str] = {
     "hand": "Mano",
     "total": "Total",
     "is_out": "{name} queda fuera ({total} puntos).",
-    "reentry_question": "Estás fuera. ¿Te reenganchas? s = sí, n = no",
+    "reentry_question": "Estás fuera. ¿Te reenganchas? y = sí, n = no",
     "stopped": "La mesa se detuvo: {reason}",
     "blame": "Culpable: {name} ({rule})",
     "proposed_rules": "Reglas propuestas:",
@@ -279,7 +295,7 @@ ES: dict[str, str] = {
     "seats_n": "{taken}/{max} asientos",
     "refused": "Rechazado: {reason}",
     "leaving": "Dejando la mesa…",
-    "confirm_quit": "¿Dejar la mesa? s = sí, n = no",
+    "confirm_quit": "¿Dejar la mesa? y = sí, n = no",
     "bad_card_name": "No tienes esa carta: {text}",
     "waiting_table": "Esperando a la mesa…",
     "not_your_turn": "No es tu turno.",
@@ -293,8 +309,22 @@ ES: dict[str, str] = {
     "press_any_key": "Pulsa una tecla para terminar.",
     "game_finished": "La sesión ha terminado.",
     "node_failed": "El nodo se detuvo con un error: {error}",
+    "no_showdown_yet": "Todavía no se ha mostrado ninguna mano.",
+    "showdown_of": "Mano {n}, tal como se mostró:",
+    "keys_showdown": "cualquier tecla: volver a la mesa · l la muestra otra vez",
+    "sheet_reentry": "reeng.",
+    "sheet_out": "fuera con {total} tras la mano {n}",
+    "sheet_in": "reenganchado con {total}",
+    "sheet_note": "{name}: {events}",
+    "hint_wait": "espera tu turno",
+    "hint_stock": "roba del mazo",
+    "hint_take": "coge {card} del descarte",
+    "hint_discard": "descarta {card}",
+    "hint_close": "cierra poniendo {card} boca abajo ({points} puntos)",
+    "turn_drew": "robó, tiró {card}",
+    "turn_took": "cogió {took}, tiró {card}",
     "keys_picker": "↑↓ elegir · Intro unirse · 1-9 por número · q salir",
-    "keys_yes_no": "s sí · n no",
+    "keys_yes_no": "y sí · n no",
     "typing": "carta:",
     "keys_idle": "? ayuda · q salir",
     "keys_lobby": "a aceptar · ? ayuda · q salir",
@@ -309,7 +339,8 @@ ES: dict[str, str] = {
         "  7o Intro     escribir el nombre de una carta para elegirla (sota esp.: Se)\n"
         "  c            cerrar con la carta elegida (cuando la pantalla lo permite)\n"
         "  < >          mover la carta elegida; g vuelve a agrupar las jugadas\n"
-        "  h            pista    a  aceptar (sala)    s n  responder\n"
+        "  h            pista (elige su carta)    a  aceptar (sala)    y n  sí, no\n"
+        "  l            la última mano mostrada y la hoja de puntos\n"
         "  q            dejar la mesa (pregunta antes)\n"
         "Cualquier tecla cierra esta ayuda."
     ),
@@ -468,7 +499,7 @@ FR: dict[str, str] = {
     "hand": "Donne",
     "total": "Total",
     "is_out": "{name} est éliminé ({total} points).",
-    "reentry_question": "Vous êtes éliminé. Racheter ? o = oui, n = non",
+    "reentry_question": "Vous êtes éliminé. Racheter ? y = oui, n = non",
     "stopped": "La table s'est arrêtée : {reason}",
     "blame": "En cause : {name} ({rule})",
     "proposed_rules": "Règles proposées :",
@@ -481,7 +512,7 @@ FR: dict[str, str] = {
     "seats_n": "{taken}/{max} places",
     "refused": "Refusé : {reason}",
     "leaving": "Vous quittez la table…",
-    "confirm_quit": "Quitter la table ? o = oui, n = non",
+    "confirm_quit": "Quitter la table ? y = oui, n = non",
     "bad_card_name": "Pas de telle carte dans votre main : {text}",
     "waiting_table": "En attente de la table…",
     "not_your_turn": "Ce n'est pas votre tour.",
@@ -495,8 +526,22 @@ FR: dict[str, str] = {
     "press_any_key": "Appuyez sur une touche pour terminer.",
     "game_finished": "La session est terminée.",
     "node_failed": "Le nœud s'est arrêté sur une erreur : {error}",
+    "no_showdown_yet": "Aucune main n'a encore été montrée.",
+    "showdown_of": "Donne {n}, telle que montrée :",
+    "keys_showdown": "une touche : retour à la table · l la remontre",
+    "sheet_reentry": "rachat",
+    "sheet_out": "éliminé à {total} après la donne {n}",
+    "sheet_in": "racheté à {total}",
+    "sheet_note": "{name} : {events}",
+    "hint_wait": "attendez votre tour",
+    "hint_stock": "piochez au talon",
+    "hint_take": "prenez {card} dans la défausse",
+    "hint_discard": "défaussez {card}",
+    "hint_close": "fermez en posant {card} face cachée ({points} points)",
+    "turn_drew": "a pioché, a jeté {card}",
+    "turn_took": "a pris {took}, a jeté {card}",
     "keys_picker": "↑↓ choisir · Entrée rejoindre · 1-9 par numéro · q quitter",
-    "keys_yes_no": "o oui · n non",
+    "keys_yes_no": "y oui · n non",
     "typing": "carte :",
     "keys_idle": "? aide · q quitter",
     "keys_lobby": "a accepter · ? aide · q quitter",
@@ -511,7 +556,8 @@ FR: dict[str, str] = {
         "  7d Entrée    taper le nom d'une carte pour la choisir (R♠ : Ks)\n"
         "  c            fermer avec la carte choisie (quand l'écran le permet)\n"
         "  < >          déplacer la carte choisie ; g regroupe les combinaisons\n"
-        "  h            conseil    a  accepter (salon)    o n  répondre\n"
+        "  h            conseil (choisit sa carte)    a  accepter (salon)    y n  oui, non\n"
+        "  l            la dernière donne montrée et la feuille de marque\n"
         "  q            quitter la table (avec confirmation)\n"
         "Une touche quelconque ferme cette aide."
     ),

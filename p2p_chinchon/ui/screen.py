@@ -10,6 +10,7 @@ serves the prompt_toolkit control, resizes and headless tests.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Sequence
 
 from .. import view as V
@@ -18,10 +19,16 @@ from .logtext import make_log_renderer
 from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
 
-HintFn = Callable[[V.SeatView], str]
-# screen modes (UI-local)
+HintFn = Callable[[V.SeatView], Any]  # an intent (worded by the screen), a str, or None
+# screen modes (UI-local); HOLD keeps a showdown up after the table moved on, RECALL shows it again
 NORMAL, HELP, CONFIRM_QUIT, ASK, PICKER, FINAL = "normal", "help", "confirm", "ask", "picker", "final"
-COMMAND_KEYS = frozenset("sdchqgayn?<>")
+HOLD, RECALL = "hold", "recall"
+COMMAND_KEYS = frozenset("sdchqgaynl?<>")
+# One answer key per meaning in every language: "y" is no game action, whereas "s" (sí) draws and
+# "o" (oui) could start a card name. Any other key leaves an open question open.
+YES_KEYS = frozenset({"y", "Y"})
+NO_KEYS = frozenset({"n", "N", "escape"})
+DEFAULT_SHOWDOWN_TIME = 30  # seconds, when the rules predate the showdown_time option
 
 
 def _arrangement(hand: Sequence[Any], rules: Any) -> Any:
@@ -71,12 +78,14 @@ class TableScreen:
 
     ``send(intent)`` delivers an intent to the node (thread-safe on the caller's side);
     ``exit()`` ends the application; ``force_quit()`` cancels the node (second Ctrl-C);
-    ``hint(view) -> str`` is the optional hint provider (the bot's suggestion)."""
+    ``hint(view)`` is the optional hint provider (the bot's suggestion: an intent, or a str);
+    ``clock() -> seconds`` times the showdown hold (default :func:`time.monotonic`)."""
 
     def __init__(self, tr: Translator, faces: Faces | None = None, *,
                  send: Callable[[Any], None] | None = None, hint: HintFn | None = None,
                  exit: Callable[[], None] | None = None,
-                 force_quit: Callable[[], None] | None = None) -> None:
+                 force_quit: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.tr = tr
         self._faces_base = faces or Faces()
         self.send = send or (lambda intent: None)
@@ -101,6 +110,15 @@ class TableScreen:
         self._ask_answer: Callable[[bool], None] | None = None
         self._arr_cache: tuple[Any, Any] = (None, None)
         self.log_line = make_log_renderer(tr, lambda: self.faces)
+        self.clock = clock
+        self.shown: V.SeatView | None = None  # the last showdown seen (HOLD and RECALL show it)
+        self._shown_key: Any = None
+        self.hold_until = 0.0
+        self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
+        self.marks: list[tuple[int, int, str, int]] = []  # (after hand n, seat, "out"/"in", total)
+        self.last_turn: dict[int, tuple[Any, Any]] = {}  # seat -> (card taken or None, thrown)
+        self._turn_start: tuple[int, int, int] | None = None  # (hand_no, seat, discard pile size)
+        self.bells = 0  # rings owed to the terminal (your turn, someone closed); see take_bells
 
     # ------------------------------------------------------------ inputs from the node
     @property
@@ -110,7 +128,7 @@ class TableScreen:
         return Faces(deck_style(rules) if rules is not None else base.deck, base.unicode, base.color)
 
     def set_view(self, view: V.SeatView) -> None:
-        old = self.view
+        old, pending = self.view, self.pending
         self.view = view
         self.pending = None
         if old is not None and (old.hand_no != view.hand_no or old.phase != view.phase):
@@ -118,6 +136,12 @@ class TableScreen:
                 self.message = ""
         if view.phase != V.LOBBY:
             self.agreed = False
+        self._track_marks(old, view)
+        self._track_turns(old, view)
+        self._track_showdown(view)
+        self._track_bells(old, view)
+        if view.reentry_offer and self.mode == HOLD:
+            self.mode = NORMAL  # the re-entry question shows the showdown and waits itself
         hand = list(view.hand)
         if self.picked is not None and self.picked not in hand:
             self.picked = None
@@ -125,10 +149,89 @@ class TableScreen:
             new = list(hand)
             for c in old.hand:
                 _remove(new, c)
-            if len(new) == 1:  # just drew: pick the drawn card
+            took = (isinstance(pending, V.Draw) and pending.source == "discard") or (
+                len(new) == 1 and old.discard_top is not None and new[0] == old.discard_top
+                and view.discard_size == old.discard_size - 1)
+            if took:  # Enter must not throw the taken card back: pick the hint's card or none
+                self._no_autopick = tuple(hand)
+                self.picked = self._hint_card(view)
+            elif len(new) == 1:  # just drew from the stock: pick the drawn card
                 self.picked = new[0]
-        if self.picked is None and hand:
+        if self._no_autopick is not None and self._no_autopick != tuple(hand):
+            self._no_autopick = None
+        if self.picked is None and hand and self._no_autopick is None:
             self.picked = self.display_hand()[0][-1] if self.display_hand()[0] else None
+
+    def _track_marks(self, old: V.SeatView | None, view: V.SeatView) -> None:
+        """Note eliminations and re-entries as they happen, for the score sheet."""
+        if old is None:
+            return
+        before = {s.seat: s for s in old.seats}
+        n = len(view.score_history)
+        for s in view.seats:
+            was = before.get(s.seat)
+            if was is None:
+                continue
+            if s.eliminated and not was.eliminated:
+                self.marks.append((n, s.seat, "out", s.total))
+            if s.reentries_used > was.reentries_used or (was.eliminated and not s.eliminated):
+                self.marks.append((n, s.seat, "in", s.total))
+
+    def _track_turns(self, old: V.SeatView | None, view: V.SeatView) -> None:
+        """Each player's last turn ("took 5♦, threw K♣"): when the turn passes on, the pile
+        is one card bigger after a draw from the stock and as big after taking its top."""
+        if view.phase != V.PLAYING or view.to_play is None:
+            if old is not None and old.hand_no != view.hand_no:
+                self.last_turn.clear()
+            return
+        start = self._turn_start
+        if start is not None and start[0] == view.hand_no and start[1] != view.to_play:
+            seat = start[1]
+            took = view.last_from_discard.get(seat) if view.discard_size <= start[2] else None
+            if view.discard_top is not None:
+                self.last_turn[seat] = (took, view.discard_top)
+        if start is None or start[:2] != (view.hand_no, view.to_play):
+            if start is not None and start[0] != view.hand_no:
+                self.last_turn.clear()
+            self._turn_start = (view.hand_no, view.to_play, view.discard_size)
+
+    def _track_showdown(self, view: V.SeatView) -> None:
+        """Keep the last showdown; a new one is held on screen for the table's showdown_time
+        (issue 13: it must not flash past while the next hand is dealt)."""
+        if not view.showdown or view.phase not in AFTER_CLOSE:
+            return
+        key = (len(view.score_history), view.closer)
+        self.shown = view  # the latest view of it: totals and outcome lines fill in
+        if key == self._shown_key:
+            return
+        self._shown_key = key
+        seconds = getattr(view.rules, "showdown_time", DEFAULT_SHOWDOWN_TIME)
+        if seconds > 0 and view.phase != V.OVER and self.mode == NORMAL:
+            self.mode, self.hold_until = HOLD, self.clock() + seconds
+
+    def _track_bells(self, old: V.SeatView | None, view: V.SeatView) -> None:
+        if old is None:
+            return
+        if view.my_turn and view.step == "draw" and not (old.my_turn and old.step == "draw"):
+            self.bells += 1
+        if view.closer is not None and view.showdown and (
+                len(view.score_history), view.closer) != (len(old.score_history), old.closer):
+            self.bells += 1
+
+    def take_bells(self) -> int:
+        """How many times to ring the terminal bell now (and forget them)."""
+        n, self.bells = self.bells, 0
+        return n
+
+    def holding(self) -> bool:
+        """Whether a showdown is still held; releases it once its time has passed."""
+        if self.mode == HOLD and self.clock() >= self.hold_until:
+            self.mode = NORMAL
+        return self.mode == HOLD
+
+    def hold_left(self) -> float:
+        """Seconds until the held showdown goes away (0 when none is held)."""
+        return max(0.0, self.hold_until - self.clock()) if self.holding() else 0.0
 
     def i_agreed(self) -> bool:
         """True unless the lobby waits for this seat's agreement (see :func:`must_agree`)."""
@@ -148,6 +251,7 @@ class TableScreen:
 
     def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
         self.mode, self.ask_question, self._ask_answer = ASK, question, answer
+        self.typed = ""
 
     def start_picker(self, picker: Any) -> None:
         self.mode, self.picker = PICKER, picker
@@ -232,8 +336,13 @@ class TableScreen:
         if self.mode == HELP:
             self.mode = NORMAL
             return
+        if self.mode in (HOLD, RECALL) and k != "c-c":
+            self.mode = NORMAL  # the key only puts the showdown away
+            return
+        if self.mode in (HOLD, RECALL):
+            self.mode = NORMAL
         if self.mode == CONFIRM_QUIT:
-            if k in ("y", "Y", "c-c", "s", "o"):  # yes / sí / oui
+            if k in YES_KEYS or k == "c-c":  # Ctrl-C twice: leave
                 self.mode = NORMAL
                 if self.leave_sent and k == "c-c":
                     self.force_quit()
@@ -241,15 +350,15 @@ class TableScreen:
                 self.leave_sent = True
                 self._say(self.tr("leaving"))
                 self.send(V.Leave())
-            elif k in ("n", "N", "escape"):
+            elif k in NO_KEYS:
                 self.mode = NORMAL
                 self.message = ""
             return
         if self.mode == ASK:
-            if k in ("y", "Y", "n", "N", "s", "o", "escape") and self._ask_answer is not None:
+            if (k in YES_KEYS or k in NO_KEYS) and self._ask_answer is not None:
                 answer, self._ask_answer = self._ask_answer, None
                 self.mode = NORMAL
-                answer(k in ("y", "Y", "s", "o"))
+                answer(k in YES_KEYS)
             return
         if self.mode == PICKER and self.picker is not None:
             if k in ("q", "c-c"):
@@ -269,9 +378,11 @@ class TableScreen:
             elif k == "escape":
                 self.typed = ""
             elif len(k) == 1 and k.isprintable():
-                if (len(self.typed) == 1 and self.typed.isdigit() and k in COMMAND_KEYS
-                        and not self._names_a_card(self.typed + k)):
-                    self.typed = ""  # the digit picked a card; this letter is a command ("8" then "c")
+                if (k in COMMAND_KEYS and not self._names_a_card(self.typed + k)
+                        and (self.typed.isdigit() and len(self.typed) == 1
+                             or self._names_a_card(self.typed))):
+                    # the digit or the name picked a card; this letter is a command ("Kd" then "c")
+                    self.typed = ""
                 else:
                     self.typed += k
                     self._live_pick()
@@ -292,6 +403,12 @@ class TableScreen:
             return
         if view is None:
             return
+        if k == "l":
+            if self.shown is not None:
+                self.mode = RECALL
+            else:
+                self._say(self.tr("no_showdown_yet"))
+            return
         if k == "escape":
             self.message = ""
             return
@@ -305,9 +422,9 @@ class TableScreen:
                     self._say(self.tr("agreed_waiting"))
             return
         if view.reentry_offer and self.reentry_answered != view.hand_no:
-            if k in ("y", "Y", "s", "o", "n", "N"):  # yes / sí / oui, no / non
+            if k in YES_KEYS or k in ("n", "N"):
                 self.reentry_answered = view.hand_no
-                self._send(V.Reenter(k not in ("n", "N")))
+                self._send(V.Reenter(k in YES_KEYS))
             return
         if k == "left" or k == "right":
             cards, _ = self.display_hand()
@@ -373,6 +490,9 @@ class TableScreen:
             self.message = ""
         except CardTextError:
             self._say(self.tr("bad_card_name", text=text), "class:error")
+            return
+        if view.my_turn and view.step == "discard":
+            self._discard(close=False)  # a typed card name discards with one Enter
 
     def _busy(self) -> bool:
         if self.pending is not None:
@@ -427,11 +547,43 @@ class TableScreen:
             self._say(self.tr("no_hint"))
             return
         try:
-            text = self.hint(self.view)
+            got = self.hint(self.view)
         except Exception as exc:  # a hint provider's failure is a message, not a crash
             self._say(self.tr("no_hint") + f" ({exc})", "class:error")
             return
-        self._say(self.tr("hint", text=text or "-"), "class:hint")
+        card = getattr(got, "card", None)
+        if card is not None and card in self.view.hand:
+            self.picked = card  # h picks the card it suggests: Enter follows the hint
+        self._say(self.tr("hint", text=self.hint_text(got)), "class:hint")
+
+    def _hint_card(self, view: V.SeatView) -> Any:
+        """The card the hint would discard now, or None (no provider, or it fails)."""
+        if self.hint is None:
+            return None
+        try:
+            card = getattr(self.hint(view), "card", None)
+        except Exception:  # a hint is a courtesy: never let it break taking a card
+            return None
+        return card if card in view.hand else None
+
+    def hint_text(self, got: Any) -> str:
+        """A hint provider's answer in words: an intent in the player's language and the
+        deck's notation, a str as it is, None as "wait for your turn"."""
+        tr, view = self.tr, self.view
+        if got is None:
+            return tr("hint_wait")
+        if isinstance(got, str):
+            return got or "-"
+        if isinstance(got, V.Draw):
+            if got.source == "discard" and view is not None and view.discard_top is not None:
+                return tr("hint_take", card=card_text(view.discard_top, self.faces))
+            return tr("hint_stock")
+        if isinstance(got, V.Close):
+            pts = next((p for c, p, _ in (view.close_options if view else ()) if c == got.card), "?")
+            return tr("hint_close", card=card_text(got.card, self.faces), points=pts)
+        if isinstance(got, V.Discard):
+            return tr("hint_discard", card=card_text(got.card, self.faces))
+        return str(got)
 
     # ------------------------------------------------------------ layout
     def seat_name(self, seat: int | None) -> str:
@@ -534,10 +686,18 @@ class TableScreen:
                 line.append((style, cell(tr("n_cards", n=s.cards), 9) + " "
                              + cell(tr("total_n", n=s.total), 10) + " "))
             line.append(("class:flags", " ".join(flags)))
-            took = view.last_from_discard.get(s.seat)
-            if took is not None and view.phase != V.LOBBY:
-                line.append(("", "  " + tr("took") + " "))
-                line += self._card_frags(took)
+            last = self.last_turn.get(s.seat)
+            if last is not None and view.phase == V.PLAYING:
+                took, threw = last
+                key = "turn_drew" if took is None else "turn_took"
+                parts = tr(key, took="\x01", card="\x00").split("\x00")
+                head, _, mid = parts[0].partition("\x01")
+                line.append(("", "  " + head))
+                if took is not None:
+                    line += self._card_frags(took)
+                    line.append(("", mid))
+                line += self._card_frags(threw)
+                line.append(("", parts[-1] if len(parts) > 1 else ""))
             lines.append(truncate(line, cols))
         return lines
 
@@ -631,8 +791,9 @@ class TableScreen:
         return truncate([("class:progress", full * filled + empty * (bar_w - filled)),
                          ("", f" {done}/{total} {label}")], cols)
 
-    def showdown_lines(self, cols: int) -> list[Line]:
-        view, tr = self.view, self.tr
+    def showdown_lines(self, cols: int, view: V.SeatView | None = None) -> list[Line]:
+        """The closer, then each player's melds, lay-offs, deadwood and points this hand."""
+        view, tr = view or self.view, self.tr
         assert view is not None
         lines: list[Line] = []
         if view.closer is not None and view.showdown:
@@ -665,30 +826,66 @@ class TableScreen:
             line += self._cards_frags(sh.deadwood, compact=compact)
         return line
 
-    def score_lines(self, cols: int, max_rows: int = 99) -> list[Line]:
-        """The running score table: one column per seat, one row per hand, then totals."""
-        view, tr = self.view, self.tr
+    def score_lines(self, cols: int, max_rows: int = 99,
+                    view: V.SeatView | None = None) -> list[Line]:
+        """The score sheet: one column per seat, one row per hand, then totals. A seat that
+        went out gets "✗" after its points of that hand; a re-entry is a row of its own
+        ("=43": the total starts again at 43, 000 "Winning the game"), so every column adds
+        up to its total; a line per seat says it in words."""
+        view, tr = view or self.view, self.tr
         assert view is not None
         if not view.score_history and not any(s.total for s in view.seats):
             return []
         seats = list(view.seats)
+        col_of = {s.seat: i for i, s in enumerate(seats)}
         colw = max(5, min(10, (cols - 8) // max(1, len(seats)) - 1))
+        cross = "✗" if self.faces.unicode else "x"
         head = cell(tr("hand"), 7) + " " + " ".join(_rcell(s.name or f"#{s.seat}", colw)
                                                   for s in seats)
-        rows = [[("class:label", head)]]
-        history = list(enumerate(view.score_history, start=1))
-        if len(history) > max_rows:
-            history = history[-max_rows:]
-        for n, row in history:
+        rows: list[tuple[int, Line]] = []
+        for n, row in enumerate(view.score_history, start=1):
             vals = [str(row[i]) if i < len(row) else "" for i in range(len(seats))]
-            rows.append([("", cell(str(n), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
-        tot = [("X " if s.eliminated else "") + str(s.total) for s in seats]
-        rows.append([("class:label", cell(tr("total"), 7) + " "
-                      + " ".join(_rcell(v, colw) for v in tot))])
-        return [truncate(r, cols) for r in rows]
+            for after, seat, kind, _total in self.marks:
+                if after == n and kind == "out" and seat in col_of:
+                    vals[col_of[seat]] += cross
+            rows.append((n, [("", cell(str(n), 7) + " "
+                                  + " ".join(_rcell(v, colw) for v in vals))]))
+            back = [""] * len(seats)
+            for after, seat, kind, total in self.marks:
+                if after == n and kind == "in" and seat in col_of:
+                    back[col_of[seat]] = f"={total}"
+            if any(back):
+                rows.append((n, [("class:dim", cell(tr("sheet_reentry"), 7) + " "
+                                  + " ".join(_rcell(v, colw) for v in back))]))
+        if len(rows) > max_rows:
+            rows = rows[-max_rows:]
+        tot = [str(s.total) + (cross if s.eliminated else "") for s in seats]
+        out = [[("class:label", head)]] + [r for _, r in rows]
+        out.append([("class:label", cell(tr("total"), 7) + " "
+                     + " ".join(_rcell(v, colw) for v in tot))])
+        notes = self.mark_notes(view)
+        return [truncate(r, cols) for r in out + [[("class:dim", t)] for t in notes]]
 
-    def outcome_lines(self) -> list[Line]:
-        view, tr = self.view, self.tr
+    def mark_notes(self, view: V.SeatView | None = None) -> list[str]:
+        """One sentence per seat that went out or re-entered ("Carla: out at 104 after hand 5,
+        re-entered at 43")."""
+        view = view or self.view
+        if view is None:
+            return []
+        notes = []
+        for s in view.seats:
+            parts = []
+            for after, seat, kind, total in self.marks:
+                if seat == s.seat:
+                    parts.append(self.tr("sheet_out" if kind == "out" else "sheet_in",
+                                         total=total, n=after))
+            if parts:
+                notes.append(self.tr("sheet_note", name=self.seat_name(s.seat),
+                                     events=", ".join(parts)))
+        return notes
+
+    def outcome_lines(self, view: V.SeatView | None = None) -> list[Line]:
+        view, tr = view or self.view, self.tr
         assert view is not None
         lines: list[Line] = []
         for s in view.seats:
@@ -696,7 +893,7 @@ class TableScreen:
                 said = (tr("you_are_out", total=s.total) if s.seat == view.me
                         else tr("is_out", name=s.name, total=s.total))
                 lines.append([("class:seat.out", said)])
-        if view.reentry_offer and self.reentry_answered != view.hand_no:
+        if view is self.view and view.reentry_offer and self.reentry_answered != view.hand_no:
             lines.append([("class:prompt", tr("reentry_question"))])
         if view.winner is not None:
             lines.append([("class:winner", self.winner_text(view.winner))])
@@ -714,6 +911,8 @@ class TableScreen:
             return [("class:dim", tr("keys_picker"))]
         if self.mode in (CONFIRM_QUIT, ASK):
             return [("class:prompt", tr("keys_yes_no"))]
+        if self.mode == RECALL or self.holding():
+            return [("class:prompt", tr("keys_showdown"))]
         if self.typed:
             return [("class:prompt", tr("typing") + " " + self.typed + "_")]
         if view is None:
@@ -749,6 +948,9 @@ class TableScreen:
             return [(self.picker.lines(cols, self.tr), 0, True)]
         if view is None:
             return []
+        if self.shown is not None and (self.mode == RECALL or self.holding()):
+            said = tr("showdown_of", n=len(self.shown.score_history))
+            return [([[("class:label", said)]], 0, False)] + self.showdown_blocks(self.shown, cols)
         blocks: list[tuple[list[Line], int, bool]] = []
         prog = self.progress_line(cols)
         if view.fault is not None:
@@ -773,9 +975,7 @@ class TableScreen:
             if view.phase == V.SHUFFLING:
                 blocks.append(([[("class:label", tr("last_hand", n=len(view.score_history)))]],
                                1, False))
-            blocks.append((self.showdown_lines(cols), 1, False))
-            blocks.append((self.score_lines(cols), 2, False))
-            blocks.append((self.outcome_lines(), 0, False))
+            blocks += self.showdown_blocks(view, cols)
         else:
             blocks.append((self.seat_lines(cols), 3, False))
             if view.phase in (V.PLAYING, V.RESTOCKING):
@@ -789,6 +989,12 @@ class TableScreen:
             blocks.append(([prog], 0, False))
         blocks.append(([self.log_line(t, view) for t in view.log], 9, True))
         return blocks
+
+    def showdown_blocks(self, view: V.SeatView, cols: int) -> list[tuple[list[Line], int, bool]]:
+        """A showdown, its score sheet and what came of it, as :meth:`body_blocks` blocks."""
+        return [(self.showdown_lines(cols, view), 1, False),
+                (self.score_lines(cols, view=view), 2, False),
+                (self.outcome_lines(view), 0, False)]
 
     def _render(self, cols: int, rows: int) -> list[Line]:
         if rows <= 0 or cols <= 0:
