@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 import time
 from pathlib import Path
@@ -39,6 +40,7 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
     p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
+    p.add_argument("--no-bell", dest="bell", action="store_false", help="no terminal bell on your turn or a close")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a peer's automatic step (default 90)")
 
@@ -157,9 +159,14 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
         leaf = exc
         while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
             leaf = leaf.exceptions[0]
+        if isinstance(leaf, KeyboardInterrupt) or (
+                isinstance(exc, BaseExceptionGroup) and exc.subgroup(KeyboardInterrupt) is not None):
+            raise KeyboardInterrupt from None  # Ctrl-C: one line from the command line, no traceback
         if not isinstance(leaf, expected):
             raise
         text = str(leaf)
+        if isinstance(leaf, socket.gaierror):  # e.g. --connect nohost:5000
+            text = f"host not found ({leaf.strerror})"
         if isinstance(leaf, ProtocolViolation) and leaf.rule == "weak_proofs":
             text += " (join with --min-proof-rounds K to accept it)"
         print(f"p2p-chinchon {command}: {text}", file=sys.stderr)
@@ -174,12 +181,12 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     if human and want_tui(args):
         from p2p_chinchon.ui.app import run_with_ui
 
-        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint())
+        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint(), bell=args.bell)
     if human:
         from p2p_chinchon.ui.lines import run_line_mode
 
         return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang,
-                             charset=args.charset, hint=human_hint())
+                             charset=args.charset, hint=human_hint(), bell=args.bell)
     printer = None if args.quiet else ConsolePrinter()
     return trio.run(main, None, printer)
 

@@ -131,8 +131,8 @@ EN: dict[str, str] = {
     ),
     # line mode
     "line_help": (
-        "commands: draw stock|discard (s, d) · discard CARD|N · close CARD|N · agree · "
-        "reenter yes|no · hint · help · quit"
+        "commands: draw stock|discard (s, d) · discard CARD|N (or just CARD, N) · close CARD|N · "
+        "agree · reenter yes|no · hint (h) · l (last hand) · help · quit"
     ),
     "line_prompt_draw": "Your turn: draw stock or draw discard.",
     "line_prompt_discard": "Your turn: discard CARD or close CARD.",
@@ -336,7 +336,7 @@ ES: dict[str, str] = {
         "  s            robar del mazo\n"
         "  d            coger la carta de arriba del descarte\n"
         "  ← → o 1-8    elegir una carta; Intro la descarta\n"
-        "  7o Intro     escribir el nombre de una carta para elegirla (sota esp.: Se)\n"
+        "  7o Intro     escribir el nombre de una carta para elegirla (sota espadas: Se)\n"
         "  c            cerrar con la carta elegida (cuando la pantalla lo permite)\n"
         "  < >          mover la carta elegida; g vuelve a agrupar las jugadas\n"
         "  h            pista (elige su carta)    a  aceptar (sala)    y n  sí, no\n"
@@ -345,8 +345,8 @@ ES: dict[str, str] = {
         "Cualquier tecla cierra esta ayuda."
     ),
     "line_help": (
-        "órdenes: draw stock|discard (s, d) · discard CARTA|N · close CARTA|N · agree · "
-        "reenter yes|no · hint · help · quit"
+        "órdenes: draw stock|discard (s, d) · discard CARTA|N (o CARTA, N) · close CARTA|N · "
+        "agree · reenter yes|no · hint (h) · l (última mano) · help · quit"
     ),
     "line_prompt_draw": "Tu turno: draw stock o draw discard.",
     "line_prompt_discard": "Tu turno: discard CARTA o close CARTA.",
@@ -562,8 +562,8 @@ FR: dict[str, str] = {
         "Une touche quelconque ferme cette aide."
     ),
     "line_help": (
-        "commandes : draw stock|discard (s, d) · discard CARTE|N · close CARTE|N · agree · "
-        "reenter yes|no · hint · help · quit"
+        "commandes : draw stock|discard (s, d) · discard CARTE|N (ou CARTE, N) · close CARTE|N · "
+        "agree · reenter yes|no · hint (h) · l (dernière donne) · help · quit"
     ),
     "line_prompt_draw": "À vous : draw stock ou draw discard.",
     "line_prompt_discard": "À vous : discard CARTE ou close CARTE.",
