@@ -152,7 +152,7 @@ def test_hand_number_after_a_close_and_last_showdown_while_shuffling():
     shuffling = dataclasses.replace(view, phase=V.SHUFFLING, progress=(3, 9, "shuffle by Ben"))
     text = make(shuffling).render_text(80, 24)
     assert "hand 3 · shuffling and dealing" in text.splitlines()[0]
-    assert "Last hand (2):" in text and "Carla closed." in text and "3/9 shuffle by Ben" in text
+    assert "Last hand (2):" in text and "Carla closed." in text and "Shuffling: Ben (4 of 9)" in text
 
 
 def test_leaving_is_not_blamed_as_a_fault():

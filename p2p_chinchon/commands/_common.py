@@ -78,7 +78,7 @@ def finish(result: Any, args: argparse.Namespace) -> int:
     if result is None:
         return 1
     if not args.quiet:
-        print_result(result)
+        print_result(result, lang=getattr(args, "lang", None))
     return exit_code(result)
 
 
@@ -88,23 +88,30 @@ def exit_code(result: Any) -> int:
     return 0 if f is None or (f.rule == "left" and f.seat == result.seat) else 1
 
 
-def print_result(result: Any, names: list[str] | None = None, out: Any = None) -> None:
+def print_result(result: Any, names: list[str] | None = None, out: Any = None,
+                 lang: str | None = None) -> None:
+    """The exit summary, in ``lang`` (None: the locale; ui/i18n.py ``exit_*`` messages)."""
+    from p2p_chinchon.ui.i18n import Translator
+
+    tr = Translator(lang)
     out = out or sys.stdout
     names = list(result.names or names or [])
-    names += [f"seat {i}" for i in range(len(names), 8)]
+    names += [tr("exit_seat", n=i) for i in range(len(names), 8)]
     if result.fault is not None and result.fault.rule == "left" and result.fault.seat == result.seat:
-        print("you left the table", file=out)
+        print(tr("you_left"), file=out)
     elif result.fault is not None:
         f = result.fault
-        who = f"seat {f.seat} ({names[f.seat]})" if f.seat is not None and f.seat < len(names) else "nobody"
-        print(f"table stopped: {who}: {f.rule}: {f.reason}", file=out)
+        who = (tr("exit_who", n=f.seat, name=names[f.seat]) if f.seat is not None and f.seat < len(names)
+               else tr("exit_nobody"))
+        print(tr("exit_stopped", who=who, rule=f.rule, reason=f.reason), file=out)
     elif result.winner is not None:
-        print(f"winner: {names[result.winner]} (seat {result.winner})", file=out)
+        print(tr("exit_winner", name=names[result.winner], n=result.winner), file=out)
     if result.totals:
-        print("totals: " + ", ".join(f"{names[i]} {t}" for i, t in enumerate(result.totals)), file=out)
+        print(tr("exit_totals", totals=", ".join(f"{names[i]} {t}" for i, t in enumerate(result.totals))),
+              file=out)
     if result.transcript:
-        print(f"transcript: {result.transcript}", file=out)
-        print(f"check it:   p2p-chinchon audit {result.transcript}", file=out)
+        print(tr("exit_transcript", path=result.transcript), file=out)
+        print(tr("exit_check", path=result.transcript), file=out)
 
 
 def make_timeouts(args: argparse.Namespace) -> Any:

@@ -35,7 +35,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = C.make_rules(args)
     C.check_seats(rules, args.bots + 1, "play")
-    names = ["You" if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
+    from p2p_chinchon.ui.i18n import Translator
+
+    tr = Translator(args.lang)
+    names = [tr("you_name") if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
     if args.name:
         names[0] = args.name
     folder = C.default_transcript("play").with_suffix("")
@@ -79,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 
             nursery.start_soon(glue.forward)
             result = await host_game(
-                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=("Your table" if names[0] == "You" else f"{names[0]}'s table")[:64],
+                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=(tr("your_table") if names[0] == tr("you_name") else f"{names[0]}'s table")[:64],
                 player_name=names[0], transcript_path=my_path, timeouts=C.make_timeouts(args),
                 proof_rounds=args.proof_rounds, bind="127.0.0.1", advertise=False, on_listening=listening,
                 **glue.kwargs(),
@@ -93,8 +96,8 @@ def run(args: argparse.Namespace) -> int:
     result = C.run_reporting(main, args, human, "play")
     if result is None:
         return 1
-    C.print_result(result, names)
-    print(f"all transcripts: {folder}")
+    C.print_result(result, names, lang=args.lang)
+    print(tr("exit_all", path=folder))
     return C.exit_code(result)
 
 

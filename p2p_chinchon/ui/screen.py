@@ -789,7 +789,16 @@ class TableScreen:
         filled = 0 if total <= 0 else max(0, min(bar_w, done * bar_w // total))
         full, empty = ("█", "░") if self.faces.unicode else ("#", "-")
         return truncate([("class:progress", full * filled + empty * (bar_w - filled)),
-                         ("", f" {done}/{total} {label}")], cols)
+                         ("", " " + self.progress_text(done, total, label))], cols)
+
+    def progress_text(self, done: int, total: int, label: str) -> str:
+        """A wait in the player's words: the table's "shuffle by Carla" becomes "Shuffling:
+        Carla (3 of 12)"; a label of another shape is shown as it is."""
+        kind, by, name = label.partition(" by ")
+        key = PROGRESS_KEYS.get(kind)
+        if not by or key is None:
+            return f"{done}/{total} {label}"
+        return self.tr(key, name=name, n=min(done + 1, total), total=total)
 
     def showdown_lines(self, cols: int, view: V.SeatView | None = None) -> list[Line]:
         """The closer, then each player's melds, lay-offs, deadwood and points this hand."""
@@ -1041,6 +1050,12 @@ class TableScreen:
         return "\n".join(plain(l) for l in self.render(cols, rows))
 
 
+# the table's step kinds while a hand is prepared (table.py Step.kind) -> what a player calls them
+PROGRESS_KEYS = {
+    "key_commit": "progress_key", "key_share": "progress_key", "shuffle": "progress_shuffle",
+    "deal_shares": "progress_deal", "draw_share": "progress_deal", "secret": "progress_check",
+    "hand_digest": "progress_check", "show": "progress_check", "toss": "progress_toss",
+}
 AFTER_CLOSE = frozenset({V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER})
 V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN, V.HAND_OVER,
                       V.REENTRY, V.OVER, V.STOPPED})
