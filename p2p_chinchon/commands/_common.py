@@ -59,9 +59,10 @@ def default_transcript(label: str) -> Path:
 class ConsolePrinter:
     """Prints a seat's public log as it grows (``--no-ui``, bots)."""
 
-    def __init__(self, out: Any = None, prefix: str = "") -> None:
+    def __init__(self, out: Any = None, prefix: str = "", ascii: bool = False) -> None:
         self.out = out or sys.stdout
         self.prefix = prefix
+        self.ascii = ascii  # --charset ascii (or a terminal without Unicode): spell suits out
         self.seen = 0
 
     def __call__(self, view: v.SeatView) -> None:
@@ -69,6 +70,10 @@ class ConsolePrinter:
         if fresh <= 0:
             return
         for line in view.log[-fresh:] if fresh <= len(view.log) else view.log:
+            if self.ascii:
+                from p2p_chinchon.ui.text import asciify, plain
+
+                line = plain(asciify([("", line)]))
             print(f"{self.prefix}{line}", file=self.out, flush=True)
         self.seen = view.log_total
 
@@ -194,7 +199,10 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
 
         return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang,
                              charset=args.charset, hint=human_hint(), bell=args.bell)
-    printer = None if args.quiet else ConsolePrinter()
+    from p2p_chinchon.ui.render import detect_charset
+
+    unicode, _ = detect_charset(getattr(args, "charset", "auto"), encoding=getattr(sys.stdout, "encoding", None))
+    printer = None if args.quiet else ConsolePrinter(ascii=not unicode)
     return trio.run(main, None, printer)
 
 

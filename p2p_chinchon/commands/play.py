@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         rng = seat_rng(args.seed, "host")
         glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
         procs: list[Any] = []
+        logs: list[Path] = []
 
         async def spawn_bots(port: int, nursery: Any) -> None:
             for i in range(1, args.bots + 1):
@@ -71,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.timeout:
                     cmd += ["--timeout", str(args.timeout)]
                 log = folder / f"seat-{names[i]}.log"  # keep bots' output off the player's screen
+                logs.append(log)
                 procs.append(await nursery.start(_run_bot_process, cmd, log))
 
         async with trio.open_nursery() as nursery:
@@ -91,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
                 for p in procs:
                     await p.wait()
             nursery.cancel_scope.cancel()
+        for log in logs:  # a bot that said nothing leaves no empty file behind
+            if log.exists() and log.stat().st_size == 0:
+                log.unlink()
         return result
 
     result = C.run_reporting(main, args, human, "play")
