@@ -110,3 +110,56 @@ def test_showdown_waits_for_a_key_and_l_recalls_it(tmp_path):
         leave(t)
     finally:
         t.close()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_lobby_shows_the_table_while_it_fills(tmp_path):
+    """Item 4: the joiner sees the table (rules in words) from the moment it connects, and the
+    host's status line counts the seats still free; both fit 80x24."""
+    import subprocess
+
+    port = free_port()
+    env = game_env(tmp_path)
+    (tmp_path / "h").mkdir()
+    host = Tmux(tmp_path / "h", 80, 24, [
+        sys.executable, "-m", "p2p_chinchon", "host", "--name", "Ana", "--seats", "3",
+        "--no-mdns", "--port", str(port), "--bind", "127.0.0.1", "--proof-rounds", "4",
+        "--seed", "1"], env)
+    guest = None
+    bot = None
+    try:
+        text = host.wait(lambda s: "waiting for 2 more" in s, "the host's status")
+        assert "Proposed rules:" in text
+        (tmp_path / "g").mkdir()
+        guest = Tmux(tmp_path / "g", 80, 24, [  # its own identity key: another laptop
+            sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
+            "--name", "Carla", "--min-proof-rounds", "4", "--bind", "127.0.0.1"],
+            game_env(tmp_path / "g"))
+        text = guest.wait(lambda s: "the game starts when every seat is taken" in s,
+                          "the joiner's waiting screen")
+        lines = text.splitlines()
+        assert len(lines) <= 24 and all(len(r) <= 80 for r in lines)
+        assert "Proposed rules:" in text and "Close with all matched" in text
+        host.wait(lambda s: "waiting for 1 more" in s, "the host's status to count Carla")
+        bot = subprocess.Popen([sys.executable, "-m", "p2p_chinchon", "join", "--connect",
+                                f"127.0.0.1:{port}", "--bot", "--quiet", "--name", "Bruno",
+                                "--min-proof-rounds", "4", "--bind", "127.0.0.1"],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        text = guest.wait(lambda s: "Press a to agree" in s, "the seating")
+        assert re.search(r"Ana +\S+", text) and re.search(r"Carla +\S+.*\(you\)", text), text
+        text = host.wait(lambda s: re.search(r"^  Bruno +\S+", s, re.M), "the host's seating")
+        assert not re.search(r"waiting for \d+ more", text)  # the seats are on screen now
+    finally:
+        for t in (host, guest):
+            if t is not None:
+                t.close()
+        if bot is not None:
+            bot.kill()
+            bot.wait()

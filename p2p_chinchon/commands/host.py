@@ -71,9 +71,37 @@ def run(args: argparse.Namespace) -> int:
         rng = seat_rng(args.seed, "host")
         glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
 
+        from p2p_chinchon import view as v
+        from p2p_chinchon.ui.i18n import Translator
+
+        tr = Translator(args.lang)
+        lobby = {"port": 0, "updates": 0}
+
+        def waiting_status(n: int) -> None:
+            glue.status(tr("status_host_open", port=lobby["port"], fp=identity.fingerprint, n=n))
+
         def listening(port: int) -> None:
-            glue.status(f"table '{table_name}' open on port {port}; fingerprint {identity.fingerprint}; "
-                        f"waiting for {args.seats - 1} more")
+            lobby["port"] = port
+            waiting_status(args.seats - 1)
+
+        kwargs = glue.kwargs()
+        shown = kwargs["on_update"]
+
+        def on_update(view: Any) -> None:
+            """host_game shows the table once, then once per seat taken: count the seats
+            in the status line until the seating is signed (then the seats are shown)."""
+            if view.phase == v.LOBBY and not view.seats:
+                lobby["updates"] += 1
+                if lobby["port"] and lobby["updates"] > 1:
+                    waiting_status(max(0, args.seats - lobby["updates"]))
+            elif lobby["port"]:
+                lobby["port"] = 0
+                if glue.bridge is not None:
+                    glue.status("")
+            if shown is not None:
+                shown(view)
+
+        kwargs["on_update"] = on_update
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
@@ -81,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                 identity=identity, rng=rng, rules=rules, seats=args.seats, name=table_name, player_name=player,
                 transcript_path=path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
                 bind=args.bind, port=args.port, advertise=not args.no_mdns, on_listening=listening,
-                **glue.kwargs(),
+                **kwargs,
             )
             nursery.cancel_scope.cancel()
         return result

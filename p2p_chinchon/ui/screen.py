@@ -972,12 +972,16 @@ class TableScreen:
         if view.phase == V.LOBBY:
             from .lobby import rules_in_words
 
+            if view.me is None and not view.seats:  # connected, not seated yet
+                blocks.append(([[("class:prompt", tr("lobby_waiting_seat",
+                                                     table=view.table_name or "?"))]], 0, False))
             blocks.append((self.seat_lines(cols), 1, False))
             rules = [[("", "• " + s)] for s in rules_in_words(view.rules, tr)]
             if rules:
                 blocks.append(([[("class:label", tr("proposed_rules"))]] + rules, 3, False))
-            agree = tr("agreed_waiting") if self.i_agreed() else tr("press_a_to_agree")
-            blocks.append(([[("class:prompt", agree)]], 0, False))
+            if view.me is not None:
+                agree = tr("agreed_waiting") if self.i_agreed() else tr("press_a_to_agree")
+                blocks.append(([[("class:prompt", agree)]], 0, False))
         elif view.phase in AFTER_CLOSE or (view.phase in (V.STOPPED, V.SHUFFLING)
                                            and view.showdown and view.score_history):
             # while the next hand is shuffled the last showdown stays up, so a person can read it
