@@ -475,3 +475,11 @@ def test_hint_is_worded_in_the_language_and_the_decks_notation_and_picks(lang, w
     s, sent, _ = make(view, lang=lang, hint=lambda v: V.Discard(Card(3, 0)))
     press(s, "h")
     assert s.message == want and s.picked == Card(3, 0) and sent == []
+
+
+def test_eight_cards_show_the_deadwood_after_the_best_discard():
+    s, _, _ = make(discard_view())  # 5-6-7♦, three queens, 3♥ and the drawn K♦
+    assert s.best_discard() == (3, DRAWN)
+    assert "Your hand: deadwood 3 after discarding K♦" in s.render_text()
+    s, _, _ = make(draw_view())
+    assert "Your hand: deadwood 3 ·" in s.render_text()

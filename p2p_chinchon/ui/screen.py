@@ -109,6 +109,7 @@ class TableScreen:
         self.ask_question = ""
         self._ask_answer: Callable[[bool], None] | None = None
         self._arr_cache: tuple[Any, Any] = (None, None)
+        self._best_cache: tuple[Any, Any] = (None, None)
         self.log_line = make_log_renderer(tr, lambda: self.faces)
         self.clock = clock
         self.shown: V.SeatView | None = None  # the last showdown seen (HOLD and RECALL show it)
@@ -270,6 +271,24 @@ class TableScreen:
         if self._arr_cache[0] != key:
             self._arr_cache = (key, _arrangement(view.hand, view.rules))
         return self._arr_cache[1]
+
+    def best_discard(self) -> tuple[int, Any] | None:
+        """``(deadwood, card)``: the least deadwood a seven-card hand keeps after discarding one
+        of the eight held, and that card (display only; None when unavailable)."""
+        view = self.view
+        if view is None or len(view.hand) != 8:
+            return None
+        key = ("best", tuple(view.hand), id(view.rules))
+        if self._best_cache[0] != key:
+            best = None
+            for card in dict.fromkeys(view.hand):  # each distinct card once
+                rest = list(view.hand)
+                _remove(rest, card)
+                arr = _arrangement(rest, view.rules)
+                if arr is not None and (best is None or arr.points < best[0]):
+                    best = (arr.points, card)
+            self._best_cache = (key, best)
+        return self._best_cache[1]
 
     def display_hand(self) -> tuple[list[Any], list[int | None]]:
         """``(cards, group)``: the hand in display order and, per card, the index of its meld
@@ -723,7 +742,13 @@ class TableScreen:
         arr = self.arrangement()
         title: Line = [("class:label", tr("your_hand") + ": ")]
         if arr is not None:
-            title.append(("", tr("deadwood_n", n=getattr(arr, "points", 0))))
+            after = self.best_discard() if len(cards) == 8 else None
+            if after is not None:  # 8 cards: what is left once the best card is thrown
+                title.append(("", tr("deadwood_after", n=after[0], card="\x00").split("\x00")[0]))
+                title += self._card_frags(after[1])
+                title.append(("", tr("deadwood_after", n=after[0], card="\x00").split("\x00")[-1]))
+            else:
+                title.append(("", tr("deadwood_n", n=getattr(arr, "points", 0))))
             if getattr(arr, "melds", ()):
                 title.append(("", " · " + tr("melds_n", n=len(arr.melds))))
         elif not cards:
