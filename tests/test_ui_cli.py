@@ -118,3 +118,50 @@ def test_name_is_the_players_name_in_every_command(tmp_path):
     assert "--table-name" in cli(tmp_path, "host", "--help").stdout
     out = cli(tmp_path, "host", "--table-name", "x" * 65, "--no-mdns")
     assert out.returncode == 2 and "--table-name" in out.stderr
+
+
+def test_audit_summary_marks_outs_and_reentries_and_tracks_them():
+    """Issue 13 item 2: `audit` says who went out and who re-entered at what total."""
+    from types import SimpleNamespace
+
+    from p2p_chinchon.audit import AuditReport, _track
+
+    marks: list[dict] = []
+    seen: dict = {}
+    engine = SimpleNamespace(totals=[12, 104, 49], eliminated=frozenset(), reentries_used=[0, 0, 0])
+    t = SimpleNamespace(engine=engine, score_history=[(3, 77, 46), (9, 27, 3)])
+    _track(t, marks, seen)
+    engine.eliminated = frozenset({1})
+    _track(t, marks, seen)
+    engine.eliminated, engine.reentries_used, engine.totals = frozenset(), [0, 1, 0], [12, 49, 49]
+    _track(t, marks, seen)
+    assert marks == [{"after_hand": 2, "seat": 1, "event": "out", "total": 104},
+                     {"after_hand": 2, "seat": 1, "event": "reentered", "total": 49}]
+    r = AuditReport("ok", players=[{"name": n, "fingerprint": "F"} for n in ("Ana", "Ben", "Carla")],
+                    scores=[[3, 77, 46], [9, 27, 3]], totals=[12, 49, 49], winner=0, marks=marks)
+    text = r.summary()
+    assert "  hand 2: Ana +9  Ben +27  Carla +3\n    Ben out at 104\n    Ben re-entered at 49" in text
+
+
+def test_audit_progress_bar_only_on_a_terminal():
+    import io
+
+    from p2p_chinchon.commands.audit import _ProgressBar
+
+    out = io.StringIO()
+    bar = _ProgressBar(out)
+    for i in range(301):
+        bar(i, 300)
+    drawn = out.getvalue()
+    assert drawn.count("\r[") <= 31 and drawn.endswith("] 300/300 envelopes")
+    bar.clear()
+    assert out.getvalue().endswith("\r")
+
+
+def test_piped_audit_prints_no_progress(tmp_path):
+    game = cli(tmp_path, "play", "--no-ui", "--bots", "1", "--proof-rounds", "2", "--seed", "2",
+               "--option", "limit=20", "--quiet", "--transcript", str(tmp_path / "g.chn"))
+    assert game.returncode == 0, game.stderr
+    out = cli(tmp_path, "audit", str(tmp_path / "g.chn"))
+    assert out.returncode == 0 and "winner: " in out.stdout and " out at " in out.stdout
+    assert "\r" not in out.stdout + out.stderr and "envelopes:" in out.stdout
