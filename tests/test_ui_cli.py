@@ -165,3 +165,15 @@ def test_piped_audit_prints_no_progress(tmp_path):
     out = cli(tmp_path, "audit", str(tmp_path / "g.chn"))
     assert out.returncode == 0 and "winner: " in out.stdout and " out at " in out.stdout
     assert "\r" not in out.stdout + out.stderr and "envelopes:" in out.stdout
+
+
+def test_port_in_use_is_named(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = cli(tmp_path, "host", "--bot", "--no-mdns", "--port", str(port))
+    [line] = out.stderr.strip().splitlines()
+    assert out.returncode == 1 and line.startswith(f"p2p-chinchon host: port {port} is already in use")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import socket
 import sys
 import time
@@ -179,6 +180,10 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
         text = str(leaf)
         if isinstance(leaf, socket.gaierror):  # e.g. --connect nohost:5000
             text = f"host not found ({leaf.strerror})"
+        elif isinstance(leaf, OSError) and leaf.errno == errno.EADDRINUSE:
+            port = getattr(args, "port", None)
+            text = (f"port {port} is already in use (another table on this laptop? try another --port)"
+                    if port else "the address is already in use")
         if isinstance(leaf, ProtocolViolation) and leaf.rule == "weak_proofs":
             text += " (join with --min-proof-rounds K to accept it)"
         print(f"p2p-chinchon {command}: {text}", file=sys.stderr)

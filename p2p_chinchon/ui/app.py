@@ -162,6 +162,9 @@ class TableApp:
 
     def node_finished(self, outcome: Any) -> None:
         error = getattr(outcome, "error", None)
+        if error is None and self.screen.view is None:
+            self._exit()  # e.g. quit from the table list: no table was shown, so no final
+            return        # screen either (it would swallow the next key typed at the shell)
         tr = self.screen.tr
         text = tr("game_finished") if error is None else tr("node_failed", error=repr(error))
         self.screen.node_done(text)
