@@ -66,8 +66,7 @@ def test_no_game_key_answers_yes_and_enter_keeps_the_taken_card(tmp_path):
         hinted = re.search(r"Hint: (?:discard|close, putting) (\S+)", text).group(1)
         assert f"Enter discards {hinted}" in text, text
         t.keys("Enter")
-        text = t.wait(lambda s: f"You discard {hinted}" in s or "You close" in s, "our discard")
-        assert f"You discard {top}" not in text
+        t.wait(lambda s: f"You discard {hinted}" in s or "You close" in s, "our discard")
         leave(t)
     finally:
         t.close()

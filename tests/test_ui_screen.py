@@ -14,7 +14,7 @@ from p2p_chinchon.engine import Card, parse_cards
 from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, HELP, TableScreen
-from p2p_chinchon.ui.text import width
+from p2p_chinchon.ui.text import plain, width
 
 
 def make(view=None, lang="en", faces=Faces("french", True, True), hint=None):
@@ -304,6 +304,12 @@ def test_progress_and_status_lines():
     s.set_status("connected to 2 peers")
     text = lines_of(s)
     assert "3/8 verifying shuffle proofs" in text and "connected to 2 peers" in text
+    # a message does not hide the status (presence: "waiting for Carla (1:55)")
+    s, _, _ = make(draw_view())
+    s.set_status("Carla disconnected: waiting for her (1:55)")
+    s.key("c")  # "Draw first": a message
+    rows = [plain(r) for r in s.render(80, 24)]
+    assert rows[-2].startswith("Draw first") and "Carla disconnected: waiting for her (1:55)" in rows
 
 
 def test_fault_is_shown():
@@ -465,6 +471,10 @@ def test_after_taking_the_discard_enter_does_not_throw_it_back():
     assert s.picked == Card(3, 1)  # the hint's card
     press(s, "enter")
     assert sent[-1] == V.Discard(Card(3, 1))
+    s, sent, _ = make(draw_view(), hint=lambda v: V.Discard(taken))  # a hint to throw it back
+    press(s, "d")
+    s.set_view(discard_view(hand=HAND + (taken,), discard_size=3))
+    assert s.picked is None  # Enter still does not throw the taken card back by itself
 
 
 @pytest.mark.parametrize("lang, want", [("en", "Hint: discard 3 oros"),
@@ -483,3 +493,15 @@ def test_eight_cards_show_the_deadwood_after_the_best_discard():
     assert "Your hand: deadwood 3 after discarding K♦" in s.render_text()
     s, _, _ = make(draw_view())
     assert "Your hand: deadwood 3 ·" in s.render_text()
+
+
+def test_showdown_says_onto_whose_meld_a_card_was_laid_off():
+    sd = showdown_view().showdown
+    # 4♥ extends Carla's A-2-3♥; J♦ fits Carla's jacks and Ana's 5-6-7♦ (7 and J are
+    # neighbours in 40 cards): two owners, so no arrow rather than a guess
+    ben = dataclasses.replace(sd[2], laid_off=(Card(4, 1), Card(10, 0)),
+                              deadwood=tuple(parse_cards("Kd 7c")))
+    s, _, _ = make(showdown_view(showdown=(sd[0], sd[1], ben)))
+    s.key("x")
+    line = next(l for l in s.render_text().splitlines() if l.startswith("Ben "))
+    assert "laid off 4♥→Carla J♦ deadwood K♦ 7♣" in line, line

@@ -155,7 +155,8 @@ class TableScreen:
                 and view.discard_size == old.discard_size - 1)
             if took:  # Enter must not throw the taken card back: pick the hint's card or none
                 self._no_autopick = tuple(hand)
-                self.picked = self._hint_card(view)
+                card = self._hint_card(view)
+                self.picked = None if len(new) == 1 and card == new[0] else card
             elif len(new) == 1:  # just drew from the stock: pick the drawn card
                 self.picked = new[0]
         if self._no_autopick is not None and self._no_autopick != tuple(hand):
@@ -834,17 +835,19 @@ class TableScreen:
             said = (tr("you_closed") if view.closer == view.me
                     else tr("closed_by", name=self.seat_name(view.closer)))
             lines.append([("class:label", said)])
+        targets = lay_off_targets(view.showdown, view.rules)
         for sh in view.showdown:
             pen = [("class:penalty", f"{sh.penalty:>5}")]
             room = cols - width(pen) - 1
             for compact in (False, True):  # Spanish names are long: shorten before cutting
-                line = self._shown_hand(sh, compact)
+                line = self._shown_hand(sh, compact, targets)
                 if width(line) <= room:
                     break
             lines.append(pad(truncate(line, room), room) + [("", " ")] + pen)
         return lines
 
-    def _shown_hand(self, sh: V.ShownHand, compact: bool) -> Line:
+    def _shown_hand(self, sh: V.ShownHand, compact: bool,
+                    targets: dict[tuple[int, int], int] | None = None) -> Line:
         tr = self.tr
         line: Line = [("", cell(self.seat_name(sh.seat), 10) + " ")]
         for meld in sh.melds:
@@ -853,8 +856,13 @@ class TableScreen:
             line.append(("class:meld", "] "))
         if sh.laid_off:
             line.append(("class:dim", tr("laid_off") + " "))
-            line += self._cards_frags(sh.laid_off, compact=compact)
-            line.append(("", " "))
+            arrow = "→" if self.faces.unicode else "->"
+            for i, card in enumerate(sh.laid_off):
+                line += self._card_frags(card, compact)
+                onto = (targets or {}).get((sh.seat, i))
+                if onto is not None:  # onto whose meld
+                    line.append(("class:dim", arrow + self.seat_name(onto)))
+                line.append(("", " "))
         if sh.deadwood:
             line.append(("class:dim", tr("deadwood") + " "))
             line += self._cards_frags(sh.deadwood, compact=compact)
@@ -968,13 +976,19 @@ class TableScreen:
             return [("class:prompt", self.ask_question)]
         if self.message:
             return [(self.message_style, self.message)]
-        if self.status:
-            return [("class:status", self.status)]
         return []
 
     def body_blocks(self, cols: int) -> list[tuple[list[Line], int, bool]]:
         """``(lines, priority, flexible)`` in display order; lower priority numbers are kept
-        first when space is short; the flexible block (the log) shows its last lines."""
+        first when space is short; the flexible block (the log) shows its last lines. The
+        node's status (:meth:`set_status`: waits, who is offline and for how long) is the
+        last body line, kept before anything else, so a message never hides it."""
+        blocks = self._body_blocks(cols)
+        if self.status and self.view is not None and self.mode not in (HELP, PICKER):
+            blocks.append(([[("class:status", self.status)]], 0, False))
+        return blocks
+
+    def _body_blocks(self, cols: int) -> list[tuple[list[Line], int, bool]]:
         view, tr = self.view, self.tr
         if self.mode == HELP:
             return [(self.help_lines(), 0, False)]
@@ -1077,6 +1091,33 @@ class TableScreen:
     def render_text(self, cols: int = 80, rows: int = 24) -> str:
         """:meth:`render` as plain text, one line per row (for tests and line mode)."""
         return "\n".join(plain(l) for l in self.render(cols, rows))
+
+
+def lay_off_targets(showdown: Sequence[V.ShownHand], rules: Any) -> dict[tuple[int, int], int]:
+    """``(seat, i) -> owner``: whose meld the ``i``-th card laid off by ``seat`` extends, when
+    exactly one player's meld takes it (display only: the view lists laid-off cards without
+    their target; 000 "Laying off"). Cards are tried in order, each growing the meld it joined."""
+    try:
+        from ..engine import make_meld
+    except ImportError:
+        return {}
+    if rules is None:
+        return {}
+    melds = [(sh.seat, list(m)) for sh in showdown for m in sh.melds]
+    out: dict[tuple[int, int], int] = {}
+    for sh in showdown:
+        for i, card in enumerate(sh.laid_off):
+            fits = []
+            for owner, cards in melds:
+                try:
+                    if owner != sh.seat and make_meld(cards + [card], rules) is not None:
+                        fits.append((owner, cards))
+                except Exception:  # a display helper never takes the table down
+                    continue
+            if len({o for o, _ in fits}) == 1:
+                out[(sh.seat, i)] = fits[0][0]
+                fits[0][1].append(card)
+    return out
 
 
 # the table's step kinds while a hand is prepared (table.py Step.kind) -> what a player calls them
