@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import dataclasses
 from dataclasses import dataclass
 
 import pytest
@@ -274,3 +275,20 @@ async def test_hint_in_line_mode_is_worded_in_spanish_with_spanish_cards():
     _, out = await session("h\n", node, lang="es",
                            hint=lambda v: V.Discard(Card(12, 0)))
     assert "Pista: descarta rey oros" in out
+
+
+async def test_log_lines_printed_once_each_by_their_count():
+    """The log is a window of the last lines; log_total says how many are new, so a line that
+    repeats ("Bruno draws from the stock") is neither dropped nor printed twice."""
+    async def node(bridge):
+        w = waiting_view()
+        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)",), log_total=1))
+        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)",), log_total=1))
+        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)", "Ben discards K♠",
+                                                  "Ben discards K♠"), log_total=3))
+        bridge.update(dataclasses.replace(w, log=("Ben discards K♠", "Ben discards K♠"),
+                                          log_total=4))  # the window slid by one
+        await trio.sleep(0.01)
+
+    _, out = await session("", node)
+    assert out.count("Ben sat down (3/3)") == 1 and out.count("Ben discards K♠") == 3, out

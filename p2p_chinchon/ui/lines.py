@@ -180,7 +180,7 @@ class LineFrontend:
         self.pending: Any = None  # intent sent and not yet resolved by a new view
         self.ask: tuple[str, Callable[[bool], None]] | None = None
         self.picker: Any = None
-        self._log: tuple[str, ...] = ()
+        self._log_total = 0  # log lines printed so far (SeatView.log_total)
         self._shown_wait: Any = None
         self._shown_showdown: Any = None
         self._status = ""
@@ -244,13 +244,14 @@ class LineFrontend:
         self._wake()
 
     def _print_log(self, view: V.SeatView) -> None:
-        old, new = self._log, tuple(view.log)
-        k = min(len(old), len(new))
-        while k and old[-k:] != new[:k]:
-            k -= 1  # the log is a sliding window: find the overlap
-        for line in new[k:]:
+        # the log is a sliding window; log_total counts every line ever logged, so the new
+        # ones are known exactly (matching texts would repeat or drop identical lines)
+        fresh = view.log_total - self._log_total
+        if fresh <= 0:
+            return
+        for line in view.log[-fresh:] if fresh <= len(view.log) else view.log:
             self.say("   " + plain(self.screen.log_line(line, view)))
-        self._log = new
+        self._log_total = view.log_total
 
     def _prompt_if_new(self) -> None:
         wait = self.waiting_for()
