@@ -135,7 +135,7 @@ EN: dict[str, str] = {
     "keys_lobby": "a agree · ? help · q quit",
     "keys_draw": "s draw stock · d take discard · h hint · ? help · q quit",
     "keys_discard": "←→/1-8 pick · Enter discard · c close · </> move · h hint · ? help · q quit",
-    "keys_wait": "←→ pick · </> move · g regroup · ? help · q quit",
+    "keys_wait": "←→ pick · </> move · g regroup · l last hand · ? help · q quit",
     "help_text": (
         "Keys\n"
         "  s            draw from the stock\n"
@@ -372,7 +372,7 @@ ES: dict[str, str] = {
     "keys_lobby": "a aceptar · ? ayuda · q salir",
     "keys_draw": "s robar del mazo · d coger el descarte · h pista · ? ayuda · q salir",
     "keys_discard": "←→/1-8 elegir · Intro descartar · c cerrar · </> mover · h pista · q salir",
-    "keys_wait": "←→ elegir · </> mover · g reagrupar · ? ayuda · q salir",
+    "keys_wait": "←→ elegir · </> mover · g reagrupar · l última mano · ? ayuda · q salir",
     "help_text": (
         "Teclas\n"
         "  s            robar del mazo\n"
@@ -611,7 +611,7 @@ FR: dict[str, str] = {
     "keys_lobby": "a accepter · ? aide · q quitter",
     "keys_draw": "s piocher au talon · d prendre la défausse · h conseil · ? aide · q quitter",
     "keys_discard": "←→/1-8 choisir · Entrée défausser · c fermer · </> déplacer · h conseil",
-    "keys_wait": "←→ choisir · </> déplacer · g regrouper · ? aide · q quitter",
+    "keys_wait": "←→ choisir · </> déplacer · g regrouper · l dernière donne · ? aide · q quitter",
     "help_text": (
         "Touches\n"
         "  s            piocher au talon\n"
