@@ -114,13 +114,29 @@ def run(args: argparse.Namespace) -> int:
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")
 
+        kwargs = glue.kwargs()
+        if bridge is not None:  # "connecting to HOST:PORT…" until the table shows
+            from p2p_chinchon.net.lobby import format_addr
+            from p2p_chinchon.ui.i18n import Translator
+
+            bridge.set_status(Translator(args.lang)("status_joining", addr=format_addr(host, port)))
+            connecting = [True]
+
+            def on_update(view: Any) -> None:
+                if connecting:
+                    connecting.clear()
+                    bridge.set_status("")
+                bridge.update(view)
+
+            kwargs["on_update"] = on_update
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
             result = await join_game(
                 identity=identity, rng=rng, host=host, port=port, player_name=player,
                 transcript_path=path_for, timeouts=C.make_timeouts(args), auto_agree=not human,
                 bind=args.bind, min_proof_rounds=args.min_proof_rounds, expect_fingerprint=fp,
-                **glue.kwargs(),
+                **kwargs,
             )
             nursery.cancel_scope.cancel()
         return result
