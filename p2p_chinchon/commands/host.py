@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         from p2p_chinchon import view as v
         from p2p_chinchon.ui.i18n import Translator
 
-        tr = Translator(args.lang)
+        tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
         lobby = {"port": 0, "updates": 0}
 
         def waiting_status(n: int) -> None:
