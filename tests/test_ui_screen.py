@@ -419,6 +419,8 @@ def test_showdown_hold_ends_when_showdown_time_passes():
     s.set_view(draw_view(rules=rules, hand_no=3))
     assert s.holding() and 4.9 < s.hold_left() <= 5
     clock.t += 5
+    s.key("s")  # the hold is over: the key is the table's, not eaten by the hold
+    assert s.pending == V.Draw("stock")
     assert not s.holding() and "Your hand" in s.render_text()
     quick = dataclasses.replace(RULES, showdown_time=0)
     s = TableScreen(Translator("en"), Faces("french", True, True), clock=clock)

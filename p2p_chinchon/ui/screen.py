@@ -356,6 +356,7 @@ class TableScreen:
         if self.mode == HELP:
             self.mode = NORMAL
             return
+        self.holding()  # a hold whose time has passed is over: this key is for the table
         if self.mode in (HOLD, RECALL) and k != "c-c":
             self.mode = NORMAL  # the key only puts the showdown away
             return
