@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import msgpack
 
@@ -61,6 +61,9 @@ class AuditReport:
     head: str = ""
     proof_rounds: int = 0  # k of the table's cut-and-choose shuffle proofs (soundness 2^-k)
     proof_system: str = ""  # rules.shuffle_proof: terelius-wikstrom or cut-and-choose
+    # eliminations and re-entries: {"after_hand": n, "seat": s, "event": "out"|"reentered",
+    # "total": the seat's total then} (a re-entry restarts the total: the columns add up)
+    marks: list[dict] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -86,6 +89,11 @@ class AuditReport:
                      + (f", shuffle proofs {self.proof_system}" if self.proof_system and not self.proof_rounds else ""))
         for h, row in enumerate(self.scores):
             lines.append(f"  hand {h + 1}: " + "  ".join(f"{names[s] if s < len(names) else s} {p:+d}" for s, p in enumerate(row)))
+            for m in self.marks:
+                if m["after_hand"] == h + 1:
+                    who = names[m["seat"]] if m["seat"] < len(names) else m["seat"]
+                    said = "out at" if m["event"] == "out" else "re-entered at"
+                    lines.append(f"    {who} {said} {m['total']}")
         if self.totals:
             lines.append("totals: " + "  ".join(f"{names[s] if s < len(names) else s} {t}" for s, t in enumerate(self.totals)))
         if self.verdict == "ok":
@@ -101,7 +109,8 @@ class AuditReport:
         return "\n".join(lines)
 
 
-def _fill(report: AuditReport, t: tbl.Table) -> None:
+def _fill(report: AuditReport, t: tbl.Table, marks: list[dict] | None = None) -> None:
+    report.marks = list(marks or [])
     report.players = [{"name": p.name, "fingerprint": p.fingerprint} for p in t.players]
     report.scores = [list(r) for r in t.score_history]
     report.hands = len(t.score_history)
@@ -125,20 +134,43 @@ def _other_version(frame: bytes) -> AuditReport | None:
         f"{PROTOCOL_VERSION} only (use a release that speaks version {v})"))
 
 
-def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditReport:
-    """Replay ``frames`` (envelope encodings in chain order)."""
+def _track(t: tbl.Table, marks: list[dict], seen: dict[int, tuple[bool, int]]) -> None:
+    """Note who went out or re-entered since the last frame (for the score sheet)."""
+    e = t.engine
+    if e is None:
+        return
+    for s in range(len(e.totals)):
+        now = (s in e.eliminated, e.reentries_used[s])
+        was = seen.get(s, (False, 0))
+        if now != was:
+            hand = len(t.score_history)
+            if now[0] and not was[0]:
+                marks.append({"after_hand": hand, "seat": s, "event": "out", "total": e.totals[s]})
+            if now[1] > was[1]:
+                marks.append({"after_hand": hand, "seat": s, "event": "reentered", "total": e.totals[s]})
+            seen[s] = now
+
+
+def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False,
+                 progress: Callable[[int, int], Any] | None = None) -> AuditReport:
+    """Replay ``frames`` (envelope encodings in chain order). ``progress(done, total)`` is
+    called after each frame (a progress display; it must not raise)."""
     t = tbl.Table.observer()
+    marks: list[dict] = []
+    seen: dict[int, tuple[bool, int]] = {}
     for i, frame in enumerate(frames):
+        if progress is not None:
+            progress(i, len(frames))
         try:
             env = wire.decode_envelope(frame)
         except wire.WireError as exc:
             if i == 0 and exc.code == "version" and (other := _other_version(frame)):
                 return other
             r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
-            _fill(r, t)
+            _fill(r, t, marks)
             return r
         if env.kind == "fault" and t.players:
-            return _judge_fault(t, env, frame, i)
+            return _judge_fault(t, env, frame, i, marks)
         try:
             t.replay(frame)
         except tbl.ProtocolViolation as exc:
@@ -147,8 +179,11 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
                 r.verdict = "corrupt"
                 reason = exc.reason if exc.reason.startswith(exc.rule) else f"{exc.rule}: {exc.reason}"
                 r.detail = f"{reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
-            _fill(r, t)
+            _fill(r, t, marks)
             return r
+        _track(t, marks, seen)
+    if progress is not None:
+        progress(len(frames), len(frames))
     r = AuditReport("ok" if t.finished else "incomplete", winner=t.winner)
     if not t.finished:
         if t.fault is not None:
@@ -160,11 +195,11 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False) -> AuditRe
         else:
             step = t.expected()
             r.detail = f"the record stops while {'seat %s' % step.seat if step else 'nobody'} was to send {step.kind if step else 'anything'}"
-    _fill(r, t)
+    _fill(r, t, marks)
     return r
 
 
-def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
+def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int, marks: list[dict]) -> AuditReport:
     """A seat stopped the table with a ``fault``: check its signature and re-check the
     evidence against the state just before it."""
     try:
@@ -173,7 +208,7 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
         r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
         if exc.rule in NOT_ATTRIBUTABLE:
             r.verdict = "corrupt"
-        _fill(r, t)
+        _fill(r, t, marks)
         return r
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
@@ -193,12 +228,13 @@ def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int) -> AuditReport:
         r.detail = f"seat {env.seat} accused seat {accused} ({b['rule']}) but the evidence proves nothing against it"
     else:
         r.detail = f"seat {env.seat} says: {b['rule']}: {b['reason']} (unverifiable from the record)"
-    _fill(r, t)
+    _fill(r, t, marks)
     return r
 
 
-def audit_file(path: str | Path) -> AuditReport:
-    """Load a transcript file (recovering a torn tail) and replay it."""
+def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = None) -> AuditReport:
+    """Load a transcript file (recovering a torn tail) and replay it (``progress``: see
+    :func:`audit_frames`)."""
     res = load_transcript(path)
     if res.errors and res.errors[0].index == 0 and res.errors[0].code == "version":
         other = _other_version(res.frames[0]) if res.frames else None
@@ -211,10 +247,11 @@ def audit_file(path: str | Path) -> AuditReport:
         return AuditReport("corrupt", index=0, detail="no complete envelope in the file (empty, or cut inside the first one)")
     if res.errors:
         first = res.errors[0]
-        r = audit_frames(res.frames[: first.index] if first.index is not None else res.frames)
+        r = audit_frames(res.frames[: first.index] if first.index is not None else res.frames,
+                         progress=progress)
         if r.verdict in ("ok", "incomplete"):
             r.verdict = "corrupt"
             r.index = first.index if first.index is not None else len(res.frames)
             r.detail = f"{first.code}: {first.reason} at byte {first.offset}"
         return r
-    return audit_frames(res.frames, torn_tail=res.torn_tail is not None)
+    return audit_frames(res.frames, torn_tail=res.torn_tail is not None, progress=progress)

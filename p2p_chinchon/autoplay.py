@@ -44,14 +44,27 @@ def discard_intent(bot: Any, view: v.SeatView) -> Any:
     return v.Discard(card)
 
 
-def hint(bot: Any, view: v.SeatView) -> str:
-    """The bot's suggestion for this seat, in words (the UI's hint key)."""
-    if not view.my_turn:
-        return "wait for your turn"
+def suggest(bot: Any, view: v.SeatView) -> Any:
+    """The bot's move for this seat as an intent (:class:`~p2p_chinchon.view.Draw`,
+    ``Discard`` or ``Close``), or None when it is not this seat's turn to draw or discard.
+    The UI's hint key renders it in the player's language and picks its card."""
+    if not view.my_turn or view.step not in ("draw", "discard"):
+        return None
     if view.step == "draw":
-        src = "stock" if view.discard_top is None else bot.choose_draw(list(view.hand), view.discard_top)
+        if view.discard_top is None:
+            return v.Draw("stock")
+        return v.Draw(bot.choose_draw(list(view.hand), view.discard_top))
+    return discard_intent(bot, view)
+
+
+def hint(bot: Any, view: v.SeatView) -> str:
+    """The bot's suggestion for this seat, in English words (see :func:`suggest`)."""
+    intent = suggest(bot, view)
+    if intent is None:
+        return "wait for your turn"
+    if isinstance(intent, v.Draw):
+        src = intent.source
         return f"draw from the {src}" if src == "stock" else f"take the {view.discard_top} from the discard pile"
-    intent = discard_intent(bot, view)
     if isinstance(intent, v.Close):
         pts = next((p for c, p, _ in view.close_options if c == intent.card), None)
         return f"close, putting {intent.card} face down ({pts} points)"

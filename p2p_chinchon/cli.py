@@ -92,5 +92,6 @@ def _main(argv: list[str]) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C means leave: say so in one line, no traceback
+        print(f"p2p-chinchon {args.command}: interrupted (Ctrl-C): left", file=sys.stderr)
         return 130

@@ -1,6 +1,7 @@
 """The melds, score and rules commands (in process, through p2p_chinchon.cli.main)."""
 
 import json
+import re
 
 import pytest
 
@@ -201,8 +202,10 @@ def test_rules_command(capsys):
     for word in ("classic", "online", "fournier", "cardgames", "deck", "decks", "jokers",
                  "limit", "reentries", "close_max_points", "lay_off"):
         assert word in out
-    code, out, _ = run(capsys, "rules", "online")
-    assert code == 0 and "001" in out and "Silent, chosen" in out
+    code, out, _ = run(capsys, "rules", "online", "--lang", "en")
+    # issue 13: the rules in words for players, free of document and case ids
+    assert code == 0 and "- Close with all matched" in out and "wild" in out
+    assert not re.search(r"\b00[0-3]\b|\b[A-Z]\d+\b|Silent, chosen", out), out
     code, out, _ = run(capsys, "rules", "--json")
     d = json.loads(out)
     assert d["classic"]["limit"] == 100 and d["online"]["limit"] == 50

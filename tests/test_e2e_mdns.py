@@ -62,7 +62,7 @@ def test_three_namespaces_play_a_game_found_by_mdns(tmp_path: Path) -> None:
     step = ["--timeout", "30"]  # a stuck peer fails the game in 30 s, not 90
     weak = ["--min-proof-rounds", "4"]  # joiners accept the test's k = 4 (they refuse < 40 by default)
     argv = {
-        "host": _cli("host", "--bot", "--seats", "3", "--name", TABLE, "--player", "Host", "--seed", "e2e-host",
+        "host": _cli("host", "--bot", "--seats", "3", "--table-name", TABLE, "--name", "Host", "--seed", "e2e-host",
                      *GAME, *step, "--transcript", str(chn["host"])),
         "ana": _cli("join", TABLE, "--bot", "--name", "Ana", "--seed", "e2e-ana", "--browse", "4",
                     *step, *weak, "--transcript", str(chn["ana"])),

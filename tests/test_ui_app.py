@@ -82,7 +82,7 @@ def test_a_hand_played_with_keys():
         keys("s")
         got.append(await next_intent(bridge))
         bridge.update(discard_view())
-        keys("3h\r\r")  # type a card name, Enter picks it, Enter discards it
+        keys("3h\r")  # type a card name, one Enter discards it
         got.append(await next_intent(bridge))
         bridge.update(waiting_view())
         await settle()
@@ -93,7 +93,8 @@ def test_a_hand_played_with_keys():
         bridge.update(discard_view(close_options=((DRAWN, 3, False),), first_round=False))
         await settle()
         screen_close = ui.snapshot(80, 24)
-        keys("c")  # the drawn K♦ is picked: closing with it is allowed
+        assert ui.screen.picked is None  # after taking the discard nothing is picked (issue 13)
+        keys("Kdc")  # name the K♦, then c closes with it
         got.append(await next_intent(bridge))
         return got, screen_wait, screen_close
 
@@ -235,7 +236,8 @@ def test_table_picker_quit_returns_none():
 
         return await bridge.pick_table(heard())
 
-    assert play(script)[0] is None
+    result, ui = play(script)
+    assert result is None and ui.screen.mode != FINAL  # ends at once: no key is swallowed
 
 
 def test_bridge_ask_yes_no():

@@ -35,7 +35,7 @@ def draw_view(**kw):
                       hand_no=1, dealer=2, to_play=0, step="draw", hand=HAND,
                       discard_top=Card(12, 2), discard_size=4, stock_size=23,
                       last_from_discard={1: Card(4, 3)},
-                      log=("Ben took 4♣ from the discard pile", "Ben discarded K♠"))
+                      log=("Ben took 4♣ from the discard pile", "Ben discarded K♠"), log_total=2)
     return dataclasses.replace(base, **kw)
 
 

@@ -69,6 +69,11 @@ class Person:
             view = scr.view
             if view is None or scr.pending is not None or scr.typed:
                 continue
+            if scr.holding():  # the end of a hand waits for a key (issue 13)
+                self.seen.setdefault("held", self.text())
+                self.keys("x")
+                await wait_for(lambda: not scr.holding())
+                continue
             state = (view.phase, view.hand_no, view.to_play, view.step, view.reentry_offer,
                      len(view.hand), view.log_total)
             text = self.text()
@@ -113,7 +118,7 @@ class Person:
         assert m, hint
         face = m.group(1)
         if self.turns % 2:
-            self.keys(typed_name(face) + "\r")  # type the card's name; Enter picks it
+            self.keys(typed_name(face))  # type the card's name: it is picked as it is typed
         else:  # walk to it with the arrow keys
             cards = scr.display_hand()[0]
             target = next(i for i, c in enumerate(cards) if str(c) == face)
@@ -214,7 +219,7 @@ def test_whole_game_against_two_bot_peers_with_keys(tmp_path):
     win_text = "You win the game!" if winner == 0 else f"{names[winner]} wins the game!"
     assert win_text in final.splitlines()[0] and win_text in final
     totals = results[0].totals
-    assert re.search(r"^Total +" + " +".join(rf"(X )?{t}" for t in totals) + "$", final, re.M)
+    assert re.search(r"^Total +" + " +".join(rf"{t}✗?" for t in totals) + "$", final, re.M)
     assert "Press any key to finish." in final
     for shown in (person.seen["showdown"], final):  # the first hand's showdown, the last one
         assert re.search(r"^(You|Bruno|Carla) closed\.$", shown, re.M), shown

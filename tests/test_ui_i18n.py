@@ -91,3 +91,74 @@ def test_rules_in_words_reflects_the_fields():
     assert "After a close, players lay off only on the closer's melds." in cardgames
     online = rules_in_words(PRESETS["online"], tr)
     assert "Ad is wild." in online and "Over 50 points you are out." in online
+
+
+# ---------------------------------------------------------------- issue 13 item 5: the walk
+
+# words that only English uses; the line-mode commands (draw, stock, discard, close, agree,
+# reenter, yes, no, hint, help, quit, last) are English in every language by design
+ENGLISH = {"the", "you", "your", "and", "with", "from", "pile", "hand", "wins", "press", "key",
+           "waiting", "turn", "cards", "seat", "seats", "out", "took",
+           "threw", "drew", "shuffling", "dealing", "winner", "totals", "nobody", "any",
+           "shows", "again", "back", "card", "pick", "move", "leave", "hint:", "is", "of"}
+COMMANDS = {"draw", "stock", "discard", "close", "agree", "reenter", "yes", "no", "hint",
+            "help", "quit", "card", "cards", "n", "s", "d", "h", "l", "p2p", "chinchon", "audit"}
+
+
+def sample_fields(template: str) -> dict[str, str]:
+    return {name: f"<{name}>" for name in fields_of(template)}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_walk_every_message_in_every_language(lang):
+    """Format every message with every field; Spanish and French ones use no English word."""
+    tr = Translator(lang)
+    for key in EN:
+        text = tr(key, **sample_fields(EN[key]))
+        assert text.strip() and "{" not in text and "}" not in text, (lang, key)
+        for name in fields_of(EN[key]):
+            assert f"<{name}>" in text, (lang, key, name)
+        if lang != "en" and not key.startswith("line_"):
+            words = {w.lower() for w in re.findall(r"[^\W\d_]+", re.sub(r"<\w+>", "", text))}
+            assert not (words & ENGLISH) - COMMANDS, (lang, key, text)
+
+
+@pytest.mark.parametrize("lang", ["es", "fr"])
+def test_walk_every_screen_in_spanish_and_french(lang):
+    """Every mode of the table screen, drawn at 80x24, says nothing in English."""
+    import dataclasses
+
+    from test_ui_fakes import (SPANISH, discard_view, draw_view, lobby, showdown_view,
+                               waiting_view)
+
+    from p2p_chinchon import view as V
+    from p2p_chinchon.engine import Card
+    from p2p_chinchon.ui.lobby import TablePicker
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    def english_in(text: str) -> set[str]:
+        text = text.replace("p2p-chinchón", "").replace("kitchen", "")
+        words = {w.lower() for w in re.findall(r"[^\W\d_]+", text)}
+        return words & ENGLISH - {"n", "s"}
+
+    hint = lambda v: V.Discard(Card(3, 1))  # noqa: E731
+    views = [lobby(SPANISH), draw_view(rules=SPANISH), waiting_view(rules=SPANISH),
+             discard_view(rules=SPANISH, close_options=((Card(12, 0), 3, False),), first_round=False),
+             draw_view(rules=SPANISH, phase=V.SHUFFLING, progress=(2, 9, "shuffle by Ben")),
+             showdown_view(rules=SPANISH, reentry_offer=True),
+             showdown_view(rules=SPANISH, phase=V.OVER, winner=2)]
+    for view in views:
+        view = dataclasses.replace(view, log=())
+        for keys in ((), ("h",), ("?",), ("q",), ("l",), ("x", "x")):
+            s = TableScreen(Translator(lang), Faces("spanish"), hint=hint)
+            s.set_view(view)
+            for k in keys:
+                s.key(k)
+            text = s.render_text(80, 24)
+            assert not english_in(text), (lang, view.phase, keys, english_in(text), text)
+    s = TableScreen(Translator(lang), Faces("spanish"))
+    s.start_picker(TablePicker(lambda t: None))
+    assert not english_in(s.render_text(80, 24))
+    s.node_done(Translator(lang)("game_finished"))
+    assert not english_in(s.render_text(80, 24))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import dataclasses
 from dataclasses import dataclass
 
 import pytest
 import trio
-from test_ui_fakes import DRAWN, discard_view, draw_view, lobby, showdown_view, waiting_view
+from test_ui_fakes import (DRAWN, SPANISH, discard_view, draw_view, lobby, showdown_view,
+                           waiting_view)
 
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card
@@ -30,6 +32,11 @@ from p2p_chinchon.ui.lines import (Command, CommandError, parse_command, run_lin
     ("quit", Command("quit")),
     ("help", Command("help")),
     ("hint", Command("hint")),
+    ("h", Command("hint")),  # as on the full screen (issue 13 item 8)
+    ("?", Command("help")),
+    ("l", Command("showdown")),
+    ("Kd", Command("discard", "Kd")),  # a bare card name discards it
+    ("7 oros", Command("discard", "7 oros")),
     ("2", Command("number", 2)),
     ("", None),
 ])
@@ -81,11 +88,11 @@ def test_to_intent_checks_the_moment_and_the_card():
                      showdown_view(reentry_offer=True)) == V.Reenter(False)
 
 
-async def session(script_text, node, lang="en"):
+async def session(script_text, node, lang="en", hint=None):
     out = io.StringIO()
     with trio.fail_after(10):
         result = await run_line_mode_async(node, stdin=io.StringIO(script_text), stdout=out,
-                                           lang=lang, charset="unicode")
+                                           lang=lang, charset="unicode", hint=hint)
     return result, out.getvalue()
 
 
@@ -135,7 +142,8 @@ async def test_end_of_input_leaves_the_table():
         return await bridge.intents.receive()
 
     intent, _ = await session("", node)
-    assert isinstance(intent, V.Leave) and intent.reason == "end of input"
+    # the others read the plain reason, not our internal one (issue 13 item 8)
+    assert intent == V.Leave() and intent.reason == "left the table"
 
 
 async def test_showdown_and_winner_printed_in_spanish():
@@ -240,3 +248,47 @@ async def test_host_already_agreed_so_moves_typed_in_the_lobby_wait():
     assert second == V.Discard(Card(3, 1))
     assert "K♦ 3♥" in out
     assert "It is not your turn" not in out and "Type agree" not in out
+
+
+async def test_bare_digit_and_card_name_discard_like_the_full_screen():
+    async def node(bridge):
+        got = []
+        bridge.update(discard_view())
+        got.append(await bridge.intents.receive())
+        bridge.update(waiting_view())
+        await trio.sleep(0.01)
+        bridge.update(discard_view())
+        got.append(await bridge.intents.receive())
+        return got
+
+    (first, second), out = await session("8\nKd\n", node)
+    assert isinstance(first, V.Discard) and second == V.Discard(DRAWN)
+    assert "Unknown command" not in out
+
+
+async def test_hint_in_line_mode_is_worded_in_spanish_with_spanish_cards():
+    async def node(bridge):
+        bridge.update(discard_view(rules=SPANISH))
+        await trio.sleep(0.05)
+        return None
+
+    _, out = await session("h\n", node, lang="es",
+                           hint=lambda v: V.Discard(Card(12, 0)))
+    assert "Pista: descarta rey oros" in out
+
+
+async def test_log_lines_printed_once_each_by_their_count():
+    """The log is a window of the last lines; log_total says how many are new, so a line that
+    repeats ("Bruno draws from the stock") is neither dropped nor printed twice."""
+    async def node(bridge):
+        w = waiting_view()
+        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)",), log_total=1))
+        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)",), log_total=1))
+        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)", "Ben discards K♠",
+                                                  "Ben discards K♠"), log_total=3))
+        bridge.update(dataclasses.replace(w, log=("Ben discards K♠", "Ben discards K♠"),
+                                          log_total=4))  # the window slid by one
+        await trio.sleep(0.01)
+
+    _, out = await session("", node)
+    assert out.count("Ben sat down (3/3)") == 1 and out.count("Ben discards K♠") == 3, out

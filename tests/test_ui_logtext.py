@@ -84,7 +84,7 @@ def test_spanish_and_french_with_spanish_faces():
     es, fr = Translator("es"), Translator("fr")
     spanish = Faces("spanish", True, False)
     assert say("Ana discards 7♦", es, spanish) == "Descartas 7 oros"
-    assert say("Ben draws from the discard: J♠", es, spanish) == "Ben coge sota esp. del descarte"
+    assert say("Ben draws from the discard: J♠", es, spanish) == "Ben coge sota espadas del descarte"
     assert say("Ana draws from the stock", fr) == "Vous piochez dans le talon"
     assert say("Carla closes", fr) == "Carla ferme !"
 
@@ -152,7 +152,7 @@ def test_hand_number_after_a_close_and_last_showdown_while_shuffling():
     shuffling = dataclasses.replace(view, phase=V.SHUFFLING, progress=(3, 9, "shuffle by Ben"))
     text = make(shuffling).render_text(80, 24)
     assert "hand 3 · shuffling and dealing" in text.splitlines()[0]
-    assert "Last hand (2):" in text and "Carla closed." in text and "3/9 shuffle by Ben" in text
+    assert "Last hand (2):" in text and "Carla closed." in text and "Shuffling: Ben (4 of 9)" in text
 
 
 def test_leaving_is_not_blamed_as_a_fault():
@@ -179,4 +179,4 @@ def test_must_agree_only_once_seated_and_not_agreed():
 def test_log_in_spanish_table_faces():
     view = draw_view(rules=SPANISH, log=("Ana discards 7♦", "Ben draws from the discard: K♠"))
     text = make(view, "es").render_text(80, 24)
-    assert "Descartas 7 oros" in text and "Ben coge rey esp. del descarte" in text
+    assert "Descartas 7 oros" in text and "Ben coge rey espadas del descarte" in text

@@ -15,9 +15,9 @@ ES = Faces("spanish", True, True)
 
 @pytest.mark.parametrize("card,fr,ascii_,es,es_compact", [
     (Card(7, 0), "7♦", "7d", "7 oros", "7o"),
-    (Card(11, 2), "Q♠", "Qs", "cab. esp.", "Ce"),
-    (Card(10, 2), "J♠", "Js", "sota esp.", "Se"),
-    (Card(12, 3), "K♣", "Kc", "rey bast.", "Rb"),
+    (Card(11, 2), "Q♠", "Qs", "caballo espadas", "Ce"),
+    (Card(10, 2), "J♠", "Js", "sota espadas", "Se"),
+    (Card(12, 3), "K♣", "Kc", "rey bastos", "Rb"),
     (Card(1, 1), "A♥", "Ah", "1 copas", "1c"),
     (Card(13, 1), "10♥", "10h", "diez copas", "10c"),
     (Card(0, 1), "JK", "JK", "comodín", "*"),

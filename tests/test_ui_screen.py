@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from test_ui_fakes import (DRAWN, HAND, RULES, SPANISH, discard_view, draw_view, lobby,
@@ -13,7 +14,7 @@ from p2p_chinchon.engine import Card, parse_cards
 from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, HELP, TableScreen
-from p2p_chinchon.ui.text import width
+from p2p_chinchon.ui.text import plain, width
 
 
 def make(view=None, lang="en", faces=Faces("french", True, True), hint=None):
@@ -77,14 +78,15 @@ def test_arrows_and_digits_pick_by_display_position():
     assert sent == [V.Discard(cards[2])]
 
 
-def test_typed_card_name_picks_then_enter_discards():
+def test_typed_card_name_discards_with_one_enter():
     s, sent, _ = make(discard_view())
     press(s, "3", "h")  # "3" picks position 3 at once, "3h" then names the 3♥
     assert s.picked == Card(3, 1)
     press(s, "enter")
-    assert sent == []  # the first Enter only confirms the pick
-    press(s, "enter")
-    assert sent == [V.Discard(Card(3, 1))]
+    assert sent == [V.Discard(Card(3, 1))]  # issue 13 item 3: one Enter, not two
+    s, sent, _ = make(draw_view())
+    press(s, "3", "h", "enter")  # before drawing the name only picks
+    assert sent == [] and s.picked == Card(3, 1)
 
 
 def test_digit_then_command_letter_is_a_command_unless_it_names_a_card():
@@ -118,9 +120,9 @@ def test_close_only_when_close_options_allow():
     assert sent == [] and "may not close" in s.message
     opts = ((DRAWN, 3, False),)
     s, sent, _ = make(discard_view(close_options=opts, first_round=False))
-    press(s, "3", "h", "enter", "c")  # the 3♥ is not a legal closing discard
+    press(s, "3", "h", "c")  # the 3♥ is not a legal closing discard
     assert sent == [] and "discard K♦" in s.message
-    press(s, "K", "d", "enter", "c")
+    press(s, "K", "d", "c")  # a typed name, then c: close with it
     assert sent == [V.Close(DRAWN)]
 
 
@@ -150,12 +152,45 @@ def test_quit_needs_confirmation_then_sends_leave():
     assert sent == [V.Leave()]
 
 
-def test_spanish_quit_confirmation_accepts_si():
-    s, sent, _ = make(draw_view(), lang="es")
+@pytest.mark.parametrize("lang", ["en", "es", "fr"])
+def test_no_game_key_answers_a_question(lang):
+    """Issue 13 item 1: `q` then `s` must not leave; y is the only yes, in every language."""
+    s, sent, _ = make(draw_view(), lang=lang)
     press(s, "q")
-    assert "Dejar la mesa" in s.message
-    press(s, "s")
+    question = s.message
+    assert "y = " in question and s.mode == CONFIRM_QUIT
+    for k in ("s", "d", "o", "c", "h", "a", "enter", "1", "<", "g", "l"):
+        press(s, k)
+        assert sent == [] and s.mode == CONFIRM_QUIT, k
+    press(s, "y")
     assert sent == [V.Leave()]
+    answers = []
+    s, sent, _ = make(draw_view(), lang=lang)
+    s.start_ask("Let Carla sit down?", answers.append)
+    press(s, "s", "d", "o", "enter", "c")
+    assert answers == [] and sent == []
+    press(s, "y")
+    assert answers == [True]
+    s, sent, _ = make(showdown_view(reentry_offer=True), lang=lang)
+    assert "y = " in s.render_text()
+    press(s, "s", "o", "d", "enter")
+    assert sent == []
+    press(s, "y")
+    assert sent == [V.Reenter(True)]
+
+
+def test_yes_keys_are_no_game_keys():
+    """Whole kind: the yes key is no action in any other mode, and every key bar that asks a
+    question names it."""
+    from p2p_chinchon.ui.screen import COMMAND_KEYS, NO_KEYS, YES_KEYS
+
+    game = {"s", "d", "c", "h", "q", "g", "a", "l", "?", "<", ">"}
+    assert not YES_KEYS & game and not NO_KEYS & game
+    assert {"y", "n"} <= COMMAND_KEYS  # they never start a typed card name
+    for lang in ("en", "es", "fr"):
+        tr = Translator(lang)
+        for key in ("confirm_quit", "reentry_question", "keys_yes_no"):
+            assert "y" in tr(key).replace("y =", "y ").split() or "y = " in tr(key), (lang, key)
 
 
 def test_reentry_answer_once_per_offer():
@@ -232,7 +267,13 @@ def test_playing_screen_shows_everything_at_80x24():
         line = next(l for l in text.splitlines() if name in l)
         assert f"total {total}" in line
     assert "▶ Ana" in text  # whose turn
-    assert "took 4♣" in next(l for l in text.splitlines() if "Ben" in l)
+    s.set_view(waiting_view(discard_size=4, discard_top=Card(3, 0)))  # Ben to play
+    s.set_view(discard_view(discard_size=4, last_from_discard={1: Card(4, 3)}))  # he took 4♣
+    t2 = lines_of(s)
+    assert "took 4♣, threw K♠" in next(l for l in t2.splitlines() if "Ben" in l)
+    s.set_view(waiting_view(discard_size=5, hand_no=1))
+    s.set_view(discard_view(discard_size=6, hand_no=1, discard_top=Card(2, 0)))
+    assert "drew, threw 2♦" in next(l for l in lines_of(s).splitlines() if "Ben" in l)
     assert "dealer" in next(l for l in text.splitlines() if "Carla" in l)
     assert "You may close (c): K♦ → 3" in text
     assert "Ben discarded K♠" in text  # log
@@ -253,7 +294,7 @@ def test_showdown_screen_shows_hands_scores_elimination_winner():
     assert ana.rstrip().endswith("12")
     rows = [l.split() for l in text.splitlines() if l.split()[:1] in (["1"], ["2"], ["Total"])]
     assert rows == [["1", "3", "77", "46"], ["2", "12", "27", "3"],
-                    ["Total", "15", "X", "104", "49"]]
+                    ["Total", "15", "104✗", "49"]]
     assert "Ben is out (104 points)." in text
     assert "Carla wins the game!" in text
 
@@ -263,6 +304,12 @@ def test_progress_and_status_lines():
     s.set_status("connected to 2 peers")
     text = lines_of(s)
     assert "3/8 verifying shuffle proofs" in text and "connected to 2 peers" in text
+    # a message does not hide the status (presence: "waiting for Carla (1:55)")
+    s, _, _ = make(draw_view())
+    s.set_status("Carla disconnected: waiting for her (1:55)")
+    s.key("c")  # "Draw first": a message
+    rows = [plain(r) for r in s.render(80, 24)]
+    assert rows[-2].startswith("Draw first") and "Carla disconnected: waiting for her (1:55)" in rows
 
 
 def test_fault_is_shown():
@@ -301,7 +348,7 @@ def test_spanish_faces_and_language():
         "5-oros 6-oros 7-oros sota-espadas sota-copas sota-bastos 3-copas rey-oros"))),
         lang="es")
     text = lines_of(s)
-    assert "5 oros" in text and "sota esp." in text and "Tu mano" in text
+    assert "5 oros" in text and "sota espadas" in text and "Tu mano" in text
     assert "Mazo: 22" in text
     press(s, "r", "e", "y", " ", "o", "enter")  # typed Spanish name picks the card
     assert s.picked == Card(12, 0)
@@ -323,3 +370,140 @@ def test_observer_view_has_no_hand_and_no_turn():
     lines_of(s)
     press(s, "s")
     assert sent == []
+
+
+# ---------------------------------------------------------------- issue 13: the end of a hand
+
+class Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+def hand_over_view(**kw):
+    kw.setdefault("seats", fakes_seats((15, 30, 49)))
+    return showdown_view(phase=V.HAND_OVER, **kw)
+
+
+def fakes_seats(totals, eliminated=()):
+    from test_ui_fakes import seats
+
+    return seats(totals, eliminated)
+
+
+def test_showdown_is_held_until_a_key_then_recalled_with_l():
+    clock = Clock()
+    s = TableScreen(Translator("en"), Faces("french", True, True), clock=clock)
+    s.set_view(draw_view())
+    s.set_view(hand_over_view())
+    s.set_view(draw_view(hand_no=3, score_history=hand_over_view().score_history))
+    text = s.render_text()
+    assert s.holding() and "Hand 2, as shown:" in text
+    assert "Carla closed." in text and "laid off 4♦" in text and "any key" in text
+    s.key("s")  # the key only puts the showdown away: it does not draw
+    assert not s.holding() and "Your hand" in s.render_text()
+    s.key("l")
+    assert "Hand 2, as shown:" in s.render_text() and "Total" in s.render_text()
+    s.key("x")
+    assert "Your hand" in s.render_text()
+
+
+def test_showdown_hold_ends_when_showdown_time_passes():
+    clock = Clock()
+    rules = dataclasses.replace(RULES, showdown_time=5)
+    s = TableScreen(Translator("en"), Faces("french", True, True), clock=clock)
+    s.set_view(draw_view(rules=rules))
+    s.set_view(hand_over_view(rules=rules))
+    s.set_view(draw_view(rules=rules, hand_no=3))
+    assert s.holding() and 4.9 < s.hold_left() <= 5
+    clock.t += 5
+    s.key("s")  # the hold is over: the key is the table's, not eaten by the hold
+    assert s.pending == V.Draw("stock")
+    assert not s.holding() and "Your hand" in s.render_text()
+    quick = dataclasses.replace(RULES, showdown_time=0)
+    s = TableScreen(Translator("en"), Faces("french", True, True), clock=clock)
+    s.set_view(draw_view(rules=quick))
+    s.set_view(hand_over_view(rules=quick))
+    assert not s.holding()
+
+
+def test_score_sheet_marks_out_and_reentry_so_columns_add_up():
+    s = TableScreen(Translator("en"), Faces("french", True, True), clock=Clock())
+    hist1 = ((3, 77, 46),)
+    s.set_view(draw_view(seats=fakes_seats((3, 77, 46)), score_history=hist1))
+    hist2 = hist1 + ((12, 27, 3),)
+    s.set_view(hand_over_view(seats=fakes_seats((15, 104, 49), eliminated=(1,)),
+                              score_history=hist2))
+    back = tuple(dataclasses.replace(x, reentries_used=1) if x.seat == 1 else x
+                 for x in fakes_seats((15, 49, 49)))
+    s.set_view(hand_over_view(seats=back, score_history=hist2))
+    s.key("z")
+    text = "\n".join(plain_line for plain_line in s.render_text(80, 40).splitlines())
+    rows = [l.split() for l in text.splitlines() if l.split()[:1] in (["1"], ["2"], ["re-in"])]
+    assert rows == [["1", "3", "77", "46"], ["2", "12", "27✗", "3"], ["re-in", "=49"]]
+    assert "Ben: out at 104 after hand 2, re-entered at 49" in text
+    assert re.search(r"^Total +15 +49 +49$", text, re.M), text
+
+
+def test_bell_on_my_turn_and_on_a_close():
+    s = TableScreen(Translator("en"), Faces("french", True, True), clock=Clock())
+    s.set_view(waiting_view())
+    assert s.take_bells() == 0
+    s.set_view(draw_view())
+    assert s.take_bells() == 1 and s.take_bells() == 0
+    s.set_view(discard_view())
+    assert s.take_bells() == 0
+    s.set_view(hand_over_view())
+    assert s.take_bells() == 1
+
+
+def test_after_taking_the_discard_enter_does_not_throw_it_back():
+    taken = Card(12, 2)  # the K♠ on the pile
+    s, sent, _ = make(draw_view())
+    press(s, "d")
+    s.set_view(discard_view(hand=HAND + (taken,), discard_size=3))
+    assert s.picked is None
+    press(s, "enter")
+    assert sent == [V.Draw("discard")] and "Pick a card first" in s.message
+    s, sent, _ = make(draw_view(), hint=lambda v: V.Discard(Card(3, 1)))
+    press(s, "d")
+    s.set_view(discard_view(hand=HAND + (taken,), discard_size=3))
+    assert s.picked == Card(3, 1)  # the hint's card
+    press(s, "enter")
+    assert sent[-1] == V.Discard(Card(3, 1))
+    s, sent, _ = make(draw_view(), hint=lambda v: V.Discard(taken))  # a hint to throw it back
+    press(s, "d")
+    s.set_view(discard_view(hand=HAND + (taken,), discard_size=3))
+    assert s.picked is None  # Enter still does not throw the taken card back by itself
+
+
+@pytest.mark.parametrize("lang, want", [("en", "Hint: discard 3 oros"),
+                                        ("es", "Pista: descarta 3 oros"),
+                                        ("fr", "Conseil : défaussez 3 oros")])
+def test_hint_is_worded_in_the_language_and_the_decks_notation_and_picks(lang, want):
+    view = discard_view(rules=SPANISH, hand=tuple(parse_cards("5d 6d 7d Qs Qh Qc 3d Kd")))
+    s, sent, _ = make(view, lang=lang, hint=lambda v: V.Discard(Card(3, 0)))
+    press(s, "h")
+    assert s.message == want and s.picked == Card(3, 0) and sent == []
+
+
+def test_eight_cards_show_the_deadwood_after_the_best_discard():
+    s, _, _ = make(discard_view())  # 5-6-7♦, three queens, 3♥ and the drawn K♦
+    assert s.best_discard() == (3, DRAWN)
+    assert "Your hand: deadwood 3 after discarding K♦" in s.render_text()
+    s, _, _ = make(draw_view())
+    assert "Your hand: deadwood 3 ·" in s.render_text()
+
+
+def test_showdown_says_onto_whose_meld_a_card_was_laid_off():
+    sd = showdown_view().showdown
+    # 4♥ extends Carla's A-2-3♥; J♦ fits Carla's jacks and Ana's 5-6-7♦ (7 and J are
+    # neighbours in 40 cards): two owners, so no arrow rather than a guess
+    ben = dataclasses.replace(sd[2], laid_off=(Card(4, 1), Card(10, 0)),
+                              deadwood=tuple(parse_cards("Kd 7c")))
+    s, _, _ = make(showdown_view(showdown=(sd[0], sd[1], ben)))
+    s.key("x")
+    line = next(l for l in s.render_text().splitlines() if l.startswith("Ben "))
+    assert "laid off 4♥→Carla J♦ deadwood K♦ 7♣" in line, line

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 import time
 from pathlib import Path
@@ -34,6 +36,7 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
     p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
+    p.add_argument("--no-bell", dest="bell", action="store_false", help="no terminal bell on your turn or a close")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a peer's automatic step (default 90)")
 
@@ -52,9 +55,10 @@ def default_transcript(label: str) -> Path:
 class ConsolePrinter:
     """Prints a seat's public log as it grows (``--no-ui``, bots)."""
 
-    def __init__(self, out: Any = None, prefix: str = "") -> None:
+    def __init__(self, out: Any = None, prefix: str = "", ascii: bool = False) -> None:
         self.out = out or sys.stdout
         self.prefix = prefix
+        self.ascii = ascii  # --charset ascii (or a terminal without Unicode): spell suits out
         self.seen = 0
 
     def __call__(self, view: v.SeatView) -> None:
@@ -62,6 +66,10 @@ class ConsolePrinter:
         if fresh <= 0:
             return
         for line in view.log[-fresh:] if fresh <= len(view.log) else view.log:
+            if self.ascii:
+                from p2p_chinchon.ui.text import asciify, plain
+
+                line = plain(asciify([("", line)]))
             print(f"{self.prefix}{line}", file=self.out, flush=True)
         self.seen = view.log_total
 
@@ -71,7 +79,7 @@ def finish(result: Any, args: argparse.Namespace) -> int:
     if result is None:
         return 1
     if not args.quiet:
-        print_result(result)
+        print_result(result, lang=getattr(args, "lang", None))
     return exit_code(result)
 
 
@@ -81,23 +89,30 @@ def exit_code(result: Any) -> int:
     return 0 if f is None or (f.rule == "left" and f.seat == result.seat) else 1
 
 
-def print_result(result: Any, names: list[str] | None = None, out: Any = None) -> None:
+def print_result(result: Any, names: list[str] | None = None, out: Any = None,
+                 lang: str | None = None) -> None:
+    """The exit summary, in ``lang`` (None: the locale; ui/i18n.py ``exit_*`` messages)."""
+    from p2p_chinchon.ui.i18n import Translator
+
+    tr = Translator(lang)
     out = out or sys.stdout
     names = list(result.names or names or [])
-    names += [f"seat {i}" for i in range(len(names), 8)]
+    names += [tr("exit_seat", n=i) for i in range(len(names), 8)]
     if result.fault is not None and result.fault.rule == "left" and result.fault.seat == result.seat:
-        print("you left the table", file=out)
+        print(tr("you_left"), file=out)
     elif result.fault is not None:
         f = result.fault
-        who = f"seat {f.seat} ({names[f.seat]})" if f.seat is not None and f.seat < len(names) else "nobody"
-        print(f"table stopped: {who}: {f.rule}: {f.reason}", file=out)
+        who = (tr("exit_who", n=f.seat, name=names[f.seat]) if f.seat is not None and f.seat < len(names)
+               else tr("exit_nobody"))
+        print(tr("exit_stopped", who=who, rule=f.rule, reason=f.reason), file=out)
     elif result.winner is not None:
-        print(f"winner: {names[result.winner]} (seat {result.winner})", file=out)
+        print(tr("exit_winner", name=names[result.winner], n=result.winner), file=out)
     if result.totals:
-        print("totals: " + ", ".join(f"{names[i]} {t}" for i, t in enumerate(result.totals)), file=out)
+        print(tr("exit_totals", totals=", ".join(f"{names[i]} {t}" for i, t in enumerate(result.totals))),
+              file=out)
     if result.transcript:
-        print(f"transcript: {result.transcript}", file=out)
-        print(f"check it:   p2p-chinchon audit {result.transcript}", file=out)
+        print(tr("exit_transcript", path=result.transcript), file=out)
+        print(tr("exit_check", path=result.transcript), file=out)
 
 
 def make_timeouts(args: argparse.Namespace) -> Any:
@@ -113,19 +128,20 @@ def want_tui(args: argparse.Namespace) -> bool:
     return not args.bot and not getattr(args, "lines", False) and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def human_hint() -> Callable[[v.SeatView], str]:
-    from p2p_chinchon.autoplay import hint
+def human_hint() -> Callable[[v.SeatView], Any]:
+    """The hint key's provider: the bot's move as an intent (the UI words it and picks its card)."""
+    from p2p_chinchon.autoplay import suggest
     from p2p_chinchon.local import make_bot
 
     cache: dict = {}
 
-    def h(view: v.SeatView) -> str:
+    def h(view: v.SeatView) -> Any:
         bot = cache.get(id(view.rules))
         if bot is None:
             import secrets
 
             bot = cache[id(view.rules)] = make_bot(view.rules, secrets)
-        return hint(bot, view)
+        return suggest(bot, view)
 
     return h
 
@@ -151,9 +167,18 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
         leaf = exc
         while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
             leaf = leaf.exceptions[0]
+        if isinstance(leaf, KeyboardInterrupt) or (
+                isinstance(exc, BaseExceptionGroup) and exc.subgroup(KeyboardInterrupt) is not None):
+            raise KeyboardInterrupt from None  # Ctrl-C: one line from the command line, no traceback
         if not isinstance(leaf, expected):
             raise
         text = str(leaf)
+        if isinstance(leaf, socket.gaierror):  # e.g. --connect nohost:5000
+            text = f"host not found ({leaf.strerror})"
+        elif isinstance(leaf, OSError) and leaf.errno == errno.EADDRINUSE:
+            port = getattr(args, "port", None)
+            text = (f"port {port} is already in use (another table on this laptop? try another --port)"
+                    if port else "the address is already in use")
         if isinstance(leaf, ProtocolViolation) and leaf.rule == "weak_proofs":
             text += " (join with --min-proof-rounds K to accept it)"
         print(f"p2p-chinchon {command}: {text}", file=sys.stderr)
@@ -168,13 +193,16 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     if human and want_tui(args):
         from p2p_chinchon.ui.app import run_with_ui
 
-        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint())
+        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint(), bell=args.bell)
     if human:
         from p2p_chinchon.ui.lines import run_line_mode
 
         return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang,
-                             charset=args.charset, hint=human_hint())
-    printer = None if args.quiet else ConsolePrinter()
+                             charset=args.charset, hint=human_hint(), bell=args.bell)
+    from p2p_chinchon.ui.render import detect_charset
+
+    unicode, _ = detect_charset(getattr(args, "charset", "auto"), encoding=getattr(sys.stdout, "encoding", None))
+    printer = None if args.quiet else ConsolePrinter(ascii=not unicode)
     return trio.run(main, None, printer)
 
 

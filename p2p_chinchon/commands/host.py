@@ -11,29 +11,18 @@ from p2p_chinchon.commands import _common as C
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    # Here --name is the table's name (issue 5: `host [--name TABLE]`); the player's is --player.
-    p.add_argument("--name", dest="table", default=None, metavar="TABLE", help="table name shown on the LAN")
+    # --name is the player's name in every command (issue 13); the table's has its own flag.
+    p.add_argument("--table-name", dest="table", default=None, metavar="TABLE",
+                   help="table name shown on the LAN (default: NAME's table)")
     C.add_rules_arguments(p)
     p.add_argument("--seats", type=int, default=2, metavar="N", help="players at the table, you included (2-8; starts when full)")
     p.add_argument("--port", type=int, default=0, help="TCP port for joiners (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all)")
     p.add_argument("--no-mdns", action="store_true", help="do not advertise; joiners use --connect")
-    p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
+    p.add_argument("--player", dest="name", default=None, help=argparse.SUPPRESS)  # before issue 13
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--proof-rounds", type=int, default=64, metavar="K", help="shadow shuffles per shuffle proof")
-    C.add_play_arguments(_WithoutName(p))
-
-
-class _WithoutName:
-    """Passes ``add_argument`` through, except the shared "your name" ``--name`` (taken above)."""
-
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        self._parser = parser
-
-    def add_argument(self, *flags: str, **kwargs: Any) -> Any:
-        if "--name" in flags:
-            return None
-        return self._parser.add_argument(*flags, **kwargs)
+    C.add_play_arguments(p)
 
 
 MAX_TABLE_NAME_BYTES = 64  # the offer's wire limit (protocol/schema.json), also fits the mDNS TXT
@@ -64,11 +53,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = C.make_rules(args)
     C.check_seats(rules, args.seats, "host")
-    player = args.player or ("bot" if args.bot else "host")
+    player = args.name or ("bot" if args.bot else "host")
     table_name = args.table or _default_table_name(player)
     problem = _table_name_problem(table_name)
     if problem is not None:
-        print(f"p2p-chinchon host: --name: {problem}", file=sys.stderr)
+        print(f"p2p-chinchon host: --table-name: {problem}", file=sys.stderr)
         return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
@@ -82,9 +71,37 @@ def run(args: argparse.Namespace) -> int:
         rng = seat_rng(args.seed, "host")
         glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
 
+        from p2p_chinchon import view as v
+        from p2p_chinchon.ui.i18n import Translator
+
+        tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
+        lobby = {"port": 0, "updates": 0}
+
+        def waiting_status(n: int) -> None:
+            glue.status(tr("status_host_open", port=lobby["port"], fp=identity.fingerprint, n=n))
+
         def listening(port: int) -> None:
-            glue.status(f"table '{table_name}' open on port {port}; fingerprint {identity.fingerprint}; "
-                        f"waiting for {args.seats - 1} more")
+            lobby["port"] = port
+            waiting_status(args.seats - 1)
+
+        kwargs = glue.kwargs()
+        shown = kwargs["on_update"]
+
+        def on_update(view: Any) -> None:
+            """host_game shows the table once, then once per seat taken: count the seats
+            in the status line until the seating is signed (then the seats are shown)."""
+            if view.phase == v.LOBBY and not view.seats:
+                lobby["updates"] += 1
+                if lobby["port"] and lobby["updates"] > 1:
+                    waiting_status(max(0, args.seats - lobby["updates"]))
+            elif lobby["port"]:
+                lobby["port"] = 0
+                if glue.bridge is not None:
+                    glue.status("")
+            if shown is not None:
+                shown(view)
+
+        kwargs["on_update"] = on_update
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
@@ -92,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
                 identity=identity, rng=rng, rules=rules, seats=args.seats, name=table_name, player_name=player,
                 transcript_path=path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
                 bind=args.bind, port=args.port, advertise=not args.no_mdns, on_listening=listening,
-                **glue.kwargs(),
+                **kwargs,
             )
             nursery.cancel_scope.cancel()
         return result

@@ -13,6 +13,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("table", nargs="?", default=None, help="name of the table to join (default: list them / pick)")
     p.add_argument("--connect", default=None, metavar="HOST:PORT", help="join this address directly (no mDNS)")
     p.add_argument("--browse", type=float, default=3.0, metavar="S", help="seconds to listen for tables (default 3)")
+    p.add_argument("--list", action="store_true", help="print the tables heard on the LAN and exit")
+    p.add_argument("--json", action="store_true", help="with --list: one JSON array, for scripts")
     p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--min-proof-rounds", type=int, default=40, metavar="K",
@@ -20,11 +22,50 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     C.add_play_arguments(p)
 
 
+TABLE_FIELDS = ("name", "host", "port", "preset", "seats_taken", "max_seats", "fingerprint", "version")
+
+
+def list_tables(args: argparse.Namespace) -> int:
+    """``join --list [--json]``, and ``join`` without a terminal: the tables heard on the LAN
+    (exit 0), or none (exit 1; ``--json`` prints ``[]``)."""
+    import json
+
+    import trio
+
+    from p2p_chinchon.net import discovery
+
+    tables = trio.run(discovery.browse, args.browse)
+    if args.table:
+        tables = [t for t in tables if t.name == args.table]
+    if args.json:
+        print(json.dumps([{k: getattr(t, k) for k in TABLE_FIELDS} for t in tables], ensure_ascii=False))
+    elif tables:
+        for i, t in enumerate(tables):
+            print(f"{i + 1:>2}. {t.name}  [{t.preset}]  {t.seats_taken}/{t.max_seats} seats  "
+                  f"host {t.fingerprint}  {t.host}:{t.port}")
+        print("join one: p2p-chinchon join TABLE (or --connect HOST:PORT)", file=sys.stderr)
+    else:
+        print("no table heard on the LAN" + (f" named {args.table!r}" if args.table else ""), file=sys.stderr)
+    return 0 if tables else 1
+
+
 def run(args: argparse.Namespace) -> int:
     import trio
 
     human = not args.bot
     player = args.name or ("bot" if args.bot else "guest")
+    if args.connect:
+        from p2p_chinchon.net.lobby import parse_addr
+
+        try:
+            parse_addr(args.connect)
+        except ValueError as exc:
+            print(f"p2p-chinchon join: --connect: {exc}", file=sys.stderr)
+            return 2
+    if args.list or args.json:
+        return list_tables(args)
+    if human and not args.connect and not args.table and not args.lines and not sys.stdin.isatty():
+        return list_tables(args)  # nobody to pick one: print the list for the script that ran us
 
     async def find() -> tuple[str, int, str] | None:
         from p2p_chinchon.net import discovery
@@ -73,13 +114,29 @@ def run(args: argparse.Namespace) -> int:
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")
 
+        kwargs = glue.kwargs()
+        if bridge is not None:  # "connecting to HOST:PORT…" until the table shows
+            from p2p_chinchon.net.lobby import format_addr
+            from p2p_chinchon.ui.i18n import Translator
+
+            bridge.set_status(Translator(args.lang)("status_joining", addr=format_addr(host, port)))
+            connecting = [True]
+
+            def on_update(view: Any) -> None:
+                if connecting:
+                    connecting.clear()
+                    bridge.set_status("")
+                bridge.update(view)
+
+            kwargs["on_update"] = on_update
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
             result = await join_game(
                 identity=identity, rng=rng, host=host, port=port, player_name=player,
                 transcript_path=path_for, timeouts=C.make_timeouts(args), auto_agree=not human,
                 bind=args.bind, min_proof_rounds=args.min_proof_rounds, expect_fingerprint=fp,
-                **glue.kwargs(),
+                **kwargs,
             )
             nursery.cancel_scope.cancel()
         return result

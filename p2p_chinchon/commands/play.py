@@ -35,7 +35,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = C.make_rules(args)
     C.check_seats(rules, args.bots + 1, "play")
-    names = ["You" if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
+    from p2p_chinchon.ui.i18n import Translator
+
+    tr = Translator(args.lang)
+    names = [tr("you_name") if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
     if args.name:
         names[0] = args.name
     folder = C.default_transcript("play").with_suffix("")
@@ -55,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         rng = seat_rng(args.seed, "host")
         glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
         procs: list[Any] = []
+        logs: list[Path] = []
 
         async def spawn_bots(port: int, nursery: Any) -> None:
             for i in range(1, args.bots + 1):
@@ -68,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
                 if args.timeout:
                     cmd += ["--timeout", str(args.timeout)]
                 log = folder / f"seat-{names[i]}.log"  # keep bots' output off the player's screen
+                logs.append(log)
                 procs.append(await nursery.start(_run_bot_process, cmd, log))
 
         async with trio.open_nursery() as nursery:
@@ -79,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
             nursery.start_soon(glue.forward)
             result = await host_game(
-                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=("Your table" if names[0] == "You" else f"{names[0]}'s table")[:64],
+                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=(tr("your_table") if names[0] == tr("you_name") else f"{names[0]}'s table")[:64],
                 player_name=names[0], transcript_path=my_path, timeouts=C.make_timeouts(args),
                 proof_rounds=args.proof_rounds, bind="127.0.0.1", advertise=False, on_listening=listening,
                 **glue.kwargs(),
@@ -88,13 +93,16 @@ def run(args: argparse.Namespace) -> int:
                 for p in procs:
                     await p.wait()
             nursery.cancel_scope.cancel()
+        for log in logs:  # a bot that said nothing leaves no empty file behind
+            if log.exists() and log.stat().st_size == 0:
+                log.unlink()
         return result
 
     result = C.run_reporting(main, args, human, "play")
     if result is None:
         return 1
-    C.print_result(result, names)
-    print(f"all transcripts: {folder}")
+    C.print_result(result, names, lang=args.lang)
+    print(tr("exit_all", path=folder))
     return C.exit_code(result)
 
 

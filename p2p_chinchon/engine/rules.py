@@ -53,6 +53,7 @@ FIELD_HELP: dict[str, str] = {
     "reentry_score": "re-entry total: 'highest' = highest total of the players still in",
     "shuffle_proof_rounds": "k, shadow shuffles in the cut-and-choose shuffle proof",
     "shuffle_proof": "shuffle proof system: 'terelius-wikstrom' or 'cut-and-choose'",
+    "showdown_time": "seconds the showdown stays on screen unless everyone pressed a key (0: no wait)",
 }
 
 
@@ -93,18 +94,22 @@ class Rules:
     reentry_score: str = "highest"
     shuffle_proof_rounds: int = 64
     shuffle_proof: str = "terelius-wikstrom"
+    showdown_time: int = 30  # UI pacing only; never read by the engine
 
     def __post_init__(self) -> None:
         _validate(self)
 
     # -- wire ---------------------------------------------------------------------------
     def to_wire(self) -> dict[str, int | bool | str]:
-        """All fields as a plain dict (msgpack-ready)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """All fields as a plain dict (msgpack-ready); an optional field (:data:`OPTIONAL_FIELDS`)
+        is left out at its default, so tables that do not use it sign what they always did."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if not (f.name in OPTIONAL_FIELDS and getattr(self, f.name) == f.default)}
 
     @classmethod
     def from_wire(cls, d: Mapping[str, object]) -> "Rules":
-        """Strict inverse of :meth:`to_wire`: every field present with its exact type.
+        """Strict inverse of :meth:`to_wire`: every field present with its exact type (an
+        optional field present exactly when it is not at its default: one encoding per rules).
 
         Raises :class:`RulesError` for a non-mapping, an unknown, missing or mistyped field,
         or values out of range."""
@@ -114,15 +119,19 @@ class Rules:
         unknown = sorted(str(k) for k in d if k not in names)
         if unknown:
             raise RulesError(f"unknown rules field(s): {', '.join(unknown)}")
-        missing = sorted(n for n in names if n not in d)
+        missing = sorted(n for n in names if n not in d and n not in OPTIONAL_FIELDS)
         if missing:
             raise RulesError(f"missing rules field(s): {', '.join(missing)}")
         kw = {}
         for name, f in names.items():
+            if name not in d:
+                continue  # an optional field at its default
             v = d[name]
             want = _FIELD_TYPES[name]
             if type(v) is not want:
                 raise RulesError(f"rules field {name} must be {want.__name__}, got {v!r}")
+            if name in OPTIONAL_FIELDS and v == f.default:
+                raise RulesError(f"rules field {name} at its default must be left out")
             kw[name] = v
         return cls(**kw)
 
@@ -225,6 +234,9 @@ def _wild_face(text: str) -> tuple[int, int] | None:
     return (c.rank, c.suit)
 
 
+# Fields added after the wire format was fixed: absent on the wire means the default.
+OPTIONAL_FIELDS = frozenset({"showdown_time"})
+
 _FIELD_TYPES: dict[str, type] = {
     f.name: {"int": int, "bool": bool, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
     for f in fields(Rules)
@@ -257,6 +269,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "reentries": (0, 100),
     "reentry_min_remaining": (2, 8),
     "shuffle_proof_rounds": (1, 128),  # the wire's bound; the deck supports up to 256
+    "showdown_time": (0, 600),
 }
 
 

@@ -137,6 +137,8 @@ async def join_game(
             raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, "
                                   f"but the LAN advertised {expect_fingerprint}: refusing to sit down")
         box.append(t)
+        if on_update is not None:  # show the table (name, rules) from the moment we connect
+            on_update(t.view())
 
     _offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port,
                                           check_offer=check_offer)

@@ -90,11 +90,15 @@ class _ScreenControl(UIControl):
 class TableApp:
     """The prompt_toolkit application around a :class:`TableScreen`; the bridge's front end.
 
-    ``cancel_node`` is set by :func:`run_with_ui_async` (second Ctrl-C after leaving)."""
+    ``cancel_node`` is set by :func:`run_with_ui_async` (second Ctrl-C after leaving);
+    ``bell``: ring the terminal bell when it becomes your turn and when someone closes."""
 
     def __init__(self, bridge: UiBridge, tr: Translator, faces: Faces, *,
-                 hint: HintFn | None = None, pt_input: Any = None, pt_output: Any = None) -> None:
+                 hint: HintFn | None = None, pt_input: Any = None, pt_output: Any = None,
+                 bell: bool = True) -> None:
         self.bridge = bridge
+        self.bell = bell
+        self.loop: asyncio.AbstractEventLoop | None = None  # the host loop, set when running
         self.cancel_node: Callable[[], None] = lambda: None
         self.screen = TableScreen(tr, faces, send=bridge.submit, hint=hint, exit=self._exit,
                                   force_quit=lambda: self.cancel_node())
@@ -127,6 +131,10 @@ class TableApp:
     # ---------------------------------------------------------------- Frontend protocol
     def view_changed(self, view: SeatView) -> None:
         self.screen.set_view(view)
+        if self.screen.take_bells() and self.bell:
+            self.app.output.bell()
+        if self.screen.holding() and self.loop is not None:  # redraw when its time is up
+            self.loop.call_later(self.screen.hold_left() + 0.05, self.app.invalidate)
         self.app.invalidate()
 
     def status_changed(self, text: str) -> None:
@@ -154,6 +162,9 @@ class TableApp:
 
     def node_finished(self, outcome: Any) -> None:
         error = getattr(outcome, "error", None)
+        if error is None and self.screen.view is None:
+            self._exit()  # e.g. quit from the table list: no table was shown, so no final
+            return        # screen either (it would swallow the next key typed at the shell)
         tr = self.screen.tr
         text = tr("game_finished") if error is None else tr("node_failed", error=repr(error))
         self.screen.node_done(text)
@@ -179,17 +190,19 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                             lang: str | None = None, charset: str = "auto",
                             pt_input: Any = None, pt_output: Any = None,
                             hint: HintFn | None = None,
-                            on_app: Callable[[TableApp], None] | None = None) -> Any:
+                            on_app: Callable[[TableApp], None] | None = None,
+                            bell: bool = True) -> Any:
     """:func:`run_with_ui` inside an already running asyncio loop."""
     tr = Translator(lang)
     encoding = pt_output.encoding() if pt_output is not None else None
     faces = resolve_faces(None, charset, encoding=encoding)
     bridge = UiBridge()
-    ui = TableApp(bridge, tr, faces, hint=hint, pt_input=pt_input, pt_output=pt_output)
+    ui = TableApp(bridge, tr, faces, hint=hint, pt_input=pt_input, pt_output=pt_output,
+                  bell=bell)
     bridge.attach(ui)
     if on_app is not None:
         on_app(ui)
-    loop = asyncio.get_running_loop()
+    loop = ui.loop = asyncio.get_running_loop()
     finished: asyncio.Future[Any] = loop.create_future()
 
     async def trio_main() -> Any:
@@ -221,15 +234,17 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
 
 def run_with_ui(node_main: Callable[[UiBridge], Awaitable[Any]], *, lang: str | None = None,
                 charset: str = "auto", pt_input: Any = None, pt_output: Any = None,
-                hint: HintFn | None = None) -> Any:
+                hint: HintFn | None = None, bell: bool = True) -> Any:
     """Run ``node_main(bridge)`` under the full-screen table UI and return its result.
 
     ``lang``: "en"/"es"/"fr" (None: the locale); ``charset``: "auto", "unicode", "mono" or
     "ascii" (see :func:`p2p_chinchon.ui.render.detect_charset`); ``pt_input``/``pt_output``:
     prompt_toolkit input and output (headless tests: ``create_pipe_input()`` and
-    ``DummyOutput()``); ``hint(view) -> str``: the hint key's provider (the bot's suggestion).
+    ``DummyOutput()``); ``hint(view)``: the hint key's provider (the bot's suggestion, an
+    intent or a str); ``bell``: ring on your turn and on a close (``--no-bell`` turns it off).
     When ``node_main`` returns the final screen stays until a key is pressed; an exception
     from ``node_main`` is shown, then re-raised here. Raises ValueError for a bad ``lang`` or
     ``charset``."""
     return asyncio.run(run_with_ui_async(node_main, lang=lang, charset=charset,
-                                         pt_input=pt_input, pt_output=pt_output, hint=hint))
+                                         pt_input=pt_input, pt_output=pt_output, hint=hint,
+                                         bell=bell))

@@ -49,6 +49,7 @@ EN: dict[str, str] = {
     "stock": "Stock",
     "your_hand": "Your hand",
     "deadwood_n": "deadwood {n}",
+    "deadwood_after": "deadwood {n} after discarding {card}",
     "melds_n": "melds {n}",
     "no_cards": "no cards",
     "custom_order": "your order; g regroups",
@@ -92,6 +93,40 @@ EN: dict[str, str] = {
     "press_any_key": "Press any key to finish.",
     "game_finished": "The session has ended.",
     "node_failed": "The node stopped with an error: {error}",
+    # issue 13: showdown hold, score sheet, hints as intents, last turns
+    "no_showdown_yet": "No hand has been shown yet.",
+    "showdown_of": "Hand {n}, as shown:",
+    "keys_showdown": "any key: back to the table · l shows it again",
+    "sheet_reentry": "re-in",
+    "sheet_out": "out at {total} after hand {n}",
+    "sheet_in": "re-entered at {total}",
+    "sheet_note": "{name}: {events}",
+    "hint_wait": "wait for your turn",
+    "hint_stock": "draw from the stock",
+    "hint_take": "take {card} from the discard pile",
+    "hint_discard": "discard {card}",
+    "hint_close": "close, putting {card} face down ({points} points)",
+    "turn_drew": "drew, threw {card}",
+    "turn_took": "took {took}, threw {card}",
+    "progress_key": "Making the hand's key: {name} ({n} of {total})",
+    "progress_shuffle": "Shuffling: {name} ({n} of {total})",
+    "progress_deal": "Dealing: {name} ({n} of {total})",
+    "progress_check": "Checking the hand: {name} ({n} of {total})",
+    "progress_toss": "Tossing for the first dealer: {name} ({n} of {total})",
+    "you_name": "You",
+    "your_table": "Your table",
+    "lobby_waiting_seat": "At {table}: the game starts when every seat is taken.",
+    "status_host_open": "open on port {port} · waiting for {n} more · your fingerprint {fp}",
+    "status_joining": "connecting to {addr}…",
+    "exit_seat": "seat {n}",
+    "exit_who": "seat {n} ({name})",
+    "exit_nobody": "nobody",
+    "exit_stopped": "table stopped: {who}: {rule}: {reason}",
+    "exit_winner": "winner: {name} (seat {n})",
+    "exit_totals": "totals: {totals}",
+    "exit_transcript": "transcript: {path}",
+    "exit_check": "check it:   p2p-chinchon audit {path}",
+    "exit_all": "all transcripts: {path}",
     # key bars
     "keys_picker": "↑↓ choose · Enter join · 1-9 join by number · q quit",
     "keys_yes_no": "y yes · n no",
@@ -100,7 +135,7 @@ EN: dict[str, str] = {
     "keys_lobby": "a agree · ? help · q quit",
     "keys_draw": "s draw stock · d take discard · h hint · ? help · q quit",
     "keys_discard": "←→/1-8 pick · Enter discard · c close · </> move · h hint · ? help · q quit",
-    "keys_wait": "←→ pick · </> move · g regroup · ? help · q quit",
+    "keys_wait": "←→ pick · </> move · g regroup · l last hand · ? help · q quit",
     "help_text": (
         "Keys\n"
         "  s            draw from the stock\n"
@@ -109,14 +144,15 @@ EN: dict[str, str] = {
         "  7d Enter     type a card name to pick it (K♠: Ks; 7 oros: 7o)\n"
         "  c            close with the picked card (when the screen says you may)\n"
         "  < >          move the picked card; g groups melds again\n"
-        "  h            hint    a  agree (lobby)    y n  answer a question\n"
+        "  h            hint (picks its card)    a  agree (lobby)    y n  yes, no\n"
+        "  l            the last hand's showdown and the score sheet\n"
         "  q            leave the table (asks first)\n"
         "Any key closes this help."
     ),
     # line mode
     "line_help": (
-        "commands: draw stock|discard (s, d) · discard CARD|N · close CARD|N · agree · "
-        "reenter yes|no · hint · help · quit"
+        "commands: draw stock|discard (s, d) · discard CARD|N (or just CARD, N) · close CARD|N · "
+        "agree · reenter yes|no · hint (h) · l (last hand) · help · quit"
     ),
     "line_prompt_draw": "Your turn: draw stock or draw discard.",
     "line_prompt_discard": "Your turn: discard CARD or close CARD.",
@@ -176,6 +212,8 @@ EN: dict[str, str] = {
     "rule_no_reentry": "No buying back in.",
     "rule_proof_rounds": "Shuffle proofs use {k} rounds.",
     "rule_proof_tw": "Shuffle proofs: Terelius-Wikström.",
+    "rule_showdown_time": "Each showdown stays up {n} s, or until everyone pressed a key.",
+    "rule_no_showdown_time": "The next hand is dealt right after each showdown.",
     # the move log (ui/logtext.py) and the own seat in the second person
     "log_opened": "Table {table} opened",
     "log_fault": "Fault by {name} ({rule}): {reason}",
@@ -254,6 +292,7 @@ ES: dict[str, str] = {
     "stock": "Mazo",
     "your_hand": "Tu mano",
     "deadwood_n": "sueltas {n}",
+    "deadwood_after": "sueltas {n} al descartar {card}",
     "melds_n": "jugadas {n}",
     "no_cards": "sin cartas",
     "custom_order": "tu orden; g reagrupa",
@@ -268,7 +307,7 @@ ES: dict[str, str] = {
     "hand": "Mano",
     "total": "Total",
     "is_out": "{name} queda fuera ({total} puntos).",
-    "reentry_question": "Estás fuera. ¿Te reenganchas? s = sí, n = no",
+    "reentry_question": "Estás fuera. ¿Te reenganchas? y = sí, n = no",
     "stopped": "La mesa se detuvo: {reason}",
     "blame": "Culpable: {name} ({rule})",
     "proposed_rules": "Reglas propuestas:",
@@ -280,7 +319,7 @@ ES: dict[str, str] = {
     "seats_n": "{taken}/{max} asientos",
     "refused": "Rechazado: {reason}",
     "leaving": "Dejando la mesa…",
-    "confirm_quit": "¿Dejar la mesa? s = sí, n = no",
+    "confirm_quit": "¿Dejar la mesa? y = sí, n = no",
     "bad_card_name": "No tienes esa carta: {text}",
     "waiting_table": "Esperando a la mesa…",
     "not_your_turn": "No es tu turno.",
@@ -294,29 +333,63 @@ ES: dict[str, str] = {
     "press_any_key": "Pulsa una tecla para terminar.",
     "game_finished": "La sesión ha terminado.",
     "node_failed": "El nodo se detuvo con un error: {error}",
+    "no_showdown_yet": "Todavía no se ha mostrado ninguna mano.",
+    "showdown_of": "Mano {n}, tal como se mostró:",
+    "keys_showdown": "cualquier tecla: volver a la mesa · l la muestra otra vez",
+    "sheet_reentry": "reeng.",
+    "sheet_out": "fuera con {total} tras la mano {n}",
+    "sheet_in": "reenganchado con {total}",
+    "sheet_note": "{name}: {events}",
+    "hint_wait": "espera tu turno",
+    "hint_stock": "roba del mazo",
+    "hint_take": "coge {card} del descarte",
+    "hint_discard": "descarta {card}",
+    "hint_close": "cierra poniendo {card} boca abajo ({points} puntos)",
+    "turn_drew": "robó, tiró {card}",
+    "turn_took": "cogió {took}, tiró {card}",
+    "progress_key": "Preparando la clave de la mano: {name} ({n} de {total})",
+    "progress_shuffle": "Barajando: {name} ({n} de {total})",
+    "progress_deal": "Repartiendo: {name} ({n} de {total})",
+    "progress_check": "Comprobando la mano: {name} ({n} de {total})",
+    "progress_toss": "Sorteando quién reparte: {name} ({n} de {total})",
+    "you_name": "Tú",
+    "your_table": "Tu mesa",
+    "lobby_waiting_seat": "En {table}: la partida empieza cuando todos los asientos estén ocupados.",
+    "status_host_open": "abierta en el puerto {port} · faltan {n} · tu huella {fp}",
+    "status_joining": "conectando con {addr}…",
+    "exit_seat": "asiento {n}",
+    "exit_who": "asiento {n} ({name})",
+    "exit_nobody": "nadie",
+    "exit_stopped": "mesa detenida: {who}: {rule}: {reason}",
+    "exit_winner": "gana: {name} (asiento {n})",
+    "exit_totals": "totales: {totals}",
+    "exit_transcript": "registro: {path}",
+    "exit_check": "compruébalo: p2p-chinchon audit {path}",
+    "exit_all": "todos los registros: {path}",
     "keys_picker": "↑↓ elegir · Intro unirse · 1-9 por número · q salir",
-    "keys_yes_no": "s sí · n no",
+    "keys_yes_no": "y sí · n no",
     "typing": "carta:",
     "keys_idle": "? ayuda · q salir",
     "keys_lobby": "a aceptar · ? ayuda · q salir",
     "keys_draw": "s robar del mazo · d coger el descarte · h pista · ? ayuda · q salir",
     "keys_discard": "←→/1-8 elegir · Intro descartar · c cerrar · </> mover · h pista · q salir",
-    "keys_wait": "←→ elegir · </> mover · g reagrupar · ? ayuda · q salir",
+    "keys_wait": "←→ elegir · </> mover · g reagrupar · l última mano · ? ayuda · q salir",
     "help_text": (
         "Teclas\n"
         "  s            robar del mazo\n"
         "  d            coger la carta de arriba del descarte\n"
         "  ← → o 1-8    elegir una carta; Intro la descarta\n"
-        "  7o Intro     escribir el nombre de una carta para elegirla (sota esp.: Se)\n"
+        "  7o Intro     escribir el nombre de una carta para elegirla (sota espadas: Se)\n"
         "  c            cerrar con la carta elegida (cuando la pantalla lo permite)\n"
         "  < >          mover la carta elegida; g vuelve a agrupar las jugadas\n"
-        "  h            pista    a  aceptar (sala)    s n  responder\n"
+        "  h            pista (elige su carta)    a  aceptar (sala)    y n  sí, no\n"
+        "  l            la última mano mostrada y la hoja de puntos\n"
         "  q            dejar la mesa (pregunta antes)\n"
         "Cualquier tecla cierra esta ayuda."
     ),
     "line_help": (
-        "órdenes: draw stock|discard (s, d) · discard CARTA|N · close CARTA|N · agree · "
-        "reenter yes|no · hint · help · quit"
+        "órdenes: draw stock|discard (s, d) · discard CARTA|N (o CARTA, N) · close CARTA|N · "
+        "agree · reenter yes|no · hint (h) · l (última mano) · help · quit"
     ),
     "line_prompt_draw": "Tu turno: draw stock o draw discard.",
     "line_prompt_discard": "Tu turno: discard CARTA o close CARTA.",
@@ -379,6 +452,8 @@ ES: dict[str, str] = {
     "rule_no_reentry": "No hay reenganche.",
     "rule_proof_rounds": "Las pruebas de barajado usan {k} rondas.",
     "rule_proof_tw": "Pruebas de barajado: Terelius-Wikström.",
+    "rule_showdown_time": "Cada mano mostrada queda {n} s en pantalla, o hasta que todos pulsen una tecla.",
+    "rule_no_showdown_time": "La mano siguiente se reparte nada más mostrar las manos.",
     "log_opened": "Mesa {table} abierta",
     "log_fault": "Falta de {name} ({rule}): {reason}",
     "log_dropped": "Se ignoró un mensaje inválido atribuido a {name} ({rule}): {reason}",
@@ -456,6 +531,7 @@ FR: dict[str, str] = {
     "stock": "Talon",
     "your_hand": "Votre main",
     "deadwood_n": "points libres {n}",
+    "deadwood_after": "points libres {n} en défaussant {card}",
     "melds_n": "combinaisons {n}",
     "no_cards": "aucune carte",
     "custom_order": "votre ordre ; g regroupe",
@@ -470,7 +546,7 @@ FR: dict[str, str] = {
     "hand": "Donne",
     "total": "Total",
     "is_out": "{name} est éliminé ({total} points).",
-    "reentry_question": "Vous êtes éliminé. Racheter ? o = oui, n = non",
+    "reentry_question": "Vous êtes éliminé. Racheter ? y = oui, n = non",
     "stopped": "La table s'est arrêtée : {reason}",
     "blame": "En cause : {name} ({rule})",
     "proposed_rules": "Règles proposées :",
@@ -483,7 +559,7 @@ FR: dict[str, str] = {
     "seats_n": "{taken}/{max} places",
     "refused": "Refusé : {reason}",
     "leaving": "Vous quittez la table…",
-    "confirm_quit": "Quitter la table ? o = oui, n = non",
+    "confirm_quit": "Quitter la table ? y = oui, n = non",
     "bad_card_name": "Pas de telle carte dans votre main : {text}",
     "waiting_table": "En attente de la table…",
     "not_your_turn": "Ce n'est pas votre tour.",
@@ -497,14 +573,47 @@ FR: dict[str, str] = {
     "press_any_key": "Appuyez sur une touche pour terminer.",
     "game_finished": "La session est terminée.",
     "node_failed": "Le nœud s'est arrêté sur une erreur : {error}",
+    "no_showdown_yet": "Aucune main n'a encore été montrée.",
+    "showdown_of": "Donne {n}, telle que montrée :",
+    "keys_showdown": "une touche : retour à la table · l la remontre",
+    "sheet_reentry": "rachat",
+    "sheet_out": "éliminé à {total} après la donne {n}",
+    "sheet_in": "racheté à {total}",
+    "sheet_note": "{name} : {events}",
+    "hint_wait": "attendez votre tour",
+    "hint_stock": "piochez au talon",
+    "hint_take": "prenez {card} dans la défausse",
+    "hint_discard": "défaussez {card}",
+    "hint_close": "fermez en posant {card} face cachée ({points} points)",
+    "turn_drew": "a pioché, a jeté {card}",
+    "turn_took": "a pris {took}, a jeté {card}",
+    "progress_key": "Clé de la donne : {name} ({n} sur {total})",
+    "progress_shuffle": "Mélange : {name} ({n} sur {total})",
+    "progress_deal": "Distribution : {name} ({n} sur {total})",
+    "progress_check": "Vérification de la donne : {name} ({n} sur {total})",
+    "progress_toss": "Tirage du premier donneur : {name} ({n} sur {total})",
+    "you_name": "Vous",
+    "your_table": "Votre table",
+    "lobby_waiting_seat": "À {table} : la partie commence quand toutes les places sont prises.",
+    "status_host_open": "ouverte sur le port {port} · il manque {n} · votre empreinte {fp}",
+    "status_joining": "connexion à {addr}…",
+    "exit_seat": "place {n}",
+    "exit_who": "place {n} ({name})",
+    "exit_nobody": "personne",
+    "exit_stopped": "table arrêtée : {who} : {rule} : {reason}",
+    "exit_winner": "gagnant : {name} (place {n})",
+    "exit_totals": "totaux : {totals}",
+    "exit_transcript": "registre : {path}",
+    "exit_check": "vérifiez-le : p2p-chinchon audit {path}",
+    "exit_all": "tous les registres : {path}",
     "keys_picker": "↑↓ choisir · Entrée rejoindre · 1-9 par numéro · q quitter",
-    "keys_yes_no": "o oui · n non",
+    "keys_yes_no": "y oui · n non",
     "typing": "carte :",
     "keys_idle": "? aide · q quitter",
     "keys_lobby": "a accepter · ? aide · q quitter",
     "keys_draw": "s piocher au talon · d prendre la défausse · h conseil · ? aide · q quitter",
     "keys_discard": "←→/1-8 choisir · Entrée défausser · c fermer · </> déplacer · h conseil",
-    "keys_wait": "←→ choisir · </> déplacer · g regrouper · ? aide · q quitter",
+    "keys_wait": "←→ choisir · </> déplacer · g regrouper · l dernière donne · ? aide · q quitter",
     "help_text": (
         "Touches\n"
         "  s            piocher au talon\n"
@@ -513,13 +622,14 @@ FR: dict[str, str] = {
         "  7d Entrée    taper le nom d'une carte pour la choisir (R♠ : Ks)\n"
         "  c            fermer avec la carte choisie (quand l'écran le permet)\n"
         "  < >          déplacer la carte choisie ; g regroupe les combinaisons\n"
-        "  h            conseil    a  accepter (salon)    o n  répondre\n"
+        "  h            conseil (choisit sa carte)    a  accepter (salon)    y n  oui, non\n"
+        "  l            la dernière donne montrée et la feuille de marque\n"
         "  q            quitter la table (avec confirmation)\n"
         "Une touche quelconque ferme cette aide."
     ),
     "line_help": (
-        "commandes : draw stock|discard (s, d) · discard CARTE|N · close CARTE|N · agree · "
-        "reenter yes|no · hint · help · quit"
+        "commandes : draw stock|discard (s, d) · discard CARTE|N (ou CARTE, N) · close CARTE|N · "
+        "agree · reenter yes|no · hint (h) · l (dernière donne) · help · quit"
     ),
     "line_prompt_draw": "À vous : draw stock ou draw discard.",
     "line_prompt_discard": "À vous : discard CARTE ou close CARTE.",
@@ -583,6 +693,8 @@ FR: dict[str, str] = {
     "rule_no_reentry": "Pas de rachat.",
     "rule_proof_rounds": "Les preuves de mélange font {k} tours.",
     "rule_proof_tw": "Preuves de mélange : Terelius-Wikström.",
+    "rule_showdown_time": "Chaque donne reste montrée {n} s, ou jusqu'à ce que chacun appuie sur une touche.",
+    "rule_no_showdown_time": "La donne suivante est distribuée dès que les mains sont montrées.",
     "log_opened": "Table {table} ouverte",
     "log_fault": "Faute de {name} ({rule}) : {reason}",
     "log_dropped": "Message invalide ignoré, attribué à {name} ({rule}) : {reason}",

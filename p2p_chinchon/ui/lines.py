@@ -5,8 +5,10 @@ application). The state is printed compactly whenever the game waits for this se
 lines as they happen, the showdown and score table after each hand. Commands (English, the
 same in every language; messages follow ``lang``)::
 
-    draw stock | draw discard | s | d      discard CARD|N    close CARD|N
-    agree      reenter yes|no              hint   help   quit
+    draw stock | draw discard | s | d      discard CARD|N | CARD | N    close CARD|N
+    agree      reenter yes|no              hint | h    l (last showdown, scores)    help | ?    quit
+
+Ctrl-C leaves the table, like quit (a second Ctrl-C stops at once).
 
 A command that acts (draw, discard, close, agree, reenter) waits until the game asks this seat
 for that kind of move, so a script can be piped in ahead of time; a command that cannot apply
@@ -16,6 +18,7 @@ then gets a one-line message and the next line is read. End of input leaves the 
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, TextIO
 
@@ -24,7 +27,7 @@ import trio
 from .. import view as V
 from .bridge import UiBridge
 from .i18n import Translator
-from .render import CardTextError, Faces, card_text, find_card, resolve_faces
+from .render import CardTextError, Faces, card_text, find_card, parse_card_text, resolve_faces
 from .screen import HintFn, TableScreen, must_agree
 from .text import plain
 
@@ -82,17 +85,23 @@ def parse_command(text: str) -> Command | None:
         raise CommandError("reentry_yes_no")
     if head in ("quit", "q", "exit", "leave") and not rest:
         return Command("quit")
-    if head in ("help", "?", "h") and not rest:
+    if head in ("help", "?") and not rest:
         return Command("help")
-    if head == "hint" and not rest:
+    if head in ("hint", "h") and not rest:  # h is the hint, as on the full screen
         return Command("hint")
+    if head in ("l", "last", "scores") and not rest:
+        return Command("showdown")
     if head.isdigit() and not rest:
         return Command("number", int(head))
     if head in _YES and not rest:
         return Command("yes")
     if head in _NO and not rest:
         return Command("no")
-    raise CommandError("unknown_command", text=text.strip())
+    try:  # a bare card name discards it, as typing it does on the full screen
+        parse_card_text(text)
+    except CardTextError:
+        raise CommandError("unknown_command", text=text.strip()) from None
+    return Command("discard", text.strip())
 
 
 def awaiting(view: V.SeatView | None, agreed: bool = False) -> str | None:
@@ -159,22 +168,24 @@ class LineFrontend:
     """Prints what changes and turns command lines into intents (bridge front end)."""
 
     def __init__(self, bridge: UiBridge, tr: Translator, faces: Faces, out: TextIO, *,
-                 hint: HintFn | None = None) -> None:
+                 hint: HintFn | None = None, bell: bool = False) -> None:
         self.bridge = bridge
         self.tr = tr
         self.out = out
         self.hint = hint
-        self.screen = TableScreen(tr, faces)  # reused for its line layouts only
+        self.bell = bell  # BEL on your turn and on a close (only ever on a terminal)
+        self.screen = TableScreen(tr, faces, hint=hint)  # reused for its line layouts only
         self.view: V.SeatView | None = None
         self.agreed = False
         self.pending: Any = None  # intent sent and not yet resolved by a new view
         self.ask: tuple[str, Callable[[bool], None]] | None = None
         self.picker: Any = None
-        self._log: tuple[str, ...] = ()
+        self._log_total = 0  # log lines printed so far (SeatView.log_total)
         self._shown_wait: Any = None
         self._shown_showdown: Any = None
         self._status = ""
         self.eof = False
+        self.left = False  # a Leave was sent
         self._changed = trio.Event()
 
     # ------------------------------------------------------------ output
@@ -211,8 +222,10 @@ class LineFrontend:
     def view_changed(self, view: V.SeatView) -> None:
         old, self.view = self.view, view
         if self.eof and old is None and view.me is not None:
-            self.send(V.Leave(self.tr("end_of_input")))
+            self.send(V.Leave())
         self.screen.set_view(view)
+        if self.screen.take_bells() and self.bell:
+            self.out.write("\a")
         if view.phase != V.LOBBY:
             self.agreed = False
         if self.pending is not None and self._resolved(view):
@@ -231,13 +244,14 @@ class LineFrontend:
         self._wake()
 
     def _print_log(self, view: V.SeatView) -> None:
-        old, new = self._log, tuple(view.log)
-        k = min(len(old), len(new))
-        while k and old[-k:] != new[:k]:
-            k -= 1  # the log is a sliding window: find the overlap
-        for line in new[k:]:
+        # the log is a sliding window; log_total counts every line ever logged, so the new
+        # ones are known exactly (matching texts would repeat or drop identical lines)
+        fresh = view.log_total - self._log_total
+        if fresh <= 0:
+            return
+        for line in view.log[-fresh:] if fresh <= len(view.log) else view.log:
             self.say("   " + plain(self.screen.log_line(line, view)))
-        self._log = new
+        self._log_total = view.log_total
 
     def _prompt_if_new(self) -> None:
         wait = self.waiting_for()
@@ -320,6 +334,10 @@ class LineFrontend:
 
     # ------------------------------------------------------------ input
     def send(self, intent: Any) -> None:
+        if isinstance(intent, V.Leave):
+            if self.left:
+                return  # Ctrl-C, quit and the end of input each leave: once is enough
+            self.left = True
         self.pending = intent
         if isinstance(intent, V.Agree):
             self.agreed = True
@@ -346,12 +364,20 @@ class LineFrontend:
             else:
                 self.send(V.Leave())
             return False
+        if cmd.kind == "showdown":
+            scr = self.screen
+            if scr.shown is None:
+                self.say(tr("no_showdown_yet"))
+            for line in (scr.showdown_lines(100, scr.shown) + scr.score_lines(100, view=scr.shown)
+                         if scr.shown is not None else []):
+                self.say("   " + plain(line).rstrip())
+            return True
         if cmd.kind == "hint":
             if self.hint is None or self.view is None:
                 self.say(tr("no_hint"))
             else:
                 try:
-                    self.say(tr("hint", text=self.hint(self.view)))
+                    self.say(tr("hint", text=self.screen.hint_text(self.hint(self.view))))
                 except Exception as exc:  # the hint provider failing is a message
                     self.say(tr("no_hint") + f" ({exc})")
             return True
@@ -363,6 +389,8 @@ class LineFrontend:
             else:
                 self.say("!! " + tr("line_prompt_ask", question=self.ask[0]))
             return True
+        if cmd.kind == "number" and self.waiting_for() == "discard":
+            cmd = Command("discard", str(cmd.arg))  # a bare digit discards that card
         if self.picker is not None:
             if cmd.kind == "number" and 1 <= cmd.arg <= len(self.picker.tables):
                 self.picker.choose(self.picker.tables[cmd.arg - 1])
@@ -391,7 +419,23 @@ class LineFrontend:
         elif self.ask is not None:
             self._answer(False)
         elif self.view is not None:
-            self.send(V.Leave(self.tr("end_of_input")))
+            self.send(V.Leave())
+
+    def interrupt(self) -> bool:
+        """Ctrl-C: leave the table like ``quit`` (True), or False when there is no table to
+        leave yet (the caller stops the session)."""
+        if self.picker is not None:
+            self.picker.choose(None)
+            return True
+        if self.ask is not None:
+            self._answer(False)
+            return True
+        if self.view is None or self.view.me is None:
+            return False
+        self.say("!! " + self.tr("leaving"))
+        self.eof = True  # answer any later question "no"
+        self.send(V.Leave())
+        return True
 
     def _answer(self, yes: bool) -> None:
         assert self.ask is not None
@@ -402,12 +446,15 @@ class LineFrontend:
 
 async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                               stdin: TextIO, stdout: TextIO, lang: str | None = None,
-                              charset: str = "auto", hint: HintFn | None = None) -> Any:
+                              charset: str = "auto", hint: HintFn | None = None,
+                              bell: bool = False) -> Any:
     """:func:`run_line_mode` inside a running trio loop."""
     tr = Translator(lang)
     faces = resolve_faces(None, charset, encoding=getattr(stdout, "encoding", None) or "utf-8")
     bridge = UiBridge()
-    front = LineFrontend(bridge, tr, faces, stdout, hint=hint)
+    isatty = getattr(stdout, "isatty", None)
+    front = LineFrontend(bridge, tr, faces, stdout, hint=hint,
+                         bell=bell and bool(isatty and isatty()))
     bridge.attach(front)
     bridge.bind_trio()
     result: list[Any] = []
@@ -421,8 +468,22 @@ async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *
             if not await front.handle_line(line):
                 return
 
+    async def interrupts() -> None:
+        """Ctrl-C leaves the table (a second one stops at once)."""
+        try:
+            receiver = trio.open_signal_receiver(signal.SIGINT)
+        except (RuntimeError, ValueError):  # not the main thread (tests): nothing to catch
+            return
+        handled = False
+        with receiver as signals:
+            async for _ in signals:
+                if handled or not front.interrupt():
+                    raise KeyboardInterrupt
+                handled = True
+
     async with trio.open_nursery() as nursery:
         nursery.start_soon(reader, nursery.cancel_scope)
+        nursery.start_soon(interrupts)
         result.append(await node_main(bridge))
         nursery.cancel_scope.cancel()
     return result[0]
@@ -430,9 +491,10 @@ async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *
 
 def run_line_mode(node_main: Callable[[UiBridge], Awaitable[Any]], *, stdin: TextIO,
                   stdout: TextIO, lang: str | None = None, charset: str = "auto",
-                  hint: HintFn | None = None) -> Any:
+                  hint: HintFn | None = None, bell: bool = False) -> Any:
     """Run ``node_main(bridge)`` with the plain line front end under ``trio.run``; returns its
     result. ``stdin``/``stdout`` are text streams (``sys.stdin``/``sys.stdout``); ``lang`` and
     ``charset`` as for :func:`p2p_chinchon.ui.app.run_with_ui` (line mode never colours)."""
     return trio.run(lambda: run_line_mode_async(node_main, stdin=stdin, stdout=stdout,
-                                                lang=lang, charset=charset, hint=hint))
+                                                lang=lang, charset=charset, hint=hint,
+                                                bell=bell))

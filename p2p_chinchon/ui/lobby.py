@@ -186,6 +186,9 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
                 n=re_n, m=_get(rules, "reentry_min_remaining"))
         else:
             say("rule_no_reentry", "reentries", "reentry_min_remaining", "reentry_score")
+    shown = _get(rules, "showdown_time")
+    if shown is not None:
+        say("rule_showdown_time" if shown else "rule_no_showdown_time", "showdown_time", n=shown)
     k, system = _get(rules, "shuffle_proof_rounds"), _get(rules, "shuffle_proof")
     if system == "terelius-wikstrom":  # k only counts for cut-and-choose
         say("rule_proof_tw", "shuffle_proof", "shuffle_proof_rounds")

@@ -23,10 +23,9 @@ CHARSETS = ("auto", "unicode", "mono", "ascii")
 SUIT_SYMBOL = ("♦", "♥", "♠", "♣")
 SUIT_LETTER = ("d", "h", "s", "c")
 SUIT_SPANISH = ("oros", "copas", "espadas", "bastos")
-SUIT_SPANISH_SHORT = ("oros", "copas", "esp.", "bast.")
 SUIT_SPANISH_TINY = ("o", "c", "e", "b")
 RANK_FRENCH = {1: "A", 10: "J", 11: "Q", 12: "K", 13: "10"}  # 13: pip ten of the 52-card deck
-RANK_SPANISH = {10: "sota", 11: "cab.", 12: "rey", 13: "diez"}
+RANK_SPANISH = {10: "sota", 11: "caballo", 12: "rey", 13: "diez"}
 RANK_SPANISH_TINY = {10: "S", 11: "C", 12: "R", 13: "10"}
 
 # prompt_toolkit style classes (see app.STYLE); French: red/black, Spanish: the pack's colours.
@@ -107,16 +106,15 @@ def is_joker(card: Any) -> bool:
 
 
 def card_text(card: Any, faces: Faces, compact: bool = False) -> str:
-    """The face of one card, e.g. "7♦", "7d", "7 oros", "sota esp." (``compact``: "7o", "Se")."""
+    """The face of one card, e.g. "7♦", "7d", "7 oros", "sota espadas" (``compact``: "7o",
+    "Se"). Spanish names are whole words, never abbreviated: the compact form is the short one."""
     rank, suit = card.rank, card.suit
     if faces.deck == "spanish":
         if rank == 0:
             return "*" if compact else ("comodín" if faces.unicode else "comodin")
         if compact:
             return f"{RANK_SPANISH_TINY.get(rank, str(rank))}{SUIT_SPANISH_TINY[suit]}"
-        if rank in RANK_SPANISH:
-            return f"{RANK_SPANISH[rank]} {SUIT_SPANISH_SHORT[suit]}"
-        return f"{rank} {SUIT_SPANISH[suit]}"
+        return f"{RANK_SPANISH.get(rank, str(rank))} {SUIT_SPANISH[suit]}"
     if rank == 0:
         return "JK"
     r = RANK_FRENCH.get(rank, str(rank))

@@ -10,6 +10,7 @@ serves the prompt_toolkit control, resizes and headless tests.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Sequence
 
 from .. import view as V
@@ -18,10 +19,16 @@ from .logtext import make_log_renderer
 from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
 
-HintFn = Callable[[V.SeatView], str]
-# screen modes (UI-local)
+HintFn = Callable[[V.SeatView], Any]  # an intent (worded by the screen), a str, or None
+# screen modes (UI-local); HOLD keeps a showdown up after the table moved on, RECALL shows it again
 NORMAL, HELP, CONFIRM_QUIT, ASK, PICKER, FINAL = "normal", "help", "confirm", "ask", "picker", "final"
-COMMAND_KEYS = frozenset("sdchqgayn?<>")
+HOLD, RECALL = "hold", "recall"
+COMMAND_KEYS = frozenset("sdchqgaynl?<>")
+# One answer key per meaning in every language: "y" is no game action, whereas "s" (sí) draws and
+# "o" (oui) could start a card name. Any other key leaves an open question open.
+YES_KEYS = frozenset({"y", "Y"})
+NO_KEYS = frozenset({"n", "N", "escape"})
+DEFAULT_SHOWDOWN_TIME = 30  # seconds, when the rules predate the showdown_time option
 
 
 def _arrangement(hand: Sequence[Any], rules: Any) -> Any:
@@ -71,12 +78,14 @@ class TableScreen:
 
     ``send(intent)`` delivers an intent to the node (thread-safe on the caller's side);
     ``exit()`` ends the application; ``force_quit()`` cancels the node (second Ctrl-C);
-    ``hint(view) -> str`` is the optional hint provider (the bot's suggestion)."""
+    ``hint(view)`` is the optional hint provider (the bot's suggestion: an intent, or a str);
+    ``clock() -> seconds`` times the showdown hold (default :func:`time.monotonic`)."""
 
     def __init__(self, tr: Translator, faces: Faces | None = None, *,
                  send: Callable[[Any], None] | None = None, hint: HintFn | None = None,
                  exit: Callable[[], None] | None = None,
-                 force_quit: Callable[[], None] | None = None) -> None:
+                 force_quit: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.tr = tr
         self._faces_base = faces or Faces()
         self.send = send or (lambda intent: None)
@@ -100,7 +109,17 @@ class TableScreen:
         self.ask_question = ""
         self._ask_answer: Callable[[bool], None] | None = None
         self._arr_cache: tuple[Any, Any] = (None, None)
+        self._best_cache: tuple[Any, Any] = (None, None)
         self.log_line = make_log_renderer(tr, lambda: self.faces)
+        self.clock = clock
+        self.shown: V.SeatView | None = None  # the last showdown seen (HOLD and RECALL show it)
+        self._shown_key: Any = None
+        self.hold_until = 0.0
+        self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
+        self.marks: list[tuple[int, int, str, int]] = []  # (after hand n, seat, "out"/"in", total)
+        self.last_turn: dict[int, tuple[Any, Any]] = {}  # seat -> (card taken or None, thrown)
+        self._turn_start: tuple[int, int, int] | None = None  # (hand_no, seat, discard pile size)
+        self.bells = 0  # rings owed to the terminal (your turn, someone closed); see take_bells
 
     # ------------------------------------------------------------ inputs from the node
     @property
@@ -110,7 +129,7 @@ class TableScreen:
         return Faces(deck_style(rules) if rules is not None else base.deck, base.unicode, base.color)
 
     def set_view(self, view: V.SeatView) -> None:
-        old = self.view
+        old, pending = self.view, self.pending
         self.view = view
         self.pending = None
         if old is not None and (old.hand_no != view.hand_no or old.phase != view.phase):
@@ -118,6 +137,12 @@ class TableScreen:
                 self.message = ""
         if view.phase != V.LOBBY:
             self.agreed = False
+        self._track_marks(old, view)
+        self._track_turns(old, view)
+        self._track_showdown(view)
+        self._track_bells(old, view)
+        if view.reentry_offer and self.mode == HOLD:
+            self.mode = NORMAL  # the re-entry question shows the showdown and waits itself
         hand = list(view.hand)
         if self.picked is not None and self.picked not in hand:
             self.picked = None
@@ -125,10 +150,90 @@ class TableScreen:
             new = list(hand)
             for c in old.hand:
                 _remove(new, c)
-            if len(new) == 1:  # just drew: pick the drawn card
+            took = (isinstance(pending, V.Draw) and pending.source == "discard") or (
+                len(new) == 1 and old.discard_top is not None and new[0] == old.discard_top
+                and view.discard_size == old.discard_size - 1)
+            if took:  # Enter must not throw the taken card back: pick the hint's card or none
+                self._no_autopick = tuple(hand)
+                card = self._hint_card(view)
+                self.picked = None if len(new) == 1 and card == new[0] else card
+            elif len(new) == 1:  # just drew from the stock: pick the drawn card
                 self.picked = new[0]
-        if self.picked is None and hand:
+        if self._no_autopick is not None and self._no_autopick != tuple(hand):
+            self._no_autopick = None
+        if self.picked is None and hand and self._no_autopick is None:
             self.picked = self.display_hand()[0][-1] if self.display_hand()[0] else None
+
+    def _track_marks(self, old: V.SeatView | None, view: V.SeatView) -> None:
+        """Note eliminations and re-entries as they happen, for the score sheet."""
+        if old is None:
+            return
+        before = {s.seat: s for s in old.seats}
+        n = len(view.score_history)
+        for s in view.seats:
+            was = before.get(s.seat)
+            if was is None:
+                continue
+            if s.eliminated and not was.eliminated:
+                self.marks.append((n, s.seat, "out", s.total))
+            if s.reentries_used > was.reentries_used or (was.eliminated and not s.eliminated):
+                self.marks.append((n, s.seat, "in", s.total))
+
+    def _track_turns(self, old: V.SeatView | None, view: V.SeatView) -> None:
+        """Each player's last turn ("took 5♦, threw K♣"): when the turn passes on, the pile
+        is one card bigger after a draw from the stock and as big after taking its top."""
+        if view.phase != V.PLAYING or view.to_play is None:
+            if old is not None and old.hand_no != view.hand_no:
+                self.last_turn.clear()
+            return
+        start = self._turn_start
+        if start is not None and start[0] == view.hand_no and start[1] != view.to_play:
+            seat = start[1]
+            took = view.last_from_discard.get(seat) if view.discard_size <= start[2] else None
+            if view.discard_top is not None:
+                self.last_turn[seat] = (took, view.discard_top)
+        if start is None or start[:2] != (view.hand_no, view.to_play):
+            if start is not None and start[0] != view.hand_no:
+                self.last_turn.clear()
+            self._turn_start = (view.hand_no, view.to_play, view.discard_size)
+
+    def _track_showdown(self, view: V.SeatView) -> None:
+        """Keep the last showdown; a new one is held on screen for the table's showdown_time
+        (issue 13: it must not flash past while the next hand is dealt)."""
+        if not view.showdown or view.phase not in AFTER_CLOSE:
+            return
+        key = (len(view.score_history), view.closer)
+        self.shown = view  # the latest view of it: totals and outcome lines fill in
+        if key == self._shown_key:
+            return
+        self._shown_key = key
+        seconds = getattr(view.rules, "showdown_time", DEFAULT_SHOWDOWN_TIME)
+        if seconds > 0 and view.phase != V.OVER and self.mode == NORMAL:
+            self.mode, self.hold_until = HOLD, self.clock() + seconds
+
+    def _track_bells(self, old: V.SeatView | None, view: V.SeatView) -> None:
+        if old is None:
+            return
+        if view.my_turn and view.step == "draw" and not (old.my_turn and old.step == "draw"):
+            self.bells += 1
+        if view.closer is not None and view.showdown and (
+                len(view.score_history), view.closer) != (len(old.score_history), old.closer):
+            self.bells += 1
+
+    def take_bells(self) -> int:
+        """How many times to ring the terminal bell now (and forget them)."""
+        n, self.bells = self.bells, 0
+        return n
+
+    def holding(self) -> bool:
+        """Whether a showdown is still held; releases it once its time has passed."""
+        if self.mode == HOLD and self.clock() >= self.hold_until:
+            self.mode = NORMAL
+        return self.mode == HOLD
+
+    def hold_left(self) -> float:
+        """Seconds until the held showdown goes away (0 when none is held)."""
+        return max(0.0, self.hold_until - self.clock()) if self.holding() else 0.0
 
     def i_agreed(self) -> bool:
         """True unless the lobby waits for this seat's agreement (see :func:`must_agree`)."""
@@ -148,6 +253,7 @@ class TableScreen:
 
     def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
         self.mode, self.ask_question, self._ask_answer = ASK, question, answer
+        self.typed = ""
 
     def start_picker(self, picker: Any) -> None:
         self.mode, self.picker = PICKER, picker
@@ -166,6 +272,24 @@ class TableScreen:
         if self._arr_cache[0] != key:
             self._arr_cache = (key, _arrangement(view.hand, view.rules))
         return self._arr_cache[1]
+
+    def best_discard(self) -> tuple[int, Any] | None:
+        """``(deadwood, card)``: the least deadwood a seven-card hand keeps after discarding one
+        of the eight held, and that card (display only; None when unavailable)."""
+        view = self.view
+        if view is None or len(view.hand) != 8:
+            return None
+        key = ("best", tuple(view.hand), id(view.rules))
+        if self._best_cache[0] != key:
+            best = None
+            for card in dict.fromkeys(view.hand):  # each distinct card once
+                rest = list(view.hand)
+                _remove(rest, card)
+                arr = _arrangement(rest, view.rules)
+                if arr is not None and (best is None or arr.points < best[0]):
+                    best = (arr.points, card)
+            self._best_cache = (key, best)
+        return self._best_cache[1]
 
     def display_hand(self) -> tuple[list[Any], list[int | None]]:
         """``(cards, group)``: the hand in display order and, per card, the index of its meld
@@ -232,8 +356,14 @@ class TableScreen:
         if self.mode == HELP:
             self.mode = NORMAL
             return
+        self.holding()  # a hold whose time has passed is over: this key is for the table
+        if self.mode in (HOLD, RECALL) and k != "c-c":
+            self.mode = NORMAL  # the key only puts the showdown away
+            return
+        if self.mode in (HOLD, RECALL):
+            self.mode = NORMAL
         if self.mode == CONFIRM_QUIT:
-            if k in ("y", "Y", "c-c", "s", "o"):  # yes / sí / oui
+            if k in YES_KEYS or k == "c-c":  # Ctrl-C twice: leave
                 self.mode = NORMAL
                 if self.leave_sent and k == "c-c":
                     self.force_quit()
@@ -241,15 +371,15 @@ class TableScreen:
                 self.leave_sent = True
                 self._say(self.tr("leaving"))
                 self.send(V.Leave())
-            elif k in ("n", "N", "escape"):
+            elif k in NO_KEYS:
                 self.mode = NORMAL
                 self.message = ""
             return
         if self.mode == ASK:
-            if k in ("y", "Y", "n", "N", "s", "o", "escape") and self._ask_answer is not None:
+            if (k in YES_KEYS or k in NO_KEYS) and self._ask_answer is not None:
                 answer, self._ask_answer = self._ask_answer, None
                 self.mode = NORMAL
-                answer(k in ("y", "Y", "s", "o"))
+                answer(k in YES_KEYS)
             return
         if self.mode == PICKER and self.picker is not None:
             if k in ("q", "c-c"):
@@ -269,9 +399,11 @@ class TableScreen:
             elif k == "escape":
                 self.typed = ""
             elif len(k) == 1 and k.isprintable():
-                if (len(self.typed) == 1 and self.typed.isdigit() and k in COMMAND_KEYS
-                        and not self._names_a_card(self.typed + k)):
-                    self.typed = ""  # the digit picked a card; this letter is a command ("8" then "c")
+                if (k in COMMAND_KEYS and not self._names_a_card(self.typed + k)
+                        and (self.typed.isdigit() and len(self.typed) == 1
+                             or self._names_a_card(self.typed))):
+                    # the digit or the name picked a card; this letter is a command ("Kd" then "c")
+                    self.typed = ""
                 else:
                     self.typed += k
                     self._live_pick()
@@ -292,6 +424,12 @@ class TableScreen:
             return
         if view is None:
             return
+        if k == "l":
+            if self.shown is not None:
+                self.mode = RECALL
+            else:
+                self._say(self.tr("no_showdown_yet"))
+            return
         if k == "escape":
             self.message = ""
             return
@@ -305,9 +443,9 @@ class TableScreen:
                     self._say(self.tr("agreed_waiting"))
             return
         if view.reentry_offer and self.reentry_answered != view.hand_no:
-            if k in ("y", "Y", "s", "o", "n", "N"):  # yes / sí / oui, no / non
+            if k in YES_KEYS or k in ("n", "N"):
                 self.reentry_answered = view.hand_no
-                self._send(V.Reenter(k not in ("n", "N")))
+                self._send(V.Reenter(k in YES_KEYS))
             return
         if k == "left" or k == "right":
             cards, _ = self.display_hand()
@@ -373,6 +511,9 @@ class TableScreen:
             self.message = ""
         except CardTextError:
             self._say(self.tr("bad_card_name", text=text), "class:error")
+            return
+        if view.my_turn and view.step == "discard":
+            self._discard(close=False)  # a typed card name discards with one Enter
 
     def _busy(self) -> bool:
         if self.pending is not None:
@@ -427,11 +568,43 @@ class TableScreen:
             self._say(self.tr("no_hint"))
             return
         try:
-            text = self.hint(self.view)
+            got = self.hint(self.view)
         except Exception as exc:  # a hint provider's failure is a message, not a crash
             self._say(self.tr("no_hint") + f" ({exc})", "class:error")
             return
-        self._say(self.tr("hint", text=text or "-"), "class:hint")
+        card = getattr(got, "card", None)
+        if card is not None and card in self.view.hand:
+            self.picked = card  # h picks the card it suggests: Enter follows the hint
+        self._say(self.tr("hint", text=self.hint_text(got)), "class:hint")
+
+    def _hint_card(self, view: V.SeatView) -> Any:
+        """The card the hint would discard now, or None (no provider, or it fails)."""
+        if self.hint is None:
+            return None
+        try:
+            card = getattr(self.hint(view), "card", None)
+        except Exception:  # a hint is a courtesy: never let it break taking a card
+            return None
+        return card if card in view.hand else None
+
+    def hint_text(self, got: Any) -> str:
+        """A hint provider's answer in words: an intent in the player's language and the
+        deck's notation, a str as it is, None as "wait for your turn"."""
+        tr, view = self.tr, self.view
+        if got is None:
+            return tr("hint_wait")
+        if isinstance(got, str):
+            return got or "-"
+        if isinstance(got, V.Draw):
+            if got.source == "discard" and view is not None and view.discard_top is not None:
+                return tr("hint_take", card=card_text(view.discard_top, self.faces))
+            return tr("hint_stock")
+        if isinstance(got, V.Close):
+            pts = next((p for c, p, _ in (view.close_options if view else ()) if c == got.card), "?")
+            return tr("hint_close", card=card_text(got.card, self.faces), points=pts)
+        if isinstance(got, V.Discard):
+            return tr("hint_discard", card=card_text(got.card, self.faces))
+        return str(got)
 
     # ------------------------------------------------------------ layout
     def seat_name(self, seat: int | None) -> str:
@@ -534,10 +707,18 @@ class TableScreen:
                 line.append((style, cell(tr("n_cards", n=s.cards), 9) + " "
                              + cell(tr("total_n", n=s.total), 10) + " "))
             line.append(("class:flags", " ".join(flags)))
-            took = view.last_from_discard.get(s.seat)
-            if took is not None and view.phase != V.LOBBY:
-                line.append(("", "  " + tr("took") + " "))
-                line += self._card_frags(took)
+            last = self.last_turn.get(s.seat)
+            if last is not None and view.phase == V.PLAYING:
+                took, threw = last
+                key = "turn_drew" if took is None else "turn_took"
+                parts = tr(key, took="\x01", card="\x00").split("\x00")
+                head, _, mid = parts[0].partition("\x01")
+                line.append(("", "  " + head))
+                if took is not None:
+                    line += self._card_frags(took)
+                    line.append(("", mid))
+                line += self._card_frags(threw)
+                line.append(("", parts[-1] if len(parts) > 1 else ""))
             lines.append(truncate(line, cols))
         return lines
 
@@ -563,7 +744,13 @@ class TableScreen:
         arr = self.arrangement()
         title: Line = [("class:label", tr("your_hand") + ": ")]
         if arr is not None:
-            title.append(("", tr("deadwood_n", n=getattr(arr, "points", 0))))
+            after = self.best_discard() if len(cards) == 8 else None
+            if after is not None:  # 8 cards: what is left once the best card is thrown
+                title.append(("", tr("deadwood_after", n=after[0], card="\x00").split("\x00")[0]))
+                title += self._card_frags(after[1])
+                title.append(("", tr("deadwood_after", n=after[0], card="\x00").split("\x00")[-1]))
+            else:
+                title.append(("", tr("deadwood_n", n=getattr(arr, "points", 0))))
             if getattr(arr, "melds", ()):
                 title.append(("", " · " + tr("melds_n", n=len(arr.melds))))
         elif not cards:
@@ -629,27 +816,39 @@ class TableScreen:
         filled = 0 if total <= 0 else max(0, min(bar_w, done * bar_w // total))
         full, empty = ("█", "░") if self.faces.unicode else ("#", "-")
         return truncate([("class:progress", full * filled + empty * (bar_w - filled)),
-                         ("", f" {done}/{total} {label}")], cols)
+                         ("", " " + self.progress_text(done, total, label))], cols)
 
-    def showdown_lines(self, cols: int) -> list[Line]:
-        view, tr = self.view, self.tr
+    def progress_text(self, done: int, total: int, label: str) -> str:
+        """A wait in the player's words: the table's "shuffle by Carla" becomes "Shuffling:
+        Carla (3 of 12)"; a label of another shape is shown as it is."""
+        kind, by, name = label.partition(" by ")
+        key = PROGRESS_KEYS.get(kind)
+        if not by or key is None:
+            return f"{done}/{total} {label}"
+        return self.tr(key, name=name, n=min(done + 1, total), total=total)
+
+    def showdown_lines(self, cols: int, view: V.SeatView | None = None) -> list[Line]:
+        """The closer, then each player's melds, lay-offs, deadwood and points this hand."""
+        view, tr = view or self.view, self.tr
         assert view is not None
         lines: list[Line] = []
         if view.closer is not None and view.showdown:
             said = (tr("you_closed") if view.closer == view.me
                     else tr("closed_by", name=self.seat_name(view.closer)))
             lines.append([("class:label", said)])
+        targets = lay_off_targets(view.showdown, view.rules)
         for sh in view.showdown:
             pen = [("class:penalty", f"{sh.penalty:>5}")]
             room = cols - width(pen) - 1
             for compact in (False, True):  # Spanish names are long: shorten before cutting
-                line = self._shown_hand(sh, compact)
+                line = self._shown_hand(sh, compact, targets)
                 if width(line) <= room:
                     break
             lines.append(pad(truncate(line, room), room) + [("", " ")] + pen)
         return lines
 
-    def _shown_hand(self, sh: V.ShownHand, compact: bool) -> Line:
+    def _shown_hand(self, sh: V.ShownHand, compact: bool,
+                    targets: dict[tuple[int, int], int] | None = None) -> Line:
         tr = self.tr
         line: Line = [("", cell(self.seat_name(sh.seat), 10) + " ")]
         for meld in sh.melds:
@@ -658,37 +857,78 @@ class TableScreen:
             line.append(("class:meld", "] "))
         if sh.laid_off:
             line.append(("class:dim", tr("laid_off") + " "))
-            line += self._cards_frags(sh.laid_off, compact=compact)
-            line.append(("", " "))
+            arrow = "→" if self.faces.unicode else "->"
+            for i, card in enumerate(sh.laid_off):
+                line += self._card_frags(card, compact)
+                onto = (targets or {}).get((sh.seat, i))
+                if onto is not None:  # onto whose meld
+                    line.append(("class:dim", arrow + self.seat_name(onto)))
+                line.append(("", " "))
         if sh.deadwood:
             line.append(("class:dim", tr("deadwood") + " "))
             line += self._cards_frags(sh.deadwood, compact=compact)
         return line
 
-    def score_lines(self, cols: int, max_rows: int = 99) -> list[Line]:
-        """The running score table: one column per seat, one row per hand, then totals."""
-        view, tr = self.view, self.tr
+    def score_lines(self, cols: int, max_rows: int = 99,
+                    view: V.SeatView | None = None) -> list[Line]:
+        """The score sheet: one column per seat, one row per hand, then totals. A seat that
+        went out gets "✗" after its points of that hand; a re-entry is a row of its own
+        ("=43": the total starts again at 43, 000 "Winning the game"), so every column adds
+        up to its total; a line per seat says it in words."""
+        view, tr = view or self.view, self.tr
         assert view is not None
         if not view.score_history and not any(s.total for s in view.seats):
             return []
         seats = list(view.seats)
+        col_of = {s.seat: i for i, s in enumerate(seats)}
         colw = max(5, min(10, (cols - 8) // max(1, len(seats)) - 1))
+        cross = "✗" if self.faces.unicode else "x"
         head = cell(tr("hand"), 7) + " " + " ".join(_rcell(s.name or f"#{s.seat}", colw)
                                                   for s in seats)
-        rows = [[("class:label", head)]]
-        history = list(enumerate(view.score_history, start=1))
-        if len(history) > max_rows:
-            history = history[-max_rows:]
-        for n, row in history:
+        rows: list[tuple[int, Line]] = []
+        for n, row in enumerate(view.score_history, start=1):
             vals = [str(row[i]) if i < len(row) else "" for i in range(len(seats))]
-            rows.append([("", cell(str(n), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
-        tot = [("X " if s.eliminated else "") + str(s.total) for s in seats]
-        rows.append([("class:label", cell(tr("total"), 7) + " "
-                      + " ".join(_rcell(v, colw) for v in tot))])
-        return [truncate(r, cols) for r in rows]
+            for after, seat, kind, _total in self.marks:
+                if after == n and kind == "out" and seat in col_of:
+                    vals[col_of[seat]] += cross
+            rows.append((n, [("", cell(str(n), 7) + " "
+                                  + " ".join(_rcell(v, colw) for v in vals))]))
+            back = [""] * len(seats)
+            for after, seat, kind, total in self.marks:
+                if after == n and kind == "in" and seat in col_of:
+                    back[col_of[seat]] = f"={total}"
+            if any(back):
+                rows.append((n, [("class:dim", cell(tr("sheet_reentry"), 7) + " "
+                                  + " ".join(_rcell(v, colw) for v in back))]))
+        if len(rows) > max_rows:
+            rows = rows[-max_rows:]
+        tot = [str(s.total) + (cross if s.eliminated else "") for s in seats]
+        out = [[("class:label", head)]] + [r for _, r in rows]
+        out.append([("class:label", cell(tr("total"), 7) + " "
+                     + " ".join(_rcell(v, colw) for v in tot))])
+        notes = self.mark_notes(view)
+        return [truncate(r, cols) for r in out + [[("class:dim", t)] for t in notes]]
 
-    def outcome_lines(self) -> list[Line]:
-        view, tr = self.view, self.tr
+    def mark_notes(self, view: V.SeatView | None = None) -> list[str]:
+        """One sentence per seat that went out or re-entered ("Carla: out at 104 after hand 5,
+        re-entered at 43")."""
+        view = view or self.view
+        if view is None:
+            return []
+        notes = []
+        for s in view.seats:
+            parts = []
+            for after, seat, kind, total in self.marks:
+                if seat == s.seat:
+                    parts.append(self.tr("sheet_out" if kind == "out" else "sheet_in",
+                                         total=total, n=after))
+            if parts:
+                notes.append(self.tr("sheet_note", name=self.seat_name(s.seat),
+                                     events=", ".join(parts)))
+        return notes
+
+    def outcome_lines(self, view: V.SeatView | None = None) -> list[Line]:
+        view, tr = view or self.view, self.tr
         assert view is not None
         lines: list[Line] = []
         for s in view.seats:
@@ -696,7 +936,7 @@ class TableScreen:
                 said = (tr("you_are_out", total=s.total) if s.seat == view.me
                         else tr("is_out", name=s.name, total=s.total))
                 lines.append([("class:seat.out", said)])
-        if view.reentry_offer and self.reentry_answered != view.hand_no:
+        if view is self.view and view.reentry_offer and self.reentry_answered != view.hand_no:
             lines.append([("class:prompt", tr("reentry_question"))])
         if view.winner is not None:
             lines.append([("class:winner", self.winner_text(view.winner))])
@@ -714,6 +954,8 @@ class TableScreen:
             return [("class:dim", tr("keys_picker"))]
         if self.mode in (CONFIRM_QUIT, ASK):
             return [("class:prompt", tr("keys_yes_no"))]
+        if self.mode == RECALL or self.holding():
+            return [("class:prompt", tr("keys_showdown"))]
         if self.typed:
             return [("class:prompt", tr("typing") + " " + self.typed + "_")]
         if view is None:
@@ -735,13 +977,19 @@ class TableScreen:
             return [("class:prompt", self.ask_question)]
         if self.message:
             return [(self.message_style, self.message)]
-        if self.status:
-            return [("class:status", self.status)]
         return []
 
     def body_blocks(self, cols: int) -> list[tuple[list[Line], int, bool]]:
         """``(lines, priority, flexible)`` in display order; lower priority numbers are kept
-        first when space is short; the flexible block (the log) shows its last lines."""
+        first when space is short; the flexible block (the log) shows its last lines. The
+        node's status (:meth:`set_status`: waits, who is offline and for how long) is the
+        last body line, kept before anything else, so a message never hides it."""
+        blocks = self._body_blocks(cols)
+        if self.status and self.view is not None and self.mode not in (HELP, PICKER):
+            blocks.append(([[("class:status", self.status)]], 0, False))
+        return blocks
+
+    def _body_blocks(self, cols: int) -> list[tuple[list[Line], int, bool]]:
         view, tr = self.view, self.tr
         if self.mode == HELP:
             return [(self.help_lines(), 0, False)]
@@ -749,6 +997,9 @@ class TableScreen:
             return [(self.picker.lines(cols, self.tr), 0, True)]
         if view is None:
             return []
+        if self.shown is not None and (self.mode == RECALL or self.holding()):
+            said = tr("showdown_of", n=len(self.shown.score_history))
+            return [([[("class:label", said)]], 0, False)] + self.showdown_blocks(self.shown, cols)
         blocks: list[tuple[list[Line], int, bool]] = []
         prog = self.progress_line(cols)
         if view.fault is not None:
@@ -761,21 +1012,23 @@ class TableScreen:
         if view.phase == V.LOBBY:
             from .lobby import rules_in_words
 
+            if view.me is None and not view.seats:  # connected, not seated yet
+                blocks.append(([[("class:prompt", tr("lobby_waiting_seat",
+                                                     table=view.table_name or "?"))]], 0, False))
             blocks.append((self.seat_lines(cols), 1, False))
             rules = [[("", "• " + s)] for s in rules_in_words(view.rules, tr)]
             if rules:
                 blocks.append(([[("class:label", tr("proposed_rules"))]] + rules, 3, False))
-            agree = tr("agreed_waiting") if self.i_agreed() else tr("press_a_to_agree")
-            blocks.append(([[("class:prompt", agree)]], 0, False))
+            if view.me is not None:
+                agree = tr("agreed_waiting") if self.i_agreed() else tr("press_a_to_agree")
+                blocks.append(([[("class:prompt", agree)]], 0, False))
         elif view.phase in AFTER_CLOSE or (view.phase in (V.STOPPED, V.SHUFFLING)
                                            and view.showdown and view.score_history):
             # while the next hand is shuffled the last showdown stays up, so a person can read it
             if view.phase == V.SHUFFLING:
                 blocks.append(([[("class:label", tr("last_hand", n=len(view.score_history)))]],
                                1, False))
-            blocks.append((self.showdown_lines(cols), 1, False))
-            blocks.append((self.score_lines(cols), 2, False))
-            blocks.append((self.outcome_lines(), 0, False))
+            blocks += self.showdown_blocks(view, cols)
         else:
             blocks.append((self.seat_lines(cols), 3, False))
             if view.phase in (V.PLAYING, V.RESTOCKING):
@@ -789,6 +1042,12 @@ class TableScreen:
             blocks.append(([prog], 0, False))
         blocks.append(([self.log_line(t, view) for t in view.log], 9, True))
         return blocks
+
+    def showdown_blocks(self, view: V.SeatView, cols: int) -> list[tuple[list[Line], int, bool]]:
+        """A showdown, its score sheet and what came of it, as :meth:`body_blocks` blocks."""
+        return [(self.showdown_lines(cols, view), 1, False),
+                (self.score_lines(cols, view=view), 2, False),
+                (self.outcome_lines(view), 0, False)]
 
     def _render(self, cols: int, rows: int) -> list[Line]:
         if rows <= 0 or cols <= 0:
@@ -835,6 +1094,39 @@ class TableScreen:
         return "\n".join(plain(l) for l in self.render(cols, rows))
 
 
+def lay_off_targets(showdown: Sequence[V.ShownHand], rules: Any) -> dict[tuple[int, int], int]:
+    """``(seat, i) -> owner``: whose meld the ``i``-th card laid off by ``seat`` extends, when
+    exactly one player's meld takes it (display only: the view lists laid-off cards without
+    their target; 000 "Laying off"). Cards are tried in order, each growing the meld it joined."""
+    try:
+        from ..engine import make_meld
+    except ImportError:
+        return {}
+    if rules is None:
+        return {}
+    melds = [(sh.seat, list(m)) for sh in showdown for m in sh.melds]
+    out: dict[tuple[int, int], int] = {}
+    for sh in showdown:
+        for i, card in enumerate(sh.laid_off):
+            fits = []
+            for owner, cards in melds:
+                try:
+                    if owner != sh.seat and make_meld(cards + [card], rules) is not None:
+                        fits.append((owner, cards))
+                except Exception:  # a display helper never takes the table down
+                    continue
+            if len({o for o, _ in fits}) == 1:
+                out[(sh.seat, i)] = fits[0][0]
+                fits[0][1].append(card)
+    return out
+
+
+# the table's step kinds while a hand is prepared (table.py Step.kind) -> what a player calls them
+PROGRESS_KEYS = {
+    "key_commit": "progress_key", "key_share": "progress_key", "shuffle": "progress_shuffle",
+    "deal_shares": "progress_deal", "draw_share": "progress_deal", "secret": "progress_check",
+    "hand_digest": "progress_check", "show": "progress_check", "toss": "progress_toss",
+}
 AFTER_CLOSE = frozenset({V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER})
 V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN, V.HAND_OVER,
                       V.REENTRY, V.OVER, V.STOPPED})

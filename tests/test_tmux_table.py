@@ -1,0 +1,164 @@
+"""Issue 13 in a real terminal at 80x24 (tmux): questions answered only by y/n, the taken
+discard never thrown back by Enter, the hint picks its card, the showdown held until a key and
+recalled with l, and the bell (rung on your turn, silent with --no-bell).
+
+Same harness as tests/test_tmux.py: a detached tmux session per test, keys typed with
+send-keys, the screen polled with a deadline; a bot peer in its own process over loopback.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import time
+
+import pytest
+from test_tmux import GAME, Tmux, game_env, head
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def bell(t: Tmux) -> bool:
+    return t.run("display-message", "-p", "-t", "t", "#{window_bell_flag}").strip() == "1"
+
+
+def start(tmp_path, *extra: str) -> Tmux:
+    cmd = [sys.executable, "-m", "p2p_chinchon", "play", *GAME, *extra]
+    t = Tmux(tmp_path, 80, 24, cmd, game_env(tmp_path))
+    t.run("set-option", "-g", "monitor-bell", "on")
+    return t
+
+
+def leave(t: Tmux) -> None:
+    t.keys("q")
+    t.wait(lambda s: "Leave the table? y = yes, n = no" in s, "the quit question")
+    t.keys("y")
+    t.wait(lambda s: "Press any key to finish." in s, "the final screen")
+    t.keys("z")
+    t.wait(lambda s: re.search(r"^exit status \d+$", s, re.M), "the process to end", history=True)
+
+
+def test_no_game_key_answers_yes_and_enter_keeps_the_taken_card(tmp_path):
+    t = start(tmp_path)
+    try:
+        text = t.wait(lambda s: "your turn: draw a card" in head(s), "our first turn")
+        assert bell(t)  # it became our turn
+        # item 1: while "Leave the table?" is open, s, d and Enter do nothing
+        t.keys("q")
+        t.wait(lambda s: "Leave the table? y = yes, n = no" in s, "the quit question")
+        for k in ("s", "d", "Enter", "o"):
+            t.keys(k)
+        time.sleep(0.5)
+        text = t.screen()
+        assert "Leave the table? y = yes, n = no" in text and "your turn: draw a card" in head(text)
+        assert "You draw" not in text and "You take" not in text
+        t.keys("n")
+        t.wait(lambda s: "Leave the table?" not in s, "the question to go away")
+        # item 3: after taking the discard, Enter does not throw it back
+        top = re.search(r"Discard pile: (\S+)", text).group(1)
+        t.keys("d")
+        text = t.wait(lambda s: "your turn: discard or close" in head(s), "our discard step")
+        picked = re.search(r"Enter discards (\S+)", text)
+        assert picked is None or picked.group(1) != top, text
+        t.keys("h")  # the hint names a card and picks it
+        text = t.wait(lambda s: "Hint: " in s, "the hint")
+        hinted = re.search(r"Hint: (?:discard|close, putting) (\S+)", text).group(1)
+        assert f"Enter discards {hinted}" in text, text
+        t.keys("Enter")
+        t.wait(lambda s: f"You discard {hinted}" in s or "You close" in s, "our discard")
+        leave(t)
+    finally:
+        t.close()
+
+
+def test_showdown_waits_for_a_key_and_l_recalls_it(tmp_path):
+    t = start(tmp_path, "--option", "showdown_time=600", "--no-bell")
+    try:
+        deadline = time.monotonic() + 240
+        while True:  # play badly (draw, throw the drawn card) until a hand ends
+            text = t.screen()
+            if "as shown:" in text:
+                break
+            assert time.monotonic() < deadline, text
+            if "your turn: draw a card" in head(text):
+                t.keys("s")
+                t.wait(lambda s: "your turn: draw a card" not in head(s), "the draw")
+            elif "your turn: discard or close" in head(text) and "Enter discards" in text:
+                t.keys("Enter")
+                t.wait(lambda s: "your turn: discard or close" not in head(s) or "as shown" in s,
+                       "the discard")
+            time.sleep(0.1)
+        lines = text.splitlines()
+        assert len(lines) <= 24 and all(len(r) <= 80 for r in lines)
+        assert re.search(r"^Hand \d+, as shown:$", text, re.M), text
+        assert re.search(r"(You|Bruno) closed\.", text) and re.search(r"^Total ", text, re.M)
+        assert "any key: back to the table" in lines[-1]
+        shown = re.search(r"^Hand (\d+), as shown:$", text, re.M).group(1)
+        # the next hand is dealt meanwhile; the showdown stays until a key
+        t.wait(lambda s: f"hand {int(shown) + 1}" in head(s) or "wins the game" in s,
+               "the next hand to start", timeout=60)
+        assert "as shown:" in t.screen()
+        t.keys("x")
+        text = t.wait(lambda s: "as shown:" not in s, "the showdown to go")
+        t.keys("l")
+        t.wait(lambda s: f"Hand {shown}, as shown:" in s, "the recalled showdown")
+        t.keys("x")
+        t.wait(lambda s: "as shown:" not in s, "the recalled showdown to go")
+        assert not bell(t)  # --no-bell
+        leave(t)
+    finally:
+        t.close()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_lobby_shows_the_table_while_it_fills(tmp_path):
+    """Item 4: the joiner sees the table (rules in words) from the moment it connects, and the
+    host's status line counts the seats still free; both fit 80x24."""
+    import subprocess
+
+    port = free_port()
+    env = game_env(tmp_path)
+    (tmp_path / "h").mkdir()
+    host = Tmux(tmp_path / "h", 80, 24, [
+        sys.executable, "-m", "p2p_chinchon", "host", "--name", "Ana", "--seats", "3",
+        "--no-mdns", "--port", str(port), "--bind", "127.0.0.1", "--proof-rounds", "4",
+        "--seed", "1"], env)
+    guest = None
+    bot = None
+    try:
+        text = host.wait(lambda s: "waiting for 2 more" in s, "the host's status")
+        assert "Proposed rules:" in text
+        (tmp_path / "g").mkdir()
+        guest = Tmux(tmp_path / "g", 80, 24, [  # its own identity key: another laptop
+            sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
+            "--name", "Carla", "--min-proof-rounds", "4", "--bind", "127.0.0.1"],
+            game_env(tmp_path / "g"))
+        text = guest.wait(lambda s: "the game starts when every seat is taken" in s,
+                          "the joiner's waiting screen")
+        lines = text.splitlines()
+        assert len(lines) <= 24 and all(len(r) <= 80 for r in lines)
+        assert "Proposed rules:" in text and "Close with all matched" in text
+        host.wait(lambda s: "waiting for 1 more" in s, "the host's status to count Carla")
+        bot = subprocess.Popen([sys.executable, "-m", "p2p_chinchon", "join", "--connect",
+                                f"127.0.0.1:{port}", "--bot", "--quiet", "--name", "Bruno",
+                                "--min-proof-rounds", "4", "--bind", "127.0.0.1"],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        text = guest.wait(lambda s: "Press a to agree" in s, "the seating")
+        assert re.search(r"Ana +\S+", text) and re.search(r"Carla +\S+.*\(you\)", text), text
+        text = host.wait(lambda s: re.search(r"^  Bruno +\S+", s, re.M), "the host's seating")
+        assert not re.search(r"waiting for \d+ more", text)  # the seats are on screen now
+    finally:
+        for t in (host, guest):
+            if t is not None:
+                t.close()
+        if bot is not None:
+            bot.kill()
+            bot.wait()
