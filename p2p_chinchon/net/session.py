@@ -42,9 +42,12 @@ async def host_game(
     table_ready: Callable[[tbl.Table], Any] | None = None,
     defer_proofs: bool = True,
     on_reject: Callable[[str], Any] | None = None,
+    approve: Callable[[Any, str], Any] | None = None,
 ) -> nd.NodeResult:
     """Open a table, wait for ``seats`` players, then play. ``on_listening(port)`` is called
-    once the lobby accepts joiners (``play`` starts its bot peers then)."""
+    once the lobby accepts joiners (``play`` starts its bot peers then). ``approve(request,
+    source_ip) -> bool`` (async) asks the host's person before each joiner is seated (name
+    and fingerprint); None seats the first comers (``--open``: bots, demos, tests)."""
     listeners = await trio.open_tcp_listeners(port, host=bind)
     lobby_port = listeners[0].socket.getsockname()[1]
     table = tbl.Table.create(
@@ -66,7 +69,7 @@ async def host_game(
             if ad is not None:
                 nursery.start_soon(ad.update, len(t.pending_players))
 
-        await nd.host_lobby(table, listeners, seats=seats, on_seated=seated)
+        await nd.host_lobby(table, listeners, seats=seats, on_seated=seated, approve=approve)
 
     ad = None
     async with trio.open_nursery() as nursery:
@@ -128,18 +131,18 @@ async def join_game(
     listen_port = listeners[0].socket.getsockname()[1]
     box: list[tbl.Table] = []
 
-    def check_offer(offer: bytes) -> None:
-        """Refuse before sitting down: a bad or weak offer, or a host key that is not the one
-        the LAN advertised (someone answering in the host's place)."""
+    def check_offer(offer: bytes, tls_key: bytes) -> None:
+        """Refuse before sitting down: a bad or weak offer, or an offer signed by another key
+        than the one whose TLS certificate we pinned (someone relaying another host's offer)."""
         t = table_cls.joining(identity, rng, offer, auto_agree=auto_agree, defer_proofs=defer_proofs,
                               min_proof_rounds=min_proof_rounds)
-        if expect_fingerprint is not None and fingerprint(t.offer_key) != expect_fingerprint:
-            raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, "
-                                  f"but the LAN advertised {expect_fingerprint}: refusing to sit down")
+        if t.offer_key != tls_key:
+            raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
+                                  f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
         box.append(t)
 
     _offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port,
-                                          check_offer=check_offer)
+                                          check_offer=check_offer, expect_fingerprint=expect_fingerprint)
     table = box[0]
     table.receive(seating, 0)
     if table.me is None:
