@@ -156,5 +156,5 @@ async def test_leaving_stops_the_table_cleanly(tmp_path):
         assert r.winner is None
     for i in range(3):
         report = audit_file(tmp_path / f"seat{i}.chn")
-        assert report.verdict == "incomplete" and report.exit_code == 0, report.summary()
+        assert report.verdict == "incomplete" and report.exit_code == 3, report.summary()
         assert "left" in report.detail
