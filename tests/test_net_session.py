@@ -49,3 +49,35 @@ async def test_joiner_refuses_48_rounds_by_default() -> None:
                 await join_game(identity=Identity.generate(), rng=SeededRng("j"), host="127.0.0.1", port=ports[0],
                                 player_name="Bruno", decide=None, bind="127.0.0.1")
         nursery.cancel_scope.cancel()
+
+
+async def test_host_approves_each_joiner_before_seating() -> None:
+    """Without --open the host's person is asked (name, fingerprint, address); a joiner who is
+    turned down gets a typed refusal and holds no seat; the next one is seated."""
+    from p2p_chinchon.identity import fingerprint
+    from p2p_chinchon.net import lobby as lob, node as nd
+
+    host_id = Identity.generate()
+    table = tbl.Table.create(host_id, SeededRng("h"), name="t", rules=make_rules("classic", {}), max_seats=2,
+                             addr="127.0.0.1:1", proof_rounds=4)
+    table.set_host_name("Ana")
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    asked: list[tuple[str, str, str]] = []
+
+    async def approve(req: lob.JoinRequest, ip: str) -> bool:
+        asked.append((req.name, fingerprint(req.public_key), ip))
+        return req.name != "Eve"
+
+    eve, bruno = Identity.generate(), Identity.generate()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: nd.host_lobby(table, listeners, seats=2, approve=approve))
+        with trio.fail_after(30):
+            with pytest.raises(lob.Refused, match="did not let you sit"):
+                await nd.join_lobby(eve, "127.0.0.1", port, name="Eve", listen_port=4000,
+                                    expect_fingerprint=host_id.fingerprint)
+            offer, seating = await nd.join_lobby(bruno, "127.0.0.1", port, name="Bruno", listen_port=4001,
+                                                 expect_fingerprint=host_id.fingerprint)
+    assert offer == table.frames[0] and seating == table.frames[1]
+    assert [p.name for p in table.players] == ["Ana", "Bruno"]
+    assert asked == [("Eve", eve.fingerprint, "127.0.0.1"), ("Bruno", bruno.fingerprint, "127.0.0.1")]
