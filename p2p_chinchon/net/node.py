@@ -32,6 +32,7 @@ import trio
 
 from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
+from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.framing import FrameError
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp
 from p2p_chinchon.transcript import TranscriptWriter
@@ -116,18 +117,21 @@ class Node:
         self._intent_send, self._intent_recv = trio.open_memory_channel[Any](16)
         self.dropped: list[tuple[int | None, str]] = []
         self._synced: dict[int, set[int]] = {}
+        self.evidence = EvidenceLog(None if transcript_path is None
+                                    else transcript_path.with_name(transcript_path.name + ".evidence"))
         self._timing = _timing_log()
 
     # -------------------------------------------------------------- table calls
 
-    async def _call(self, fn: Callable[..., list], *args: Any) -> None:
+    async def _call(self, fn: Callable[..., list], *args: Any, link: int | None = None) -> None:
         """Run a table method off the event loop (shuffle proofs take a while; libsodium
-        releases the GIL), then persist and send what it produced, in that order."""
+        releases the GIL), then persist and send what it produced, in that order. ``link``:
+        the seat whose link brought the frame (evidence is counted against it)."""
         async with self._lock:
             outs = await trio.to_thread.run_sync(fn, *args)
-            await self._handle(outs)
+            await self._handle(outs, link)
 
-    async def _handle(self, outs: list) -> None:
+    async def _handle(self, outs: list, link: int | None = None) -> None:
         sends = []
         for out in outs:
             if isinstance(out, tbl.Accepted):
@@ -141,7 +145,7 @@ class Node:
             elif isinstance(out, tbl.Job):
                 self._nursery.start_soon(self._run_job, out)
             elif isinstance(out, tbl.Evidence):
-                self._keep_evidence(out)
+                self._keep_evidence(out, link)
             elif isinstance(out, tbl.Resync) and self._mesh is not None:
                 await self._mesh.send(out.seat, SYNC + out.from_seq.to_bytes(4, "big"))
             elif isinstance(out, (tbl.Finished, tbl.Stopped)):
@@ -154,20 +158,16 @@ class Node:
         if self.on_update is not None:
             self.on_update(self.table.view())
 
-    def _keep_evidence(self, ev: tbl.Evidence) -> None:
-        """Rejected frames go to ``<transcript>.evidence`` (a msgpack stream of maps), so a
-        dropped frame is never lost even when it stopped nothing."""
+    def _keep_evidence(self, ev: tbl.Evidence, link: int | None = None) -> None:
+        """Rejected frames go to ``<transcript>.evidence``, bounded (:mod:`.evidence`); a link
+        that keeps sending junk is dropped, counted against its seat."""
         self.dropped.append((ev.seat, ev.rule))
-        if self.transcript_path is None:
-            return
-        path = self.transcript_path.with_name(self.transcript_path.name + ".evidence")
-        record = {"seat": -1 if ev.seat is None else ev.seat, "rule": ev.rule, "reason": ev.reason,
-                  "frames": list(ev.frames)}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab") as f:
-            f.write(msgpack.packb(record, use_bin_type=True))
-            f.flush()
-            os.fsync(f.fileno())
+        self._drop_junk(link, self.evidence.keep(ev.seat, ev.rule, ev.reason, ev.frames, link))
+
+    def _drop_junk(self, link: int | None, why: str | None) -> None:
+        if why is not None and link is not None and self._mesh is not None:
+            log.warning("%s", why)
+            self._mesh.drop(link, why)
 
     def _persist(self, out: tbl.Accepted) -> None:
         if self.transcript_path is None:
@@ -234,7 +234,7 @@ class Node:
             if isinstance(ev, Frame):
                 payload = ev.payload
                 if payload[:1] == ENVELOPE:
-                    await self._call(self.table.receive, payload[1:], ev.seat)
+                    await self._call(self.table.receive, payload[1:], ev.seat, link=ev.seat)
                     await self._decide()
                 elif payload[:1] == SYNC and len(payload) == 5:
                     have = int.from_bytes(payload[1:5], "big")
@@ -245,6 +245,7 @@ class Node:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
+                    self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))
             elif isinstance(ev, PeerUp):
                 self._synced.pop(ev.seat, None)
                 await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
