@@ -81,3 +81,34 @@ async def test_host_approves_each_joiner_before_seating() -> None:
     assert offer == table.frames[0] and seating == table.frames[1]
     assert [p.name for p in table.players] == ["Ana", "Bruno"]
     assert asked == [("Eve", eve.fingerprint, "127.0.0.1"), ("Bruno", bruno.fingerprint, "127.0.0.1")]
+
+
+async def test_a_seat_that_never_agrees_is_timed_out_soon() -> None:
+    """`agree` has a timeout of its own (Timeouts.agree), far shorter than a move's: a seat
+    taken by someone who never agrees frees the table instead of holding it for 15 minutes."""
+    from p2p_chinchon.net.node import Timeouts
+
+    rules = make_rules("classic", {})
+    ports: list[int] = []
+    got = trio.Event()
+    results: dict[str, object] = {}
+    fast = Timeouts(protocol=30.0, decision=900.0, agree=1.0)
+
+    async def host() -> None:
+        results["host"] = await host_game(
+            identity=Identity.generate(), rng=SeededRng("h"), rules=rules, seats=2, name="t", player_name="Ana",
+            decide=None, proof_rounds=4, bind="127.0.0.1", advertise=False, timeouts=fast,
+            on_listening=lambda p: (ports.append(p), got.set()))
+
+    async def silent_joiner() -> None:
+        results["joiner"] = await join_game(
+            identity=Identity.generate(), rng=SeededRng("j"), host="127.0.0.1", port=ports[0], player_name="Bruno",
+            decide=None, auto_agree=False, bind="127.0.0.1", min_proof_rounds=4, timeouts=fast)
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            await got.wait()
+            nursery.start_soon(silent_joiner)
+    fault = results["host"].fault  # type: ignore[attr-defined]
+    assert fault is not None and fault.rule == "timeout" and fault.seat == 1, fault
