@@ -42,7 +42,7 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from .framing import MAX_FRAME, FrameError, Link
+from .framing import MAX_FRAME, FrameError, Link, peer_address
 from .tls import TlsError, accept_tls, dial_tls
 
 __all__ = [
@@ -206,20 +206,13 @@ class JoinRequest:
 
 
 def _peer(stream: trio.abc.Stream) -> str:
-    stream = getattr(stream, "transport_stream", stream)  # under TLS, the socket is below
-    sock = getattr(stream, "socket", None)
-    try:
-        return str(sock.getpeername()) if sock is not None else "?"
-    except OSError:
-        return "?"
+    addr = peer_address(stream)
+    return "?" if addr is None else str(addr)
 
 
 def _ip(stream: trio.abc.Stream) -> str | None:
-    sock = getattr(getattr(stream, "transport_stream", stream), "socket", None)
-    try:
-        return str(sock.getpeername()[0]) if sock is not None else None
-    except (OSError, IndexError, TypeError):
-        return None
+    addr = peer_address(stream)
+    return str(addr[0]) if isinstance(addr, tuple) and addr else None
 
 
 def _is_loopback(ip: str | None) -> bool:
@@ -276,6 +269,10 @@ async def serve_lobby(
             log.warning("lobby: refused %s: %s", who, why)
             await trio.aclose_forcefully(stream)
             return
+        except BaseException:  # cancelled (shutdown): do not leak the socket
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+            raise
         ip = _ip(stream)
         limited = ip is not None and max_per_address is not None and (limit_loopback or not _is_loopback(ip))
         async with link:

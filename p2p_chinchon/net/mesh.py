@@ -59,7 +59,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from p2p_chinchon.identity import Identity
 
-from .framing import MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, send_frame
+from .framing import MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, peer_address, send_frame
 from .tls import TlsError, accept_tls, dial_tls
 
 __all__ = [
@@ -330,12 +330,8 @@ def _identity_of(sign: Any) -> Identity:
 
 
 def _peer_name(stream: trio.abc.Stream) -> str:
-    stream = getattr(stream, "transport_stream", stream)  # under TLS, the socket is below
-    sock = getattr(stream, "socket", None)
-    try:
-        return str(sock.getpeername()) if sock is not None else "?"
-    except OSError:
-        return "?"
+    addr = peer_address(stream)
+    return "?" if addr is None else str(addr)
 
 
 _LINK_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
