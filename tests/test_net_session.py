@@ -45,7 +45,7 @@ async def test_joiner_refuses_48_rounds_by_default() -> None:
         nursery.start_soon(host)
         with trio.fail_after(30):
             await got.wait()
-            with pytest.raises(tbl.IntentError, match="k = 48"):
+            with pytest.raises(tbl.ProtocolViolation, match="k = 48"):
                 await join_game(identity=Identity.generate(), rng=SeededRng("j"), host="127.0.0.1", port=ports[0],
                                 player_name="Bruno", decide=None, bind="127.0.0.1")
         nursery.cancel_scope.cancel()

@@ -157,8 +157,8 @@ async def join_game(
         t = table_cls.joining(identity, rng, offer, auto_agree=auto_agree, defer_proofs=defer_proofs,
                               min_proof_rounds=1)  # judged below, by the rules' proof system
         weak = weak_proofs(t.rules, t.proof_rounds, min_proof_rounds)
-        if weak is not None:
-            raise tbl.IntentError(f"{weak}: refusing to sit down")
+        if weak is not None:  # the same error the table gives for its own bar
+            raise tbl.ProtocolViolation(0, "weak_proofs", weak, 0)
         if t.offer_key != tls_key:
             raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
