@@ -160,7 +160,7 @@ def play_game(seats: int, k: int, seed: str | None, folder: Path, rules: str,
             procs.append(subprocess.Popen(
                 py + ["join", "--connect", f"127.0.0.1:{port}", "--bind", "127.0.0.1",
                       "--name", NAMES[i], "--transcript", str(folder / f"join-{i}.chn")] + common
-                + (["--min-proof-rounds", str(k)] if k < 40 else []),  # joiners refuse k < 40
+                + (["--min-proof-rounds", str(k)] if k < 64 else []),  # joiners refuse k < 64
                 cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err))
     usage = _reap(procs, timeout)
     t_end = max(u["end"] for u in usage)

@@ -66,11 +66,20 @@ class AuditReport:
     marks: list[dict] = field(default_factory=list)
 
     @property
+    def complete(self) -> bool:
+        """True only for a whole, valid game (verdict ``ok``): nothing is missing from it."""
+        return self.verdict == "ok"
+
+    @property
     def exit_code(self) -> int:
-        return 0 if self.verdict in ("ok", "incomplete") else 1
+        """0 complete and valid; 3 valid but incomplete (cut short: it proves nothing about
+        what is missing, issue 9); 1 cheat, accused or corrupt."""
+        if self.verdict == "ok":
+            return 0
+        return 3 if self.verdict == "incomplete" else 1
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "complete": self.complete}
 
     def summary(self) -> str:
         if self.verdict == "unsupported":

@@ -2,7 +2,8 @@
 
 The key signs every envelope the person sends (:mod:`p2p_chinchon.wire`); its public half sits in
 the ``seating`` message, and its :func:`fingerprint` is how people recognise each other in the
-lobby. File: ``<config_dir>/identity.key``, an unencrypted PKCS#8 PEM Ed25519 private key (the
+lobby. The same key makes the self-signed X.509 certificate that every TLS link presents
+(:meth:`Identity.certificate`); peers pin the key inside it, never a certificate authority. File: ``<config_dir>/identity.key``, an unencrypted PKCS#8 PEM Ed25519 private key (the
 format ``openssl pkey`` reads); a raw 32-byte seed is accepted too. The file is created with mode
 0600 (and the folder, if created, 0700) and refused if group or others may read or write it.
 """
@@ -10,20 +11,27 @@ format ``openssl pkey`` reads); a raw 32-byte seed is accepted too. The file is 
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.x509.oid import NameOID
 
 from p2p_chinchon._fs import fsync_dir as _fsync_dir
 
 __all__ = [
     "APP_NAME",
+    "CERT_VALID_FROM",
+    "CERT_VALID_UNTIL",
     "IDENTITY_FILE",
     "Identity",
     "IdentityError",
@@ -31,11 +39,16 @@ __all__ = [
     "fingerprint",
     "load_or_create_identity",
     "public_bytes",
+    "certificate_key",
 ]
 
 APP_NAME = "p2p-chinchon"
 IDENTITY_FILE = "identity.key"
 _SEED_BYTES = 32
+# Fixed validity, so a key always makes the same certificate (Ed25519 signs deterministically):
+# the pin is the key, and an expiry would only add a clock to a protocol that has none.
+CERT_VALID_FROM = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+CERT_VALID_UNTIL = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.timezone.utc)
 
 
 class IdentityError(Exception):
@@ -56,6 +69,24 @@ def fingerprint(public_bytes: bytes) -> str:
         raise ValueError("fingerprint: public key must be 32 bytes")
     text = base64.b32encode(hashlib.sha256(bytes(public_bytes)).digest()).decode("ascii")[:16]
     return "-".join(text[i : i + 4] for i in range(0, 16, 4))
+
+
+def certificate_key(der: bytes) -> bytes:
+    """The 32-byte Ed25519 key of a self-signed identity certificate (DER, as a TLS peer
+    presented it). Raises ``ValueError`` unless ``der`` is an X.509 certificate holding an
+    Ed25519 key whose own signature over the certificate verifies."""
+    try:
+        cert = x509.load_der_x509_certificate(bytes(der))
+        key = cert.public_key()
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not an X.509 certificate: {exc}") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise ValueError(f"certificate key is {type(key).__name__}, not Ed25519")
+    try:
+        key.verify(cert.signature, cert.tbs_certificate_bytes)
+    except InvalidSignature:
+        raise ValueError("certificate is not self-signed by its key") from None
+    return key.public_bytes_raw()
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +135,27 @@ class Identity:
         return self.private_key.private_bytes(
             serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
         )
+
+    @cached_property
+    def certificate(self) -> bytes:
+        """Self-signed X.509 certificate (PEM) of this key, for TLS (Syncthing's device-ID
+        pattern: no certificate authority; peers pin the key it holds). Deterministic: subject
+        and issuer ``CN=p2p-chinchon <fingerprint>``, serial from SHA-256(key), validity
+        2000-01-01..9999-12-31, Ed25519 signature (RFC 8410)."""
+        name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"p2p-chinchon {self.fingerprint}")])
+        serial = int.from_bytes(hashlib.sha256(self.public_bytes).digest()[:16], "big") >> 1 or 1
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(name)
+            .issuer_name(name)
+            .public_key(self.private_key.public_key())
+            .serial_number(serial)
+            .not_valid_before(CERT_VALID_FROM)
+            .not_valid_after(CERT_VALID_UNTIL)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .sign(self.private_key, None)
+        )
+        return cert.public_bytes(serialization.Encoding.PEM)
 
     def to_pem(self) -> bytes:
         """Unencrypted PKCS#8 PEM of the private key (secret): the identity file's content."""

@@ -60,7 +60,7 @@ def test_three_namespaces_play_a_game_found_by_mdns(tmp_path: Path) -> None:
     out = {s: tmp_path / f"{s}.out" for s in seats}
     err = {s: tmp_path / f"{s}.err" for s in seats}
     step = ["--timeout", "30"]  # a stuck peer fails the game in 30 s, not 90
-    weak = ["--min-proof-rounds", "4"]  # joiners accept the test's k = 4 (they refuse < 40 by default)
+    weak = ["--min-proof-rounds", "4"]  # joiners accept the test's k = 4 (they refuse < 64 cut-and-choose rounds by default)
     argv = {
         "host": _cli("host", "--bot", "--seats", "3", "--table-name", TABLE, "--name", "Host", "--seed", "e2e-host",
                      *GAME, *step, "--transcript", str(chn["host"])),

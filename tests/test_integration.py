@@ -156,5 +156,31 @@ async def test_leaving_stops_the_table_cleanly(tmp_path):
         assert r.winner is None
     for i in range(3):
         report = audit_file(tmp_path / f"seat{i}.chn")
-        assert report.verdict == "incomplete" and report.exit_code == 0, report.summary()
+        assert report.verdict == "incomplete" and report.exit_code == 3, report.summary()
         assert "left" in report.detail
+
+
+async def test_audit_exit_codes_complete_incomplete_corrupt(tmp_path):
+    """`audit` exits 0 only for a complete game; a truncated copy exits 3 (valid but
+    incomplete, `complete: false` in --json); five bytes inserted exit 1 (corrupt)."""
+    import json
+
+    rules = make_rules("classic", {"limit": 15})
+    await play_local(rules, [SeatSpec("A"), SeatSpec("B")], seed=8, proof_rounds=K, transcript_dir=tmp_path)
+    whole = (tmp_path / "seat0.chn").read_bytes()
+    cut = tmp_path / "cut.chn"
+    cut.write_bytes(whole[: len(whole) // 2])
+    spliced = tmp_path / "spliced.chn"
+    spliced.write_bytes(whole[: len(whole) // 2] + b"\x00" * 5 + whole[len(whole) // 2 :])
+
+    def audit(path):
+        out = subprocess.run([sys.executable, "-m", "p2p_chinchon", "audit", "--json", str(path)],
+                             capture_output=True, text=True, timeout=300)
+        return out.returncode, json.loads(out.stdout)
+
+    code, report = audit(tmp_path / "seat0.chn")
+    assert code == 0 and report["complete"] is True and report["verdict"] == "ok"
+    code, report = audit(cut)
+    assert code == 3 and report["complete"] is False and report["verdict"] == "incomplete"
+    code, report = audit(spliced)
+    assert code == 1 and report["complete"] is False and report["verdict"] == "corrupt"

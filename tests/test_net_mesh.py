@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netns import NetnsLab, require_netns
 
 from p2p_chinchon.net import mesh as mesh_mod
+from p2p_chinchon.net import tls
 from p2p_chinchon.net.framing import FrameReader, FrameTooLarge, encode_frame, send_frame
 from p2p_chinchon.net.mesh import (
     Frame,
@@ -67,6 +68,13 @@ async def make_table(n: int) -> Table:
         i: PeerAddr(HOST, listeners[i].socket.getsockname()[1], raw(keys[i])) for i in range(n)
     }
     return Table(secrets.token_bytes(16), keys, listeners, peers)
+
+
+async def tls_open(table: Table, to: int) -> tuple[trio.abc.Stream, bytes]:
+    """A TLS link to seat ``to``'s mesh listener, its key pinned; returns (stream, cert hash)."""
+    stream = await trio.open_tcp_stream(HOST, table.ports[to])
+    tls_stream, _key, cert = await tls.dial_tls(stream, expect_key=raw(table.keys[to]))
+    return tls_stream, cert
 
 
 @asynccontextmanager
@@ -221,12 +229,12 @@ async def test_wrong_key_dialer_is_refused(caplog: pytest.LogCaptureFixture) -> 
     caplog.set_level(logging.WARNING, logger=LOG)
     table = await make_table(2)
     async with run_meshes(table, seats=[1]) as m:
-        stream = await trio.open_tcp_stream(HOST, table.ports[1])
+        stream, cert = await tls_open(table, 1)
         impostor = Ed25519PrivateKey.generate()
         with pytest.raises(HandshakeError):
             await dial_handshake(
                 stream, FrameReader(stream), game_id=table.game_id, seat=0, peer_seat=1,
-                sign=impostor.sign, peer_key=table.keys[1].public_key(),
+                sign=impostor.sign, peer_key=table.keys[1].public_key(), cert=cert,
             )
         await stream.aclose()
         await trio.sleep(0.1)
@@ -251,14 +259,14 @@ async def test_wrong_key_acceptor_is_refused_by_dialer(caplog: pytest.LogCapture
         await m0.aclose()
         await m1.aclose()
     msgs = [r.getMessage() for r in caplog.records]
-    assert any("refused seat 1" in s and "does not match seat 1" in s for s in msgs)
+    assert any("refused seat 1" in s and "expected" in s for s in msgs)  # the TLS pin
 
 
 async def test_replayed_handshake_is_refused() -> None:
     table = await make_table(2)
     async with run_meshes(table, seats=[1]) as m:
         # a genuine first handshake, recorded by the "attacker" on the wire
-        stream = await trio.open_tcp_stream(HOST, table.ports[1])
+        stream, cert = await tls_open(table, 1)
         reader = FrameReader(stream)
         nonce = secrets.token_bytes(32)
         hello = mesh_mod._hello(table.game_id, 0, 1, nonce)
@@ -267,14 +275,14 @@ async def test_replayed_handshake_is_refused() -> None:
         assert their is not None
         their_nonce = their[-32:]
         await reader.receive()  # acceptor's signature
-        sig = table.keys[0].sign(mesh_mod._auth_message(table.game_id, 0, 1, nonce, their_nonce))
+        sig = table.keys[0].sign(mesh_mod._auth_message(table.game_id, 0, 1, nonce, their_nonce, cert))
         await send_frame(stream, sig)
         assert await reader.receive() == mesh_mod.OK
         await next_event(m[1], lambda e: e == PeerUp(0))
         await stream.aclose()
         await next_event(m[1], lambda e: isinstance(e, PeerDown))
         # replay the same hello and signature on a new connection: the nonce has changed
-        stream = await trio.open_tcp_stream(HOST, table.ports[1])
+        stream, _ = await tls_open(table, 1)
         reader = FrameReader(stream)
         await send_frame(stream, hello)
         await reader.receive()
@@ -303,8 +311,11 @@ async def test_garbage_before_handshake_is_refused(first_bytes: bytes, caplog: p
         stream = await trio.open_tcp_stream(HOST, table.ports[2])
         await stream.send_all(first_bytes)
         await stream.send_eof()
-        with trio.fail_after(5):
-            assert await stream.receive_some() == b""  # refused: closed without a reply
+        answer = b""
+        with trio.fail_after(5):  # refused: at most a TLS alert, then closed
+            while chunk := await stream.receive_some():
+                answer += chunk
+        assert mesh_mod.MAGIC not in answer and len(answer) < 64
         await stream.aclose()
         assert await m[1].send(2, b"still fine")
         assert (await frames(m[2], 1))[0] == Frame(1, b"still fine")
@@ -315,7 +326,7 @@ async def test_wrong_game_and_wrong_direction_are_refused() -> None:
     table = await make_table(3)
     async with run_meshes(table, seats=[1]) as m:
         for game, sender in ((secrets.token_bytes(16), 0), (table.game_id, 2)):
-            stream = await trio.open_tcp_stream(HOST, table.ports[1])
+            stream, _ = await tls_open(table, 1)
             await send_frame(stream, mesh_mod._hello(game, sender, 1, secrets.token_bytes(32)))
             with trio.fail_after(5):
                 assert await FrameReader(stream).receive() is None
@@ -326,13 +337,13 @@ async def test_wrong_game_and_wrong_direction_are_refused() -> None:
 # ---------------------------------------------------------------- misbehaving / dropped peers
 
 
-async def raw_peer(table: Table, seat: int, to: int) -> tuple[trio.SocketStream, FrameReader]:
+async def raw_peer(table: Table, seat: int, to: int) -> tuple[trio.SSLStream, FrameReader]:
     """Authenticate as ``seat`` (with its real key) to ``to``, by hand."""
-    stream = await trio.open_tcp_stream(HOST, table.ports[to])
+    stream, cert = await tls_open(table, to)
     reader = FrameReader(stream)
     await dial_handshake(
         stream, reader, game_id=table.game_id, seat=seat, peer_seat=to,
-        sign=table.keys[seat].sign, peer_key=table.keys[to].public_key(),
+        sign=table.keys[seat].sign, peer_key=table.keys[to].public_key(), cert=cert,
     )
     return stream, reader
 
@@ -349,7 +360,7 @@ async def test_bad_frame_closes_only_that_link(attack: str) -> None:
             await s1.send_all(struct.pack(">I", FAST.max_frame + 1) + b"junk")
         else:
             await s1.send_all(struct.pack(">I", 100) + b"only part")
-            await s1.send_eof()
+            await s1.transport_stream.send_eof()
         down = await next_event(m[1], lambda e: isinstance(e, PeerDown))
         assert down.seat == 0
         assert ("oversize" if attack == "oversize" else "framing error") in down.reason
@@ -467,12 +478,14 @@ async def test_accept_handshake_direct() -> None:
 
         async def acceptor() -> None:
             result["seat"] = await accept_handshake(
-                b, FrameReader(b), game_id=gid, seat=1, sign=keys[1].sign, keys={0: keys[0].public_key()}
+                b, FrameReader(b), game_id=gid, seat=1, sign=keys[1].sign, keys={0: keys[0].public_key()},
+                cert=b"C" * 32,
             )
 
         nursery.start_soon(acceptor)
         await dial_handshake(
-            a, FrameReader(a), game_id=gid, seat=0, peer_seat=1, sign=keys[0].sign, peer_key=keys[1].public_key()
+            a, FrameReader(a), game_id=gid, seat=0, peer_seat=1, sign=keys[0].sign, peer_key=keys[1].public_key(),
+            cert=b"C" * 32,
         )
     assert result["seat"] == 0
 

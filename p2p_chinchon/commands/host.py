@@ -22,6 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--player", dest="name", default=None, help=argparse.SUPPRESS)  # before issue 13
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--proof-rounds", type=int, default=64, metavar="K", help="shadow shuffles per shuffle proof")
+    p.add_argument("--open", action="store_true",
+                   help="seat the first comers without asking (bots, demos, tests); by default you approve "
+                        "each joiner, shown with name and key fingerprint (a --bot host is always open)")
     C.add_play_arguments(p)
 
 
@@ -80,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
         def waiting_status(n: int) -> None:
             glue.status(tr("status_host_open", port=lobby["port"], fp=identity.fingerprint, n=n))
 
+        approve = None
+        if human and not args.open and bridge is not None:
+            approve = _approver(bridge)
+
         def listening(port: int) -> None:
             lobby["port"] = port
             waiting_status(args.seats - 1)
@@ -109,10 +116,26 @@ def run(args: argparse.Namespace) -> int:
                 identity=identity, rng=rng, rules=rules, seats=args.seats, name=table_name, player_name=player,
                 transcript_path=path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
                 bind=args.bind, port=args.port, advertise=not args.no_mdns, on_listening=listening,
-                **kwargs,
+                approve=approve, **kwargs,
             )
             nursery.cancel_scope.cancel()
         return result
 
     return C.finish(C.run_reporting(main, args, human, "host"), args)
 
+
+
+def _approver(bridge: Any) -> Any:
+    """``approve(request, ip)`` for the lobby: one yes/no question at a time to the host's person."""
+    import trio
+
+    from p2p_chinchon.identity import fingerprint
+    from p2p_chinchon.ui.lobby import seat_request
+
+    one_at_a_time = trio.Lock()
+
+    async def approve(request: Any, ip: str) -> bool:
+        async with one_at_a_time:
+            return bool(await bridge.ask(seat_request(request.name, fingerprint(request.public_key), ip)))
+
+    return approve

@@ -17,8 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="with --list: one JSON array, for scripts")
     p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
-    p.add_argument("--min-proof-rounds", type=int, default=40, metavar="K",
-                   help="refuse tables whose shuffle proofs use fewer rounds (default 40; tests use less)")
+    p.add_argument("--min-proof-rounds", type=int, default=None, metavar="K",
+                   help="refuse tables whose cut-and-choose shuffle proofs use fewer rounds (default 64; tests use less)")
     C.add_play_arguments(p)
 
 

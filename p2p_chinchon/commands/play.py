@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
                        "--bind", "127.0.0.1"]
                 if args.seed is not None:
                     cmd += ["--seed", str(args.seed)]
-                if args.proof_rounds < 40:  # the person chose weak proofs for this local game
+                if args.proof_rounds < 64:  # the person chose weak proofs for this local game
                     cmd += ["--min-proof-rounds", str(args.proof_rounds)]
                 if args.timeout:
                     cmd += ["--timeout", str(args.timeout)]

@@ -28,6 +28,7 @@ __all__ = [
     "Link",
     "TruncatedFrame",
     "encode_frame",
+    "peer_address",
     "receive_frame",
     "send_frame",
 ]
@@ -205,11 +206,22 @@ class FrameReader:
                 self._decoder.feed(data)
 
 
+def peer_address(stream: object) -> object:
+    """The remote socket address under ``stream`` (through TLS layers), or None."""
+    while hasattr(stream, "transport_stream"):
+        stream = stream.transport_stream
+    sock = getattr(stream, "socket", None)
+    try:
+        return sock.getpeername() if sock is not None else None
+    except OSError:
+        return None
+
+
 class Link:
     """A framed, bidirectional connection: ``send(bytes)``, ``receive() -> bytes | None``,
     ``aclose()``. Concurrent ``send`` calls are serialised; use one receiver at a time.
 
-    ``remote`` is the peer's socket address when the stream is a ``trio.SocketStream``.
+    ``remote`` is the peer's socket address when the stream is (TLS over) a socket.
     """
 
     def __init__(
@@ -222,13 +234,7 @@ class Link:
         self._reader = reader if reader is not None else FrameReader(stream, max_size)
         self._reader.max_size = max_size
         self._send_lock = trio.Lock()
-        self.remote: object = None
-        sock = getattr(stream, "socket", None)
-        if sock is not None:
-            try:
-                self.remote = sock.getpeername()
-            except OSError:
-                pass
+        self.remote: object = peer_address(stream)
 
     @property
     def max_size(self) -> int:

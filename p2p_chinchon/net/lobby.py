@@ -1,29 +1,37 @@
-"""Pre-seating link: a joiner connects to the host and sends a signed :class:`JoinRequest`.
+"""Pre-seating link: a joiner connects to the host over TLS 1.3 and sends a signed
+:class:`JoinRequest` bound to that host and that connection.
 
-Protocol: the joiner opens TCP to the host's lobby port and sends one frame, the join request
-(a msgpack map, below). The host verifies it and hands the request and the framed
-:class:`~.framing.Link` to the caller's ``on_join``; everything after that (seat offers, rules,
-the seating list) is opaque frames chosen by the caller. A request that is malformed or whose
-signature does not verify is refused: the host logs why and closes the connection without a
-reply, and ``on_join`` is not called.
+Protocol (every message one frame, :mod:`.framing`, inside TLS, :mod:`.tls`):
 
-Join request frame: msgpack map with exactly these keys::
+1. The joiner opens TCP to the host's lobby port and runs TLS as the client. It pins the host's
+   identity key: the certificate must hold the key whose fingerprint the mDNS advertisement
+   (or the user) gave; with a bare ``--connect`` any identity certificate is accepted and the
+   caller must check that the host's signed offer carries the same key.
+2. host -> joiner: CHALLENGE, 32 fresh random bytes.
+3. joiner -> host: the join request, a msgpack map with exactly these keys::
 
-    "v":    1
+    "v":    2
     "name": str, 1..64 characters, no control characters (the player's display name)
     "key":  bin 32, the joiner's Ed25519 identity public key
     "addr": str "host:port" (IPv6 as "[::1]:port") where the joiner's mesh listens
-    "sig":  bin 64, Ed25519 over  b"p2p-chinchon/join/v1\\0" + msgpack([name, key, addr])
+    "sig":  bin 64, Ed25519 over  b"p2p-chinchon/join/v2\\0" + msgpack([name, key, addr])
+            + CHALLENGE + SHA-256(host's certificate, DER)
 
-The signature binds name and mesh address to the key. It carries no nonce: a replayed request
-could occupy a lobby slot, but the replayer cannot pass the mesh handshake (which is a fresh
-challenge-response on the same key) nor sign any table message.
+The host verifies it against its own challenge and certificate, then hands the request and
+the framed :class:`~.framing.Link` to the caller's ``on_join``; everything after that is opaque
+frames chosen by the caller (their replies are read with :func:`read_answer`). A request that is
+malformed, late, or whose signature does not verify is refused: the host logs why and closes
+the connection without a reply, and ``on_join`` is not called. Because the signature covers a
+fresh challenge and the host's certificate, a recorded or relayed request is worth nothing on
+another connection or at another table.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
+import secrets
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -34,24 +42,33 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from .framing import MAX_FRAME, FrameError, Link
+from .framing import MAX_FRAME, FrameError, Link, peer_address
+from .tls import TlsError, accept_tls, dial_tls
 
 __all__ = [
+    "CHALLENGE_SIZE",
     "JOIN_MAX_FRAME",
+    "BadAnswer",
     "BadJoinRequest",
+    "Refused",
+    "WrongHost",
     "JoinRequest",
     "LobbyError",
     "Link",
     "connect_lobby",
     "format_addr",
     "parse_addr",
+    "read_answer",
     "serve_lobby",
 ]
 
 log = logging.getLogger(__name__)
 
-JOIN_DOMAIN = b"p2p-chinchon/join/v1\x00"
-JOIN_VERSION = 1
+JOIN_DOMAIN = b"p2p-chinchon/join/v2\x00"
+JOIN_VERSION = 2
+CHALLENGE_SIZE = 32
+CERT_FP_SIZE = 32
+MAX_REFUSAL = 300  # characters of a host's refusal shown to the joiner
 JOIN_MAX_FRAME = 1024  # a join request is ~200 bytes; cap what an unknown peer may send
 MAX_NAME = 64
 _KEYS = {"v", "name", "key", "addr", "sig"}
@@ -63,6 +80,19 @@ class LobbyError(Exception):
 
 class BadJoinRequest(LobbyError):
     """A join request that does not parse or whose signature does not verify (message: why)."""
+
+
+class Refused(LobbyError):
+    """The host refused us (its reason, or that it hung up); the message is printable text."""
+
+
+class WrongHost(LobbyError):
+    """The lobby's TLS certificate is not the pinned host's, or TLS failed (message: why)."""
+
+
+class BadAnswer(LobbyError):
+    """The host's lobby answer is not what the protocol allows (any shape: not msgpack, not a
+    map, a missing key, a value of the wrong type): a broken or hostile host."""
 
 
 def parse_addr(addr: str) -> tuple[str, int]:
@@ -105,21 +135,26 @@ class JoinRequest:
     signature: bytes
 
     @staticmethod
-    def signed_bytes(name: str, public_key: bytes, listen_addr: str) -> bytes:
-        """The exact bytes the signature covers."""
-        return JOIN_DOMAIN + msgpack.packb([name, public_key, listen_addr], use_bin_type=True)
+    def signed_bytes(name: str, public_key: bytes, listen_addr: str, challenge: bytes, cert: bytes) -> bytes:
+        """The exact bytes the signature covers: the fields, the host's ``challenge`` (32
+        bytes) and the SHA-256 ``cert`` of the host's TLS certificate (32 bytes)."""
+        if len(challenge) != CHALLENGE_SIZE or len(cert) != CERT_FP_SIZE:
+            raise ValueError("challenge and certificate hash are 32 bytes each")
+        return JOIN_DOMAIN + msgpack.packb([name, public_key, listen_addr], use_bin_type=True) + challenge + cert
 
     @classmethod
     def create(
-        cls, name: str, public_key: bytes, listen_addr: str, sign: Callable[[bytes], bytes]
+        cls, name: str, public_key: bytes, listen_addr: str, sign: Callable[[bytes], bytes], *,
+        challenge: bytes, cert: bytes,
     ) -> JoinRequest:
-        """Validate the fields and sign them with ``sign`` (the identity key's Ed25519 sign).
+        """Validate the fields and sign them, bound to the host's ``challenge`` and ``cert``
+        (see :meth:`signed_bytes`), with ``sign`` (the identity key's Ed25519 sign).
         Raises :class:`BadJoinRequest` for a bad name or key, ``ValueError`` for a bad addr."""
         _check_name(name)
         if not isinstance(public_key, bytes) or len(public_key) != 32:
             raise BadJoinRequest("public key must be 32 bytes")
         parse_addr(listen_addr)
-        sig = sign(cls.signed_bytes(name, public_key, listen_addr))
+        sig = sign(cls.signed_bytes(name, public_key, listen_addr, challenge, cert))
         return cls(name, public_key, listen_addr, sig)
 
     @property
@@ -139,8 +174,9 @@ class JoinRequest:
         )
 
     @classmethod
-    def decode(cls, data: bytes) -> JoinRequest:
-        """Parse and verify. Raises :class:`BadJoinRequest` (never anything else)."""
+    def decode(cls, data: bytes, *, challenge: bytes, cert: bytes) -> JoinRequest:
+        """Parse and verify against the ``challenge`` we sent and our ``cert`` hash.
+        Raises :class:`BadJoinRequest` (never anything else)."""
         if len(data) > JOIN_MAX_FRAME:
             raise BadJoinRequest(f"join request of {len(data)} bytes is too large")
         try:
@@ -163,57 +199,97 @@ class JoinRequest:
         except ValueError as exc:
             raise BadJoinRequest(str(exc)) from None
         try:
-            Ed25519PublicKey.from_public_bytes(key).verify(sig, cls.signed_bytes(name, key, addr))
+            Ed25519PublicKey.from_public_bytes(key).verify(sig, cls.signed_bytes(name, key, addr, challenge, cert))
         except (InvalidSignature, ValueError):
             raise BadJoinRequest("signature does not verify under the request's key") from None
         return cls(name, key, addr, sig)
 
 
 def _peer(stream: trio.abc.Stream) -> str:
-    sock = getattr(stream, "socket", None)
+    addr = peer_address(stream)
+    return "?" if addr is None else str(addr)
+
+
+def _ip(stream: trio.abc.Stream) -> str | None:
+    addr = peer_address(stream)
+    return str(addr[0]) if isinstance(addr, tuple) and addr else None
+
+
+def _is_loopback(ip: str | None) -> bool:
     try:
-        return str(sock.getpeername()) if sock is not None else "?"
-    except OSError:
-        return "?"
+        return ip is not None and ipaddress.ip_address(ip.split("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 async def serve_lobby(
     listener: trio.abc.Listener[Any] | Sequence[trio.abc.Listener[Any]],
     on_join: Callable[[JoinRequest, Link], Awaitable[None]],
     *,
+    identity: Any,
     max_frame: int = MAX_FRAME,
     request_timeout: float = 10.0,
+    max_per_address: int | None = 2,
+    limit_loopback: bool = False,
+    rng: Any = secrets,
     task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Accept joiners until cancelled; closes the listener(s) on exit.
 
-    For each connection: read one frame within ``request_timeout`` s, decode and verify it as
-    a :class:`JoinRequest`, then ``await on_join(request, link)`` in its own task; the link is
-    closed when ``on_join`` returns. Refused requests are logged and closed. Exceptions from
-    ``on_join`` that are link or lobby failures (``LobbyError``, ``FrameError``, broken or
-    closed stream) are logged and end only that joiner; any other exception is a bug in the
-    caller and propagates.
+    For each connection: TLS as the server with ``identity``'s certificate, send a challenge
+    (``rng.token_bytes(32)``), read one frame within ``request_timeout`` s (TLS included),
+    decode and verify it as a :class:`JoinRequest` bound to that challenge and our certificate,
+    then ``await on_join(request, link)`` in its own task; the link is closed when ``on_join``
+    returns. At most ``max_per_address`` joiners from one source IP are in ``on_join`` at once
+    (a seated joiner stays there until it is told the seating, so this bounds the seats one
+    LAN neighbour can hold); loopback sources are not limited unless ``limit_loopback`` (bots
+    of ``play`` and the tests all come from 127.0.0.1). Refused requests are logged and closed.
+    Exceptions from ``on_join`` that are link or lobby failures (``LobbyError``,
+    ``FrameError``, broken or closed stream) are logged and end only that joiner; any other
+    exception is a bug in the caller and propagates.
     """
     listeners = list(listener) if isinstance(listener, Sequence) else [listener]
+    per_ip: dict[str, int] = {}
 
     async def handle(stream: trio.abc.Stream) -> None:
-        link = Link(stream, max_size=JOIN_MAX_FRAME)
+        who = _peer(stream)
+        try:
+            with trio.fail_after(request_timeout):
+                tls, cert = await accept_tls(stream, identity)
+                link = Link(tls, max_size=JOIN_MAX_FRAME)
+                challenge = rng.token_bytes(CHALLENGE_SIZE)
+                await link.send(challenge)
+                data = await link.receive()
+            if data is None:
+                raise BadJoinRequest("connection closed before a join request")
+            request = JoinRequest.decode(data, challenge=challenge, cert=cert)
+        except (trio.TooSlowError, LobbyError, FrameError, TlsError, trio.BrokenResourceError,
+                trio.ClosedResourceError) as exc:
+            why = "no join request in time" if isinstance(exc, trio.TooSlowError) else str(exc)
+            log.warning("lobby: refused %s: %s", who, why)
+            await trio.aclose_forcefully(stream)
+            return
+        except BaseException:  # cancelled (shutdown): do not leak the socket
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+            raise
+        ip = _ip(stream)
+        limited = ip is not None and max_per_address is not None and (limit_loopback or not _is_loopback(ip))
         async with link:
-            try:
-                with trio.fail_after(request_timeout):
-                    data = await link.receive()
-                if data is None:
-                    raise BadJoinRequest("connection closed before a join request")
-                request = JoinRequest.decode(data)
-            except (trio.TooSlowError, LobbyError, FrameError, trio.BrokenResourceError) as exc:
-                why = "no join request in time" if isinstance(exc, trio.TooSlowError) else str(exc)
-                log.warning("lobby: refused %s: %s", _peer(stream), why)
+            if limited and per_ip.get(ip, 0) >= max_per_address:  # type: ignore[operator]
+                log.warning("lobby: refused %r (%s): %d joiners from that address already",
+                            request.name, who, per_ip[ip])
                 return
+            if limited:
+                per_ip[ip] = per_ip.get(ip, 0) + 1
             link.max_size = max_frame
             try:
                 await on_join(request, link)
             except (LobbyError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
-                log.warning("lobby: joiner %r (%s) dropped: %s", request.name, _peer(stream), exc)
+                log.warning("lobby: joiner %r (%s) dropped: %s", request.name, who, exc)
+            finally:
+                if limited:
+                    per_ip[ip] -= 1
 
     async def accept_loop(lst: trio.abc.Listener[Any], nursery: trio.Nursery) -> None:
         while True:
@@ -241,21 +317,66 @@ async def serve_lobby(
 async def connect_lobby(
     host: str,
     port: int,
-    request: JoinRequest,
+    identity: Any,
     *,
+    name: str,
+    listen_addr: str,
+    expect_fingerprint: str | None = None,
     max_frame: int = MAX_FRAME,
-    timeout: float = 10.0,
-) -> Link:
-    """Connect to a host's lobby and send ``request``; returns the open :class:`Link` for the
-    caller's conversation. If the host refuses the request, the link's first ``receive()``
-    returns ``None``. Raises ``OSError`` (cannot connect) or ``trio.TooSlowError``."""
+    timeout: float | None = 10.0,
+) -> tuple[Link, bytes]:
+    """Connect to a host's lobby over TLS, pin its key (``expect_fingerprint``, see
+    :func:`.tls.dial_tls`), answer its challenge with a :class:`JoinRequest` signed by
+    ``identity`` (name, mesh ``listen_addr``). Returns the open :class:`Link` for the caller's
+    conversation and the host's 32-byte identity key (the caller checks it against the offer).
+    If the host refuses the request, the link's next ``receive()`` returns ``None``.
+    Raises ``OSError`` (cannot connect), ``trio.TooSlowError``, :class:`WrongHost` (TLS
+    failed or another host's key), :class:`BadAnswer` (a bad challenge) or
+    :class:`Refused` (the host hung up first)."""
     with trio.fail_after(math.inf if timeout is None else timeout):
         stream = await trio.open_tcp_stream(host, port)
-    link = Link(stream, max_size=max_frame)
+        try:
+            try:
+                tls, host_key, cert = await dial_tls(stream, expect_fingerprint=expect_fingerprint)
+            except TlsError as exc:
+                raise WrongHost(f"{host}:{port} is not the expected table: {exc}") from None
+            link = Link(tls, max_size=max_frame)
+            challenge = await link.receive()
+            if challenge is None:
+                raise Refused("the host closed the lobby connection")
+            if len(challenge) != CHALLENGE_SIZE:
+                raise BadAnswer(f"the host's challenge has {len(challenge)} bytes, expected {CHALLENGE_SIZE}")
+            req = JoinRequest.create(name, identity.public_bytes, listen_addr, identity.private_key.sign,
+                                     challenge=challenge, cert=cert)
+            await link.send(req.encode())
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+    return link, host_key
+
+
+async def read_answer(link: Link, key: str, kind: type, *, closed: str) -> Any:
+    """The host's next lobby message, a msgpack map, and its value under ``key``, which must be
+    of type ``kind``. A map ``{"error": str}`` is the host's refusal.
+
+    Raises :class:`Refused` (the host refused us, or hung up: ``closed`` says at which step) or
+    :class:`BadAnswer` (any other shape; never ``TypeError``/``KeyError``), and the link's
+    ``FrameError`` or stream errors."""
+    data = await link.receive()
+    if data is None:
+        raise Refused(closed)
     try:
-        with trio.fail_after(math.inf if timeout is None else timeout):
-            await link.send(request.encode())
-    except BaseException:
-        await trio.aclose_forcefully(stream)
-        raise
-    return link
+        msg = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=False)
+    except Exception as exc:  # msgpack raises several unrelated types on garbage
+        raise BadAnswer(f"the host's answer is not msgpack: {exc}") from None
+    if not isinstance(msg, dict):
+        raise BadAnswer(f"the host's answer is a {type(msg).__name__}, not a map")
+    if "error" in msg:
+        err = msg["error"]
+        text = err if isinstance(err, str) else repr(err)
+        text = "".join(c if not unicodedata.category(c).startswith("C") else "?" for c in text)
+        raise Refused(text[:MAX_REFUSAL] or "refused")
+    value = msg.get(key)
+    if key not in msg or type(value) is not kind:
+        raise BadAnswer(f"the host's answer has no {kind.__name__} {key!r}")
+    return value

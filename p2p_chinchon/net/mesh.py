@@ -1,29 +1,36 @@
-"""Full mesh of authenticated TCP links between the seats of one table.
+"""Full mesh of private, authenticated links (TLS 1.3 over TCP) between the seats of one table.
 
 One :class:`Mesh` is one seat's side: a link to every other seat, carrying opaque ``bytes``
 frames (see :mod:`.framing`). Seat ``i`` dials every seat ``j > i`` and accepts from every
 ``j < i``, so each pair has exactly one link; if a dialler reconnects while the acceptor still
 holds an old link, the newer authenticated link replaces the older one.
 
-Handshake (per link, every message one frame, all integers big-endian)::
+Each link is TLS 1.3 (:mod:`.tls`): the acceptor presents the self-signed certificate of its
+identity key, and the dialler refuses the link unless that key is the acceptor's key in
+``peers`` (the signed seating). Inside the TLS channel both sides then run this handshake (every
+message one frame, all integers big-endian), which proves the dialler's key and binds both
+proofs to the acceptor's certificate::
 
     dialler i -> acceptor j : HELLO(i, j, n_i)
     acceptor j -> dialler i : HELLO(j, i, n_j), SIG_j(AUTH(j, i, n_j, n_i))
     dialler i -> acceptor j : SIG_i(AUTH(i, j, n_i, n_j))
     acceptor j -> dialler i : OK
 
-    HELLO(a, b, n)    = b"CHCNMESH" | u8 version=1 | game id (16) | u16 a | u16 b | nonce n (32)
-    AUTH(a, b, x, y)  = b"p2p-chinchon/mesh-auth/v1\\0" | game id | u16 a | u16 b | x | y
+    HELLO(a, b, n)    = b"CHCNMESH" | u8 version=2 | game id (16) | u16 a | u16 b | nonce n (32)
+    AUTH(a, b, x, y)  = b"p2p-chinchon/mesh-auth/v2\\0" | game id | u16 a | u16 b | x | y | C
+    C                 = SHA-256 of the acceptor's TLS certificate (DER), 32 bytes
     SIG               = Ed25519 signature (64 bytes) by the signer's identity key
     OK                = b"CHCNMESHok"
 
 Nonces are 32 fresh bytes from :mod:`secrets`; each side signs the other side's nonce
-(challenge-response), so a recorded handshake cannot be replayed, and the signer's and
-verifier's seats are both in the signed text, so a signature cannot be reflected.
+(challenge-response), so a recorded handshake cannot be replayed; the signer's and verifier's
+seats are both in the signed text, so a signature cannot be reflected; and ``C`` ties the
+dialler's proof to the TLS server it checked, so it is worth nothing on another connection.
 
-Scope of the guarantee: a link is *authenticated at set-up*; frames are neither encrypted nor
-MACed. An on-path attacker can relay, drop or inject bytes, which is why every table message
-is itself a signed envelope (``wire.py``); the mesh only decides which seat a link belongs to.
+Scope of the guarantee: after set-up every byte is encrypted and authenticated by TLS, so a
+listener learns only sizes and timing, and an on-path attacker can only delay or cut a link
+(the node then blames nobody for the gap it cannot prove; table messages are still signed
+envelopes, ``wire.py``, so a transcript stands on its own).
 
 Delivery: frames sent on one link arrive in order. Frames sent to a seat whose link is down,
 or queued on a link that then breaks, are **dropped**: the driver re-sends what a peer lacks
@@ -48,9 +55,12 @@ from typing import Any
 
 import trio
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from .framing import MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, send_frame
+from p2p_chinchon.identity import Identity
+
+from .framing import MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, peer_address, send_frame
+from .tls import TlsError, accept_tls, dial_tls
 
 __all__ = [
     "Frame",
@@ -72,8 +82,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAGIC = b"CHCNMESH"
-VERSION = 1
-AUTH_DOMAIN = b"p2p-chinchon/mesh-auth/v1\x00"
+VERSION = 2
+AUTH_DOMAIN = b"p2p-chinchon/mesh-auth/v2\x00"
 OK = MAGIC + b"ok"
 NONCE_SIZE = 32
 GAME_ID_SIZE = 16
@@ -82,6 +92,7 @@ MAX_SEAT = 0xFFFF
 _HELLO = struct.Struct(">8sB16sHH32s")
 _SEATS = struct.Struct(">HH")
 HANDSHAKE_MAX_FRAME = 128  # handshake frames are 61-64 bytes; cap unauthenticated input
+CERT_FP_SIZE = 32
 
 
 # ---------------------------------------------------------------- values and events
@@ -189,9 +200,11 @@ def _parse_hello(data: bytes | None, game_id: bytes) -> tuple[int, int, bytes]:
 
 
 def _auth_message(
-    game_id: bytes, signer: int, verifier: int, signer_nonce: bytes, verifier_nonce: bytes
+    game_id: bytes, signer: int, verifier: int, signer_nonce: bytes, verifier_nonce: bytes, cert: bytes
 ) -> bytes:
-    return AUTH_DOMAIN + game_id + _SEATS.pack(signer, verifier) + signer_nonce + verifier_nonce
+    if len(cert) != CERT_FP_SIZE:
+        raise ValueError("the acceptor's certificate fingerprint is 32 bytes")
+    return AUTH_DOMAIN + game_id + _SEATS.pack(signer, verifier) + signer_nonce + verifier_nonce + cert
 
 
 def _verify(key: Ed25519PublicKey, sig: bytes | None, message: bytes, seat: int) -> None:
@@ -223,9 +236,11 @@ async def dial_handshake(
     peer_seat: int,
     sign: Callable[[bytes], bytes],
     peer_key: Ed25519PublicKey,
+    cert: bytes,
 ) -> None:
-    """Dialler's side of the link handshake (module docstring). ``reader`` must wrap ``stream``
-    and is left positioned after the handshake, ready for data frames.
+    """Dialler's side of the link handshake (module docstring), run inside TLS. ``reader`` must
+    wrap ``stream`` and is left positioned after the handshake, ready for data frames. ``cert``
+    is the SHA-256 of the acceptor's certificate as the TLS handshake showed it.
 
     Raises :class:`HandshakeError`, :class:`~.framing.FrameError`, or stream errors.
     """
@@ -239,8 +254,8 @@ async def dial_handshake(
             f"expected hello from seat {peer_seat} to {seat}, got {sender} to {receiver}"
         )
     sig = await reader.receive()
-    _verify(peer_key, sig, _auth_message(game_id, peer_seat, seat, their_nonce, my_nonce), peer_seat)
-    await send_frame(stream, sign(_auth_message(game_id, seat, peer_seat, my_nonce, their_nonce)))
+    _verify(peer_key, sig, _auth_message(game_id, peer_seat, seat, their_nonce, my_nonce, cert), peer_seat)
+    await send_frame(stream, sign(_auth_message(game_id, seat, peer_seat, my_nonce, their_nonce, cert)))
     ok = await reader.receive()
     if ok != OK:
         raise HandshakeError(f"seat {peer_seat} did not confirm the handshake")
@@ -255,8 +270,10 @@ async def accept_handshake(
     seat: int,
     sign: Callable[[bytes], bytes],
     keys: Mapping[int, Ed25519PublicKey],
+    cert: bytes,
 ) -> int:
-    """Acceptor's side of the link handshake. ``keys`` are the seats allowed to dial us.
+    """Acceptor's side of the link handshake, run inside TLS. ``keys`` are the seats allowed
+    to dial us; ``cert`` is the SHA-256 of the certificate we presented.
 
     Returns the authenticated peer seat. Raises :class:`HandshakeError`,
     :class:`~.framing.FrameError`, or stream errors.
@@ -270,9 +287,9 @@ async def accept_handshake(
     if key is None:
         raise HandshakeError(f"seat {sender} may not dial seat {seat}")
     my_nonce = secrets.token_bytes(NONCE_SIZE)
-    sig = sign(_auth_message(game_id, seat, sender, my_nonce, their_nonce))
+    sig = sign(_auth_message(game_id, seat, sender, my_nonce, their_nonce, cert))
     await stream.send_all(encode_frame(_hello(game_id, seat, sender, my_nonce)) + encode_frame(sig))
-    _verify(key, await reader.receive(), _auth_message(game_id, sender, seat, their_nonce, my_nonce), sender)
+    _verify(key, await reader.receive(), _auth_message(game_id, sender, seat, their_nonce, my_nonce, cert), sender)
     await send_frame(stream, OK)
     reader.max_size = saved_max
     return sender
@@ -302,12 +319,19 @@ class _Link:
         self.scope.cancel()
 
 
+def _identity_of(sign: Any) -> Identity:
+    """The :class:`Identity` behind a ``sign`` argument (see :class:`Mesh`)."""
+    if isinstance(sign, Identity):
+        return sign
+    key = getattr(sign, "__self__", sign)  # a bound Ed25519PrivateKey.sign
+    if isinstance(key, Ed25519PrivateKey):
+        return Identity(key)
+    raise TypeError("sign must be an Identity, an Ed25519PrivateKey or its bound sign method")
+
+
 def _peer_name(stream: trio.abc.Stream) -> str:
-    sock = getattr(stream, "socket", None)
-    try:
-        return str(sock.getpeername()) if sock is not None else "?"
-    except OSError:
-        return "?"
+    addr = peer_address(stream)
+    return "?" if addr is None else str(addr)
 
 
 _LINK_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
@@ -319,7 +343,9 @@ class Mesh:
     Args:
         seat: this node's seat number (0..65535).
         game_id: 16 bytes naming the table; a hello for another game is refused.
-        sign: ``sign(message) -> 64-byte Ed25519 signature`` with this seat's identity key.
+        sign: this seat's identity: an :class:`~p2p_chinchon.identity.Identity`, an
+            ``Ed25519PrivateKey``, or that key's bound ``sign`` method. It signs the handshake
+            and makes the TLS certificate this seat presents.
         peers: ``{seat: PeerAddr}`` for the other seats (this seat's own entry, if present,
             is used only to check that ``sign`` matches its key).
         listener: a listener (or list of listeners, e.g. from ``trio.open_tcp_listeners``)
@@ -351,7 +377,8 @@ class Mesh:
             raise ValueError("game_id must be 16 bytes")
         self.seat = seat
         self.game_id = bytes(game_id)
-        self._sign = sign
+        self._identity = _identity_of(sign)
+        self._sign = self._identity.private_key.sign
         self.config = config if config is not None else MeshConfig()
         self._peers: dict[int, PeerAddr] = {}
         self._keys: dict[int, Ed25519PublicKey] = {}
@@ -361,7 +388,7 @@ class Mesh:
             if s == seat:
                 probe = b"p2p-chinchon/mesh-self-test\x00" + self.game_id
                 try:
-                    key.verify(sign(probe), probe)
+                    key.verify(self._sign(probe), probe)
                 except InvalidSignature:
                     raise ValueError("sign() does not match this seat's public key") from None
                 continue
@@ -550,8 +577,9 @@ class Mesh:
             try:
                 with trio.fail_after(cfg.connect_timeout):
                     stream = await trio.open_tcp_stream(addr.host, addr.port)
-                reader = FrameReader(stream, cfg.max_frame)
                 with trio.fail_after(cfg.handshake_timeout):
+                    stream, _key, cert = await dial_tls(stream, expect_key=addr.public_key)
+                    reader = FrameReader(stream, cfg.max_frame)
                     await dial_handshake(
                         stream,
                         reader,
@@ -560,10 +588,11 @@ class Mesh:
                         peer_seat=peer,
                         sign=self._sign,
                         peer_key=self._keys[peer],
+                        cert=cert,
                     )
                 owned, stream = stream, None  # _run_link closes it from here on
                 link = await self._run_link(peer, owned, reader)
-            except (HandshakeError, FrameError) as exc:
+            except (HandshakeError, FrameError, TlsError) as exc:
                 log.warning("seat %d: refused seat %d at %s:%d: %s", self.seat, peer, addr.host, addr.port, exc)
             except (trio.TooSlowError, *_LINK_ERRORS) as exc:
                 log.debug("seat %d: dial seat %d failed: %r", self.seat, peer, exc)
@@ -595,9 +624,10 @@ class Mesh:
             self._nursery.start_soon(self._incoming, stream)
 
     async def _incoming(self, stream: trio.abc.Stream) -> None:
-        reader = FrameReader(stream, self.config.max_frame)
         try:
             with trio.fail_after(self.config.handshake_timeout):
+                stream, cert = await accept_tls(stream, self._identity)
+                reader = FrameReader(stream, self.config.max_frame)
                 peer = await accept_handshake(
                     stream,
                     reader,
@@ -605,8 +635,9 @@ class Mesh:
                     seat=self.seat,
                     sign=self._sign,
                     keys=self._accept_keys,
+                    cert=cert,
                 )
-        except (HandshakeError, FrameError, trio.TooSlowError, *_LINK_ERRORS) as exc:
+        except (HandshakeError, FrameError, TlsError, trio.TooSlowError, *_LINK_ERRORS) as exc:
             reason = "handshake timed out" if isinstance(exc, trio.TooSlowError) else str(exc) or repr(exc)
             log.warning("seat %d: refused connection from %s: %s", self.seat, _peer_name(stream), reason)
             await trio.aclose_forcefully(stream)

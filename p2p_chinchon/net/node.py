@@ -23,6 +23,7 @@ import os
 import secrets
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -31,6 +32,7 @@ import trio
 
 from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
+from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.framing import FrameError
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp
 from p2p_chinchon.transcript import TranscriptWriter
@@ -78,6 +80,7 @@ class Timeouts:
 
     protocol: float = 90.0  # automatic steps (keys, shuffles, shares)
     decision: float = 900.0  # a person choosing a move
+    agree: float = 120.0  # a seated player accepting the rules (issue 9: a no-show frees the table)
 
 
 class Node:
@@ -114,18 +117,21 @@ class Node:
         self._intent_send, self._intent_recv = trio.open_memory_channel[Any](16)
         self.dropped: list[tuple[int | None, str]] = []
         self._synced: dict[int, set[int]] = {}
+        self.evidence = EvidenceLog(None if transcript_path is None
+                                    else transcript_path.with_name(transcript_path.name + ".evidence"))
         self._timing = _timing_log()
 
     # -------------------------------------------------------------- table calls
 
-    async def _call(self, fn: Callable[..., list], *args: Any) -> None:
+    async def _call(self, fn: Callable[..., list], *args: Any, link: int | None = None) -> None:
         """Run a table method off the event loop (shuffle proofs take a while; libsodium
-        releases the GIL), then persist and send what it produced, in that order."""
+        releases the GIL), then persist and send what it produced, in that order. ``link``:
+        the seat whose link brought the frame (evidence is counted against it)."""
         async with self._lock:
             outs = await trio.to_thread.run_sync(fn, *args)
-            await self._handle(outs)
+            await self._handle(outs, link)
 
-    async def _handle(self, outs: list) -> None:
+    async def _handle(self, outs: list, link: int | None = None) -> None:
         sends = []
         for out in outs:
             if isinstance(out, tbl.Accepted):
@@ -139,7 +145,7 @@ class Node:
             elif isinstance(out, tbl.Job):
                 self._nursery.start_soon(self._run_job, out)
             elif isinstance(out, tbl.Evidence):
-                self._keep_evidence(out)
+                self._keep_evidence(out, link)
             elif isinstance(out, tbl.Resync) and self._mesh is not None:
                 await self._mesh.send(out.seat, SYNC + out.from_seq.to_bytes(4, "big"))
             elif isinstance(out, (tbl.Finished, tbl.Stopped)):
@@ -152,20 +158,16 @@ class Node:
         if self.on_update is not None:
             self.on_update(self.table.view())
 
-    def _keep_evidence(self, ev: tbl.Evidence) -> None:
-        """Rejected frames go to ``<transcript>.evidence`` (a msgpack stream of maps), so a
-        dropped frame is never lost even when it stopped nothing."""
+    def _keep_evidence(self, ev: tbl.Evidence, link: int | None = None) -> None:
+        """Rejected frames go to ``<transcript>.evidence``, bounded (:mod:`.evidence`); a link
+        that keeps sending junk is dropped, counted against its seat."""
         self.dropped.append((ev.seat, ev.rule))
-        if self.transcript_path is None:
-            return
-        path = self.transcript_path.with_name(self.transcript_path.name + ".evidence")
-        record = {"seat": -1 if ev.seat is None else ev.seat, "rule": ev.rule, "reason": ev.reason,
-                  "frames": list(ev.frames)}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab") as f:
-            f.write(msgpack.packb(record, use_bin_type=True))
-            f.flush()
-            os.fsync(f.fileno())
+        self._drop_junk(link, self.evidence.keep(ev.seat, ev.rule, ev.reason, ev.frames, link))
+
+    def _drop_junk(self, link: int | None, why: str | None) -> None:
+        if why is not None and link is not None and self._mesh is not None:
+            log.warning("%s", why)
+            self._mesh.drop(link, why)
 
     def _persist(self, out: tbl.Accepted) -> None:
         if self.transcript_path is None:
@@ -232,7 +234,7 @@ class Node:
             if isinstance(ev, Frame):
                 payload = ev.payload
                 if payload[:1] == ENVELOPE:
-                    await self._call(self.table.receive, payload[1:], ev.seat)
+                    await self._call(self.table.receive, payload[1:], ev.seat, link=ev.seat)
                     await self._decide()
                 elif payload[:1] == SYNC and len(payload) == 5:
                     have = int.from_bytes(payload[1:5], "big")
@@ -243,6 +245,7 @@ class Node:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
+                    self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))
             elif isinstance(ev, PeerUp):
                 self._synced.pop(ev.seat, None)
                 await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
@@ -280,7 +283,9 @@ class Node:
     async def _timeout_loop(self) -> None:
         while not self._done.is_set():
             step = self.table.expected()
-            limit = self.timeouts.decision if step and step.kind in ("agree", "draw", "discard", "reenter") else self.timeouts.protocol
+            limit = self.timeouts.decision if step and step.kind in ("draw", "discard", "reenter") else self.timeouts.protocol
+            if step and step.kind == "agree":
+                limit = self.timeouts.agree
             progressed = self._progress
             with trio.move_on_after(limit):
                 await progressed.wait()
@@ -307,10 +312,13 @@ async def host_lobby(
     *,
     seats: int,
     on_seated: Callable[[tbl.Table], Any] | None = None,
+    approve: Callable[[lob.JoinRequest, str], Awaitable[bool]] | None = None,
     task_status: Any = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Host side: accept joiners on ``listener`` until ``seats`` players sit, then sign the
-    seating and hand every joiner the offer and the seating. Returns when all are told."""
+    seating and hand every joiner the offer and the seating. Returns when all are told.
+    ``approve(request, source_ip)`` (a person asked; None = open, first-come seating) must
+    return True before a joiner who accepted the offer is seated."""
     full = trio.Event()
     told = 0
     waiting: list[trio.Event] = []
@@ -328,6 +336,12 @@ async def host_lobby(
         with trio.move_on_after(30):
             answer = await link.receive()
         if answer != b"sit" or full.is_set():
+            return
+        if approve is not None and not await approve(req, peer_ip):
+            await link.send(msgpack.packb({"error": "the host did not let you sit down"}))
+            return
+        if full.is_set():
+            await link.send(msgpack.packb({"error": "the table is full"}))
             return
         try:
             seat = table.seat_host(req.name, req.public_key, lob.format_addr(peer_ip, port))
@@ -348,7 +362,7 @@ async def host_lobby(
     started = trio.Event()
     done_one = trio.Event()
     async with trio.open_nursery() as nursery:
-        await nursery.start(lob.serve_lobby, listener, on_join)
+        await nursery.start(partial(lob.serve_lobby, listener, on_join, identity=table.identity))
         task_status.started()
         await full.wait()
         table.start()  # signs the seating (and the host's agree when it auto-agrees)
@@ -363,6 +377,7 @@ async def host_lobby(
 
 def _peer_ip(link: Any) -> str:
     stream = getattr(link, "stream", None) or getattr(link, "_stream", None)
+    stream = getattr(stream, "transport_stream", stream)  # under TLS, the socket is below
     sock = getattr(stream, "socket", None)
     try:
         return sock.getpeername()[0] if sock is not None else "127.0.0.1"
@@ -372,31 +387,23 @@ def _peer_ip(link: Any) -> str:
 
 async def join_lobby(
     identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0,
-    check_offer: Callable[[bytes], Any] | None = None,
+    check_offer: Callable[[bytes, bytes], Any] | None = None, expect_fingerprint: str | None = None,
 ) -> tuple[bytes, bytes]:
-    """Joiner side: sit down at ``host:port``; returns the offer and seating frames.
-    ``check_offer(offer_frame)`` may refuse the table (raise) before we wait to be seated."""
-    req = lob.JoinRequest.create(name, identity.public_bytes, lob.format_addr("0.0.0.0", listen_port), identity.private_key.sign)
-    link = await lob.connect_lobby(host, port, req)
-    async def answer(closed: str) -> dict:
-        """The host's next lobby message: a map, or LobbyError for a refusal or a hang-up."""
-        data = await link.receive()
-        if data is None:
-            raise lob.LobbyError(closed)
-        msg = msgpack.unpackb(data)
-        if "error" in msg:
-            raise lob.LobbyError(msg["error"])
-        return msg
-
+    """Joiner side: sit down at ``host:port`` over TLS, pinning ``expect_fingerprint`` if
+    given; returns the offer and seating frames. ``check_offer(offer_frame, host_tls_key)`` may
+    refuse the table (raise) before we wait to be seated. Any hostile answer raises
+    :class:`~.lobby.LobbyError` (:class:`~.lobby.Refused`, :class:`~.lobby.BadAnswer`)."""
+    link, host_key = await lob.connect_lobby(host, port, identity, name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port),
+                                             expect_fingerprint=expect_fingerprint)
     async with link:
-        welcome = await answer("the host refused the join request")
+        offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
-            check_offer(welcome["offer"])  # raises: we leave without taking a seat
+            check_offer(offer, host_key)  # raises: we leave without taking a seat
         await link.send(b"sit")
-        await answer("the host closed the lobby")
+        await lob.read_answer(link, "seat", int, closed="the host closed the lobby")
         with trio.fail_after(timeout):
-            seating = await answer("the host closed the lobby before seating")
-        return welcome["offer"], seating["seating"]
+            seating = await lob.read_answer(link, "seating", bytes, closed="the host closed the lobby before seating")
+        return offer, seating
 
 
 async def run_seat(

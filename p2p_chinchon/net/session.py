@@ -19,6 +19,25 @@ from p2p_chinchon.net.lobby import format_addr
 
 log = logging.getLogger(__name__)
 
+CUT_AND_CHOOSE_MIN_ROUNDS = 64
+"""Fewest cut-and-choose rounds a joiner accepts by default (issue 9): a shuffler forges a
+k-round proof by grinding about 2^k Fiat-Shamir challenges."""
+
+
+def weak_proofs(rules: Any, proof_rounds: int, min_proof_rounds: int | None = None) -> str | None:
+    """Why a table's shuffle proofs are too weak to sit at, or None. The bar depends on the
+    proof system the rules name (``rules.shuffle_proof``; cut-and-choose when absent): only
+    cut-and-choose is measured in rounds, ``min_proof_rounds`` (default
+    :data:`CUT_AND_CHOOSE_MIN_ROUNDS`) of them."""
+    system = getattr(rules, "shuffle_proof", None) or "cut-and-choose"
+    if system != "cut-and-choose":
+        return None
+    need = CUT_AND_CHOOSE_MIN_ROUNDS if min_proof_rounds is None else min_proof_rounds
+    if proof_rounds < need:
+        return (f"the table's cut-and-choose shuffle proofs use k = {proof_rounds} rounds; "
+                f"this seat requires at least {need}")
+    return None
+
 
 async def host_game(
     *,
@@ -42,9 +61,12 @@ async def host_game(
     table_ready: Callable[[tbl.Table], Any] | None = None,
     defer_proofs: bool = True,
     on_reject: Callable[[str], Any] | None = None,
+    approve: Callable[[Any, str], Any] | None = None,
 ) -> nd.NodeResult:
     """Open a table, wait for ``seats`` players, then play. ``on_listening(port)`` is called
-    once the lobby accepts joiners (``play`` starts its bot peers then)."""
+    once the lobby accepts joiners (``play`` starts its bot peers then). ``approve(request,
+    source_ip) -> bool`` (async) asks the host's person before each joiner is seated (name
+    and fingerprint); None seats the first comers (``--open``: bots, demos, tests)."""
     listeners = await trio.open_tcp_listeners(port, host=bind)
     lobby_port = listeners[0].socket.getsockname()[1]
     table = tbl.Table.create(
@@ -66,7 +88,7 @@ async def host_game(
             if ad is not None:
                 nursery.start_soon(ad.update, len(t.pending_players))
 
-        await nd.host_lobby(table, listeners, seats=seats, on_seated=seated)
+        await nd.host_lobby(table, listeners, seats=seats, on_seated=seated, approve=approve)
 
     ad = None
     async with trio.open_nursery() as nursery:
@@ -118,34 +140,44 @@ async def join_game(
     node_ready: Callable[[nd.Node], Any] | None = None,
     table_cls: type = tbl.Table,
     defer_proofs: bool = True,
-    min_proof_rounds: int = tbl.MIN_PROOF_ROUNDS,
+    min_proof_rounds: int | None = None,
     expect_fingerprint: str | None = None,
     on_reject: Callable[[str], Any] | None = None,
 ) -> nd.NodeResult:
     """Sit down at ``host:port`` and play. Our mesh listener is opened first: its port goes in
-    the join request; the host fills in the address it sees us from."""
+    the join request; the host fills in the address it sees us from. ``expect_fingerprint``
+    pins the host's key (mDNS); ``min_proof_rounds``: see :func:`weak_proofs`."""
     listeners = await trio.open_tcp_listeners(0, host=bind)
     listen_port = listeners[0].socket.getsockname()[1]
     box: list[tbl.Table] = []
 
-    def check_offer(offer: bytes) -> None:
-        """Refuse before sitting down: a bad or weak offer, or a host key that is not the one
-        the LAN advertised (someone answering in the host's place)."""
+    def check_offer(offer: bytes, tls_key: bytes) -> None:
+        """Refuse before sitting down: a bad or weak offer, or an offer signed by another key
+        than the one whose TLS certificate we pinned (someone relaying another host's offer)."""
         t = table_cls.joining(identity, rng, offer, auto_agree=auto_agree, defer_proofs=defer_proofs,
-                              min_proof_rounds=min_proof_rounds)
-        if expect_fingerprint is not None and fingerprint(t.offer_key) != expect_fingerprint:
-            raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, "
-                                  f"but the LAN advertised {expect_fingerprint}: refusing to sit down")
+                              min_proof_rounds=1)  # judged below, by the rules' proof system
+        weak = weak_proofs(t.rules, t.proof_rounds, min_proof_rounds)
+        if weak is not None:  # the same error the table gives for its own bar
+            raise tbl.ProtocolViolation(0, "weak_proofs", weak, 0)
+        if t.offer_key != tls_key:
+            raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
+                                  f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
         box.append(t)
         if on_update is not None:  # show the table (name, rules) from the moment we connect
             on_update(t.view())
 
-    _offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port,
-                                          check_offer=check_offer)
-    table = box[0]
-    table.receive(seating, 0)
-    if table.me is None:
-        raise tbl.IntentError("the host's seating does not include us")
+    try:
+        _offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port,
+                                              check_offer=check_offer, expect_fingerprint=expect_fingerprint)
+        table = box[0]
+        table.receive(seating, 0)
+        if table.me is None:
+            raise tbl.IntentError("the host's seating does not include us")
+    except BaseException:  # refused or failed before the mesh owns the listener: close it
+        with trio.CancelScope(shield=True):
+            for lst in listeners:
+                await trio.aclose_forcefully(lst)
+        raise
     path = transcript_path(table) if callable(transcript_path) else transcript_path
     return await nd.run_seat(
         table, listeners, decide=decide, on_update=on_update, transcript_path=path,

@@ -15,6 +15,12 @@ from .i18n import Translator
 from .text import Line, cell, truncate
 
 
+def seat_request(name: str, fingerprint: str, address: str) -> str:
+    """The host's yes/no question before seating a joiner (issue 9: no seat without the host's
+    consent): the name the joiner gave, its key fingerprint to compare aloud, its address."""
+    return f"{name} [{fingerprint}] from {address} asks to sit down. Seat them?"
+
+
 def _key(info: Any) -> tuple[Any, ...]:
     return (getattr(info, "name", None), getattr(info, "host", None), getattr(info, "port", None))
 
