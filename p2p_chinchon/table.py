@@ -380,6 +380,13 @@ class Table:
         self._pending.append(Player(unique, key, addr))
         return len(self._pending) - 1
 
+    def unseat_host(self, key: bytes) -> None:
+        """Host only, before the seating: the joiner with identity ``key`` left the lobby; its
+        seat is free again (the seats after it move up one)."""
+        if self.me != 0 or self.players:
+            raise IntentError("only the host may unseat players, before the seating is signed")
+        self._pending = [p for i, p in enumerate(self._pending) if i == 0 or p.key != key]
+
     def set_host_name(self, name: str) -> None:
         """Host only, before the seating: the host's own name at the table."""
         self._pending[0].name = _clip_utf8(name, 32) or "host"
@@ -482,16 +489,46 @@ class Table:
                 self._stop_with_fault(exc, ())
         return self._take()
 
-    def timeout(self) -> list:
-        """The driver's per-action timer fired: blame the expected speaker and stop."""
+    def timeout(self, rule: str = "timeout", blame: bool = True) -> list:
+        """The driver's per-action timer fired: stop, naming the expected speaker (``blame``)
+        or nobody (a driver cut off from everyone). ``rule``: "timeout" (connected but silent)
+        or "absent" (disconnected past the table's ``rejoin_wait``)."""
         self._out = []
         step = self.expected()
         if step is None or step.seat == self.me:
             return []
+        what = "did not send" if rule == "timeout" else "was away and did not send"
         self._stop_with_fault(
-            ProtocolViolation(step.seat, "timeout", f"seat {step.seat} did not send {step.kind} in time"), ()
+            ProtocolViolation(step.seat if blame else None, rule, f"seat {step.seat} {what} {step.kind} in time"), ()
         )
         return self._take()
+
+    def seat_secrets(self) -> dict:
+        """This seat's secrets a restarted node needs to carry on (msgpack-ready): the toss
+        nonce and, once made, this hand's key (``hand``, ``key`` = secret scalar, ``key_nonce``)."""
+        out: dict = {"toss_nonce": self.my_toss_nonce}
+        if self.hc is not None and self.hc.keypair is not None:
+            out.update(hand=self._hand_played, key=self.hc.keypair.secret_bytes(), key_nonce=self.hc.keypair.nonce)
+        return out
+
+    def resumable_jobs(self, jobs: list[Job]) -> list[Job]:
+        """After a rejoin's :meth:`replay` of the chain: which of the ``jobs`` it produced still
+        matter (this hand's proof checks, our pending shuffle preparation). Proofs of earlier
+        hands passed before our secret of that hand went out (it is in the chain): forgotten."""
+        live = [j for j in jobs if j.id == self._prep_job
+                or (j.id in self.pending_proofs and j.args[0].hand == self._hand_played)]
+        ids = {j.id for j in live}
+        self.pending_proofs = {k: val for k, val in self.pending_proofs.items() if k in ids}
+        return live
+
+    def restore_secrets(self, saved: dict) -> None:
+        """Put back what :meth:`seat_secrets` gave (a rejoin replays the chain, calling this
+        after each envelope): the key is restored once its hand has begun here."""
+        self.my_toss_nonce = self.my_toss_nonce or saved.get("toss_nonce", b"")
+        hc = self.hc
+        if hc is not None and hc.keypair is None and saved.get("hand") == self._hand_played and "key" in saved:
+            x = deck.ED25519.scalar_from_bytes(saved["key"])
+            hc.keypair = deck.KeyPair(x, deck.ED25519.mul_base(x), saved["key_nonce"])
 
     def job_done(self, job_id: int, result: Any) -> list:
         """The driver finished a :class:`Job` (``result`` as returned by :func:`run_job`)."""

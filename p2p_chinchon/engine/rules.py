@@ -52,7 +52,12 @@ FIELD_HELP: dict[str, str] = {
     "reentry_min_remaining": "re-entry only while at least this many players are still in",
     "reentry_score": "re-entry total: 'highest' = highest total of the players still in",
     "shuffle_proof_rounds": "k, shadow shuffles in the cut-and-choose shuffle proof",
+    "turn_time": "seconds per move before the bot plays it for the seat (0 = no clock)",
+    "rejoin_wait": "seconds the others wait for a disconnected seat to come back",
 }
+
+# Fields added after the first offers were signed: an offer without them means the default.
+LATER_FIELDS = ("turn_time", "rejoin_wait")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +96,8 @@ class Rules:
     reentry_min_remaining: int = 3
     reentry_score: str = "highest"
     shuffle_proof_rounds: int = 64
+    turn_time: int = 60
+    rejoin_wait: int = 120
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -112,11 +119,13 @@ class Rules:
         unknown = sorted(str(k) for k in d if k not in names)
         if unknown:
             raise RulesError(f"unknown rules field(s): {', '.join(unknown)}")
-        missing = sorted(n for n in names if n not in d)
+        missing = sorted(n for n in names if n not in d and n not in LATER_FIELDS)
         if missing:
             raise RulesError(f"missing rules field(s): {', '.join(missing)}")
         kw = {}
         for name, f in names.items():
+            if name not in d:
+                continue  # a LATER_FIELDS default
             v = d[name]
             want = _FIELD_TYPES[name]
             if type(v) is not want:
@@ -245,6 +254,8 @@ _RANGES: dict[str, tuple[int, int]] = {
     "reentries": (0, 100),
     "reentry_min_remaining": (2, 8),
     "shuffle_proof_rounds": (1, 128),  # the wire's bound; the deck supports up to 256
+    "turn_time": (0, 3600),
+    "rejoin_wait": (0, 86400),
 }
 
 
