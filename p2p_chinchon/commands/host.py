@@ -72,28 +72,32 @@ def run(args: argparse.Namespace) -> int:
         return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
+    if C.check_transcript_path(path, "host"):
+        return C.resume(args, path, human, "host")  # the same command again: back to that game
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         from p2p_chinchon.identity import Identity, load_or_create_identity
         from p2p_chinchon.local import seat_rng
-        from p2p_chinchon.net.session import host_game
+        from p2p_chinchon.net.session import HostConfig, host_game
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args))
+        events = glue.events()
 
         def listening(port: int) -> None:
             glue.status(f"table '{table_name}' open on port {port}; fingerprint {identity.fingerprint}; "
                         f"waiting for {args.seats - 1} more")
 
+        events.listening = listening
+        config = HostConfig(
+            identity=identity, rng=rng, player_name=player, transcript_path=path, timeouts=C.make_timeouts(args),
+            bind=args.bind, rules=rules, seats=args.seats, name=table_name, proof_rounds=args.proof_rounds,
+            port=args.port, advertise=not args.no_mdns, keep_identity=not human,
+        )
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
-            result = await host_game(
-                identity=identity, rng=rng, rules=rules, seats=args.seats, name=table_name, player_name=player,
-                transcript_path=path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
-                bind=args.bind, port=args.port, advertise=not args.no_mdns, on_listening=listening,
-                **glue.kwargs(),
-            )
+            result = await host_game(config, events)
             nursery.cancel_scope.cancel()
         return result
 
