@@ -819,7 +819,7 @@ class Table:
                 in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
                 active = self.engine is None or env.seat in self.engine.active
                 if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue):
-                    self.fault = v.Fault(env.seat, "left", f"{self._name(env.seat)} left the table")
+                    self.fault = v.Fault(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
                     self.phase = v.STOPPED
                     self._out.append(Stopped(self.fault))
                 else:  # an eliminated seat may go home; it just will not sign the game end
@@ -844,7 +844,7 @@ class Table:
         already holds another envelope at its position). It stops us; we record our own fault
         quoting it, and adopt its accusation only if we can check its evidence ourselves."""
         if env.kind == "leave":
-            exc = ProtocolViolation(env.seat, "left", f"{self._name(env.seat)} left the table")
+            exc = ProtocolViolation(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
             self._stop_with_fault(exc, (env.encode(),))
             return
         proof, shown = self._peer_fault_view(env)
@@ -1698,6 +1698,11 @@ class Table:
         opts = [o for o in self._close_options_raw() if o.discard in legal_cards]
         opts.sort(key=lambda o: (o.score, str(o.discard)))
         return tuple((o.discard, o.score, bool(o.chinchon)) for o in opts)
+
+
+def _left_text(name: str, reason: str) -> str:
+    """Why a seat left, for the fault shown to people (the leave's own reason when it gave one)."""
+    return f"{name} left the table" + ("" if reason in ("", "left the table") else f": {reason}")
 
 
 def _clip_utf8(text: str, limit: int) -> str:

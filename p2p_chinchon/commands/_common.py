@@ -59,7 +59,9 @@ def check_transcript_path(path: Path, command: str) -> bool:
         probe = path.parent / f".{path.name}.{os.getpid()}.probe"
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.write(fd, b"\0" * 65536)  # room for a game's first envelopes
+            room = memoryview(bytes(65536))  # room for a game's first envelopes
+            while room:  # a short write is followed by the error that explains it
+                room = room[os.write(fd, room):]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -219,6 +221,9 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
         leaf = exc
         while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
             leaf = leaf.exceptions[0]
+        if isinstance(leaf, KeyboardInterrupt):  # one Ctrl-C: leave, in one line
+            print(f"p2p-chinchon {command}: interrupted: you left the table", file=sys.stderr)
+            return None
         if not isinstance(leaf, expected):
             raise
         text = str(leaf)

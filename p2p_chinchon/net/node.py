@@ -731,42 +731,39 @@ async def host_lobby(
             full.set()
         if on_seated is not None:
             on_seated(table, seat, name)
+        left = False
         async with trio.open_nursery() as watch:
             async def gone() -> None:
                 # a joiner says nothing more in the lobby: a read that ends means it left
+                nonlocal full, left
                 try:
                     await link.receive()
                 except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
                     pass
                 if started.is_set():
                     return  # too late: the seating is signed; the game's clocks take over
-                nonlocal full
                 table.unseat_host(req.public_key)
                 if full.is_set():
                     full = trio.Event()  # the host waits for another player
                 if on_seated is not None:
                     on_seated(table, None, name)
+                left = True
                 watch.cancel_scope.cancel()
-                raise _Gone
 
             watch.start_soon(gone)
             await full.wait()
             await started.wait()
             watch.cancel_scope.cancel()
+        if left:
+            return
         await link.send(msgpack.packb({"seating": table.frames[1]}))
         told += 1
         done_one.set()
 
-    async def guarded(req: lob.JoinRequest, link: Any) -> None:
-        try:
-            await on_join(req, link)
-        except _Gone:
-            pass
-
     started = trio.Event()
     done_one = trio.Event()
     async with trio.open_nursery() as nursery:
-        await nursery.start(lob.serve_lobby, listener, guarded)
+        await nursery.start(lob.serve_lobby, listener, on_join)
         task_status.started()
         while len(table.pending_players) < seats:
             await full.wait()
@@ -779,10 +776,6 @@ async def host_lobby(
                 await done_one.wait()
                 done_one = trio.Event()
         nursery.cancel_scope.cancel()
-
-
-class _Gone(Exception):
-    """A seated joiner left the lobby (internal to :func:`host_lobby`)."""
 
 
 def _peer_ip(link: Any) -> str:
