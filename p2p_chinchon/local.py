@@ -38,6 +38,7 @@ class SeatSpec:
     table_cls: type = tbl.Table  # tests swap in a cheating table for a joiner
     on_reject: Callable[[str], Any] | None = None  # the UI hears why an intent was refused
     on_status: Callable[[Any], Any] | None = None  # presence and waits (NodeStatus)
+    on_notice: Callable[[str], Any] | None = None  # one-line messages (the turn clock ran out)
 
 
 class SpecEvents(nd.Events):
@@ -64,6 +65,10 @@ class SpecEvents(nd.Events):
     def reject(self, reason: str) -> None:
         if self.spec.on_reject is not None:
             self.spec.on_reject(reason)
+
+    def notice(self, text: str) -> None:
+        if self.spec.on_notice is not None:
+            self.spec.on_notice(text)
 
     def node_ready(self, node: Any) -> None:
         if self.spec.node_ready is not None:

@@ -575,6 +575,8 @@ class Node:
         turn = _rule(t.rules, "turn_time", 60)
         rejoin = to.rejoin if to.rejoin is not None else _rule(t.rules, "rejoin_wait", 120)
         decision = step.kind in DECISIONS
+        if step.kind == "agree" and turn > 0:
+            turn = max(turn, rejoin)  # reading the rules of a new table takes longer than a move
         if step.seat == t.me:
             left = self._step_since + turn - now if decision and turn > 0 else None
             return Wait(step.seat, name, step.kind, left, mine=True)
@@ -645,7 +647,10 @@ class Node:
 
 
 def _why(exc: BaseException) -> str:
-    """An OS error in words ("No space left on device"), else the exception's text."""
+    """An OS error in words ("No space left on device"), else the exception's text (of the
+    one exception inside trio's groups)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror + (f": {exc.filename}" if exc.filename else "")
     return str(exc) or type(exc).__name__
