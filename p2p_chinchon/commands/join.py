@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         if not tables:
             print(f"no table found on the LAN{named}", file=sys.stderr)
             return None
-        if len(tables) > 1 and not args.bot:
+        if len(tables) > 1 and (args.table or not args.bot):
             # two tables of one name (or none named): never take one silently
             for i, t in enumerate(tables):
                 print(f"  {i + 1}. {t.name}  [{t.preset}]  {t.seats_taken}/{t.max_seats}  host {t.fingerprint}  {t.host}:{t.port}", file=sys.stderr)
