@@ -40,7 +40,7 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
-    p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a peer's automatic step (default 90)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a connected peer's automatic step, and after its turn clock ran out (default 90)")
 
 
 def check_transcript_path(path: Path, command: str) -> bool:

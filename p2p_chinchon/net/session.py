@@ -230,6 +230,8 @@ def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, dict, list[tbl.Job]]:
             table.restore_secrets({"toss_nonce": saved.get("toss_nonce", b""), **keys.get(table.hand_no, {})})
     except tbl.ProtocolViolation as exc:
         raise ResumeError(f"{config.transcript} does not replay: seq {exc.index}: {exc.reason}") from None
+    if not table.seated:
+        raise ResumeError(f"the game of {config.transcript} never began (nobody was seated): open a new table")
     if table.me is None:
         raise ResumeError(f"{config.transcript} is not a game this identity sits at")
     if table.finished or table.fault is not None or table.expected() is None:
