@@ -112,7 +112,7 @@ def assert_identical_and_ok(folder: Path, names=("h", "b", "c")) -> None:
 # ---------------------------------------------------------------- kill -9 and restart
 
 
-@pytest.mark.parametrize("victim,point", [("c", "draw"), ("h", "shuffle"), ("b", "key_share")])
+@pytest.mark.parametrize("victim,point", [("c", "draw"), ("h", "shuffle"), ("b", "key_share"), ("b", "close")])
 def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
     """A seat killed with SIGKILL mid-hand (after a draw, during the shuffle, during the key
     set-up) runs the same command again: it replays its transcript with its saved secrets,
