@@ -448,8 +448,11 @@ class Node:
                 self._timing.close()
                 self._timing = None
         t = self.table
-        if self.secrets_path is not None and (t.finished or t.fault is not None) and self.error is None:
-            self.secrets_path.unlink(missing_ok=True)  # the game is over: nothing to rejoin
+        if self.secrets_path is not None and (t.finished or t.fault is not None):
+            try:
+                self.secrets_path.unlink(missing_ok=True)  # the game is over for us: nothing to rejoin
+            except OSError as exc:
+                log.warning("cannot remove %s: %s", self.secrets_path, exc)
         return NodeResult(
             winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
