@@ -437,7 +437,7 @@ class Node:
                     await self._flush(mesh)
                 nursery.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - a bug must not leave the others waiting
-            log.exception("node failed")
+            log.debug("node failed", exc_info=True)  # the user gets one line (NodeResult.error)
             self._fail(f"internal error: {_why(exc)}")
             with trio.move_on_after(1.0):
                 await self._flush(mesh)
