@@ -102,16 +102,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run_bot_process(cmd: list[str], log: Path, task_status: Any) -> None:
+    """Run one bot peer; if it is killed (a signal) mid-game, run the same command again: it
+    resumes the game from its transcript and saved secrets (issue 11), at most 3 times."""
     import trio
 
-    with open(log, "ab") as out:
-        proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    task_status.started(proc)
-    try:
-        await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
+    from p2p_chinchon.net.node import secrets_path_for
+
+    transcript = Path(cmd[cmd.index("--transcript") + 1])
+    for attempt in range(4):
+        with open(log, "ab") as out:
+            proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        if attempt == 0:
+            task_status.started(proc)
+        try:
+            await proc.wait()
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+        if proc.returncode >= 0 or not secrets_path_for(transcript).exists():
+            return
 
 
 async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str], port: int, folder: Path) -> None:
