@@ -121,3 +121,39 @@ def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
     assert "gone" in wlog.read_text()
     out = hlog.read_text()
     assert "interrupted: you left the table" in out and "Traceback" not in out, out
+
+
+@pytest.mark.netns
+def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
+    """One namespace is cut off for good (its bridge port goes down mid-hand). The two seats
+    that still hear each other stop after ``rejoin_wait`` with ``absent`` against the cut-off
+    seat; the cut-off seat hears nobody and accuses nobody. No transcript calls anyone a
+    cheat, and every fault is about the seat that actually went away."""
+    from p2p_chinchon.audit import audit_file
+    from p2p_chinchon.transcript import load_transcript
+
+    require_netns()
+    port = "47400"
+    with NetnsLab(3) as lab:
+        logs = [tmp_path / f"s{i}.log" for i in range(3)]
+        procs = [_start(lab, 0, _cli("host", "--bot", "--no-mdns", "--port", port, "--seats", "3", *GAME,
+                                     "--option", "rejoin_wait=5", "--transcript", str(tmp_path / "s0.chn")),
+                        logs[0], tmp_path)]
+        _wait_for(logs[0], "open on port")
+        for i in (1, 2):
+            procs.append(_start(lab, i, _cli("join", "--bot", "--connect", f"{lab.addr(0)}:{port}", "--name", f"J{i}",
+                                             "--min-proof-rounds", "4", "--transcript", str(tmp_path / f"s{i}.chn")),
+                                logs[i], tmp_path))
+            time.sleep(0.5)
+        _wait_for(logs[0], " draws ", limit=240)
+        subprocess.run(["ip", "-n", lab.hub, "link", "set", f"b{lab.tag}h2", "down"], check=True, timeout=20)
+        codes = [p.wait(timeout=300) for p in procs]
+    assert codes == [1, 1, 1], [log.read_text() for log in logs]
+    seat_of_cut = [p["name"] for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"]].index("J2")
+    for i in range(3):
+        report = audit_file(tmp_path / f"s{i}.chn")
+        assert report.verdict != "cheat", report.summary()
+        last = load_transcript(tmp_path / f"s{i}.chn").envelopes[-1]
+        assert last.kind == "fault" and last.body["rule"] == "absent"
+        expected = 255 if i == 2 else seat_of_cut
+        assert last.body["accused"] == expected, (i, last.body)
