@@ -174,8 +174,9 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
             c.identity, c.host, c.port, name=c.player_name, listen_port=listen_port,
             check_offer=check_offer, wait=c.wait, on_waiting=events.notice)
         nursery.cancel_scope.cancel()
-    if seating is None:
-        await trio.aclose_forcefully(listeners[0]) if listeners else None
+    if seating is None:  # we left the lobby
+        for listener in listeners:
+            await trio.aclose_forcefully(listener)
         return _left_lobby(box[0] if box else None, None)
     table = box[0]
     table.receive(seating, 0)
