@@ -1096,7 +1096,7 @@ class Table:
                 if not self.queue or self.queue[0].kind != "shuffle":
                     self._finish_restock()
             else:
-                self.cts = deck_out
+                self.cts = list(deck_out)  # a restock extends cts: the proof job keeps its own deck_out
                 if not self.queue or self.queue[0].kind != "shuffle":
                     self._start_deal()
 

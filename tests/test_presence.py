@@ -64,3 +64,26 @@ async def test_an_internal_error_becomes_a_signed_leave(tmp_path):
         if r is not bruno:
             assert r.fault is not None and r.fault.rule == "left" and "internal error: boom" in r.fault.reason
             assert audit_file(tmp_path / f"seat{r.seat}.chn").verdict != "cheat"
+
+
+async def test_proof_jobs_keep_their_decks_after_a_restock(tmp_path):
+    """A shuffle proof checked late (a rejoin re-checks this hand's proofs after its replay)
+    must see the decks of its own shuffle, even after a restock extended the hand's deck."""
+    from p2p_chinchon import deck
+    from p2p_chinchon import table as tbl
+
+    tables = []
+
+    class Keep(tbl.Table):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            tables.append(self)
+
+    # only clean closes: hands run long and the stock is re-shuffled
+    rules = make_rules("classic", {"limit": 10, "close_max_points": 0, "close_max_unmatched": 0})
+    specs = [SeatSpec("Ana"), SeatSpec("Bruno", table_cls=Keep)]
+    await play_local(rules, specs, seed=1, proof_rounds=3, transcript_dir=tmp_path)
+    args = list(tables[0]._shuffle_args.values())
+    assert any(a[6] > 0 for a in args), "this seed's game has a restock"
+    for a in args:
+        deck.verify_shuffle(*a)  # raises DeckError if its decks were changed after the fact
