@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "play": "play a whole game on this laptop against local bot peers (real protocol)",
     "host": "open a table on the LAN and advertise it by mDNS",
     "join": "find a table on the LAN (or --connect HOST:PORT) and sit down",
+    "resume": "come back to an unfinished game after a crash or a drop (same identity and transcript)",
     "audit": "replay a signed transcript: who won, or which seat cheated and where",
     "melds": "best arrangement of a hand: melds, deadwood, may it close",
     "score": "score a closed hand: melds, lay-offs and penalties",

@@ -19,7 +19,7 @@ from p2p_chinchon import table as tbl
 from p2p_chinchon.autoplay import bot_decider
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import node as nd
-from p2p_chinchon.net.session import host_game, join_game
+from p2p_chinchon.net.session import HostConfig, JoinConfig, host_game, join_game
 from p2p_chinchon.rng import SeededRng
 
 BOT_NAMES = ["Ana", "Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"]
@@ -37,6 +37,50 @@ class SeatSpec:
     node_ready: Callable[..., Any] | None = None
     table_cls: type = tbl.Table  # tests swap in a cheating table for a joiner
     on_reject: Callable[[str], Any] | None = None  # the UI hears why an intent was refused
+    on_status: Callable[[Any], Any] | None = None  # presence and waits (NodeStatus)
+    on_notice: Callable[[str], Any] | None = None  # one-line messages (the turn clock ran out)
+
+
+class SpecEvents(nd.Events):
+    """A :class:`SeatSpec`'s callbacks as the node's :class:`~p2p_chinchon.net.node.Events`."""
+
+    def __init__(self, spec: SeatSpec, decide: Any, table_ready: Callable[..., Any] | None = None,
+                 listening: Callable[[int], Any] | None = None) -> None:
+        self.spec = spec
+        self._decide = decide
+        self._table_ready = table_ready
+        self._listening = listening
+
+    def decide(self, view: Any, need: str) -> Any:
+        return self._decide(view, need)
+
+    def update(self, view: Any) -> None:
+        if self.spec.on_update is not None:
+            self.spec.on_update(view)
+
+    def status(self, status: Any) -> None:
+        if self.spec.on_status is not None:
+            self.spec.on_status(status)
+
+    def reject(self, reason: str) -> None:
+        if self.spec.on_reject is not None:
+            self.spec.on_reject(reason)
+
+    def notice(self, text: str) -> None:
+        if self.spec.on_notice is not None:
+            self.spec.on_notice(text)
+
+    def node_ready(self, node: Any) -> None:
+        if self.spec.node_ready is not None:
+            self.spec.node_ready(node)
+
+    def table_ready(self, table: Any) -> None:
+        if self._table_ready is not None:
+            self._table_ready(table)
+
+    def listening(self, port: int) -> None:
+        if self._listening is not None:
+            self._listening(port)
 
 
 def seat_rng(seed: int | str | None, label: object) -> Any:
@@ -90,23 +134,21 @@ async def play_local(
         listening.set()
 
     async def run_host() -> None:
-        results[0] = await host_game(
-            identity=ids[0], rng=rngs[0], rules=rules, seats=n, name=table_name,
-            player_name=specs[0].name, decide=decider(0), on_update=specs[0].on_update,
-            transcript_path=path(0), timeouts=timeouts, proof_rounds=proof_rounds,
-            bind="127.0.0.1", advertise=False, on_listening=on_listening,
-            node_ready=specs[0].node_ready, table_ready=host_table.append, on_reject=specs[0].on_reject,
+        config = HostConfig(
+            identity=ids[0], rng=rngs[0], player_name=specs[0].name, transcript_path=path(0),
+            timeouts=timeouts, bind="127.0.0.1", rules=rules, seats=n, name=table_name,
+            proof_rounds=proof_rounds, advertise=False,
         )
+        results[0] = await host_game(config, SpecEvents(specs[0], decider(0), host_table.append, on_listening))
 
     async def run_joiner(i: int) -> None:
-        results[i] = await join_game(
-            identity=ids[i], rng=rngs[i], host="127.0.0.1", port=lobby_port,
-            player_name=specs[i].name, decide=decider(i), on_update=specs[i].on_update,
-            transcript_path=path(i), timeouts=timeouts, auto_agree=specs[i].decide is None,
-            bind="127.0.0.1", node_ready=specs[i].node_ready, table_cls=specs[i].table_cls,
-            on_reject=specs[i].on_reject,
+        config = JoinConfig(
+            identity=ids[i], rng=rngs[i], player_name=specs[i].name, transcript_path=path(i),
+            timeouts=timeouts, bind="127.0.0.1", auto_agree=specs[i].decide is None,
+            host="127.0.0.1", port=lobby_port, table_cls=specs[i].table_cls,
             min_proof_rounds=min(proof_rounds, tbl.MIN_PROOF_ROUNDS),
         )
+        results[i] = await join_game(config, SpecEvents(specs[i], decider(i)))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run_host)

@@ -570,10 +570,12 @@ class TranscriptWriter:
     do not follow half a frame, and takes an exclusive advisory lock. Raises
     :class:`TranscriptError` if another process holds the lock or if the file has bytes that
     are not msgpack (which are kept for inspection, not overwritten). ``fsync=False`` is for
-    benchmarks only. Usable as a context manager.
+    benchmarks only. With ``game`` (the 16-byte game id), an existing file of another game is
+    refused (TranscriptError): a new game never appends to an old one's transcript. Usable as
+    a context manager.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = True, game: bytes | None = None) -> None:
         self.path = Path(path)
         self._fsync = fsync
         self._broken: str | None = None
@@ -589,6 +591,10 @@ class TranscriptWriter:
             self.recovered = parse_transcript(data)
             if any(e.code == "unparseable" for e in self.recovered.errors):
                 raise TranscriptError(f"{self.path}: not a transcript past offset {self.recovered.complete_bytes}; refusing to append")
+            first = self.recovered.envelopes[0] if self.recovered.envelopes else None
+            if game is not None and first is not None and first.game != game:
+                raise TranscriptError(f"{self.path} is the transcript of another game; refusing to append "
+                                      "(choose another --transcript path)")
             if self.recovered.torn_tail is not None:
                 os.ftruncate(fd, self.recovered.complete_bytes)
                 os.fsync(fd)

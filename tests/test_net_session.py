@@ -10,7 +10,10 @@ import trio
 from p2p_chinchon import table as tbl
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.identity import Identity
-from p2p_chinchon.net.session import CUT_AND_CHOOSE_MIN_ROUNDS, host_game, join_game, weak_proofs
+from p2p_chinchon.net.node import Events
+from p2p_chinchon.net.session import (
+    CUT_AND_CHOOSE_MIN_ROUNDS, HostConfig, JoinConfig, host_game, join_game, weak_proofs,
+)
 from p2p_chinchon.rng import SeededRng
 
 
@@ -32,22 +35,23 @@ def test_weak_proofs_depends_on_the_proof_system(system: str | None, k: int, min
 
 async def test_joiner_refuses_48_rounds_by_default() -> None:
     """A real lobby: a host offering k = 48 cut-and-choose rounds; the joiner leaves unseated."""
-    rules = make_rules("classic", {})
+    rules = make_rules("classic", {"shuffle_proof": "cut-and-choose"})
     ports: list[int] = []
     got = trio.Event()
 
     async def host() -> None:
-        await host_game(identity=Identity.generate(), rng=SeededRng("h"), rules=rules, seats=2, name="t",
-                        player_name="Ana", decide=None, proof_rounds=48, bind="127.0.0.1", advertise=False,
-                        on_listening=lambda p: (ports.append(p), got.set()))
+        events = Events()
+        events.listening = lambda p: (ports.append(p), got.set())
+        await host_game(HostConfig(identity=Identity.generate(), rng=SeededRng("h"), rules=rules, seats=2, name="t",
+                                   player_name="Ana", proof_rounds=48, bind="127.0.0.1", advertise=False), events)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(host)
         with trio.fail_after(30):
             await got.wait()
             with pytest.raises(tbl.ProtocolViolation, match="k = 48"):
-                await join_game(identity=Identity.generate(), rng=SeededRng("j"), host="127.0.0.1", port=ports[0],
-                                player_name="Bruno", decide=None, bind="127.0.0.1")
+                await join_game(JoinConfig(identity=Identity.generate(), rng=SeededRng("j"), host="127.0.0.1",
+                                           port=ports[0], player_name="Bruno", bind="127.0.0.1"))
         nursery.cancel_scope.cancel()
 
 
@@ -95,15 +99,16 @@ async def test_a_seat_that_never_agrees_is_timed_out_soon() -> None:
     fast = Timeouts(protocol=30.0, decision=900.0, agree=1.0)
 
     async def host() -> None:
-        results["host"] = await host_game(
+        events = Events()
+        events.listening = lambda p: (ports.append(p), got.set())
+        results["host"] = await host_game(HostConfig(
             identity=Identity.generate(), rng=SeededRng("h"), rules=rules, seats=2, name="t", player_name="Ana",
-            decide=None, proof_rounds=4, bind="127.0.0.1", advertise=False, timeouts=fast,
-            on_listening=lambda p: (ports.append(p), got.set()))
+            proof_rounds=4, bind="127.0.0.1", advertise=False, timeouts=fast), events)
 
     async def silent_joiner() -> None:
-        results["joiner"] = await join_game(
+        results["joiner"] = await join_game(JoinConfig(
             identity=Identity.generate(), rng=SeededRng("j"), host="127.0.0.1", port=ports[0], player_name="Bruno",
-            decide=None, auto_agree=False, bind="127.0.0.1", min_proof_rounds=4, timeouts=fast)
+            auto_agree=False, bind="127.0.0.1", min_proof_rounds=4, timeouts=fast))
 
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:

@@ -38,7 +38,66 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
     p.add_argument("--no-bell", dest="bell", action="store_false", help="no terminal bell on your turn or a close")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
-    p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a peer's automatic step (default 90)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a connected peer's automatic step, and after its turn clock ran out (default 90)")
+
+
+def check_transcript_path(path: Path, command: str) -> bool:
+    """Before sitting down: the transcript's folder must take a write (read-only or full disks
+    fail here, not mid-game), and an existing file must be empty (a game is never appended to
+    another game's transcript) unless this seat's secrets lie beside it: then the same command
+    run again resumes that game (True). Exits 2 with one line otherwise."""
+    import os
+
+    def refuse(why: str) -> None:
+        print(f"p2p-chinchon {command}: {why}", file=sys.stderr)
+        raise SystemExit(2)
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        probe = path.parent / f".{path.name}.{os.getpid()}.probe"
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            room = memoryview(bytes(65536))  # room for a game's first envelopes
+            while room:  # a short write is followed by the error that explains it
+                room = room[os.write(fd, room):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            probe.unlink(missing_ok=True)
+    except OSError as exc:
+        refuse(f"cannot write transcripts in {path.parent}: {exc.strerror or exc}")
+    if path.exists() and path.stat().st_size > 0:
+        from p2p_chinchon.net.node import secrets_path_for
+
+        if secrets_path_for(path).exists():
+            return True
+        refuse(f"{path} already holds another game's transcript; choose another --transcript")
+    return False
+
+
+def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> int:
+    """Come back to the unfinished game of ``path`` (issue 11): same identity, same transcript,
+    the saved secrets; the other seats are reached at their seating addresses."""
+    async def main(bridge: Any = None, on_update: Any = None) -> Any:
+        import trio
+
+        from p2p_chinchon.identity import load_or_create_identity
+        from p2p_chinchon.local import seat_rng
+        from p2p_chinchon.net.session import ResumeConfig, resume_game
+
+        rng = seat_rng(getattr(args, "seed", None), f"resume/{path.name}")
+        glue = SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=want_tui(args))
+        glue.status(f"resuming the game of {path}")
+        config = ResumeConfig(transcript=path, identity=load_or_create_identity() if human else None, rng=rng,
+                              timeouts=make_timeouts(args), bind=getattr(args, "bind", "0.0.0.0"),
+                              auto_agree=not human)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(glue.forward)
+            result = await resume_game(config, glue.events())
+            nursery.cancel_scope.cancel()
+        return result
+
+    return finish(run_reporting(main, args, human, command), args)
 
 
 def data_dir() -> Path:
@@ -80,12 +139,16 @@ def finish(result: Any, args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         print_result(result, lang=getattr(args, "lang", None))
+    if result.error:
+        print(f"p2p-chinchon: {result.error}", file=sys.stderr)
     return exit_code(result)
 
 
 def exit_code(result: Any) -> int:
     """0 for a finished game or for leaving it yourself; 1 when the table stopped on a fault."""
     f = result.fault
+    if result.error:
+        return 1
     return 0 if f is None or (f.rule == "left" and f.seat == result.seat) else 1
 
 
@@ -160,7 +223,9 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
     from p2p_chinchon.net.lobby import LobbyError
     from p2p_chinchon.table import IntentError, ProtocolViolation
 
-    expected = (LobbyError, IntentError, ProtocolViolation, OSError, RuntimeError)
+    from p2p_chinchon.net.session import ResumeError
+
+    expected = (LobbyError, IntentError, ProtocolViolation, OSError, RuntimeError, ResumeError)
     try:
         return run_main(main, args, human)
     except BaseException as exc:  # noqa: BLE001 - unwrap trio's exception groups
@@ -206,14 +271,24 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     return trio.run(main, None, printer)
 
 
+def _events_base() -> type:
+    from p2p_chinchon.net.node import Events
+
+    return Events
+
+
 class SeatGlue:
     """Who plays this seat: a bot (``decide`` answers at once) or a person through a UI bridge
-    (intents forwarded to the node, views and refusals sent back). ``kwargs()`` goes straight
-    into :func:`~p2p_chinchon.net.session.host_game` / ``join_game``."""
+    (intents forwarded to the node, views and refusals sent back). It is the seat's
+    :class:`~p2p_chinchon.net.node.Events` (see :meth:`events`): pass ``glue.events()`` to
+    :func:`~p2p_chinchon.net.session.host_game` / ``join_game``."""
 
-    def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None) -> None:
+    def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None,
+                 live: bool = True) -> None:
         import trio
 
+        self.live = live  # a full screen redraws clocks; line mode prints each new wait once
+        self._said: Any = None
         self.bridge = bridge
         self.bot = bot
         self.rules = rules
@@ -221,6 +296,7 @@ class SeatGlue:
         self.printer = printer
         self.node: Any = None
         self._got = trio.Event()
+        self._left = trio.Event()
         self._decide: Any = None
 
     def status(self, text: str) -> None:
@@ -234,11 +310,15 @@ class SeatGlue:
         self._got.set()
 
     async def forward(self) -> None:
-        """Run in a nursery: forward the person's intents to the node."""
+        """Run in a nursery: forward the person's intents to the node. A ``Leave`` before the
+        node exists (lobby) leaves the lobby."""
         if self.bridge is None:
             return
-        await self._got.wait()
         async for intent in self.bridge.intents:
+            if self.node is None:
+                if isinstance(intent, v.Leave):
+                    self._left.set()
+                continue
             self.node.submit(intent)
 
     def decide(self, view: v.SeatView, need: str) -> Any:
@@ -251,11 +331,44 @@ class SeatGlue:
             self._decide = bot_decider(make_bot(self.rules or view.rules, self.rng))
         return self._decide(view, need)
 
-    def kwargs(self) -> dict:
-        b = self.bridge
-        return {
-            "decide": self.decide,
-            "on_update": b.update if b is not None else self.printer,
-            "on_reject": b.reject if b is not None else None,
-            "node_ready": self.node_ready,
-        }
+    def events(self) -> Any:
+        """This seat's :class:`~p2p_chinchon.net.node.Events`."""
+        glue = self
+
+        class GlueEvents(_events_base()):
+            def decide(self, view: v.SeatView, need: str) -> Any:
+                return glue.decide(view, need)
+
+            def update(self, view: v.SeatView) -> None:
+                if glue.bridge is not None:
+                    glue.bridge.update(view)
+                elif glue.printer is not None:
+                    glue.printer(view)
+
+            def status(self, status: Any) -> None:
+                # the status line names who is awaited and for how long (issue 11); the UI may
+                # render ``status`` (presence per seat, the wait) richer than this text
+                text = status.text()
+                if not glue.live:
+                    if status.key() == glue._said:
+                        return
+                    glue._said = status.key()
+                if glue.bridge is not None:
+                    glue.bridge.set_status(text)
+                elif glue.printer is not None and text:
+                    print(f"[{text}]", file=sys.stderr, flush=True)
+
+            def notice(self, text: str) -> None:
+                glue.status(text)
+
+            def reject(self, reason: str) -> None:
+                if glue.bridge is not None:
+                    glue.bridge.reject(reason)
+
+            def node_ready(self, node: Any) -> None:
+                glue.node_ready(node)
+
+            async def wait_leave(self) -> None:
+                await glue._left.wait()
+
+        return GlueEvents()

@@ -64,21 +64,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
+    if C.check_transcript_path(path, "host"):
+        return C.resume(args, path, human, "host")  # the same command again: back to that game
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         from p2p_chinchon.identity import Identity, load_or_create_identity
         from p2p_chinchon.local import seat_rng
-        from p2p_chinchon.net.session import host_game
+        from p2p_chinchon.net.session import HostConfig, host_game
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args))
+        events = glue.events()
 
         from p2p_chinchon import view as v
         from p2p_chinchon.ui.i18n import Translator
 
         tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
-        lobby = {"port": 0, "updates": 0}
+        lobby = {"port": 0}
 
         def waiting_status(n: int) -> None:
             glue.status(tr("status_host_open", port=lobby["port"], fp=identity.fingerprint, n=n))
@@ -91,33 +94,36 @@ def run(args: argparse.Namespace) -> int:
             lobby["port"] = port
             waiting_status(args.seats - 1)
 
-        kwargs = glue.kwargs()
-        shown = kwargs["on_update"]
+        shown, ready = events.update, events.table_ready
+        tables: list[Any] = []
+
+        def table_ready(table: Any) -> None:
+            tables.append(table)
+            ready(table)
 
         def on_update(view: Any) -> None:
-            """host_game shows the table once, then once per seat taken: count the seats
-            in the status line until the seating is signed (then the seats are shown)."""
+            """host_game shows the table once, then once per seat taken or freed: count the
+            seats in the status line until the seating is signed (then the seats are shown)."""
             if view.phase == v.LOBBY and not view.seats:
-                lobby["updates"] += 1
-                if lobby["port"] and lobby["updates"] > 1:
-                    waiting_status(max(0, args.seats - lobby["updates"]))
+                if lobby["port"] and tables:
+                    waiting_status(max(0, args.seats - len(tables[0].pending_players)))
             elif lobby["port"]:
                 lobby["port"] = 0
                 if glue.bridge is not None:
                     glue.status("")
-            if shown is not None:
-                shown(view)
+            shown(view)
 
-        kwargs["on_update"] = on_update
+        events.update, events.table_ready = on_update, table_ready
 
+        events.listening = listening
+        config = HostConfig(
+            identity=identity, rng=rng, player_name=player, transcript_path=path, timeouts=C.make_timeouts(args),
+            bind=args.bind, rules=rules, seats=args.seats, name=table_name, proof_rounds=args.proof_rounds,
+            port=args.port, advertise=not args.no_mdns, keep_identity=not human, approve=approve,
+        )
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
-            result = await host_game(
-                identity=identity, rng=rng, rules=rules, seats=args.seats, name=table_name, player_name=player,
-                transcript_path=path, timeouts=C.make_timeouts(args), proof_rounds=args.proof_rounds,
-                bind=args.bind, port=args.port, advertise=not args.no_mdns, on_listening=listening,
-                approve=approve, **kwargs,
-            )
+            result = await host_game(config, events)
             nursery.cancel_scope.cancel()
         return result
 

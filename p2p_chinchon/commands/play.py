@@ -47,16 +47,18 @@ def run(args: argparse.Namespace) -> int:
     except OSError:
         folder = Path(tempfile.mkdtemp(prefix="p2p-chinchon-"))
     my_path = args.transcript or folder / "seat-host.chn"
+    C.check_transcript_path(my_path, "play")
     human = not args.no_ui and not args.bot
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         from p2p_chinchon.identity import Identity, load_or_create_identity
         from p2p_chinchon.local import seat_rng
-        from p2p_chinchon.net.session import host_game
+        from p2p_chinchon.net.session import HostConfig, host_game
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args))
+        events = glue.events()
         procs: list[Any] = []
         logs: list[Path] = []
 
@@ -83,12 +85,13 @@ def run(args: argparse.Namespace) -> int:
                     nursery.start_soon(spawn_bots, port, nursery)
 
             nursery.start_soon(glue.forward)
-            result = await host_game(
-                identity=identity, rng=rng, rules=rules, seats=args.bots + 1, name=(tr("your_table") if names[0] == tr("you_name") else f"{names[0]}'s table")[:64],
-                player_name=names[0], transcript_path=my_path, timeouts=C.make_timeouts(args),
-                proof_rounds=args.proof_rounds, bind="127.0.0.1", advertise=False, on_listening=listening,
-                **glue.kwargs(),
-            )
+            events.listening = listening
+            result = await host_game(HostConfig(
+                identity=identity, rng=rng, player_name=names[0], transcript_path=my_path,
+                timeouts=C.make_timeouts(args), bind="127.0.0.1", rules=rules, seats=args.bots + 1,
+                name=(tr("your_table") if names[0] == tr("you_name") else f"{names[0]}'s table")[:64],
+                proof_rounds=args.proof_rounds, advertise=False,
+            ), events)
             with trio.move_on_after(5):
                 for p in procs:
                     await p.wait()
@@ -107,33 +110,43 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run_bot_process(cmd: list[str], log: Path, task_status: Any) -> None:
+    """Run one bot peer; if it is killed (a signal) mid-game, run the same command again: it
+    resumes the game from its transcript and saved secrets (issue 11), at most 3 times."""
     import trio
 
-    with open(log, "ab") as out:
-        proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-    task_status.started(proc)
-    try:
-        await proc.wait()
-    finally:
-        if proc.returncode is None:
-            proc.kill()
+    from p2p_chinchon.net.node import secrets_path_for
+
+    transcript = Path(cmd[cmd.index("--transcript") + 1])
+    for attempt in range(4):
+        with open(log, "ab") as out:
+            proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        if attempt == 0:
+            task_status.started(proc)
+        try:
+            await proc.wait()
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+        if proc.returncode >= 0 or not secrets_path_for(transcript).exists():
+            return
 
 
 async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str], port: int, folder: Path) -> None:
     import trio
 
-    from p2p_chinchon.autoplay import bot_decider
     from p2p_chinchon.identity import Identity
-    from p2p_chinchon.local import make_bot, seat_rng
-    from p2p_chinchon.net.session import join_game
+    from p2p_chinchon.local import seat_rng
+    from p2p_chinchon.net.session import JoinConfig, join_game
 
     async with trio.open_nursery() as nursery:
         for i in range(1, args.bots + 1):
             rng = seat_rng(args.seed, f"bot/{names[i]}")
-            nursery.start_soon(lambda rng=rng, i=i: join_game(
-                identity=Identity.generate(), rng=rng, host="127.0.0.1", port=port, player_name=names[i],
-                decide=bot_decider(make_bot(rules, rng)), transcript_path=folder / f"seat-{names[i]}.chn",
-                auto_agree=True, bind="127.0.0.1", timeouts=C.make_timeouts(args),
+            config = JoinConfig(
+                identity=Identity.generate(), rng=rng, player_name=names[i],
+                transcript_path=folder / f"seat-{names[i]}.chn", timeouts=C.make_timeouts(args),
+                bind="127.0.0.1", auto_agree=True, host="127.0.0.1", port=port,
                 min_proof_rounds=min(args.proof_rounds, 40),
-            ))
+            )
+            glue = C.SeatGlue(None, bot=True, rules=rules, rng=rng)
+            nursery.start_soon(join_game, config, glue.events())
             await trio.sleep(0.05)

@@ -54,6 +54,8 @@ FIELD_HELP: dict[str, str] = {
     "shuffle_proof_rounds": "k, shadow shuffles in the cut-and-choose shuffle proof",
     "shuffle_proof": "shuffle proof system: 'terelius-wikstrom' or 'cut-and-choose'",
     "showdown_time": "seconds the showdown stays on screen unless everyone pressed a key (0: no wait)",
+    "turn_time": "seconds per move before the bot plays it for the seat (0 = no clock)",
+    "rejoin_wait": "seconds the others wait for a disconnected seat to come back",
 }
 
 
@@ -95,6 +97,8 @@ class Rules:
     shuffle_proof_rounds: int = 64
     shuffle_proof: str = "terelius-wikstrom"
     showdown_time: int = 30  # UI pacing only; never read by the engine
+    turn_time: int = 60  # the node's clocks (net/node.py); never read by the engine
+    rejoin_wait: int = 120
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -235,7 +239,9 @@ def _wild_face(text: str) -> tuple[int, int] | None:
 
 
 # Fields added after the wire format was fixed: absent on the wire means the default.
-OPTIONAL_FIELDS = frozenset({"showdown_time"})
+# Pacing fields (screen and clocks, never the engine): on the wire exactly when not at their
+# default, so each rules value has one encoding and tables made before them still decode.
+OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait"})
 
 _FIELD_TYPES: dict[str, type] = {
     f.name: {"int": int, "bool": bool, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
@@ -270,6 +276,8 @@ _RANGES: dict[str, tuple[int, int]] = {
     "reentry_min_remaining": (2, 8),
     "shuffle_proof_rounds": (1, 128),  # the wire's bound; the deck supports up to 256
     "showdown_time": (0, 600),
+    "turn_time": (0, 3600),
+    "rejoin_wait": (0, 86400),
 }
 
 

@@ -8,7 +8,17 @@ into intents.
 
 Mesh payloads carry a one-byte type: ``E`` + an envelope frame, or ``S`` + 4-byte big-endian
 chain length ("I hold this many envelopes; send me the rest"), sent on every (re)connect so
-a dropped link resumes from the transcript.
+a dropped link resumes from the transcript, and ``H`` (empty body), a heartbeat sent every
+second on every link: a seat heard from neither by frames nor heartbeats for
+:data:`SILENT_AFTER` seconds, or whose link is down, is *absent* (:class:`Presence`). Heartbeats
+are link-level (never chain envelopes): they prove nothing and are never blamed on anyone.
+
+Waiting (docs/reliability.md): every wait has a named seat, a reason and a deadline, published
+as a :class:`NodeStatus` to :meth:`Events.status` once a second while it lasts. A seat that is
+*present* but silent past its deadline is faulted ``timeout``; one that is *absent* is waited
+for ``rejoin_wait`` seconds (a table option) and then recorded ``absent``, never as a cheat; a
+node that hears nobody at all (cut off) blames nobody. This seat's own decision runs on the turn
+clock (table option ``turn_time``): when it runs out the node plays the bot's move and says so.
 
 Timing log (benchmarks only, off by default): when the environment variable
 ``P2P_CHINCHON_TIMING`` names a folder, each node appends one line per accepted envelope to
@@ -35,12 +45,18 @@ from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.framing import FrameError
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp
-from p2p_chinchon.transcript import TranscriptWriter
+from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
 
 log = logging.getLogger(__name__)
 
 ENVELOPE = b"E"
 SYNC = b"S"
+HEARTBEAT = b"H"
+HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
+SILENT_AFTER = 3.5  # seconds without a frame before a seat counts as absent (shown within 5 s)
+SHOWN_AFTER = 2.0  # seconds before a routine protocol wait is shown
+BACK_SHOWN = 5.0  # seconds "Carla is back" stays in the status
+DECISIONS = ("agree", "draw", "discard", "reenter")
 TIMING_ENV = "P2P_CHINCHON_TIMING"
 
 
@@ -62,6 +78,123 @@ def _timing_log() -> Any:
 Decider = Callable[[v.SeatView, str], Any]
 
 
+class Events:
+    """What a node tells the player of its seat (a UI, a console, a bot), and asks it.
+
+    Subclass and override what you need; every method is optional (the defaults do nothing
+    and ``decide`` leaves every decision to :meth:`Node.submit`). All calls come from trio.
+    """
+
+    def decide(self, view: v.SeatView, need: str) -> Any:
+        """An intent for ``need`` ("agree", "draw", "discard", "reenter"), or None: the answer
+        comes later through :meth:`Node.submit` (a person)."""
+        return None
+
+    def update(self, view: v.SeatView) -> None:
+        """The seat's view changed (redraw)."""
+
+    def status(self, status: NodeStatus) -> None:
+        """Presence and the current wait changed (about once a second while waiting)."""
+
+    def reject(self, reason: str) -> None:
+        """The table refused this seat's last intent; ``reason`` is one sentence."""
+
+    def notice(self, text: str) -> None:
+        """A one-line message outside any view (e.g. "no table at 10.0.0.2:4000 yet: still
+        trying for 25 s", "time is up: the bot plays for you")."""
+
+    async def wait_leave(self) -> None:
+        """Return when the player asks to leave before the game begins (lobby); never, by
+        default. The host then closes the table, a joiner frees its seat."""
+        await trio.sleep_forever()
+
+    def listening(self, port: int) -> None:
+        """Host: the lobby accepts joiners on ``port``."""
+
+    def table_ready(self, table: tbl.Table) -> None:
+        """The seat's :class:`Table` exists (host: before anyone sits; joiner: once seated)."""
+
+    def node_ready(self, node: Node) -> None:
+        """The :class:`Node` exists, before the mesh starts (UIs keep it to :meth:`Node.submit`)."""
+
+
+@dataclass(frozen=True)
+class Presence:
+    """One other seat as this node hears it: ``connected`` (link up and heard from within
+    :data:`SILENT_AFTER` s); ``away`` seconds since it was last heard while absent, else 0;
+    ``back`` true for :data:`BACK_SHOWN` s after it returned."""
+
+    seat: int
+    name: str
+    connected: bool
+    away: float = 0.0
+    back: bool = False
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Who this node waits for, for what (a step kind: "draw", "shuffle", ...), and how long
+    is left (``left``, seconds; None = no limit). ``mine``: this seat's own decision (the turn
+    clock); ``absent``: the awaited seat is disconnected and the limit is its ``rejoin_wait``."""
+
+    seat: int
+    name: str
+    what: str
+    left: float | None
+    mine: bool = False
+    absent: bool = False
+    connecting: bool = False  # absent, but never heard from yet (the mesh is forming)
+
+
+WHAT_TEXT = {"agree": "accept the table", "draw": "draw", "discard": "discard or close",
+             "reenter": "answer the re-entry offer"}
+
+
+def clock(seconds: float) -> str:
+    """``m:ss`` for a countdown (rounded up, never negative)."""
+    s = max(0, int(seconds + 0.999))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    """Presence of every other seat and the current wait: what the status line shows."""
+
+    seats: tuple[Presence, ...] = ()
+    wait: Wait | None = None
+
+    def key(self) -> tuple:
+        """What the status says without its clocks: a line-mode printer prints on a new key."""
+        w = self.wait
+        return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.left is None) if w else None,
+                tuple((p.seat, p.connected, p.back) for p in self.seats))
+
+    def text(self) -> str:
+        """One line, e.g. ``Carla disconnected: waiting for them (1:55)``; "" when idle."""
+        parts = []
+        w = self.wait
+        if w is not None:
+            left = f" ({clock(w.left)})" if w.left is not None else ""
+            if w.mine and w.what in WHAT_TEXT:
+                parts.append(f"your turn to {WHAT_TEXT[w.what]}{left}")
+            elif w.mine:
+                parts.append(f"this seat: {w.what.replace('_', ' ')}")
+            elif w.connecting:
+                parts.append(f"waiting for {w.name} to connect{left}")
+            elif w.absent:
+                parts.append(f"{w.name} disconnected: waiting for them{left}")
+            elif w.what in WHAT_TEXT:
+                parts.append(f"waiting for {w.name} to {WHAT_TEXT[w.what]}{left}")
+            else:
+                parts.append(f"waiting for {w.name}: {w.what.replace('_', ' ')}{left}")
+        for p in self.seats:
+            if not p.connected and (w is None or p.seat != w.seat or not w.absent):
+                parts.append(f"{p.name} disconnected")
+            elif p.back:
+                parts.append(f"{p.name} is back")
+        return "; ".join(parts)
+
+
 @dataclass
 class NodeResult:
     winner: int | None
@@ -72,44 +205,50 @@ class NodeResult:
     seat: int | None = None
     names: list[str] = field(default_factory=list)
     dropped: list[tuple[int | None, str]] = field(default_factory=list)  # (claimed seat, rule)
+    error: str | None = None  # why this node stopped itself (disk, internal error), one line
 
 
 @dataclass
 class Timeouts:
-    """Seconds a node waits for the expected speaker before blaming it."""
+    """Seconds a node waits for the expected speaker before blaming it.
 
-    protocol: float = 90.0  # automatic steps (keys, shuffles, shares)
-    decision: float = 900.0  # a person choosing a move
-    agree: float = 120.0  # a seated player accepting the rules (issue 9: a no-show frees the table)
+    ``protocol``: an automatic step (keys, shuffles, shares) of a connected seat, and the grace
+    after a connected seat's turn clock ran out (its own node then plays for it). ``decision``:
+    overrides that whole wait for a decision (tests); None = the table's ``turn_time`` plus
+    ``protocol``, and no limit when ``turn_time`` is 0 while the seat stays connected.
+    ``rejoin``: overrides the table's ``rejoin_wait`` for an absent seat. ``agree``: a
+    connected seat accepting the rules (issue 9: a no-show frees the table soon).
+    """
+
+    protocol: float = 90.0
+    decision: float | None = None
+    rejoin: float | None = None
+    agree: float = 120.0
+
+
+def _rule(rules: Any, name: str, default: int) -> float:
+    return float(getattr(rules, name, default)) if rules is not None else float(default)
 
 
 class Node:
-    """Drives one :class:`Table` over a :class:`Mesh`.
-
-    ``decide`` chooses intents (a bot) or returns None and lets the UI call :meth:`submit`.
-    ``on_update(view)`` is called after every change (UI redraw, console printing).
-    """
+    """Drives one :class:`Table` over a :class:`Mesh`; tells ``events`` what happens."""
 
     def __init__(
         self,
         table: tbl.Table,
+        events: Events | None = None,
         *,
-        decide: Decider | None = None,
-        on_update: Callable[[v.SeatView], Any] | None = None,
         transcript_path: Path | None = None,
         timeouts: Timeouts | None = None,
         on_output: Callable[[Any], Any] | None = None,
-        on_reject: Callable[[str], Any] | None = None,
     ) -> None:
         self.table = table
-        self.on_reject = on_reject
-        self.decide = decide
-        self.on_update = on_update
+        self.events = events or Events()
         self.on_output = on_output
         self.transcript_path = transcript_path
         self.timeouts = timeouts or Timeouts()
         self._writer: TranscriptWriter | None = None
-        self._written = 0
+        self._on_disk = 0  # envelopes already in the transcript file (a rejoin reopens it)
         self._lock = trio.Lock()
         self._mesh: Mesh | None = None
         self._done = trio.Event()
@@ -120,6 +259,20 @@ class Node:
         self.evidence = EvidenceLog(None if transcript_path is None
                                     else transcript_path.with_name(transcript_path.name + ".evidence"))
         self._timing = _timing_log()
+        self._heard: dict[int, float] = {}  # seat -> trio time of its last frame
+        self._up: set[int] = set()
+        self._away_since: dict[int, float] = {}
+        self._back_at: dict[int, float] = {}
+        self._step_key: Any = None
+        self._step_since = 0.0
+        self._status_text = ""
+        self.status = NodeStatus()
+        self.error: str | None = None
+        self._bot: Any = None
+        self.secrets_path: Path | None = None
+        self.kept_secrets: dict = {}  # what the secrets file holds (see _save_secrets)
+        self.keep_identity = False
+        self._early_jobs: list[tbl.Job] = []
 
     # -------------------------------------------------------------- table calls
 
@@ -132,10 +285,14 @@ class Node:
             await self._handle(outs, link)
 
     async def _handle(self, outs: list, link: int | None = None) -> None:
+        # secrets first: a message that depends on them may be on disk before it is sent
+        if any(isinstance(o, tbl.Send) for o in outs) and not self._save_secrets():
+            return
         sends = []
         for out in outs:
             if isinstance(out, tbl.Accepted):
-                self._persist(out)
+                if not self._persist_or_leave(out):
+                    return
                 if self._timing is not None:
                     self._log_timing(out)
                 self._progress.set()
@@ -155,8 +312,7 @@ class Node:
         if self._mesh is not None:
             for frame in sends:
                 await self._mesh.broadcast(ENVELOPE + frame)
-        if self.on_update is not None:
-            self.on_update(self.table.view())
+        self.events.update(self.table.view())
 
     def _keep_evidence(self, ev: tbl.Evidence, link: int | None = None) -> None:
         """Rejected frames go to ``<transcript>.evidence``, bounded (:mod:`.evidence`); a link
@@ -170,12 +326,69 @@ class Node:
             self._mesh.drop(link, why)
 
     def _persist(self, out: tbl.Accepted) -> None:
+        """Append one accepted envelope to the transcript (fsynced). Raises OSError or
+        TranscriptError; an envelope already on disk (a rejoin) must be the same frame."""
         if self.transcript_path is None:
             return
         if self._writer is None:
             self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
-            self._writer = TranscriptWriter(self.transcript_path)
+            self._writer = TranscriptWriter(self.transcript_path, game=self.table.game or None)
+            self._on_disk = len(self._writer.recovered.frames)
+        if out.index < self._on_disk:
+            if self._writer.recovered.frames[out.index] != out.frame:
+                raise TranscriptError(f"{self.transcript_path} holds another envelope at seq {out.index}")
+            return
         self._writer.append(out.env)
+
+    def _persist_or_leave(self, out: tbl.Accepted) -> bool:
+        """Persist, or on a write failure leave the table saying why (issue 11: the others must
+        not wait for us). False when the node is stopping."""
+        try:
+            self._persist(out)
+            return True
+        except (OSError, TranscriptError) as exc:
+            self._fail(f"cannot write the transcript: {_why(exc)}")
+            return False
+
+    def _fail(self, reason: str) -> None:
+        """Stop this node: sign a ``leave`` naming ``reason`` for the others (sent, not
+        persisted: the disk may be what failed) and end the run."""
+        if self.error is None:
+            self.error = reason
+        try:
+            outs = self.table.intent(v.Leave(reason[:256]))
+        except tbl.IntentError:
+            outs = []
+        frames = [o.frame for o in outs if isinstance(o, tbl.Send)]
+        if self._mesh is not None and frames:
+            for frame in frames:
+                for seat in self._mesh.peer_seats:
+                    self._mesh.send_nowait(seat, ENVELOPE + frame)
+        self._done.set()
+
+    def _save_secrets(self) -> bool:
+        """Write this seat's secrets (0600, atomically) before any message that depends on them
+        is persisted or sent; False (and the node leaves) when that fails. The file keeps every
+        hand's key (a rejoin replays earlier hands too) and, for a seat whose identity lives
+        nowhere else (bots), the identity seed."""
+        if self.secrets_path is None:
+            return True
+        snap = self.table.seat_secrets()
+        kept = self.kept_secrets
+        new = dict(kept, toss_nonce=snap["toss_nonce"], keys=dict(kept.get("keys", {})))
+        if "key" in snap:
+            new["keys"][snap["hand"]] = {"hand": snap["hand"], "key": snap["key"], "key_nonce": snap["key_nonce"]}
+        if self.keep_identity and "identity" not in new:
+            new["identity"] = self.table.identity.seed()
+        if new == kept:
+            return True
+        try:
+            write_secrets(self.secrets_path, new)
+        except OSError as exc:
+            self._fail(f"cannot save this seat's secrets: {_why(exc)}")
+            return False
+        self.kept_secrets = new
+        return True
 
     def _log_timing(self, out: tbl.Accepted) -> None:
         env = out.env
@@ -189,6 +402,10 @@ class Node:
         await self._call(self.table.job_done, job.id, result)
         await self._decide()
 
+    def start_job(self, job: tbl.Job) -> None:
+        """Run a table :class:`Job` once the node runs (a rejoin's replay left some pending)."""
+        self._early_jobs.append(job)
+
     def submit(self, intent: Any) -> None:
         """Queue an intent from the UI (thread-safe within trio; use TrioToken from outside)."""
         self._intent_send.send_nowait(intent)
@@ -196,34 +413,51 @@ class Node:
     async def persist_existing(self) -> None:
         """Write envelopes the table accepted before the node existed (offer, seating)."""
         for i, frame in enumerate(self.table.frames):
-            self._persist(tbl.Accepted(i, frame, self.table.chain[i]))
+            if not self._persist_or_leave(tbl.Accepted(i, frame, self.table.chain[i])):
+                return
 
     # -------------------------------------------------------------- main loop
 
     async def run(self, mesh: Mesh) -> NodeResult:
         self._mesh = mesh
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            nursery.start_soon(self._inbound_loop, mesh)
-            nursery.start_soon(self._intent_loop)
-            nursery.start_soon(self._timeout_loop)
-            await self._call(self.table.poll)
-            await self._decide()
-            await self._done.wait()
-            # give our last envelopes (game_end / fault) a moment to leave
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                for job in self._early_jobs:
+                    nursery.start_soon(self._run_job, job)
+                nursery.start_soon(self._inbound_loop, mesh)
+                nursery.start_soon(self._intent_loop)
+                nursery.start_soon(self._clock_loop)
+                nursery.start_soon(self._heartbeat_loop, mesh)
+                if not self._done.is_set():
+                    await self._call(self.table.poll)
+                    await self._decide()
+                await self._done.wait()
+                # give our last envelopes (game_end / fault / leave) a moment to leave
+                with trio.move_on_after(1.0):
+                    await self._flush(mesh)
+                nursery.cancel_scope.cancel()
+        except Exception as exc:  # noqa: BLE001 - a bug must not leave the others waiting
+            log.debug("node failed", exc_info=True)  # the user gets one line (NodeResult.error)
+            self._fail(f"internal error: {_why(exc)}")
             with trio.move_on_after(1.0):
                 await self._flush(mesh)
-            nursery.cancel_scope.cancel()
-        if self._writer is not None:
-            self._writer.close()
-        if self._timing is not None:
-            self._timing.close()
-            self._timing = None
+        finally:
+            if self._writer is not None:
+                self._writer.close()
+            if self._timing is not None:
+                self._timing.close()
+                self._timing = None
         t = self.table
+        if self.secrets_path is not None and (t.finished or t.fault is not None):
+            try:
+                self.secrets_path.unlink(missing_ok=True)  # the game is over for us: nothing to rejoin
+            except OSError as exc:
+                log.warning("cannot remove %s: %s", self.secrets_path, exc)
         return NodeResult(
             winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
-            names=[p.name for p in t.players], dropped=list(self.dropped),
+            names=[p.name for p in t.players], dropped=list(self.dropped), error=self.error,
         )
 
     async def _flush(self, mesh: Mesh) -> None:
@@ -232,6 +466,7 @@ class Node:
     async def _inbound_loop(self, mesh: Mesh) -> None:
         async for ev in mesh.inbound:
             if isinstance(ev, Frame):
+                self._hear(ev.seat)
                 payload = ev.payload
                 if payload[:1] == ENVELOPE:
                     await self._call(self.table.receive, payload[1:], ev.seat, link=ev.seat)
@@ -243,56 +478,217 @@ class Node:
                         self._synced[ev.seat].add(have)
                         for frame in self.table.frames[have:]:
                             await mesh.send(ev.seat, ENVELOPE + frame)
+                elif payload[:1] == HEARTBEAT:
+                    pass
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
                     self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))
             elif isinstance(ev, PeerUp):
+                self._up.add(ev.seat)
+                self._hear(ev.seat)
                 self._synced.pop(ev.seat, None)
                 await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
             elif isinstance(ev, PeerDown):
                 log.info("link to seat %s down: %s", ev.seat, ev.reason)
+                self._up.discard(ev.seat)
+                self._update_presence()
+
+    # -------------------------------------------------------------- presence
+
+    def _hear(self, seat: int) -> None:
+        self._heard[seat] = trio.current_time()
+        self._update_presence()
+
+    def _present(self, seat: int, now: float) -> bool:
+        heard = self._heard.get(seat)
+        return seat in self._up and heard is not None and now - heard < SILENT_AFTER
+
+    def _update_presence(self) -> None:
+        """Track who went away (and since when) and who came back."""
+        now = trio.current_time()
+        for seat in self._others():
+            if self._present(seat, now):
+                if self._away_since.pop(seat, None) is not None:
+                    self._back_at[seat] = now
+            elif seat not in self._away_since and seat in self._heard:
+                # away since its last sign of life (a seat never heard is "connecting")
+                self._away_since[seat] = min(now, self._heard[seat] + SILENT_AFTER) if seat in self._up else now
+                self._back_at.pop(seat, None)
+
+    def _others(self) -> list[int]:
+        t = self.table
+        return [i for i in range(len(t.players)) if i != t.me and i not in t.left]
+
+    async def _heartbeat_loop(self, mesh: Mesh) -> None:
+        while True:
+            for seat in list(self._up):
+                mesh.send_nowait(seat, HEARTBEAT)
+            await trio.sleep(HEARTBEAT_EVERY)
+
+    # -------------------------------------------------------------- decisions
 
     async def _intent_loop(self) -> None:
         async for intent in self._intent_recv:
             try:
                 await self._call(self.table.intent, intent)
             except tbl.IntentError as exc:
-                if self.on_reject is not None:
-                    self.on_reject(str(exc))
+                self.events.reject(str(exc))
             await self._decide()
 
     async def _decide(self) -> None:
         """Ask the decider while this seat has a decision to make (bots answer at once)."""
-        while self.decide is not None and not self._done.is_set():
+        while not self._done.is_set():
             # Several tasks call this (inbound frames, finished jobs): look at the table and
             # act under one lock, so two of them never answer the same question.
             async with self._lock:
                 need = self.table.needs_decision()
                 if need is None:
                     return
-                intent = self.decide(self.table.view(), need)
+                intent = self.events.decide(self.table.view(), need)
                 if intent is None:
                     return
-                try:
-                    outs = await trio.to_thread.run_sync(self.table.intent, intent)
-                except tbl.IntentError as exc:
-                    log.error("decider chose an illegal %s: %s", intent, exc)
+                if not await self._act(intent):
                     return
-                await self._handle(outs)
 
-    async def _timeout_loop(self) -> None:
+    async def _act(self, intent: Any) -> bool:
+        """Apply this seat's intent (lock held). False when the table refused it."""
+        try:
+            outs = await trio.to_thread.run_sync(self.table.intent, intent)
+        except tbl.IntentError as exc:
+            log.error("decider chose an illegal %s: %s", intent, exc)
+            return False
+        await self._handle(outs)
+        return True
+
+    def _bot_intent(self, need: str) -> Any:
+        """The move the bot would make for this seat (turn clock ran out)."""
+        if need == "agree":
+            return v.Leave("did not accept the table in time")
+        if self._bot is None:
+            from p2p_chinchon.autoplay import bot_decider
+            from p2p_chinchon.bots.simple import SimpleBot
+
+            self._bot = bot_decider(SimpleBot(self.table.rules, secrets))
+        return self._bot(self.table.view(), need)
+
+    # -------------------------------------------------------------- clocks
+
+    def _deadline(self, step: tbl.Step, now: float) -> Wait:
+        """The current wait: for whom, for what, and how long is left (see the module doc)."""
+        t, to = self.table, self.timeouts
+        name = t.players[step.seat].name if step.seat < len(t.players) else f"seat {step.seat}"
+        turn = _rule(t.rules, "turn_time", 60)
+        rejoin = to.rejoin if to.rejoin is not None else _rule(t.rules, "rejoin_wait", 120)
+        decision = step.kind in DECISIONS
+        if step.kind == "agree" and turn > 0:
+            turn = max(turn, rejoin)  # reading the rules of a new table takes longer than a move
+        if step.seat == t.me:
+            left = self._step_since + turn - now if decision and turn > 0 else None
+            return Wait(step.seat, name, step.kind, left, mine=True)
+        away = self._away_since.get(step.seat)
+        if away is not None or step.seat not in self._heard:
+            start = away if away is not None else self._step_since
+            return Wait(step.seat, name, step.kind, start + rejoin - now, absent=True,
+                        connecting=step.seat not in self._heard)
+        if step.kind == "agree":
+            limit = to.agree
+        elif decision:
+            limit = to.decision if to.decision is not None else (turn + to.protocol if turn > 0 else None)
+        else:
+            limit = to.protocol
+        return Wait(step.seat, name, step.kind, None if limit is None else self._step_since + limit - now)
+
+    async def _clock_loop(self) -> None:
+        """Once a second (and on every accepted envelope): recompute the wait, publish the
+        status, and act on a deadline that passed."""
         while not self._done.is_set():
-            step = self.table.expected()
-            limit = self.timeouts.decision if step and step.kind in ("draw", "discard", "reenter") else self.timeouts.protocol
-            if step and step.kind == "agree":
-                limit = self.timeouts.agree
             progressed = self._progress
-            with trio.move_on_after(limit):
+            with trio.move_on_after(0.5):
                 await progressed.wait()
-                continue
-            step = self.table.expected()
-            if step is not None and step.seat != self.table.me:
-                await self._call(self.table.timeout)
+            if self._done.is_set():
+                return
+            await self._tick()
+
+    async def _tick(self) -> None:
+        now = trio.current_time()
+        self._update_presence()
+        step = self.table.expected()
+        key = (len(self.table.frames), step)
+        if key != self._step_key:
+            self._step_key, self._step_since = key, now
+        wait = self._deadline(step, now) if step is not None else None
+        seats = tuple(
+            Presence(s, self.table.players[s].name, s not in self._away_since,
+                     now - self._away_since[s] if s in self._away_since else 0.0,
+                     now - self._back_at.get(s, -1e9) < BACK_SHOWN)
+            for s in self._others() if s in self._heard or s in self._away_since
+        )
+        # a protocol step that moves along is not news; a decision, an absent seat, or a step
+        # stalled for SHOWN_AFTER seconds is (named within 5 s of going silent)
+        shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent
+                                              or now - self._step_since >= SHOWN_AFTER) else None
+        self._publish(NodeStatus(seats, shown))
+        if wait is None or wait.left is None or wait.left > 0:
+            return
+        if wait.mine:
+            async with self._lock:
+                need = self.table.needs_decision()
+                if need is not None and self.table.expected() == step:
+                    self.events.notice(f"time is up: the bot plays for you ({WHAT_TEXT.get(need, need)})")
+                    await self._act(self._bot_intent(need))
+            await self._decide()
+            return
+        present = [s for s in self._others() if self._present(s, now)]
+        if wait.absent and not present:
+            # cut off from everyone: we cannot tell who is gone, so we blame nobody
+            await self._call(self.table.timeout, "absent", False)
+        else:
+            await self._call(self.table.timeout, "absent" if wait.absent else "timeout", True)
+
+    def _publish(self, status: NodeStatus) -> None:
+        self.status = status
+        text = status.text()
+        if text != self._status_text:
+            self._status_text = text
+            self.events.status(status)
+
+
+def _why(exc: BaseException) -> str:
+    """An OS error in words ("No space left on device"), else the exception's text (of the
+    one exception inside trio's groups)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror + (f": {exc.filename}" if exc.filename else "")
+    return str(exc) or type(exc).__name__
+
+
+def secrets_path_for(transcript: Path) -> Path:
+    """Where a seat's secrets live beside its transcript: ``<transcript>.secrets``."""
+    return transcript.with_name(transcript.name + ".secrets")
+
+
+def write_secrets(path: Path, snap: dict) -> None:
+    """Write ``snap`` (msgpack) to ``path`` readable by its owner only (0600), atomically
+    (temporary file, fsync, rename). Raises OSError."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, msgpack.packb(snap, use_bin_type=True))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def read_secrets(path: Path) -> dict:
+    """The secrets :func:`write_secrets` saved; {} when there are none."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
 
 
 # ------------------------------------------------------------------ lobby helpers
@@ -311,20 +707,22 @@ async def host_lobby(
     listener: Any,
     *,
     seats: int,
-    on_seated: Callable[[tbl.Table], Any] | None = None,
+    on_seated: Callable[[tbl.Table, int | None, str], Any] | None = None,
     approve: Callable[[lob.JoinRequest, str], Awaitable[bool]] | None = None,
     task_status: Any = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Host side: accept joiners on ``listener`` until ``seats`` players sit, then sign the
     seating and hand every joiner the offer and the seating. Returns when all are told.
     ``approve(request, source_ip)`` (a person asked; None = open, first-come seating) must
-    return True before a joiner who accepted the offer is seated."""
+    return True before a joiner who accepted the offer is seated.
+
+    ``on_seated(table, seat, name)`` after a joiner sits, and ``(table, None, name)`` when a
+    seated joiner leaves before the seating (its link closed): its seat is free again."""
     full = trio.Event()
     told = 0
-    waiting: list[trio.Event] = []
 
     async def on_join(req: lob.JoinRequest, link: Any) -> None:
-        nonlocal told
+        nonlocal told, full
         if full.is_set():
             await link.send(msgpack.packb({"error": "the table is full"}))
             return
@@ -348,13 +746,37 @@ async def host_lobby(
         except tbl.IntentError as exc:
             await link.send(msgpack.packb({"error": str(exc)}))
             return
+        name = table.pending_players[seat].name
         await link.send(msgpack.packb({"seat": seat}))
-        if on_seated is not None:
-            on_seated(table, seat)
         if len(table.pending_players) >= seats:
             full.set()
-        await full.wait()
-        await started.wait()
+        if on_seated is not None:
+            on_seated(table, seat, name)
+        left = False
+        async with trio.open_nursery() as watch:
+            async def gone() -> None:
+                # a joiner says nothing more in the lobby: a read that ends means it left
+                nonlocal full, left
+                try:
+                    await link.receive()
+                except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass
+                if started.is_set():
+                    return  # too late: the seating is signed; the game's clocks take over
+                table.unseat_host(req.public_key)
+                if full.is_set():
+                    full = trio.Event()  # the host waits for another player
+                if on_seated is not None:
+                    on_seated(table, None, name)
+                left = True
+                watch.cancel_scope.cancel()
+
+            watch.start_soon(gone)
+            await full.wait()
+            await started.wait()
+            watch.cancel_scope.cancel()
+        if left:
+            return
         await link.send(msgpack.packb({"seating": table.frames[1]}))
         told += 1
         done_one.set()
@@ -364,7 +786,9 @@ async def host_lobby(
     async with trio.open_nursery() as nursery:
         await nursery.start(partial(lob.serve_lobby, listener, on_join, identity=table.identity))
         task_status.started()
-        await full.wait()
+        while len(table.pending_players) < seats:
+            await full.wait()
+            await trio.sleep(0)  # let a joiner that just left free its seat first
         table.start()  # signs the seating (and the host's agree when it auto-agrees)
         started.set()
         # wait until every joiner got the seating (or a short grace for dead links)
@@ -388,13 +812,17 @@ def _peer_ip(link: Any) -> str:
 async def join_lobby(
     identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0,
     check_offer: Callable[[bytes, bytes], Any] | None = None, expect_fingerprint: str | None = None,
+    wait: float = 0.0, on_waiting: Callable[[str], Any] | None = None,
 ) -> tuple[bytes, bytes]:
     """Joiner side: sit down at ``host:port`` over TLS, pinning ``expect_fingerprint`` if
     given; returns the offer and seating frames. ``check_offer(offer_frame, host_tls_key)`` may
     refuse the table (raise) before we wait to be seated. Any hostile answer raises
-    :class:`~.lobby.LobbyError` (:class:`~.lobby.Refused`, :class:`~.lobby.BadAnswer`)."""
-    link, host_key = await lob.connect_lobby(host, port, identity, name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port),
-                                             expect_fingerprint=expect_fingerprint)
+    :class:`~.lobby.LobbyError` (:class:`~.lobby.Refused`, :class:`~.lobby.BadAnswer`). While
+    nobody answers at ``host:port`` we keep trying for ``wait`` seconds, telling ``on_waiting``
+    so; then the connection error (OSError) is raised."""
+    link, host_key = await _connect_patiently(
+        wait, on_waiting, host, port, identity, name=name,
+        listen_addr=lob.format_addr("0.0.0.0", listen_port), expect_fingerprint=expect_fingerprint)
     async with link:
         offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
@@ -406,23 +834,53 @@ async def join_lobby(
         return offer, seating
 
 
+async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | None,
+                             host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+    """:func:`lobby.connect_lobby`, retried every second for ``wait`` seconds while the address
+    refuses or does not answer (the host may start after us)."""
+    deadline = trio.current_time() + wait
+    said = None
+    while True:
+        try:
+            return await lob.connect_lobby(host, port, *args, timeout=min(10.0, max(1.0, wait)), **kwargs)
+        except (OSError, trio.TooSlowError) as exc:
+            left = deadline - trio.current_time()
+            if left <= 0:
+                if isinstance(exc, trio.TooSlowError):
+                    raise OSError(f"no answer from {lob.format_addr(host, port)}") from None
+                raise
+            text = f"no table at {lob.format_addr(host, port)} yet: still trying for {int(left + 0.5)} s"
+            if on_waiting is not None and text != said:
+                on_waiting(text)
+                said = text
+            await trio.sleep(min(1.0, left))
+
+
 async def run_seat(
     table: tbl.Table,
     listeners: Any,
+    events: Events | None = None,
     *,
-    decide: Decider | None,
-    on_update: Callable[[v.SeatView], Any] | None = None,
     transcript_path: Path | None = None,
     timeouts: Timeouts | None = None,
     mesh_config: MeshConfig | None = None,
-    node_ready: Callable[[Node], Any] | None = None,
-    on_reject: Callable[[str], Any] | None = None,
+    keep_identity: bool = False,
+    kept: dict | None = None,
+    jobs: tuple = (),
 ) -> NodeResult:
-    """Build the mesh for a seated table and play to the end."""
-    node = Node(table, decide=decide, on_update=on_update, transcript_path=transcript_path,
-                timeouts=timeouts, on_reject=on_reject)
-    if node_ready is not None:
-        node_ready(node)
+    """Build the mesh for a seated table and play to the end. With a transcript, this seat's
+    secrets are kept beside it (:func:`secrets_path_for`) while the game lasts (with the
+    identity seed too when ``keep_identity``). A rejoin passes the secrets it ``kept`` and the
+    table's pending ``jobs`` (from its replay)."""
+    events = events or Events()
+    node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
+    if transcript_path is not None:
+        node.secrets_path = secrets_path_for(transcript_path)
+        node.kept_secrets = read_secrets(node.secrets_path) if kept is None else kept
+    node.keep_identity = keep_identity
+    for job in jobs:
+        node.start_job(job)
+    events.node_ready(node)
     await node.persist_existing()
     mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
                 listener=listeners if listeners else None, config=mesh_config)

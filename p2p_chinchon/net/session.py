@@ -1,20 +1,23 @@
 """Host or join a table and play it to the end: lobby, (mDNS), seating, mesh, game.
 
-These are the trio entry points behind ``host``, ``join`` and ``play``; the table logic is all
-in the sans-I/O :class:`~p2p_chinchon.table.Table`.
+These are the trio entry points behind ``host``, ``join``, ``play`` and ``resume``: each takes
+one configuration object (:class:`HostConfig`, :class:`JoinConfig`, :class:`ResumeConfig`) and
+one :class:`~p2p_chinchon.net.node.Events` (what the seat's player hears and decides). The
+table logic is all in the sans-I/O :class:`~p2p_chinchon.table.Table`.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import trio
 
-from p2p_chinchon import table as tbl
+from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.identity import fingerprint
-from p2p_chinchon.net import node as nd
+from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.net.lobby import format_addr
 
 log = logging.getLogger(__name__)
@@ -39,79 +42,119 @@ def weak_proofs(rules: Any, proof_rounds: int, min_proof_rounds: int | None = No
     return None
 
 
-async def host_game(
-    *,
-    identity: Any,
-    rng: Any,
-    rules: Any,
-    seats: int,
-    name: str,
-    player_name: str,
-    decide: nd.Decider | None,
-    on_update: Callable[..., Any] | None = None,
-    transcript_path: Path | None = None,
-    timeouts: nd.Timeouts | None = None,
-    proof_rounds: int | None = None,
-    bind: str = "0.0.0.0",
-    port: int = 0,
-    advertise: bool = True,
-    on_listening: Callable[[int], Any] | None = None,
-    node_ready: Callable[[nd.Node], Any] | None = None,
-    auto_agree: bool = True,
-    table_ready: Callable[[tbl.Table], Any] | None = None,
-    defer_proofs: bool = True,
-    on_reject: Callable[[str], Any] | None = None,
-    approve: Callable[[Any, str], Any] | None = None,
-) -> nd.NodeResult:
-    """Open a table, wait for ``seats`` players, then play. ``on_listening(port)`` is called
-    once the lobby accepts joiners (``play`` starts its bot peers then). ``approve(request,
-    source_ip) -> bool`` (async) asks the host's person before each joiner is seated (name
-    and fingerprint); None seats the first comers (``--open``: bots, demos, tests)."""
-    listeners = await trio.open_tcp_listeners(port, host=bind)
+@dataclass
+class SeatConfig:
+    """What any seat needs. ``transcript_path``: a path, or (joiners) a function of the seated
+    table; None keeps no transcript (and no secrets, so no rejoin). ``bind``: the address the
+    lobby/mesh listen on. ``timeouts``: see :class:`~p2p_chinchon.net.node.Timeouts`."""
+
+    identity: Any
+    rng: Any
+    player_name: str
+    transcript_path: Path | Callable[[tbl.Table], Path] | None = None
+    timeouts: nd.Timeouts | None = None
+    bind: str = "0.0.0.0"
+    auto_agree: bool = False
+    defer_proofs: bool = True
+    keep_identity: bool = False  # an identity kept nowhere else (bots): saved with the secrets
+
+
+@dataclass
+class HostConfig(SeatConfig):
+    """A host's table: ``rules``, ``seats`` (players, host included), the table ``name``,
+    ``proof_rounds`` (k; None = the rules'), lobby ``port`` (0 = any) and mDNS ``advertise``."""
+
+    rules: Any = None
+    seats: int = 2
+    name: str = ""
+    proof_rounds: int | None = None
+    port: int = 0
+    advertise: bool = True
+    auto_agree: bool = True
+    # async (request, source_ip) -> bool: the host's person approves each joiner (name and
+    # fingerprint) before it is seated; None seats the first comers (--open: bots, demos, tests)
+    approve: Callable[[Any, str], Any] | None = None
+
+
+@dataclass
+class JoinConfig(SeatConfig):
+    """Where to sit: the host's lobby ``host:port``; ``expect_fingerprint``: the host key the LAN
+    advertised (the lobby's TLS key is pinned to it); ``min_proof_rounds``: refuse weaker
+    cut-and-choose tables (None: :data:`CUT_AND_CHOOSE_MIN_ROUNDS`, see :func:`weak_proofs`);
+    ``wait``: seconds to keep trying while nobody answers at that address (host not up yet)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    table_cls: type = tbl.Table
+    min_proof_rounds: int | None = None
+    expect_fingerprint: str | None = None
+    wait: float = 0.0
+
+
+def _left_lobby(table: tbl.Table | None, path: Any) -> nd.NodeResult:
+    """The result of a seat that left before the game began (nothing was signed by it)."""
+    me = table.me if table is not None and table.me is not None else 0
+    names = [p.name for p in table.players] if table is not None else []
+    return nd.NodeResult(winner=None, fault=v.Fault(me, "left", "you left the table"),
+                         transcript=path if isinstance(path, Path) else None, head=b"",
+                         seat=me, names=names)
+
+
+async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.NodeResult:
+    """Open a table, wait for ``config.seats`` players, then play. ``events.listening(port)``
+    is called once the lobby accepts joiners (``play`` starts its bot peers then); a
+    :class:`~p2p_chinchon.view.Leave` from ``events.wait_leave`` before the table is full
+    closes it at once (mDNS goodbye) and returns a "left" result."""
+    c, events = config, events or nd.Events()
+    listeners = await trio.open_tcp_listeners(c.port, host=c.bind)
     lobby_port = listeners[0].socket.getsockname()[1]
     table = tbl.Table.create(
-        identity, rng, name=name, rules=rules, max_seats=seats,
-        addr=format_addr("127.0.0.1" if bind in ("127.0.0.1", "localhost") else bind, lobby_port),
-        proof_rounds=proof_rounds, auto_agree=auto_agree, defer_proofs=defer_proofs,
+        c.identity, c.rng, name=c.name, rules=c.rules, max_seats=c.seats,
+        addr=format_addr("127.0.0.1" if c.bind in ("127.0.0.1", "localhost") else c.bind, lobby_port),
+        proof_rounds=c.proof_rounds, auto_agree=c.auto_agree, defer_proofs=c.defer_proofs,
     )
-    table.set_host_name(player_name)
-    if table_ready is not None:
-        table_ready(table)
-    if on_update is not None:
-        on_update(table.view())
+    table.set_host_name(c.player_name)
+    events.table_ready(table)
+    events.update(table.view())
 
-    async def lobby() -> None:
-        def seated(t: tbl.Table, seat: int) -> None:
-            t._log(f"{t.pending_players[seat].name} sat down ({len(t.pending_players)}/{seats})")
-            if on_update is not None:
-                on_update(t.view())
-            if ad is not None:
-                nursery.start_soon(ad.update, len(t.pending_players))
-
-        await nd.host_lobby(table, listeners, seats=seats, on_seated=seated, approve=approve)
+    def seated(t: tbl.Table, seat: int | None, name: str) -> None:
+        n = len(t.pending_players)
+        t._log(f"{name} sat down ({n}/{c.seats})" if seat is not None else f"{name} left ({n}/{c.seats})")
+        events.update(t.view())
+        if ad is not None:
+            nursery.start_soon(ad.update, n)
 
     ad = None
+    left = False
     async with trio.open_nursery() as nursery:
-        if advertise:
+        if c.advertise:
             from p2p_chinchon.net import discovery
 
             info = discovery.TableAd(
-                name=name, preset=_preset_name(rules), seats_taken=1, max_seats=seats,
-                fingerprint=identity.fingerprint,
+                name=c.name, preset=_preset_name(c.rules), seats_taken=1, max_seats=c.seats,
+                fingerprint=c.identity.fingerprint,
             )
             try:
                 ad = await nursery.start(_advertise, discovery, info, lobby_port)
             except Exception as exc:  # mDNS is a convenience: --connect still works
                 log.warning("could not advertise the table by mDNS: %s", exc)
                 ad = None
-        if on_listening is not None:
-            on_listening(lobby_port)
-        await lobby()
+        events.listening(lobby_port)
+
+        async def watch_leave() -> None:
+            nonlocal left
+            await events.wait_leave()
+            left = True
+            nursery.cancel_scope.cancel()  # closes the lobby and sends the mDNS goodbye
+
+        nursery.start_soon(watch_leave)
+        await nd.host_lobby(table, listeners, seats=c.seats, on_seated=seated, approve=c.approve)
         nursery.cancel_scope.cancel()  # stop advertising: the table is full
-    return await nd.run_seat(
-        table, None, decide=decide, on_update=on_update, transcript_path=transcript_path,
-        timeouts=timeouts, node_ready=node_ready, on_reject=on_reject,
-    )
+    if left and not table.seated:
+        return _left_lobby(None, c.transcript_path)
+    path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
+    return await nd.run_seat(table, None, events, transcript_path=path, timeouts=c.timeouts,
+                             keep_identity=c.keep_identity)
 
 
 async def _advertise(discovery: Any, info: Any, port: int, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
@@ -124,62 +167,129 @@ def _preset_name(rules: Any) -> str:
     return getattr(rules, "preset", None) or getattr(rules, "name", None) or "custom"
 
 
-async def join_game(
-    *,
-    identity: Any,
-    rng: Any,
-    host: str,
-    port: int,
-    player_name: str,
-    decide: nd.Decider | None,
-    on_update: Callable[..., Any] | None = None,
-    transcript_path: Path | Callable[[tbl.Table], Path] | None = None,
-    timeouts: nd.Timeouts | None = None,
-    auto_agree: bool = False,
-    bind: str = "0.0.0.0",
-    node_ready: Callable[[nd.Node], Any] | None = None,
-    table_cls: type = tbl.Table,
-    defer_proofs: bool = True,
-    min_proof_rounds: int | None = None,
-    expect_fingerprint: str | None = None,
-    on_reject: Callable[[str], Any] | None = None,
-) -> nd.NodeResult:
-    """Sit down at ``host:port`` and play. Our mesh listener is opened first: its port goes in
-    the join request; the host fills in the address it sees us from. ``expect_fingerprint``
-    pins the host's key (mDNS); ``min_proof_rounds``: see :func:`weak_proofs`."""
-    listeners = await trio.open_tcp_listeners(0, host=bind)
+async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.NodeResult:
+    """Sit down at ``config.host:config.port`` and play. Our mesh listener is opened first: its
+    port goes in the join request; the host fills in the address it sees us from. Leaving
+    (``events.wait_leave``) before the seating frees our seat at once."""
+    c, events = config, events or nd.Events()
+    listeners = await trio.open_tcp_listeners(0, host=c.bind)
     listen_port = listeners[0].socket.getsockname()[1]
     box: list[tbl.Table] = []
 
     def check_offer(offer: bytes, tls_key: bytes) -> None:
         """Refuse before sitting down: a bad or weak offer, or an offer signed by another key
         than the one whose TLS certificate we pinned (someone relaying another host's offer)."""
-        t = table_cls.joining(identity, rng, offer, auto_agree=auto_agree, defer_proofs=defer_proofs,
-                              min_proof_rounds=1)  # judged below, by the rules' proof system
-        weak = weak_proofs(t.rules, t.proof_rounds, min_proof_rounds)
+        t = c.table_cls.joining(c.identity, c.rng, offer, auto_agree=c.auto_agree,
+                                defer_proofs=c.defer_proofs, min_proof_rounds=1)  # judged below
+        weak = weak_proofs(t.rules, t.proof_rounds, c.min_proof_rounds)
         if weak is not None:  # the same error the table gives for its own bar
             raise tbl.ProtocolViolation(0, "weak_proofs", weak, 0)
         if t.offer_key != tls_key:
             raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
         box.append(t)
-        if on_update is not None:  # show the table (name, rules) from the moment we connect
-            on_update(t.view())
+        events.update(t.view())  # show the table (name, rules) from the moment we connect
 
+    seating = None
     try:
-        _offer, seating = await nd.join_lobby(identity, host, port, name=player_name, listen_port=listen_port,
-                                              check_offer=check_offer, expect_fingerprint=expect_fingerprint)
-        table = box[0]
-        table.receive(seating, 0)
-        if table.me is None:
-            raise tbl.IntentError("the host's seating does not include us")
-    except BaseException:  # refused or failed before the mesh owns the listener: close it
+        async with trio.open_nursery() as nursery:
+            async def watch_leave() -> None:
+                await events.wait_leave()
+                nursery.cancel_scope.cancel()  # closes the lobby link: the host frees our seat
+
+            nursery.start_soon(watch_leave)
+            _offer, seating = await nd.join_lobby(
+                c.identity, c.host, c.port, name=c.player_name, listen_port=listen_port,
+                check_offer=check_offer, expect_fingerprint=c.expect_fingerprint, wait=c.wait,
+                on_waiting=events.notice)
+            nursery.cancel_scope.cancel()
+        if seating is not None:
+            table = box[0]
+            table.receive(seating, 0)
+            if table.me is None:
+                raise tbl.IntentError("the host's seating does not include us")
+    except BaseException as exc:  # refused or failed before the mesh owns the listener: close it
         with trio.CancelScope(shield=True):
             for lst in listeners:
                 await trio.aclose_forcefully(lst)
-        raise
-    path = transcript_path(table) if callable(transcript_path) else transcript_path
-    return await nd.run_seat(
-        table, listeners, decide=decide, on_update=on_update, transcript_path=path,
-        timeouts=timeouts, node_ready=node_ready, on_reject=on_reject,
-    )
+        leaf = exc
+        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+            leaf = leaf.exceptions[0]  # the lobby's nursery wraps the one real error
+        raise leaf from None
+    if seating is None:  # we left the lobby
+        for listener in listeners:
+            await trio.aclose_forcefully(listener)
+        return _left_lobby(box[0] if box else None, None)
+    events.table_ready(table)
+    path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
+    return await nd.run_seat(table, listeners, events, transcript_path=path, timeouts=c.timeouts,
+                             keep_identity=c.keep_identity)
+
+
+@dataclass
+class ResumeConfig:
+    """A seat coming back to a game it was playing: its ``transcript`` (the secrets file lies
+    beside it), the ``identity`` to use when the secrets file holds none (people: their saved
+    key), ``rng``, ``timeouts`` and the address to ``bind`` (the port is the seating's)."""
+
+    transcript: Path
+    identity: Any
+    rng: Any
+    timeouts: nd.Timeouts | None = None
+    bind: str = "0.0.0.0"
+    auto_agree: bool = False
+
+
+class ResumeError(Exception):
+    """This transcript cannot be resumed here (one sentence saying why)."""
+
+
+def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, dict, list[tbl.Job]]:
+    """Rebuild this seat's table from its transcript and secrets, without sending anything:
+    returns the table at the transcript's head, the secrets, and the table's jobs still to run
+    (this hand's proof checks and shuffle preparation). Raises ResumeError."""
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.transcript import load_transcript
+
+    saved = nd.read_secrets(nd.secrets_path_for(config.transcript))
+    if not saved:
+        raise ResumeError(f"no saved secrets beside {config.transcript}: this game cannot be resumed")
+    loaded = load_transcript(config.transcript)
+    if not loaded.envelopes or loaded.errors:
+        raise ResumeError(f"{config.transcript} is not a whole transcript")
+    identity = Identity.from_seed(saved["identity"]) if "identity" in saved else config.identity
+    table = tbl.Table(identity, config.rng, auto_agree=config.auto_agree, defer_proofs=True, min_proof_rounds=1)
+    jobs: dict[int, tbl.Job] = {}
+    keys = saved.get("keys", {})
+    try:
+        for frame in loaded.frames:
+            for out in table.replay(frame):
+                if isinstance(out, tbl.Job):
+                    jobs[out.id] = out
+            table.restore_secrets({"toss_nonce": saved.get("toss_nonce", b""), **keys.get(table.hand_no, {})})
+    except tbl.ProtocolViolation as exc:
+        raise ResumeError(f"{config.transcript} does not replay: seq {exc.index}: {exc.reason}") from None
+    if not table.seated:
+        raise ResumeError(f"the game of {config.transcript} never began (nobody was seated): open a new table")
+    if table.me is None:
+        raise ResumeError(f"{config.transcript} is not a game this identity sits at")
+    if table.finished or table.fault is not None or table.expected() is None:
+        raise ResumeError(f"{config.transcript} holds a game that is over")
+    live = table.resumable_jobs(list(jobs.values()))
+    return table, saved, live
+
+
+async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> nd.NodeResult:
+    """Come back to a game after a crash or a drop (issue 11): replay the transcript with the
+    saved secrets, listen where the signed seating says this seat listens, reach the others,
+    catch up through the mesh's SYNC, and play on. Raises ResumeError."""
+    events = events or nd.Events()
+    table, saved, jobs = await trio.to_thread.run_sync(replay_seat, config)
+    listeners = None
+    if table.me != 0:  # seat i accepts links from seats < i, at its seating address
+        _, port = lob.parse_addr(table.players[table.me].addr)
+        listeners = await trio.open_tcp_listeners(port, host=config.bind)
+    events.table_ready(table)
+    return await nd.run_seat(table, listeners, events, transcript_path=config.transcript,
+                             timeouts=config.timeouts, keep_identity="identity" in saved,
+                             kept=saved, jobs=tuple(jobs))

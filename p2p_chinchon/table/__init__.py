@@ -42,7 +42,7 @@ from .common import (
     APP, DEFAULT_PROOF_ROUNDS, LOG_KEEP, MAX_BUFFERED, MAX_BUFFERED_BYTES, MIN_PROOF_ROUNDS, SHARE_KINDS,
     VERIFYING, ZERO32, Accepted, Evidence, Finished, GameEvent, IntentError, Job, Player, ProtocolViolation,
     Resync, Send, Step, Stopped, proof_frames, rules_hash, run_job, seating_hash,
-    toss_commitment,
+    toss_commitment, _verify_shuffle,
 )
 from .faults import FaultsPart
 from .hand import HandCrypto, HandPart

@@ -21,15 +21,18 @@ from .common import (
 class FaultsPart:
     """The faults part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
 
-    def timeout(self) -> list:
-        """The driver's per-action timer fired: blame the expected speaker and stop. Not
-        while we verify shuffle proofs ourselves: every honest seat waits for the same."""
+    def timeout(self, rule: str = "timeout", blame: bool = True) -> list:
+        """The driver's per-action timer fired: stop, naming the expected speaker (``blame``)
+        or nobody (a driver cut off from everyone). ``rule``: "timeout" (connected but silent)
+        or "absent" (disconnected past the table's ``rejoin_wait``). Not while we verify
+        shuffle proofs ourselves: every honest seat waits for the same."""
         self._out = []
         step = self.expected()
         if step is None or step.seat == self.me or self.verifying:
             return []
+        what = "did not send" if rule == "timeout" else "was away and did not send"
         self._stop_with_fault(
-            ProtocolViolation(step.seat, "timeout", f"seat {step.seat} did not send {step.kind} in time"), ()
+            ProtocolViolation(step.seat if blame else None, rule, f"seat {step.seat} {what} {step.kind} in time"), ()
         )
         return self._take()
 
@@ -99,7 +102,7 @@ class FaultsPart:
                 in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
                 active = self.engine is None or env.seat in self.engine.active
                 if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue):
-                    self.fault = v.Fault(env.seat, "left", f"{self._name(env.seat)} left the table")
+                    self.fault = v.Fault(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
                     self.phase = v.STOPPED
                     self._out.append(Stopped(self.fault))
                 else:  # an eliminated seat may go home; it just will not sign the game end
@@ -127,7 +130,7 @@ class FaultsPart:
 
     def _stop_off_chain(self, env: Any) -> None:
         if env.kind == "leave":
-            exc = ProtocolViolation(env.seat, "left", f"{self._name(env.seat)} left the table")
+            exc = ProtocolViolation(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
             self._stop_with_fault(exc, (env.encode(),))
             return
         proof, shown = self._peer_fault_view(env)
@@ -191,3 +194,7 @@ class FaultsPart:
             return "valid", None
         return self._judge_frame(e, frames[0])
 
+
+def _left_text(name: str, reason: str) -> str:
+    """Why a seat left, for the fault shown to people (the leave's own reason when it gave one)."""
+    return f"{name} left the table" + ("" if reason in ("", "left the table") else f": {reason}")

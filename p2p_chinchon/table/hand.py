@@ -62,6 +62,33 @@ class HandPart:
         deferred ``verify_shuffle`` Job): no decryption share leaves this seat meanwhile."""
         return bool(self.pending_proofs)
 
+    def seat_secrets(self) -> dict:
+        """This seat's secrets a restarted node needs to carry on (msgpack-ready): the toss
+        nonce and, once made, this hand's key (``hand``, ``key`` = secret scalar, ``key_nonce``)."""
+        out: dict = {"toss_nonce": self.my_toss_nonce}
+        if self.hc is not None and self.hc.keypair is not None:
+            out.update(hand=self._hand_played, key=self.hc.keypair.secret_bytes(), key_nonce=self.hc.keypair.nonce)
+        return out
+
+    def resumable_jobs(self, jobs: list) -> list:
+        """After a rejoin's :meth:`replay` of the chain: which of the ``jobs`` it produced still
+        matter (this hand's proof checks, our pending shuffle preparation). Proofs of earlier
+        hands passed before our secret of that hand went out (it is in the chain): forgotten."""
+        live = [j for j in jobs if j.id == self._prep_job
+                or (j.id in self.pending_proofs and j.args[0].hand == self._hand_played)]
+        ids = {j.id for j in live}
+        self.pending_proofs = {k: val for k, val in self.pending_proofs.items() if k in ids}
+        return live
+
+    def restore_secrets(self, saved: dict) -> None:
+        """Put back what :meth:`seat_secrets` gave (a rejoin replays the chain, calling this
+        after each envelope): the key is restored once its hand has begun here."""
+        self.my_toss_nonce = self.my_toss_nonce or saved.get("toss_nonce", b"")
+        hc = self.hc
+        if hc is not None and hc.keypair is None and saved.get("hand") == self._hand_played and "key" in saved:
+            x = deck.GROUP.scalar_from_bytes(saved["key"])
+            hc.keypair = deck.KeyPair(x, deck.GROUP.mul_base(x), saved["key_nonce"])
+
     @property
     def hand_no(self) -> int:
         """The hand being played (0-based); stays put until the next hand's keys are set up,
@@ -168,7 +195,7 @@ class HandPart:
                 if not self.queue or self.queue[0].kind != "shuffle":
                     self._finish_restock()
             else:
-                self.cts = deck_out
+                self.cts = list(deck_out)  # a restock extends cts: the proof job keeps its own deck_out
                 if not self.queue or self.queue[0].kind != "shuffle":
                     self._start_deal()
 

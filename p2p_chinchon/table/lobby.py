@@ -36,6 +36,13 @@ class LobbyPart:
         self._pending.append(Player(unique, key, addr))
         return len(self._pending) - 1
 
+    def unseat_host(self, key: bytes) -> None:
+        """Host only, before the seating: the joiner with identity ``key`` left the lobby; its
+        seat is free again (the seats after it move up one)."""
+        if self.me != 0 or self.players:
+            raise IntentError("only the host may unseat players, before the seating is signed")
+        self._pending = [p for i, p in enumerate(self._pending) if i == 0 or p.key != key]
+
     def set_host_name(self, name: str) -> None:
         """Host only, before the seating: the host's own name at the table."""
         self._pending[0].name = _clip_utf8(name, 32) or "host"

@@ -200,6 +200,12 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
         say("rule_proof_tw", "shuffle_proof", "shuffle_proof_rounds")
     elif k is not None:
         say("rule_proof_rounds", "shuffle_proof_rounds", "shuffle_proof", k=k)
+    turn = _get(rules, "turn_time")
+    if turn is not None:  # the clocks (issue 11)
+        say("rule_turn_time" if turn else "rule_no_turn_time", "turn_time", s=turn)
+    wait = _get(rules, "rejoin_wait")
+    if wait is not None:
+        say("rule_rejoin_wait", "rejoin_wait", s=wait)
     if dataclasses.is_dataclass(rules):
         for f in dataclasses.fields(rules):
             if f.name not in done:

@@ -1,0 +1,38 @@
+"""``p2p-chinchon resume [TRANSCRIPT]``: come back to a game after a crash or a dropped network.
+
+Reloads this seat's identity, its transcript and the per-hand secrets saved beside it
+(``TRANSCRIPT.secrets``), reaches the other seats at the addresses in the signed seating, catches
+up envelope by envelope and plays on. Without a path: the newest unfinished game in the default
+transcript folder. Running the same ``host`` / ``join`` command again does the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from p2p_chinchon.commands import _common as C
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("transcript", nargs="?", type=Path, default=None, help="the game's transcript (default: the newest unfinished one)")
+    p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
+    p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
+    C.add_play_arguments(p)
+
+
+def newest_unfinished(folder: Path) -> Path | None:
+    """The most recently written transcript under ``folder`` that has saved secrets beside it."""
+    from p2p_chinchon.net.node import secrets_path_for
+
+    found = [t for t in folder.rglob("*.chn") if secrets_path_for(t).exists()]
+    return max(found, key=lambda t: t.stat().st_mtime, default=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    path = args.transcript or newest_unfinished(C.data_dir() / "transcripts")
+    if path is None or not path.exists():
+        print("p2p-chinchon resume: no unfinished game found" + (f" at {path}" if path else ""), file=sys.stderr)
+        return 2
+    return C.resume(args, path, not args.bot, "resume")

@@ -1,0 +1,89 @@
+"""Presence, waits and the turn clock of a node (issue 11), in one process on loopback."""
+
+from __future__ import annotations
+
+from p2p_chinchon.audit import audit_file
+from p2p_chinchon.engine import make_rules
+from p2p_chinchon.local import SeatSpec, play_local
+from p2p_chinchon.view import Agree
+from p2p_chinchon.net.node import NodeStatus, Presence, Timeouts, Wait, clock
+
+K = 3
+
+
+def test_status_text_names_who_is_awaited_and_for_how_long():
+    away = NodeStatus((Presence(2, "Carla", False, 5.0),), Wait(2, "Carla", "draw", 115.2, absent=True))
+    assert away.text() == "Carla disconnected: waiting for them (1:56)"
+    back = NodeStatus((Presence(2, "Carla", True, back=True),), Wait(2, "Carla", "draw", 59.0))
+    assert back.text() == "waiting for Carla to draw (0:59); Carla is back"
+    mine = NodeStatus((), Wait(0, "Ana", "discard", 7.5, mine=True))
+    assert mine.text() == "your turn to discard or close (0:08)"
+    step = NodeStatus((Presence(1, "Bruno", False, 9.0),), Wait(2, "Carla", "deal_shares", 80.0))
+    assert step.text() == "waiting for Carla: deal shares (1:20); Bruno disconnected"
+    assert NodeStatus().text() == ""
+    assert clock(0.2) == "0:01" and clock(-3) == "0:00" and clock(600) == "10:00"
+    # the key ignores the clocks: a line-mode printer prints each new wait once
+    assert NodeStatus((), Wait(2, "C", "draw", 5.0)).key() == NodeStatus((), Wait(2, "C", "draw", 4.0)).key()
+
+
+async def test_turn_clock_plays_the_bots_move_for_a_silent_person(tmp_path):
+    """Seat 1 is a "person" who never answers: when its turn clock (turn_time) runs out its own
+    node plays the bot's move, says so, and the game finishes; nobody is blamed."""
+    rules = make_rules("classic", {"limit": 5, "reentries": 0, "turn_time": 1})
+    notices: list[str] = []
+    statuses: list[NodeStatus] = []
+    person = lambda view, need: Agree() if need == "agree" else None  # noqa: E731 - then silent
+    specs = [SeatSpec("Ana"), SeatSpec("Bruno", decide=person, on_notice=notices.append,
+                                       on_status=statuses.append), SeatSpec("Carla")]
+    results = await play_local(rules, specs, seed=7, proof_rounds=K, transcript_dir=tmp_path,
+                               timeouts=Timeouts(protocol=30.0))
+    assert all(r.fault is None and r.winner is not None for r in results), [r.fault for r in results]
+    assert any(n.startswith("time is up: the bot plays for you") for n in notices)
+    assert any(s.wait is not None and s.wait.mine and s.wait.left is not None for s in statuses)
+    for i in range(3):
+        assert audit_file(tmp_path / f"seat{i}.chn").verdict == "ok"
+
+
+async def test_an_internal_error_becomes_a_signed_leave(tmp_path):
+    """A bug inside one node: it leaves saying why, the others stop at once ("left", with the
+    reason), nobody is blamed for cheating."""
+    from p2p_chinchon import table as tbl
+
+    class Buggy(tbl.Table):
+        def job_done(self, job_id, result):
+            if self.engine is not None:
+                raise RuntimeError("boom")
+            return super().job_done(job_id, result)
+
+    rules = make_rules("classic", {"limit": 20})
+    specs = [SeatSpec("Ana"), SeatSpec("Bruno", table_cls=Buggy), SeatSpec("Carla")]
+    results = await play_local(rules, specs, seed=9, proof_rounds=K, transcript_dir=tmp_path)
+    bruno = next(r for r in results if r.names[r.seat] == "Bruno")
+    assert bruno.error == "internal error: boom"
+    for r in results:
+        if r is not bruno:
+            assert r.fault is not None and r.fault.rule == "left" and "internal error: boom" in r.fault.reason
+            assert audit_file(tmp_path / f"seat{r.seat}.chn").verdict != "cheat"
+
+
+async def test_proof_jobs_keep_their_decks_after_a_restock(tmp_path):
+    """A shuffle proof checked late (a rejoin re-checks this hand's proofs after its replay)
+    must see the decks of its own shuffle, even after a restock extended the hand's deck."""
+    from p2p_chinchon import deck
+    from p2p_chinchon import table as tbl
+
+    tables = []
+
+    class Keep(tbl.Table):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            tables.append(self)
+
+    # only clean closes: hands run long and the stock is re-shuffled
+    rules = make_rules("classic", {"limit": 10, "close_max_points": 0, "close_max_unmatched": 0})
+    specs = [SeatSpec("Ana"), SeatSpec("Bruno", table_cls=Keep)]
+    await play_local(rules, specs, seed=1, proof_rounds=3, transcript_dir=tmp_path)
+    args = list(tables[0]._shuffle_args.values())
+    assert any(a[6] > 0 for a in args), "this seed's game has a restock"
+    for a in args:
+        tbl._verify_shuffle(*a)  # raises DeckError if its decks were changed after the fact

@@ -1,0 +1,299 @@
+"""A table survives its players (issue 11): separate processes on loopback, or in network
+namespaces, killed with SIGKILL and restarted with the same command; lobby leaving; read-only and
+full transcript folders; joiners started before their host; presence and the turn clock.
+
+No timed assertions: the waits below are generous upper bounds for a loaded 2-core machine,
+never measurements.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from p2p_chinchon.audit import audit_file
+from p2p_chinchon.transcript import load_transcript
+
+CLI = [sys.executable, "-m", "p2p_chinchon"]
+FAST = ["--proof-rounds", "4"]
+JOIN_FAST = ["--min-proof-rounds", "4"]
+RULES = ["--option", "limit=30"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """Processes of one test, each with its log file; all killed at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, label: str, args: list[str], prefix: list[str] | None = None) -> subprocess.Popen:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        with open(self.folder / f"{label}.log", "ab") as log:  # the child keeps its own copy
+            p = subprocess.Popen([*(prefix or []), *CLI, *args], stdout=log, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, cwd=self.folder, env=env)
+        self.procs.append(p)
+        return p
+
+    def log(self, label: str) -> str:
+        return (self.folder / f"{label}.log").read_text(errors="replace")
+
+    def close(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+@pytest.fixture
+def lab(tmp_path):
+    lab = Lab(tmp_path)
+    yield lab
+    lab.close()
+
+
+def kinds(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    return [e.kind for e in load_transcript(path).envelopes]
+
+
+def wait_until(cond, limit: float = 300.0, what: str = "") -> None:
+    end = time.monotonic() + limit
+    while not cond():
+        if time.monotonic() > end:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.1)
+
+
+def three_seats(lab: Lab, port: int, extra_rules: list[str] = ()) -> tuple[list[str], list[str], list[str]]:
+    host = ["host", "--bot", "--no-mdns", "--port", str(port), "--bind", "127.0.0.1", "--seats", "3",
+            "--transcript", "h.chn", *FAST, *RULES, *extra_rules]
+    join = ["join", "--bot", "--connect", f"127.0.0.1:{port}", "--bind", "127.0.0.1", *JOIN_FAST]
+    return host, join + ["--name", "Bruno", "--transcript", "b.chn"], join + ["--name", "Carla", "--transcript", "c.chn"]
+
+
+def start_game(lab: Lab, extra_rules: list[str]) -> list[subprocess.Popen]:
+    """Host, then Bruno and Carla, on loopback."""
+    h, b, c = three_seats(lab, free_port(), extra_rules)
+    ph = lab.start("h", h)
+    time.sleep(1.0)
+    return [ph, lab.start("b", b), lab.start("c", c)]
+
+
+def finish_all(procs: list[subprocess.Popen], limit: float = 400.0) -> list[int]:
+    end = time.monotonic() + limit
+    return [p.wait(timeout=max(1.0, end - time.monotonic())) for p in procs]
+
+
+def assert_identical_and_ok(folder: Path, names=("h", "b", "c")) -> None:
+    data = [(folder / f"{n}.chn").read_bytes() for n in names]
+    assert all(d == data[0] for d in data), "every transcript is byte-identical"
+    report = audit_file(folder / f"{names[0]}.chn")
+    assert report.verdict == "ok", report.summary()
+    for n in names:  # the game is over: no secrets are left on disk
+        assert not (folder / f"{n}.chn.secrets").exists()
+
+
+# ---------------------------------------------------------------- kill -9 and restart
+
+
+@pytest.mark.parametrize("victim,point", [("c", "draw"), ("h", "shuffle"), ("b", "key_share"), ("b", "close")])
+def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
+    """A seat killed with SIGKILL mid-hand (after a draw, during the shuffle, during the key
+    set-up) runs the same command again: it replays its transcript with its saved secrets,
+    catches up, and the game finishes with byte-identical transcripts that audit ok."""
+    port = free_port()
+    cmds = dict(zip("hbc", three_seats(lab, port)))
+    procs = {"h": lab.start("h", cmds["h"])}
+    time.sleep(1.0)
+    procs["b"] = lab.start("b", cmds["b"])
+    procs["c"] = lab.start("c", cmds["c"])
+    path = lab.folder / f"{victim}.chn"
+    wait_until(lambda: point in kinds(path), what=f"a {point} in {path.name}")
+    secrets = lab.folder / f"{victim}.chn.secrets"
+    assert secrets.exists() and secrets.stat().st_mode & 0o777 == 0o600
+    procs[victim].send_signal(signal.SIGKILL)
+    procs[victim].wait()
+    time.sleep(1.0)
+    procs[victim] = lab.start(f"{victim}2", cmds[victim])
+    codes = finish_all(list(procs.values()))
+    assert codes == [0, 0, 0], [lab.log(n) for n in ("h", "b", "c", f"{victim}2")]
+    assert_identical_and_ok(lab.folder)
+    others = [n for n in "hbc" if n != victim]
+    name = {"h": "bot", "b": "Bruno", "c": "Carla"}[victim]
+    if point == "draw":  # a decision was awaited: every other screen said who is away, and back
+        for n in others:
+            assert f"{name} disconnected: waiting for them" in lab.log(n)
+            assert f"{name} is back" in lab.log(n)
+
+
+def test_seat_gone_for_good_is_absent_not_a_cheat(lab):
+    """A seat killed for good: after ``rejoin_wait`` the others stop, naming it ``absent``; the
+    audit says the table was stopped, never that anyone cheated."""
+    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=3"])
+    wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw")
+    pc.send_signal(signal.SIGKILL)
+    pc.wait()
+    finish_all([ph, pb])
+    for n in ("h", "b"):
+        envs = load_transcript(lab.folder / f"{n}.chn").envelopes
+        carla = [p["name"] for p in envs[1].body["players"]].index("Carla")
+        env = envs[-1]
+        assert env.kind == "fault" and env.body["accused"] == carla and env.body["rule"] == "absent"
+        report = audit_file(lab.folder / f"{n}.chn")
+        assert report.verdict == "accused" and report.rule == "absent", report.summary()
+
+
+def test_a_seat_cut_off_from_everyone_blames_nobody(lab):
+    """Both joiners gone: the host cannot tell who left whom, so its fault accuses nobody."""
+    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=3"])
+    wait_until(lambda: "draw" in kinds(lab.folder / "h.chn"), what="a draw")
+    for p in (pb, pc):
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    finish_all([ph])
+    env = load_transcript(lab.folder / "h.chn").envelopes[-1]
+    assert env.kind == "fault" and env.body["accused"] == 255 and env.body["rule"] == "absent"
+    assert audit_file(lab.folder / "h.chn").verdict != "cheat"
+
+
+# ---------------------------------------------------------------- lobby
+
+
+def test_joiner_leaving_the_lobby_frees_its_seat(lab):
+    """A joiner interrupted in the lobby frees its seat at once; the host says so and seats
+    another; the game is then played to the end."""
+    port = free_port()
+    h, b, c = three_seats(lab, port)
+    ph = lab.start("h", h)
+    time.sleep(1.0)
+    ana = lab.start("ana", ["join", "--bot", "--connect", f"127.0.0.1:{port}", "--bind", "127.0.0.1",
+                            *JOIN_FAST, "--name", "Ana", "--transcript", "ana.chn"])
+    wait_until(lambda: "Ana sat down (2/3)" in lab.log("h"), what="Ana seated")
+    ana.send_signal(signal.SIGINT)
+    ana.wait()
+    wait_until(lambda: "Ana left (1/3)" in lab.log("h"), limit=30, what="the host to see Ana leave")
+    pb, pc = lab.start("b", b), lab.start("c", c)
+    assert finish_all([ph, pb, pc]) == [0, 0, 0]
+    assert_identical_and_ok(lab.folder)
+    names = [p["name"] for p in load_transcript(lab.folder / "h.chn").envelopes[1].body["players"]]
+    assert sorted(names) == ["Bruno", "Carla", "bot"]  # Ana is gone
+
+
+async def test_host_leaving_the_lobby_closes_the_table():
+    """The host leaves before the table is full: host_game returns at once with "you left",
+    and its lobby port no longer answers."""
+    import trio
+
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.local import seat_rng
+    from p2p_chinchon.net.node import Events
+    from p2p_chinchon.net.session import HostConfig, host_game
+
+    class Leaver(Events):
+        port = 0
+        listening_now = trio.Event()
+
+        def listening(self, port):
+            Leaver.port = port
+            self.listening_now.set()
+
+        async def wait_leave(self):
+            await self.listening_now.wait()
+
+    config = HostConfig(identity=Identity.generate(), rng=seat_rng(1, "h"), player_name="Ana",
+                        bind="127.0.0.1", rules=make_rules("classic", {}), seats=3, name="T", advertise=False)
+    with trio.fail_after(60):
+        result = await host_game(config, Leaver())
+    assert result.fault is not None and result.fault.rule == "left" and result.fault.seat == result.seat
+    with pytest.raises(OSError):
+        await trio.open_tcp_stream("127.0.0.1", Leaver.port)
+
+
+def test_joiner_started_before_the_host_keeps_looking(lab):
+    port = free_port()
+    h, b, c = three_seats(lab, port)
+    pb = lab.start("b", [*b, "--wait", "60"])
+    wait_until(lambda: "still trying" in lab.log("b"), limit=60, what="the joiner to say it keeps trying")
+    ph = lab.start("h", h)
+    pc = lab.start("c", c)
+    assert finish_all([ph, pb, pc]) == [0, 0, 0]
+    assert_identical_and_ok(lab.folder)
+
+
+def test_joiner_gives_up_after_wait(lab):
+    port = free_port()
+    p = lab.start("b", ["join", "--bot", "--connect", f"127.0.0.1:{port}", "--wait", "2", "--transcript", "b.chn"])
+    assert p.wait(timeout=120) == 1
+    out = lab.log("b")
+    assert "still trying" in out and "p2p-chinchon join:" in out
+
+
+# ---------------------------------------------------------------- transcript folder
+
+
+def test_existing_transcript_of_another_game_is_refused(lab, tmp_path):
+    old = tmp_path / "old.chn"
+    old.write_bytes(b"\x92\x01\x02")  # anything non-empty, with no secrets beside it
+    p = lab.start("h", ["host", "--bot", "--no-mdns", "--transcript", str(old)])
+    assert p.wait(timeout=120) == 2
+    assert "already holds another game's transcript" in lab.log("h")
+    assert old.read_bytes() == b"\x92\x01\x02"
+
+
+def _private_mount(folder: Path, options: str) -> list[str]:
+    """A command prefix: run in a private mount namespace where ``folder`` is a tmpfs."""
+    return ["unshare", "-m", "sh", "-c", f'mount -t tmpfs -o {options} tmpfs "{folder}" && exec "$@"', "sh"]
+
+
+def _need_mounts() -> None:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare for a private tmpfs")
+
+
+@pytest.mark.parametrize("options,why", [("size=16k", "No space left on device"),
+                                         ("ro", "Read-only file system")])
+def test_unwritable_folder_is_refused_before_sitting_down(lab, tmp_path, options, why):
+    _need_mounts()
+    folder = tmp_path / "mnt"
+    folder.mkdir()
+    p = lab.start("h", ["host", "--bot", "--no-mdns", "--transcript", str(folder / "h.chn")],
+                  prefix=_private_mount(folder, options))
+    assert p.wait(timeout=120) == 2
+    assert f"cannot write transcripts in {folder}: {why}" in lab.log("h")
+
+
+def test_disk_full_mid_game_leaves_saying_why(lab, tmp_path):
+    """The host's disk fills up mid-game: it signs a ``leave`` naming the reason; the others
+    stop at once with "left" and their transcripts audit without blaming anyone of cheating."""
+    _need_mounts()
+    folder = tmp_path / "mnt"
+    folder.mkdir()
+    port = free_port()
+    h, b, c = three_seats(lab, port, ["--option", "limit=100"])
+    h[h.index("h.chn")] = str(folder / "h.chn")
+    ph = lab.start("h", h, prefix=_private_mount(folder, "size=96k"))
+    time.sleep(1.0)
+    pb, pc = lab.start("b", b), lab.start("c", c)
+    assert finish_all([ph, pb, pc]) == [1, 1, 1]
+    assert "cannot write the transcript: No space left on device" in lab.log("h")
+    for n in ("b", "c"):
+        assert "left" in lab.log(n)
+        report = audit_file(lab.folder / f"{n}.chn")
+        assert report.verdict in ("incomplete", "accused") and report.verdict != "cheat", report.summary()

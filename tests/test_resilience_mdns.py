@@ -1,0 +1,159 @@
+"""Issue 11 through mDNS, in network namespaces (``tests/netns.py``; needs root, skipped
+otherwise): two tables of one name are both listed, never one taken silently; a joiner started
+before its host keeps looking; a host interrupted in the lobby vanishes from the lists at once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from netns import NetnsLab, require_netns
+
+REPO = Path(__file__).resolve().parents[1]
+GAME = ["--option", "limit=20", "--proof-rounds", "4"]
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "p2p_chinchon", *args]
+
+
+def _env(tmp_path: Path) -> dict:
+    return dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+                PYTHONUNBUFFERED="1")
+
+
+def _wait_for(path: Path, text: str, limit: float = 60.0) -> None:
+    end = time.monotonic() + limit
+    while text not in path.read_text(errors="replace"):
+        if time.monotonic() > end:
+            pytest.fail(f"{text!r} not in {path.name}:\n{path.read_text(errors='replace')}")
+        time.sleep(0.1)
+
+
+def _start(lab: NetnsLab, i: int, argv: list[str], log: Path, tmp_path: Path) -> subprocess.Popen:
+    with open(log, "ab") as f:
+        return lab.popen(i, argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                         env=_env(tmp_path), cwd=REPO)
+
+
+@pytest.mark.netns
+def test_two_tables_of_one_name_are_both_listed(tmp_path: Path) -> None:
+    require_netns()
+    with NetnsLab(3) as lab:
+        logs = [tmp_path / f"h{i}.log" for i in range(2)]
+        for i in range(2):
+            _start(lab, i, _cli("host", "--bot", "--name", "Mesa", "--player", f"H{i}", *GAME,
+                                "--transcript", str(tmp_path / f"h{i}.chn")), logs[i], tmp_path)
+        for log in logs:
+            _wait_for(log, "open on port")
+        fps = [re.search(r"fingerprint (\S+);", log.read_text()).group(1) for log in logs]
+        join = lab.run(2, _cli("join", "Mesa", "--bot", "--browse", "4", "--min-proof-rounds", "4",
+                               "--transcript", str(tmp_path / "j.chn")),
+                       timeout=120, capture_output=True, text=True, env=_env(tmp_path), cwd=REPO)
+    assert join.returncode == 1, join.stderr
+    assert "several tables share that name" in join.stderr
+    for fp in fps:
+        assert fp in join.stderr, join.stderr
+    assert not (tmp_path / "j.chn").exists(), "the joiner sat nowhere"
+
+
+@pytest.mark.netns
+def test_joiner_started_before_the_host_finds_it_by_name(tmp_path: Path) -> None:
+    require_netns()
+    with NetnsLab(2) as lab:
+        jlog, hlog = tmp_path / "j.log", tmp_path / "h.log"
+        joiner = _start(lab, 1, _cli("join", "Tarde", "--bot", "--browse", "2", "--wait", "90", "--name", "Ana",
+                                     "--min-proof-rounds", "4", "--transcript", str(tmp_path / "j.chn")),
+                        jlog, tmp_path)
+        _wait_for(jlog, "still looking")
+        host = _start(lab, 0, _cli("host", "--bot", "--name", "Tarde", *GAME, "--transcript", str(tmp_path / "h.chn")),
+                      hlog, tmp_path)
+        assert host.wait(timeout=300) == 0, hlog.read_text()
+        assert joiner.wait(timeout=60) == 0, jlog.read_text()
+    assert (tmp_path / "h.chn").read_bytes() == (tmp_path / "j.chn").read_bytes()
+
+
+WATCH = textwrap.dedent(
+    """
+    import sys, time, trio
+    from p2p_chinchon.net.discovery import browse_tables
+
+    async def main():
+        async with browse_tables() as browser:
+            with trio.fail_after(60):
+                async for tables in browser:
+                    if any(t.name == "Adios" for t in tables):
+                        print("seen", flush=True)
+                        break
+            with trio.fail_after(60):
+                async for tables in browser:
+                    if not any(t.name == "Adios" for t in tables):
+                        print("gone", flush=True)
+                        return
+
+    trio.run(main)
+    """
+)
+
+
+@pytest.mark.netns
+def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
+    """Ctrl-C on a host in the lobby: its mDNS goodbye removes the table from a browser's list
+    (no waiting for the record's time to live)."""
+    require_netns()
+    with NetnsLab(2) as lab:
+        hlog, wlog = tmp_path / "h.log", tmp_path / "w.log"
+        host = _start(lab, 0, _cli("host", "--bot", "--name", "Adios", "--seats", "3", *GAME,
+                                   "--transcript", str(tmp_path / "h.chn")), hlog, tmp_path)
+        watcher = _start(lab, 1, [sys.executable, "-c", WATCH], wlog, tmp_path)
+        _wait_for(wlog, "seen")
+        host.send_signal(signal.SIGINT)
+        host.wait(timeout=60)  # leaves at once
+        assert watcher.wait(timeout=60) == 0, wlog.read_text()
+    assert "gone" in wlog.read_text()
+    out = hlog.read_text()
+    assert "interrupted: you left the table" in out and "Traceback" not in out, out
+
+
+@pytest.mark.netns
+def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
+    """One namespace is cut off for good (its bridge port goes down mid-hand). The two seats
+    that still hear each other stop after ``rejoin_wait`` with ``absent`` against the cut-off
+    seat; the cut-off seat hears nobody and accuses nobody. No transcript calls anyone a
+    cheat, and every fault is about the seat that actually went away."""
+    from p2p_chinchon.audit import audit_file
+    from p2p_chinchon.transcript import load_transcript
+
+    require_netns()
+    port = "47400"
+    with NetnsLab(3) as lab:
+        logs = [tmp_path / f"s{i}.log" for i in range(3)]
+        procs = [_start(lab, 0, _cli("host", "--bot", "--no-mdns", "--port", port, "--seats", "3", *GAME,
+                                     "--option", "rejoin_wait=5", "--transcript", str(tmp_path / "s0.chn")),
+                        logs[0], tmp_path)]
+        _wait_for(logs[0], "open on port")
+        for i in (1, 2):
+            procs.append(_start(lab, i, _cli("join", "--bot", "--connect", f"{lab.addr(0)}:{port}", "--name", f"J{i}",
+                                             "--min-proof-rounds", "4", "--transcript", str(tmp_path / f"s{i}.chn")),
+                                logs[i], tmp_path))
+            time.sleep(0.5)
+        _wait_for(logs[0], " draws ", limit=240)
+        subprocess.run(["ip", "-n", lab.hub, "link", "set", f"b{lab.tag}h2", "down"], check=True, timeout=20)
+        codes = [p.wait(timeout=300) for p in procs]
+    assert codes == [1, 1, 1], [log.read_text() for log in logs]
+    seat_of_cut = [p["name"] for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"]].index("J2")
+    for i in range(3):
+        report = audit_file(tmp_path / f"s{i}.chn")
+        assert report.verdict != "cheat", report.summary()
+        last = load_transcript(tmp_path / f"s{i}.chn").envelopes[-1]
+        assert last.kind == "fault" and last.body["rule"] == "absent"
+        expected = 255 if i == 2 else seat_of_cut
+        assert last.body["accused"] == expected, (i, last.body)
