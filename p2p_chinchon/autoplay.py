@@ -23,7 +23,7 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
         if need == "draw":
             if view.discard_top is None:
                 return v.Draw("stock")
-            return v.Draw(bot.choose_draw(list(view.hand), view.discard_top))
+            return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
         if need == "discard":
             return discard_intent(bot, view)
         return None
@@ -34,7 +34,7 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
 def discard_intent(bot: Any, view: v.SeatView) -> Any:
     """The bot's discard or close for an 8-card hand, checked against the legal closes."""
     closable = {c for c, _pts, _ch in view.close_options}
-    action, card = bot.choose_discard(list(view.hand), may_close=bool(closable))
+    action, card = bot.choose_discard(list(view.hand), may_close=bool(closable), view=view)
     if action == "close":
         if card in closable:
             return v.Close(card)
@@ -49,7 +49,7 @@ def hint(bot: Any, view: v.SeatView) -> str:
     if not view.my_turn:
         return "wait for your turn"
     if view.step == "draw":
-        src = "stock" if view.discard_top is None else bot.choose_draw(list(view.hand), view.discard_top)
+        src = "stock" if view.discard_top is None else bot.choose_draw(list(view.hand), view.discard_top, view=view)
         return f"draw from the {src}" if src == "stock" else f"take the {view.discard_top} from the discard pile"
     intent = discard_intent(bot, view)
     if isinstance(intent, v.Close):
