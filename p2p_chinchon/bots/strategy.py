@@ -96,6 +96,7 @@ class NormalBot(_ViewBot):
     """Level ``normal``: greedy on deadwood, with memory of the pile (see the module doc)."""
 
     level = "normal"
+    WAIT_OUTS = 4  # unseen cards that would make the close clean, to be worth a wait
 
     def choose_draw(
         self, hand: Sequence[Card], discard_top: Card | None, *, view: SeatView | None = None,
@@ -117,8 +118,8 @@ class NormalBot(_ViewBot):
     ) -> tuple[Literal["discard", "close"], Card]:
         """The least-deadwood discard, 3 points dearer per unit of danger to the next seat,
         ties to the kept hand with most unseen cards that meld with it. Closes at once for a
-        chinchón or a clean close, or when an opponent looks close; else waits while some
-        unseen card would make the close clean."""
+        chinchón or a clean close, or when an opponent looks close; else waits while at least
+        ``WAIT_OUTS`` unseen cards would make the close clean."""
         rec = self._record(view)
         opts = self.ev.close_options(hand8) if may_close else []
         scored = self.ev.best_kept(hand8)
@@ -133,7 +134,7 @@ class NormalBot(_ViewBot):
                 return "close", o.discard
             kept = [c for c in hand8 if c is not o.discard]
             outs = sum(n for u, n in unseen.items() if self._cleans(kept, u))
-            if outs < 2:
+            if outs < self.WAIT_OUTS:
                 return "close", o.discard
         out: list[tuple[float, Card]] = []
         for p, c in scored:
@@ -154,7 +155,7 @@ class HardBot(_ViewBot):
 
     level = "hard"
     DANGER = 3.0  # points per unit of danger to the next seat
-    WAIT = 2.5  # expected points a wait for a clean close must save
+    WAIT = 4.0  # expected points a wait for a clean close must save (the others improve too)
 
     def value(self, kept: Sequence[Card], unseen: Counter, chase: bool) -> float:
         """Expected deadwood of ``kept`` after the next draw (lower is better); when chasing,

@@ -100,6 +100,7 @@ class TableHarness:
         self._cards = self.game.deck_cards()
         self._ev = Evaluator(rules)
         self._next_slot = 0
+        self._turns = 0
 
     def _say(self, line: str) -> None:
         self.log.append(line)
@@ -178,29 +179,36 @@ class TableHarness:
             elif isinstance(ev, GameOver):
                 self.result.winner = ev.winner
 
-    def play(self) -> GameResult:
-        """Play to the end; a hand that runs past ``MAX_TURNS`` turns ends the game unfinished."""
+    def step(self) -> bool:
+        """Advance by one deal, turn step, restock, scoring or round of re-entry answers.
+        False once the game is over or a hand ran past ``MAX_TURNS`` turns (unfinished)."""
         g = self.game
-        turns = 0
-        while g.phase is not Phase.OVER:
-            if g.phase is Phase.DEAL:
-                self._deal()
-                turns = 0
-            elif g.phase is Phase.RESTOCK:
-                self._restock()
-            elif g.phase in (Phase.DRAW, Phase.DISCARD):
-                turns += 1
-                if turns > MAX_TURNS:
-                    break
-                self._turn()
-            elif g.phase is Phase.SHOWDOWN:
-                self._score()
-            elif g.phase is Phase.REENTRY:
-                for seat in g.pending_reentry:
-                    intent = self._ask(seat, "reenter")
-                    g.apply(Reenter(seat, bool(getattr(intent, "accept", True))))
-        self.result.winner = g.winner
-        self.result.totals = list(g.totals)
+        if g.phase is Phase.OVER or self._turns > MAX_TURNS:
+            return False
+        if g.phase is Phase.DEAL:
+            self._deal()
+            self._turns = 0
+        elif g.phase is Phase.RESTOCK:
+            self._restock()
+        elif g.phase in (Phase.DRAW, Phase.DISCARD):
+            self._turns += 1
+            if self._turns > MAX_TURNS:
+                return False
+            self._turn()
+        elif g.phase is Phase.SHOWDOWN:
+            self._score()
+        elif g.phase is Phase.REENTRY:
+            for seat in g.pending_reentry:
+                intent = self._ask(seat, "reenter")
+                g.apply(Reenter(seat, bool(getattr(intent, "accept", True))))
+        return True
+
+    def play(self) -> GameResult:
+        """Play to the end (or to a hand past ``MAX_TURNS``: winner None)."""
+        while self.step():
+            pass
+        self.result.winner = self.game.winner
+        self.result.totals = list(self.game.totals)
         return self.result
 
 

@@ -35,6 +35,9 @@ def make_rules(args: argparse.Namespace) -> Any:
 def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transcript", type=Path, metavar="PATH", help="where to save this seat's signed transcript")
     p.add_argument("--bot", action="store_true", help="let a bot play this seat")
+    p.add_argument("--bot-level", default="easy", metavar="LEVEL",
+                   help="bot level: easy, normal or hard (play: one for all bots, or one per bot "
+                        "seat, e.g. easy,normal,hard; default easy)")
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
     p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
@@ -118,8 +121,20 @@ def want_tui(args: argparse.Namespace) -> bool:
     return not args.bot and not getattr(args, "lines", False) and sys.stdin.isatty() and sys.stdout.isatty()
 
 
+def bot_levels(args: argparse.Namespace, n: int, command: str) -> list[str]:
+    """``--bot-level`` as one level per bot (``n`` bots); a bad value exits with one line."""
+    from p2p_chinchon.bots import parse_levels
+
+    try:
+        return parse_levels(args.bot_level, n)
+    except ValueError as exc:
+        print(f"p2p-chinchon {command}: --bot-level: {exc}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def human_hint() -> Callable[[v.SeatView], str]:
     from p2p_chinchon.autoplay import hint
+    from p2p_chinchon.bots import BEST_LEVEL
     from p2p_chinchon.local import make_bot
 
     cache: dict = {}
@@ -129,7 +144,7 @@ def human_hint() -> Callable[[v.SeatView], str]:
         if bot is None:
             import secrets
 
-            bot = cache[id(view.rules)] = make_bot(view.rules, secrets)
+            bot = cache[id(view.rules)] = make_bot(view.rules, secrets, BEST_LEVEL)
         return hint(bot, view)
 
     return h
@@ -188,7 +203,8 @@ class SeatGlue:
     (intents forwarded to the node, views and refusals sent back). ``kwargs()`` goes straight
     into :func:`~p2p_chinchon.net.session.host_game` / ``join_game``."""
 
-    def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None) -> None:
+    def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None,
+                 level: str = "easy") -> None:
         import trio
 
         self.bridge = bridge
@@ -196,6 +212,7 @@ class SeatGlue:
         self.rules = rules
         self.rng = rng
         self.printer = printer
+        self.level = level
         self.node: Any = None
         self._got = trio.Event()
         self._decide: Any = None
@@ -225,7 +242,7 @@ class SeatGlue:
             from p2p_chinchon.autoplay import bot_decider
             from p2p_chinchon.local import make_bot
 
-            self._decide = bot_decider(make_bot(self.rules or view.rules, self.rng))
+            self._decide = bot_decider(make_bot(self.rules or view.rules, self.rng, self.level))
         return self._decide(view, need)
 
     def kwargs(self) -> dict:

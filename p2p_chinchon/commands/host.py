@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
+    [level] = C.bot_levels(args, 1, "host")
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         from p2p_chinchon.identity import Identity, load_or_create_identity
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, level=level)
 
         def listening(port: int) -> None:
             glue.status(f"table '{table_name}' open on port {port}; fingerprint {identity.fingerprint}; "

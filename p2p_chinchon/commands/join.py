@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     human = not args.bot
     player = args.name or ("bot" if args.bot else "guest")
+    [level] = C.bot_levels(args, 1, "join")
 
     async def find() -> tuple[str, int, str] | None:
         from p2p_chinchon.net import discovery
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             host, port, fp = found
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, f"join/{player}")
-        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update)
+        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, level=level)
 
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")

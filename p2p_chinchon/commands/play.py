@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = C.make_rules(args)
     C.check_seats(rules, args.bots + 1, "play")
+    levels = C.bot_levels(args, args.bots, "play")  # one per bot peer, in seat order
     names = ["You" if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
     if args.name:
         names[0] = args.name
@@ -53,14 +54,15 @@ def run(args: argparse.Namespace) -> int:
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update)
+        # with --no-ui your own seat plays at the first bot's level
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, level=levels[0])
         procs: list[Any] = []
 
         async def spawn_bots(port: int, nursery: Any) -> None:
             for i in range(1, args.bots + 1):
                 cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
                        "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
-                       "--bind", "127.0.0.1"]
+                       "--bind", "127.0.0.1", "--bot-level", levels[i - 1]]
                 if args.seed is not None:
                     cmd += ["--seed", str(args.seed)]
                 if args.proof_rounds < 40:  # the person chose weak proofs for this local game
@@ -73,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         async with trio.open_nursery() as nursery:
             def listening(port: int) -> None:
                 if args.in_process:
-                    nursery.start_soon(_in_process_bots, rules, args, names, port, folder)
+                    nursery.start_soon(_in_process_bots, rules, args, names, port, folder, levels)
                 else:
                     nursery.start_soon(spawn_bots, port, nursery)
 
@@ -111,7 +113,8 @@ async def _run_bot_process(cmd: list[str], log: Path, task_status: Any) -> None:
             proc.kill()
 
 
-async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str], port: int, folder: Path) -> None:
+async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str], port: int, folder: Path,
+                           levels: list[str]) -> None:
     import trio
 
     from p2p_chinchon.autoplay import bot_decider
@@ -124,7 +127,7 @@ async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str
             rng = seat_rng(args.seed, f"bot/{names[i]}")
             nursery.start_soon(lambda rng=rng, i=i: join_game(
                 identity=Identity.generate(), rng=rng, host="127.0.0.1", port=port, player_name=names[i],
-                decide=bot_decider(make_bot(rules, rng)), transcript_path=folder / f"seat-{names[i]}.chn",
+                decide=bot_decider(make_bot(rules, rng, levels[i - 1])), transcript_path=folder / f"seat-{names[i]}.chn",
                 auto_agree=True, bind="127.0.0.1", timeouts=C.make_timeouts(args),
                 min_proof_rounds=min(args.proof_rounds, 40),
             ))
