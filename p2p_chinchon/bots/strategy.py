@@ -97,6 +97,8 @@ class NormalBot(_ViewBot):
 
     level = "normal"
     WAIT_OUTS = 4  # unseen cards that would make the close clean, to be worth a wait
+    DANGER = 3.0  # points per unit of danger to the next seat
+    OUTS = 0.01  # points per unseen card that melds with the kept hand (a tie-break)
 
     def choose_draw(
         self, hand: Sequence[Card], discard_top: Card | None, *, view: SeatView | None = None,
@@ -140,7 +142,7 @@ class NormalBot(_ViewBot):
         for p, c in scored:
             kept = [x for x in hand8 if x is not c]
             outs = sum(n for u, n in unseen.items() if self.ev.melds_with(u, kept))
-            out.append((p + 3.0 * self.danger(c, view, rec) - 0.01 * outs, c))
+            out.append((p + self.DANGER * self.danger(c, view, rec) - self.OUTS * outs, c))
         return "discard", self._pick(out)
 
     def _cleans(self, kept: Sequence[Card], u: Face) -> bool:

@@ -117,11 +117,15 @@ def bench_bots(argv: list[str]) -> int:
     p.add_argument("--games", type=int, default=400, metavar="N", help="games per level (default 400)")
     p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)")
+    p.add_argument("--levels", default="normal,hard", metavar="L,...", help="levels to test (default normal,hard)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     a = p.parse_args(argv)
+    tested = [lv.strip() for lv in a.levels.split(",") if lv.strip()]
+    if not tested or any(lv not in ("easy", "normal", "hard") for lv in tested):
+        p.error("--levels takes easy, normal and/or hard")
     if a.games < 1 or a.jobs < 1:
         p.error("--games and --jobs must be at least 1")
-    tasks = [(a.rules, level, g) for level in ("normal", "hard") for g in range(a.games)]
+    tasks = [(a.rules, level, g) for level in tested for g in range(a.games)]
     t0 = time.perf_counter()
     if a.jobs == 1:
         results = [_bots_game(t) for t in tasks]
@@ -134,7 +138,7 @@ def bench_bots(argv: list[str]) -> int:
     levels = ("easy", "normal", "hard")
     pens: dict[str, list[int]] = {lv: [] for lv in levels}
     times: dict[str, list[float]] = {lv: [] for lv in levels}
-    wins = {"normal": 0, "hard": 0}
+    wins = {lv: 0 for lv in tested}
     hands = unfinished = 0
     for r in results:
         wins[r["level"]] += r["won"]
@@ -146,7 +150,7 @@ def bench_bots(argv: list[str]) -> int:
             times[lv].extend(ts)
     out = {
         "games": a.games, "seats": SEATS, "rules": a.rules,
-        "win_rate": {lv: round(wins[lv] / a.games, 4) for lv in ("normal", "hard")},
+        "win_rate": {lv: round(wins[lv] / a.games, 4) for lv in tested},
         "mean_penalty_per_hand": {lv: round(statistics.fmean(pens[lv]), 3) if pens[lv] else None for lv in levels},
         "decide_ms_median": {lv: round(statistics.median(times[lv]), 3) if times[lv] else None for lv in levels},
         "hands": hands, "unfinished": unfinished, "seconds": round(seconds, 1),
