@@ -174,3 +174,25 @@ def test_tournament_game_is_reproducible_and_scores_add_up():
     assert a == b
     assert a.winner is not None and a.totals[a.winner] <= CLASSIC.limit
     assert a.penalties and all(len(hand) >= 2 for hand in a.penalties)
+
+
+def test_hint_uses_the_hard_bot():
+    from p2p_chinchon.commands._common import human_hint
+
+    hint = human_hint()
+    hand = P("5♦ 6♦ 7♦ K♣ K♥ 2♠ J♣")
+    view = playing_view(hand, ["hand 1: Ana deals", "dealt; upcard K♠"], top=Card(12, 2), step="draw")
+    assert hint(view) == "take the K♠ from the discard pile"
+    assert hint(playing_view(hand, [], step="draw", top=None)) == "draw from the stock"
+
+
+def test_bench_bots_json(capsys):
+    import json
+
+    from p2p_chinchon.commands.bench import bench_bots
+
+    assert bench_bots(["--games", "1", "--levels", "normal", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["win_rate"]) == {"normal"} and out["win_rate"]["normal"] in (0.0, 1.0)
+    assert set(out["mean_penalty_per_hand"]) == {"easy", "normal", "hard"}
+    assert out["decide_ms_median"]["normal"] > 0 and out["decide_ms_median"]["hard"] is None
