@@ -96,9 +96,10 @@ class NormalBot(_ViewBot):
     """Level ``normal``: greedy on deadwood, with memory of the pile (see the module doc)."""
 
     level = "normal"
-    WAIT_OUTS = 4  # unseen cards that would make the close clean, to be worth a wait
+    WAIT_OUTS = 2  # unseen cards that would make the close clean, to be worth a wait
     DANGER = 3.0  # points per unit of danger to the next seat
     OUTS = 0.01  # points per unseen card that melds with the kept hand (a tie-break)
+    POTENTIAL = 0.0  # weight of the expected deadwood fall from the next draw (hard uses 1)
 
     def choose_draw(
         self, hand: Sequence[Card], discard_top: Card | None, *, view: SeatView | None = None,
@@ -142,7 +143,9 @@ class NormalBot(_ViewBot):
         for p, c in scored:
             kept = [x for x in hand8 if x is not c]
             outs = sum(n for u, n in unseen.items() if self.ev.melds_with(u, kept))
-            out.append((p + self.DANGER * self.danger(c, view, rec) - self.OUTS * outs, c))
+            gain = self.ev.improvement(kept, unseen)[0] if self.POTENTIAL else 0.0
+            out.append((p + self.DANGER * self.danger(c, view, rec) - self.OUTS * outs
+                        - self.POTENTIAL * gain, c))
         return "discard", self._pick(out)
 
     def _cleans(self, kept: Sequence[Card], u: Face) -> bool:
