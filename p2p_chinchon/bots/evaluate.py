@@ -12,7 +12,7 @@ from .record import Face
 
 __all__ = ["Evaluator", "card_of"]
 
-_MEMO_MAX = 200_000
+_MEMO_MAX = 100_000  # entries (~20 MB); cleared when full
 _MEMOS: dict[Rules, dict] = {}
 
 
@@ -27,7 +27,7 @@ class Evaluator:
         # one memo per rules value, shared by every evaluator in this process (a pure function)
         self._memo: dict[frozenset, tuple[int, int]] = _MEMOS.setdefault(rules, {})
         order = rules.pack_ranks()
-        self._pos = {r: i for i, r in enumerate(order)}
+        self.pos = {r: i for i, r in enumerate(order)}
 
     def arrange(self, cards: Sequence[Card]) -> tuple[int, int]:
         key = frozenset(cards)
@@ -61,13 +61,13 @@ class Evaluator:
         cards; with any wild card in play every card is treated as joining.)"""
         if u == (0, 0) or self.rules.is_wild(Card(*u)) or any(self.rules.is_wild(c) for c in hand):
             return True
-        pu = self._pos.get(u[0])
+        pu = self.pos.get(u[0])
         if pu is None:
             return False
         same_rank = {c.suit for c in hand if c.rank == u[0] and c.suit != u[1]}
         if len(same_rank) >= 2:
             return True
-        near = {self._pos.get(c.rank) for c in hand if c.suit == u[1]}
+        near = {self.pos.get(c.rank) for c in hand if c.suit == u[1]}
         return any(a in near and b in near for a, b in
                    ((pu - 2, pu - 1), (pu - 1, pu + 1), (pu + 1, pu + 2)))
 
@@ -77,7 +77,7 @@ class Evaluator:
             return False
         if c.rank == u[0]:
             return c.suit != u[1]
-        pu, pc = self._pos.get(u[0]), self._pos.get(c.rank)
+        pu, pc = self.pos.get(u[0]), self.pos.get(c.rank)
         return c.suit == u[1] and pu is not None and pc is not None and abs(pu - pc) <= 2
 
     def improvement(self, kept: Sequence[Card], unseen: Counter) -> tuple[float, float]:

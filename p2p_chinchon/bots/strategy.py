@@ -1,4 +1,4 @@
-"""The ``normal`` and ``hard`` bots, and the hand evaluation they share.
+"""The ``normal`` and ``hard`` bots.
 
 Both decide from a :class:`~p2p_chinchon.view.SeatView` only (passed as ``view=``), through
 the public record of :mod:`.record`; neither ever sees another seat's hidden cards.
@@ -7,6 +7,7 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
   and what each opponent took from it: it does not feed the next player's melds (the only seat
   that can take its discard), breaks ties by how many unseen cards would improve the kept hand,
   and times its close (waits for a clean close while nobody looks close).
+  Its weights are class constants.
 * ``hard`` scores every kept hand by its **expected deadwood after the next stock draw**, the
   average over the unseen cards (exact enumeration over the faces it cannot place, which is
   the Monte Carlo estimate with every sample taken once), picks draws, discards and closes by
@@ -28,6 +29,7 @@ from .evaluate import Evaluator, card_of
 from .record import Face, HandRecord, RecordKeeper, face, unseen_faces
 
 __all__ = ["NormalBot", "HardBot"]
+
 
 def _next_active(view: SeatView) -> int | None:
     n = len(view.seats)
@@ -119,8 +121,8 @@ class NormalBot(_ViewBot):
         self, hand8: Sequence[Card], may_close: bool, *, view: SeatView | None = None,
         **public: Any,
     ) -> tuple[Literal["discard", "close"], Card]:
-        """The least-deadwood discard, 3 points dearer per unit of danger to the next seat,
-        ties to the kept hand with most unseen cards that meld with it. Closes at once for a
+        """The least-deadwood discard, ``DANGER`` points dearer per unit of danger to the next
+        seat, ties to the kept hand with most unseen cards that meld with it. Closes at once for a
         chinchón or a clean close, or when an opponent looks close; else waits while at least
         ``WAIT_OUTS`` unseen cards would make the close clean."""
         rec = self._record(view)
@@ -248,7 +250,7 @@ def _run_window(cards: Sequence[Card], ev: Evaluator) -> int:
     best = 0
     by_suit: dict[int, list[int]] = {}
     for c in cards:
-        p = ev._pos.get(c.rank)
+        p = ev.pos.get(c.rank)
         if p is not None and not ev.rules.is_wild(c) and not c.is_joker:
             by_suit.setdefault(c.suit, []).append(p)
     for ps in by_suit.values():
