@@ -5,8 +5,8 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
 
 * ``normal`` plays the greedy least-deadwood game of ``easy`` but remembers the discard pile
   and what each opponent took from it: it does not feed the next player's melds (the only seat
-  that can take its discard), breaks ties by how many unseen cards would improve the kept hand,
-  and times its close (waits for a clean close while nobody looks close).
+  that can take its discard), counts half of the expected deadwood fall from the next draw in
+  favour of a kept hand, and times its close (waits for a clean close while nobody looks close).
   Its weights are class constants.
 * ``hard`` scores every kept hand by its **expected deadwood after the next stock draw**, the
   average over the unseen cards (exact enumeration over the faces it cannot place, which is
@@ -101,7 +101,7 @@ class NormalBot(_ViewBot):
     WAIT_OUTS = 2  # unseen cards that would make the close clean, to be worth a wait
     DANGER = 3.0  # points per unit of danger to the next seat
     OUTS = 0.01  # points per unseen card that melds with the kept hand (a tie-break)
-    POTENTIAL = 0.0  # weight of the expected deadwood fall from the next draw (hard uses 1)
+    POTENTIAL = 0.5  # weight of the expected deadwood fall from the next draw (hard uses 1)
 
     def choose_draw(
         self, hand: Sequence[Card], discard_top: Card | None, *, view: SeatView | None = None,
@@ -122,7 +122,7 @@ class NormalBot(_ViewBot):
         **public: Any,
     ) -> tuple[Literal["discard", "close"], Card]:
         """The least-deadwood discard, ``DANGER`` points dearer per unit of danger to the next
-        seat, ties to the kept hand with most unseen cards that meld with it. Closes at once for a
+        seat and ``POTENTIAL`` times the expected deadwood fall from the next draw cheaper. Closes at once for a
         chinchón or a clean close, or when an opponent looks close; else waits while at least
         ``WAIT_OUTS`` unseen cards would make the close clean."""
         rec = self._record(view)
