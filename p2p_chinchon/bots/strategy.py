@@ -162,6 +162,7 @@ class HardBot(_ViewBot):
 
     level = "hard"
     DANGER = 3.0  # points per unit of danger to the next seat
+    POTENTIAL = 1.0  # weight of the expected deadwood fall from the next draw
     WAIT = 4.0  # expected points a wait for a clean close must save (the others improve too)
 
     def value(self, kept: Sequence[Card], unseen: Counter, chase: bool) -> float:
@@ -169,7 +170,7 @@ class HardBot(_ViewBot):
         cards in one suit's longest run window count as worth keeping."""
         now = self.ev.points(kept)
         gain, _clean = self.ev.improvement(kept, unseen)
-        v = now - gain
+        v = now - self.POTENTIAL * gain
         if chase:
             v -= 2.0 * _run_window(kept, self.ev)
         return v
