@@ -23,7 +23,7 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
         if need == "draw":
             if view.discard_top is None:
                 return v.Draw("stock")
-            return v.Draw(bot.choose_draw(list(view.hand), view.discard_top))
+            return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
         if need == "discard":
             return discard_intent(bot, view)
         return None
@@ -34,7 +34,7 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
 def discard_intent(bot: Any, view: v.SeatView) -> Any:
     """The bot's discard or close for an 8-card hand, checked against the legal closes."""
     closable = {c for c, _pts, _ch in view.close_options}
-    action, card = bot.choose_discard(list(view.hand), may_close=bool(closable))
+    action, card = bot.choose_discard(list(view.hand), may_close=bool(closable), view=view)
     if action == "close":
         if card in closable:
             return v.Close(card)
@@ -53,7 +53,7 @@ def suggest(bot: Any, view: v.SeatView) -> Any:
     if view.step == "draw":
         if view.discard_top is None:
             return v.Draw("stock")
-        return v.Draw(bot.choose_draw(list(view.hand), view.discard_top))
+        return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
     return discard_intent(bot, view)
 
 

@@ -91,10 +91,11 @@ def seat_rng(seed: int | str | None, label: object) -> Any:
     return SeededRng(f"p2p-chinchon/seed/{seed}/{label}")
 
 
-def make_bot(rules: Any, rng: Any) -> Any:
-    from p2p_chinchon.bots.simple import SimpleBot
+def make_bot(rules: Any, rng: Any, level: str = "easy") -> Any:
+    """A bot of ``level`` (easy, normal, hard): :func:`p2p_chinchon.bots.make_bot`."""
+    from p2p_chinchon.bots import make_bot as make
 
-    return SimpleBot(rules, rng)
+    return make(rules, rng, level)
 
 
 async def play_local(

@@ -32,6 +32,9 @@ def make_rules(args: argparse.Namespace) -> Any:
 def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transcript", type=Path, metavar="PATH", help="where to save this seat's signed transcript")
     p.add_argument("--bot", action="store_true", help="let a bot play this seat")
+    p.add_argument("--bot-level", default="easy", metavar="LEVEL",
+                   help="bot level: easy, normal or hard (play: one for all bots, or one per bot "
+                        "seat, e.g. easy,normal,hard; default easy)")
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
     p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
@@ -191,9 +194,21 @@ def want_tui(args: argparse.Namespace) -> bool:
     return not args.bot and not getattr(args, "lines", False) and sys.stdin.isatty() and sys.stdout.isatty()
 
 
+def bot_levels(args: argparse.Namespace, n: int, command: str) -> list[str]:
+    """``--bot-level`` as one level per bot (``n`` bots); a bad value exits with one line."""
+    from p2p_chinchon.bots import parse_levels
+
+    try:
+        return parse_levels(args.bot_level, n)
+    except ValueError as exc:
+        print(f"p2p-chinchon {command}: --bot-level: {exc}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def human_hint() -> Callable[[v.SeatView], Any]:
     """The hint key's provider: the bot's move as an intent (the UI words it and picks its card)."""
     from p2p_chinchon.autoplay import suggest
+    from p2p_chinchon.bots import BEST_LEVEL
     from p2p_chinchon.local import make_bot
 
     cache: dict = {}
@@ -203,7 +218,7 @@ def human_hint() -> Callable[[v.SeatView], Any]:
         if bot is None:
             import secrets
 
-            bot = cache[id(view.rules)] = make_bot(view.rules, secrets)
+            bot = cache[id(view.rules)] = make_bot(view.rules, secrets, BEST_LEVEL)
         return suggest(bot, view)
 
     return h
@@ -284,7 +299,7 @@ class SeatGlue:
     :func:`~p2p_chinchon.net.session.host_game` / ``join_game``."""
 
     def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None,
-                 live: bool = True) -> None:
+                 live: bool = True, level: str = "easy") -> None:
         import trio
 
         self.live = live  # a full screen redraws clocks; line mode prints each new wait once
@@ -294,6 +309,7 @@ class SeatGlue:
         self.rules = rules
         self.rng = rng
         self.printer = printer
+        self.level = level
         self.node: Any = None
         self._got = trio.Event()
         self._left = trio.Event()
@@ -328,7 +344,7 @@ class SeatGlue:
             from p2p_chinchon.autoplay import bot_decider
             from p2p_chinchon.local import make_bot
 
-            self._decide = bot_decider(make_bot(self.rules or view.rules, self.rng))
+            self._decide = bot_decider(make_bot(self.rules or view.rules, self.rng, self.level))
         return self._decide(view, need)
 
     def events(self) -> Any:

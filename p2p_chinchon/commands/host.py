@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
+    [level] = C.bot_levels(args, 1, "host")
     if C.check_transcript_path(path, "host"):
         return C.resume(args, path, human, "host")  # the same command again: back to that game
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args))
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=level)
         events = glue.events()
 
         from p2p_chinchon import view as v

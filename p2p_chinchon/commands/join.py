@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     human = not args.bot
     player = args.name or ("bot" if args.bot else "guest")
+    [level] = C.bot_levels(args, 1, "join")
     if args.connect:
         from p2p_chinchon.net.lobby import parse_addr
 
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             host, port, fp = found
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, f"join/{player}")
-        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args))
+        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level)
 
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")

@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     tr = Translator(args.lang)
     names = [tr("you_name") if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
+    levels = C.bot_levels(args, args.bots, "play")  # one per bot peer, in seat order
     if args.name:
         names[0] = args.name
     folder = C.default_transcript("play").with_suffix("")
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args))
+        # with --no-ui your own seat plays at the first bot's level
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=levels[0])
         events = glue.events()
         procs: list[Any] = []
         logs: list[Path] = []
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             for i in range(1, args.bots + 1):
                 cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
                        "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
-                       "--bind", "127.0.0.1"]
+                       "--bind", "127.0.0.1", "--bot-level", levels[i - 1]]
                 if args.seed is not None:
                     cmd += ["--seed", str(args.seed)]
                 if args.proof_rounds < 64:  # the person chose weak proofs for this local game
@@ -80,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         async with trio.open_nursery() as nursery:
             def listening(port: int) -> None:
                 if args.in_process:
-                    nursery.start_soon(_in_process_bots, rules, args, names, port, folder)
+                    nursery.start_soon(_in_process_bots, rules, args, names, port, folder, levels)
                 else:
                     nursery.start_soon(spawn_bots, port, nursery)
 
@@ -131,7 +133,8 @@ async def _run_bot_process(cmd: list[str], log: Path, task_status: Any) -> None:
             return
 
 
-async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str], port: int, folder: Path) -> None:
+async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str], port: int, folder: Path,
+                           levels: list[str]) -> None:
     import trio
 
     from p2p_chinchon.identity import Identity
@@ -147,6 +150,6 @@ async def _in_process_bots(rules: Any, args: argparse.Namespace, names: list[str
                 bind="127.0.0.1", auto_agree=True, host="127.0.0.1", port=port,
                 min_proof_rounds=min(args.proof_rounds, 40),
             )
-            glue = C.SeatGlue(None, bot=True, rules=rules, rng=rng)
+            glue = C.SeatGlue(None, bot=True, rules=rules, rng=rng, level=levels[i - 1])
             nursery.start_soon(join_game, config, glue.events())
             await trio.sleep(0.05)

@@ -564,11 +564,11 @@ class Node:
         """The move the bot would make for this seat (turn clock ran out)."""
         if need == "agree":
             return v.Leave("did not accept the table in time")
-        if self._bot is None:
+        if self._bot is None:  # the hint's level: the best move we know for the player
             from p2p_chinchon.autoplay import bot_decider
-            from p2p_chinchon.bots.simple import SimpleBot
+            from p2p_chinchon.bots import BEST_LEVEL, make_bot
 
-            self._bot = bot_decider(SimpleBot(self.table.rules, secrets))
+            self._bot = bot_decider(make_bot(self.table.rules, secrets, BEST_LEVEL))
         return self._bot(self.table.view(), need)
 
     # -------------------------------------------------------------- clocks

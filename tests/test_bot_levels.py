@@ -1,0 +1,198 @@
+"""Bot levels: the public record read from the log, the normal and hard bots' judgement, the
+engine-only tournament, and the proof that no bot reads hidden state."""
+
+import copy
+from collections import Counter
+
+import pytest
+
+from p2p_chinchon import view as v
+from p2p_chinchon.autoplay import bot_decider
+from p2p_chinchon.bots import LEVELS, HardBot, NormalBot, SimpleBot, make_bot, parse_levels
+from p2p_chinchon.bots.record import RecordKeeper, face, read_log_events, unseen_faces
+from p2p_chinchon.bots.tournament import TableHarness, play_game, seat_view
+from p2p_chinchon.engine import PRESETS, Card, parse_cards
+from p2p_chinchon.rng import SeededRng
+
+P = parse_cards
+CLASSIC = PRESETS["classic"]
+NAMES = ("Ana", "Bruno", "Carla", "Diego")
+
+
+def seats(totals=(0, 0, 0, 0)):
+    return tuple(v.SeatInfo(seat=i, name=NAMES[i], fingerprint="", cards=7, total=t)
+                 for i, t in enumerate(totals))
+
+
+def playing_view(hand, log, *, top=None, size=1, step="discard", closes=(), totals=(0, 0, 0, 0)):
+    return v.SeatView(me=0, rules=CLASSIC, seats=seats(totals), phase=v.PLAYING, to_play=0,
+                      step=step, hand=tuple(hand), discard_top=top, discard_size=size,
+                      stock_size=15, close_options=closes, first_round=False,
+                      log=tuple(log), log_total=len(log))
+
+
+def test_levels_and_parse():
+    assert set(LEVELS) == {"easy", "normal", "hard"}
+    assert isinstance(make_bot(CLASSIC, SeededRng(1)), SimpleBot)
+    assert isinstance(make_bot(CLASSIC, SeededRng(1), "hard"), HardBot)
+    assert parse_levels("hard", 3) == ["hard"] * 3
+    assert parse_levels("easy, Normal,hard", 3) == ["easy", "normal", "hard"]
+    with pytest.raises(ValueError, match="wizard"):
+        parse_levels("wizard", 2)
+    with pytest.raises(ValueError, match="2 bot levels for 3"):
+        parse_levels("easy,hard", 3)
+    with pytest.raises(ValueError, match="unknown bot level"):
+        make_bot(CLASSIC, SeededRng(1), "expert")
+
+
+LOG = [
+    "hand 1: Ana deals",
+    "dealt; upcard 5♦",
+    "Bruno draws from the discard: 5♦",
+    "Bruno discards K♣",
+    "Carla draws from the stock",
+    "Carla discards 2♥",
+    "Diego draws from the discard: 2♥",
+    "Diego discards 2♥",
+]
+
+
+def test_log_adapter_reads_the_public_record():
+    evs = read_log_events(LOG + ["Ana closes", "something else"], NAMES)
+    assert [e.kind for e in evs] == ["deal", "upcard", "take", "discard", "stock", "discard",
+                                     "take", "discard", "close"]
+    assert evs[2].seat == 1 and evs[2].card == Card(5, 0)
+    rec = RecordKeeper().update(playing_view(P("A♠ 2♠ 3♠ 4♣ 5♣ 6♣ 7♥"), LOG, top=Card(2, 1), size=2,
+                                             step="draw"))
+    assert rec.pile == [face(Card(12, 3)), face(Card(2, 1))]
+    assert rec.holds[1] == Counter({(5, 0): 1})  # Bruno keeps the 5♦ he took
+    assert +rec.holds[3] == Counter()  # Diego threw the 2♥ straight back
+    assert rec.takes == Counter({1: 1, 3: 1}) and rec.turns == 3
+    view = playing_view(P("A♠ 2♠ 3♠ 4♣ 5♣ 6♣ 7♥"), LOG, top=Card(2, 1), size=2, step="draw")
+    unseen = unseen_faces(view, rec)
+    assert sum(unseen.values()) == 40 - 7 - 2 - 1 and (5, 0) not in unseen
+
+
+def test_record_keeper_reads_each_line_once_and_resets_per_hand():
+    k = RecordKeeper()
+    hand = P("A♠ 2♠ 3♠ 4♣ 5♣ 6♣ 7♥")
+    k.update(playing_view(hand, LOG[:4], top=Card(12, 3), size=1, step="draw"))
+    rec = k.update(playing_view(hand, LOG, top=Card(2, 1), size=2, step="draw"))
+    assert rec.takes[1] == 1 and rec.turns == 3
+    nxt = LOG + ["Ana closes", "hand 2: Bruno deals", "dealt; upcard 3♥"]
+    view = v.SeatView(me=0, rules=CLASSIC, seats=seats(), phase=v.PLAYING, hand_no=1, to_play=0,
+                      step="draw", hand=tuple(hand), discard_top=Card(3, 1), discard_size=1,
+                      log=tuple(nxt), log_total=len(nxt))
+    rec = k.update(view)
+    assert rec.pile == [(3, 1)] and not rec.takes and rec.turns == 0
+
+
+def test_normal_and_hard_do_not_feed_the_next_player():
+    # Bruno (next) took the 5♦: the 6♦ would feed him; the 6♣ is as good for me.
+    hand8 = P("A♠ 2♠ 3♠ J♥ Q♥ K♥ 6♦ 6♣")
+    log = LOG[:4]
+    for cls in (NormalBot, HardBot):
+        view = playing_view(hand8, log, top=Card(12, 3), size=1)
+        kind, card = cls(CLASSIC, SeededRng(2)).choose_discard(hand8, False, view=view)
+        assert (kind, card) == ("discard", Card(6, 3)), cls.level
+
+
+def test_normal_times_its_close():
+    hand8 = P("A♠ 2♠ 3♠ 4♠ 5♦ 5♥ 5♣ K♦")
+    closes = ((Card(12, 0), -10, False),)
+    quiet = ["hand 1: Ana deals", "dealt; upcard 9♦"]
+    view = playing_view(hand8, quiet, top=Card(9, 0), closes=closes)
+    # clean close: always at once
+    assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, True, view=view)[0] == "close"
+    # closing now leaves the 3♣ (3 points); A♠, 5♠, 3♦ or 7♦ would make the close clean
+    hand8 = P("2♠ 3♠ 4♠ 4♦ 5♦ 6♦ 3♣ K♦")
+    view = playing_view(hand8, quiet, top=Card(9, 0), closes=((Card(12, 0), 3, False),))
+    assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, True, view=view)[0] == "discard"
+    # an opponent took two discards: close now
+    busy = quiet + ["Bruno draws from the discard: 9♦", "Bruno discards 2♥",
+                    "Carla draws from the stock", "Carla discards 7♦",
+                    "Diego draws from the stock", "Diego discards 4♥",
+                    "Ana draws from the stock", "Ana discards 7♥",
+                    "Bruno draws from the discard: 7♥", "Bruno discards A♦"]
+    view = playing_view(hand8, busy, top=Card(1, 0), size=4, closes=((Card(12, 0), 3, False),))
+    assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, True, view=view) == ("close", Card(12, 0))
+
+
+def test_hard_takes_a_discard_that_makes_a_meld():
+    hand = P("5♦ 6♦ 7♦ K♣ K♥ 2♠ J♣")
+    view = playing_view(hand, ["hand 1: Ana deals", "dealt; upcard K♠"], top=Card(12, 2), step="draw")
+    assert HardBot(CLASSIC, SeededRng(1)).choose_draw(hand, Card(12, 2), view=view) == "discard"
+    view = playing_view(hand, ["hand 1: Ana deals", "dealt; upcard Q♥"], top=Card(11, 1), step="draw")
+    assert HardBot(CLASSIC, SeededRng(1)).choose_draw(hand, Card(11, 1), view=view) == "stock"
+
+
+def _scrambled(game, seat):
+    """A copy of ``game`` with every face ``seat`` may not see moved to another hidden slot."""
+    g = copy.deepcopy(game)
+    hidden = list(g.stock) + [s for o, slots in g.hands.items() if o != seat for s in slots]
+    faces = [g.faces[s] for s in hidden]
+    for s, f in zip(hidden, faces[1:] + faces[:1]):
+        g.faces[s] = f
+    assert any(g.faces[s] != game.faces[s] for s in hidden)
+    return g
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_no_bot_reads_hidden_state(level):
+    """At every decision of one seat, a copy of the bot fed the view of a game whose hidden
+    cards (stock, other hands) were scrambled decides exactly as the bot does."""
+    checked = []
+    harness: list[TableHarness] = []
+
+    bot = make_bot(CLASSIC, SeededRng(f"hero/{level}"), level)
+
+    def hero(view, need):
+        h = harness[0]
+        twin = copy.deepcopy(bot)
+        other = seat_view(_scrambled(h.game, 0), 0, h.names, h.log, h.log_total, h.history)
+        assert other.hand == view.hand
+        mine = bot_decider(bot)(view, need)
+        assert bot_decider(twin)(other, need) == mine
+        checked.append(need)
+        return mine
+
+    deciders = [hero] + [bot_decider(SimpleBot(CLASSIC, SeededRng(i))) for i in range(1, 4)]
+    h = TableHarness(CLASSIC, deciders, SeededRng("scramble"))
+    harness.append(h)
+    while h.game.hand_no < 2 and len(checked) < 120 and h.step():  # two hands are plenty
+        pass
+    assert "draw" in checked and "discard" in checked
+
+
+def test_tournament_game_is_reproducible_and_scores_add_up():
+    def game():
+        ds = [bot_decider(make_bot(CLASSIC, SeededRng(f"t/{i}"), lv))
+              for i, lv in enumerate(["hard", "easy", "normal", "easy"])]
+        return play_game(CLASSIC, ds, SeededRng("deal"))
+
+    a, b = game(), game()
+    assert a == b
+    assert a.winner is not None and a.totals[a.winner] <= CLASSIC.limit
+    assert a.penalties and all(len(hand) >= 2 for hand in a.penalties)
+
+
+def test_hint_uses_the_hard_bot():
+    from p2p_chinchon.commands._common import human_hint
+
+    hint = human_hint()
+    hand = P("5♦ 6♦ 7♦ K♣ K♥ 2♠ J♣")
+    view = playing_view(hand, ["hand 1: Ana deals", "dealt; upcard K♠"], top=Card(12, 2), step="draw")
+    assert hint(view) == v.Draw("discard")  # the UI words it: "take the K♠ from the discard pile"
+    assert hint(playing_view(hand, [], step="draw", top=None)) == v.Draw("stock")
+
+
+def test_bench_bots_json(capsys):
+    import json
+
+    from p2p_chinchon.commands.bench import bench_bots
+
+    assert bench_bots(["--games", "1", "--levels", "normal", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["win_rate"]) == {"normal"} and out["win_rate"]["normal"] in (0.0, 1.0)
+    assert set(out["mean_penalty_per_hand"]) == {"easy", "normal", "hard"}
+    assert out["decide_ms_median"]["normal"] > 0 and out["decide_ms_median"]["hard"] is None
