@@ -178,10 +178,18 @@ def check_game(name: str) -> dict[str, int]:
     current: list[bytes] = []
     expect: list[tuple[str, int]] = []  # (kind, seat) the document says come next
     dealer, hand = -1, -1
+    stock = drawn = -1  # the next stock slot; the slot of the last stock draw
     counts: dict[str, int] = {}
 
     def count(key: str) -> None:
         counts[key] = counts.get(key, 0) + 1
+
+    def share_ok(slot: int, share: bytes) -> None:
+        """e's decryption share of ``slot`` at its current ciphertext, by e's key ("Decryption shares")."""
+        c1, c2 = slots[slot][:32], slots[slot][32:]
+        if not dec_share_ok(ctx(game, e.body["hand"], e.seat), slot, c1, c2, publics[e.seat], share):
+            raise AssertionError(name, e.seq)
+        count("decryption shares")
 
     for e in envs:
         b = e.body
@@ -229,22 +237,39 @@ def check_game(name: str) -> dict[str, int]:
             count(f"round {b['round']} shuffles")
             count(f"{system} proofs")
             current = out
-        elif e.kind == "deal_shares" and not slots:
-            slots, current = current, []
-            pile = [7 * len(active)]  # the upcard
+        elif e.kind == "deal_shares":
+            m = len(active)
+            if not slots:
+                slots, current = current, []
+                pile, stock = [7 * m], 7 * m + 1  # the upcard; the stock after it
+            i = active.index(dealer)
+            order = active[i + 1:] + active[:i + 1]  # playing order: slot k goes to order[k mod m]
+            dealt = [k for k in range(7 * m) if order[k % m] != e.seat] + [7 * m]
+            assert len(b["shares"]) == len(dealt), (name, e.seq)
+            for slot, share in zip(dealt, b["shares"]):
+                share_ok(slot, share)
         elif e.kind in ("draw", "discard"):
             if current:  # a re-shuffle just ended: its output continues the slot numbers
-                slots, current = slots + current, []
+                slots, current, stock = slots + current, [], len(slots)
                 pile = pile[-1:]
             if e.kind == "discard":
+                share_ok(b["slot"], b["share"])
                 pile.append(b["slot"])
             elif b["source"] == "discard":
                 pile.pop()
             else:  # shares for a stock draw: every other seat of A, in seat order
                 expect = [("draw_share", s) for s in active if s != e.seat]
-        elif e.kind == "close":
-            i = active.index(e.seat)  # the others show, going round from the closer
-            expect = [("show", s) for s in active[i + 1:] + active[:i]]
+                drawn, stock = stock, stock + 1  # the lowest stock slot
+        elif e.kind == "draw_share":
+            assert b["slot"] == drawn, (name, e.seq)
+            share_ok(b["slot"], b["share"])
+        elif e.kind in ("close", "show"):
+            for r in b["shares"]:
+                share_ok(r["slot"], r["share"])
+            count(f"{e.kind} shares")
+            if e.kind == "close":
+                i = active.index(e.seat)  # the others show, going round from the closer
+                expect = [("show", s) for s in active[i + 1:] + active[:i]]
         elif e.kind == "secret":
             x = int.from_bytes(b["secret"], "little")
             if not (0 < x < L and smul(x, G) == publics[e.seat]):
@@ -272,12 +297,15 @@ def test_a_game_checks_as_documented() -> None:
     assert counts["hands"] == 2 and counts["round 0 shuffles"] == 4 and counts["digests"] == 2
     assert counts["slots"] == 40 and counts["shuffle order"] == 4
     assert counts["terelius-wikstrom proofs"] == 4 and counts["key shares"] == 4
+    # every deal share (8 per seat per hand), then draw, discard, close and show shares
+    assert counts["decryption shares"] > 2 * 2 * 8 and counts["show shares"] == 2
 
 
-@pytest.mark.parametrize("name", ["game-wrong-shuffle-proof", "game-shuffle-duplicates-card", "game-wrong-secret"])
+@pytest.mark.parametrize("name", ["game-wrong-shuffle-proof", "game-shuffle-duplicates-card",
+                                  "game-wrong-decryption-share", "game-wrong-secret"])
 def test_the_documented_checks_catch_the_cheat_where_audit_does(name: str) -> None:
-    """A bad shuffle proof (TW) or a secret that does not match its key share stops the
-    document's checks at the envelope index the audit verdict names."""
+    """A bad shuffle proof (TW), a bad decryption share or a secret that does not match its key
+    share stops the document's checks at the envelope index the audit verdict names."""
     with pytest.raises(AssertionError) as info:
         check_game(name)
     assert info.value.args == (name, load(name)["verdict"]["index"])
