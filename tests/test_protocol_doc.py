@@ -319,6 +319,14 @@ def test_three_seats_check_as_documented() -> None:
     assert counts["draw_share order"] >= 4 and counts["show order"] >= 2 * counts["hands"] - 2
 
 
+def test_a_cut_and_choose_game_checks_as_documented() -> None:
+    """The rules option ``shuffle_proof=cut-and-choose``: every shuffle, the first one on the
+    initial deck (c1 = O) included, verifies by the document's cut-and-choose section."""
+    counts = check_game("game-ok-cut-and-choose")
+    assert counts["cut-and-choose proofs"] == counts["round 0 shuffles"] == 2 * counts["hands"]
+    assert counts["digests"] == counts["hands"] >= 2
+
+
 def test_reshuffle_input_and_new_slots_as_documented() -> None:
     counts = check_game("game-ok-restock")
     # both seats' round-1 shuffles verify on the pile minus its top, bottom first; the digest
