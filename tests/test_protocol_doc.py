@@ -23,7 +23,7 @@ import msgpack
 import pytest
 import rbcl
 from test_tw_spec import G, L, O, PREFIX, T, padd, psub, smul, spec_verify
-from test_vectors import unblob
+from vector_blobs import unblob
 
 from p2p_chinchon.transcript import parse_transcript
 from p2p_chinchon.wire import decode_envelope
