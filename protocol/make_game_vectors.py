@@ -6,8 +6,8 @@ present are checked). They are built from a real two-seat game played by this im
 (seeded, k = 2 shadow shuffles, short limit), then altered **by construction**:
 each cheating envelope is signed with the cheating seat's real key (the seeded identities are
 known to this script), so a replay must find the rule, not a bad signature. Two more valid
-games: one whose stock is re-shuffled (``game-ok-restock``) and a three-seat game
-(``game-ok-3-seats``).
+games: one whose stock is re-shuffled (``game-ok-restock``), a three-seat game
+(``game-ok-3-seats``) and one under the cut-and-choose shuffle proof (``game-ok-cut-and-choose``).
 
     python protocol/make_game_vectors.py            # rewrites protocol/vectors/game-*.json
     python protocol/make_game_vectors.py --check    # exit 1 naming each file that would change
@@ -210,10 +210,21 @@ def three_seat_vector() -> dict:
                   frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
 
 
+def cut_and_choose_vector() -> dict:
+    """The two-seat game of ``game-ok-2-seats`` at a table whose rules choose the cut-and-choose
+    shuffle proof (``shuffle_proof=cut-and-choose``, k = 2) instead of Terelius-Wikström."""
+    frames, _ = play(SEED, shuffle_proof="cut-and-choose")
+    assert decode_envelope(frames[0]).body["rules"]["shuffle_proof"] == "cut-and-choose"
+    full = state_at(frames, len(frames))
+    return vector("ok-cut-and-choose", "a complete two-seat game (classic, limit 12) whose rules choose the "
+                  "cut-and-choose shuffle proof with k = 2", frames,
+                  {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+
+
 def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
-            for vec in build() + [restock_vector(), three_seat_vector()]}
+            for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector()]}
 
 
 def main(argv: list[str]) -> int:

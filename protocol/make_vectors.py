@@ -45,18 +45,10 @@ PREFIXES = ("frame-", "chain-", "shuffle-")  # files this script owns; others ar
 
 
 def blob(data: bytes) -> str:
+    """A vector blob (protocol/README.md); tests/vector_blobs.py reads it back."""
     if len(data) > 4096:
         return "zlib64:" + base64.b64encode(zlib.compress(data, 9)).decode("ascii")
     return "hex:" + data.hex()
-
-
-def unblob(text: str) -> bytes:
-    kind, _, payload = text.partition(":")
-    if kind == "hex":
-        return bytes.fromhex(payload)
-    if kind == "zlib64":
-        return zlib.decompress(base64.b64decode(payload))
-    raise ValueError(f"unknown blob encoding {kind!r}")
 
 
 # --- building blocks --------------------------------------------------------------------------

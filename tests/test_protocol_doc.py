@@ -1,64 +1,57 @@
-"""docs/protocol.md read literally: the coin toss, the dealer moving one seat per hand, the
-shuffle order, the version-1 shuffle proof, the re-shuffle input and slot numbering, and
-hand_digest, checked on real transcripts (the game vectors) by code written from the document.
+"""docs/protocol.md read literally: card points, joint keys, the coin toss, the dealer moving
+one seat per hand, the shuffle order, the shuffle proofs (Terelius-Wikström by default,
+cut-and-choose as a rules option), key shares and decryption shares, the re-shuffle input and
+slot numbering, the final deck and hand_digest, checked on real transcripts (the game vectors)
+and on the value vectors by code written from the document (protocol version 2).
 
-Nothing here imports the deck or the table: only libsodium (through PyNaCl's bindings),
-hashlib, msgpack and the envelope decoder. If the document drifted from what the code does
-(the first dealer, the shuffle order, the initial deck, the challenge, the seed expansion, the
-openings, the discard pile's re-shuffle input, the new slots' numbers, the digest's inputs),
+Nothing here imports the deck or the table: only libsodium's ristretto255 functions (through
+``rbcl``), hashlib, msgpack and the envelope decoder. The Terelius-Wikström verifier is the one
+``tests/test_tw_spec.py`` wrote from the document. If the document drifted from what the code
+does (the card points, the joint key, the first dealer, the shuffle order, the initial deck,
+either proof, the discard pile's re-shuffle input, the new slots' numbers, the digest's inputs),
 a real transcript would stop checking here.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import struct
-import zlib
 from pathlib import Path
 
 import msgpack
-import nacl.bindings as na
+import pytest
+import rbcl
+from test_tw_spec import G, L, O, PREFIX, T, padd, psub, smul, spec_verify
+from vector_blobs import unblob
 
 from p2p_chinchon.transcript import parse_transcript
 from p2p_chinchon.wire import decode_envelope
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
-L = 2**252 + 27742317777372353535851937790883648493
-IDENTITY = b"\x01" + bytes(31)
-DOMAIN = b"p2p-chinchon/deck/v1/"
-
-
-def unblob(text: str) -> bytes:
-    kind, _, payload = text.partition(":")
-    return bytes.fromhex(payload) if kind == "hex" else zlib.decompress(base64.b64decode(payload))
+DOMAIN = PREFIX  # "p2p-chinchon/deck/v2/"
 
 
 def frames_of(name: str) -> list[bytes]:
-    vec = json.loads((VECTORS / f"{name}.json").read_text("utf-8"))
-    return parse_transcript(unblob(vec["input"]["transcript"])).frames
+    return parse_transcript(unblob(load(name)["input"]["transcript"])).frames
 
 
-def add(p: bytes, q: bytes) -> bytes:
-    if p == IDENTITY:
-        return q
-    if q == IDENTITY:
-        return p
-    return na.crypto_core_ed25519_add(p, q)
+def load(name: str) -> dict:
+    return json.loads((VECTORS / f"{name}.json").read_text("utf-8"))
 
 
 def mask(s: int, y: bytes) -> tuple[bytes, bytes]:
     """(s·G, s·Y); 0 gives (O, O)."""
-    s %= L
-    if s == 0:
-        return IDENTITY, IDENTITY
-    sb = s.to_bytes(32, "little")
-    return na.crypto_scalarmult_ed25519_base_noclamp(sb), na.crypto_scalarmult_ed25519_noclamp(sb, y)
+    return smul(s, G), smul(s, y)
 
 
 def card_point(i: int) -> bytes:
-    return na.crypto_core_ed25519_from_uniform(hashlib.sha512(DOMAIN + b"card\x00" + struct.pack(">H", i)).digest()[:32])
+    """M_i = from_hash(SHA-512("p2p-chinchon/deck/v2/card" || 00 || u16be i))."""
+    return rbcl.crypto_core_ristretto255_from_hash(hashlib.sha512(DOMAIN + b"card\x00" + struct.pack(">H", i)).digest())
+
+
+def H(label: bytes, c: bytes, *parts: bytes) -> int:
+    return int.from_bytes(hashlib.sha512(T(label, c, *parts)).digest(), "little") % L
 
 
 def framed(*parts: bytes) -> bytes:
@@ -73,7 +66,7 @@ def shadow(src: list[bytes], perm: list[int], scalars: list[int], y: bytes) -> b
     out = []
     for i, p in enumerate(perm):
         g, h = mask(scalars[i], y)
-        out.append(add(src[p][:32], g) + add(src[p][32:], h))
+        out.append(padd(src[p][:32], g) + padd(src[p][32:], h))
     return b"".join(out)
 
 
@@ -94,7 +87,7 @@ def expand(seed: bytes, n: int) -> tuple[list[int], list[int]]:
     return a, scalars
 
 
-def verify(c_ctx: bytes, rnd: int, k: int, y: bytes, deck_in: list[bytes], deck_out: list[bytes],
+def verify_cut_and_choose(c_ctx: bytes, rnd: int, k: int, y: bytes, deck_in: list[bytes], deck_out: list[bytes],
            proof: bytes) -> bool:
     n = len(deck_in)
     c = proof[:32]
@@ -115,7 +108,18 @@ def verify(c_ctx: bytes, rnd: int, k: int, y: bytes, deck_in: list[bytes], deck_
             assert sorted(rho) == list(range(n)) and all(x < L for x in t)
             parts.append(shadow(deck_out, rho, t, y))
     assert pos == len(proof)
-    return hashlib.sha512(DOMAIN + b"shuffle/cut-and-choose\x00" + framed(*parts)).digest()[:32] == c
+    return hashlib.sha512(T(b"shuffle/cut-and-choose", *parts)).digest()[:32] == c
+
+
+def verify_shuffle(system: str, game: bytes, hand: int, seat: int, rnd: int, k: int, y: bytes,
+                   deck_in: list[bytes], deck_out: list[bytes], proof: bytes) -> bool:
+    """The rules' ``shuffle_proof`` picks the proof system; TW through test_tw_spec's verifier."""
+    if system == "cut-and-choose":
+        return verify_cut_and_choose(ctx(game, hand, seat), rnd, k, y, deck_in, deck_out, proof)
+    assert system == "terelius-wikstrom", system
+    hexed = {key: "hex:" + v.hex() for key, v in (("game", game), ("joint_key", y), ("proof", proof),
+                                                   ("deck_in", b"".join(deck_in)), ("deck_out", b"".join(deck_out)))}
+    return spec_verify({**hexed, "n": len(deck_in), "round": rnd, "hand": hand, "seat": seat})
 
 
 def cts(deck: bytes) -> list[bytes]:
@@ -130,11 +134,26 @@ def final_deck(slots: list[bytes], secrets: list[bytes], n_cards: int) -> list[i
     """Card index of every slot, opened with every seat's secret: c2 - (sum x)·c1."""
     x = sum(int.from_bytes(sk, "little") for sk in secrets) % L
     index = {card_point(i): i for i in range(n_cards)}
-    out = []
-    for ct in slots:
-        xc1 = na.crypto_scalarmult_ed25519_noclamp(x.to_bytes(32, "little"), ct[:32])
-        out.append(index[na.crypto_core_ed25519_sub(ct[32:], xc1)])
-    return out
+    return [index[psub(ct[32:], smul(x, ct[:32]))] for ct in slots]
+
+
+def key_share_ok(c: bytes, commit: bytes, share: bytes, nonce: bytes) -> bool:
+    """"Keys": Y_i valid, e and z canonical, the commitment opens, the Schnorr proof verifies."""
+    y, e, z = share[:32], int.from_bytes(share[32:64], "little"), int.from_bytes(share[64:], "little")
+    if len(share) != 96 or y == O or not rbcl.crypto_core_ristretto255_is_valid_point(y) or e >= L or z >= L:
+        return False
+    if hashlib.sha512(T(b"key-commit", c, y, nonce)).digest()[:32] != commit:
+        return False
+    return e == H(b"key-share", c, y, psub(smul(z, G), smul(e, y)))
+
+
+def dec_share_ok(c: bytes, slot: int, c1: bytes, c2: bytes, public: bytes, share: bytes) -> bool:
+    """"Decryption shares": d valid, e and z canonical, the Chaum-Pedersen proof verifies."""
+    d, e, z = share[:32], int.from_bytes(share[32:64], "little"), int.from_bytes(share[64:], "little")
+    if len(share) != 96 or d == O or not rbcl.crypto_core_ristretto255_is_valid_point(d) or e >= L or z >= L:
+        return False
+    a, b = psub(smul(z, G), smul(e, public)), psub(smul(z, c1), smul(e, d))
+    return e == H(b"dec-share", c, struct.pack(">I", slot), c1, c2, public, d, a, b)
 
 
 def next_in(active: list[int], seat: int, n: int) -> int:
@@ -146,21 +165,31 @@ def check_game(name: str) -> dict[str, int]:
     """Check a game vector (one 40-card pack) as the document describes it; returns counts of
     what was checked."""
     envs = [decode_envelope(f) for f in frames_of(name)]
-    game, k, limit = envs[0].game, envs[0].body["proof_rounds"], envs[0].body["rules"]["limit"]
+    game, k, rules = envs[0].game, envs[0].body["proof_rounds"], envs[0].body["rules"]
+    limit, system = rules["limit"], rules.get("shuffle_proof", "terelius-wikstrom")
     n_seats, n_cards = len(envs[1].body["players"]), 40
     active = list(range(n_seats))
     nonces: dict[int, bytes] = {}
     publics: dict[int, bytes] = {}
+    commits: dict[tuple[int, int], bytes] = {}
     secrets: dict[int, bytes] = {}
     slots: list[bytes] = []
     pile: list[int] = []
     current: list[bytes] = []
     expect: list[tuple[str, int]] = []  # (kind, seat) the document says come next
     dealer, hand = -1, -1
+    stock = drawn = -1  # the next stock slot; the slot of the last stock draw
     counts: dict[str, int] = {}
 
     def count(key: str) -> None:
         counts[key] = counts.get(key, 0) + 1
+
+    def share_ok(slot: int, share: bytes) -> None:
+        """e's decryption share of ``slot`` at its current ciphertext, by e's key ("Decryption shares")."""
+        c1, c2 = slots[slot][:32], slots[slot][32:]
+        if not dec_share_ok(ctx(game, e.body["hand"], e.seat), slot, c1, c2, publics[e.seat], share):
+            raise AssertionError(name, e.seq)
+        count("decryption shares")
 
     for e in envs:
         b = e.body
@@ -172,7 +201,9 @@ def check_game(name: str) -> dict[str, int]:
             if len(nonces) == n_seats:
                 seed = hs(b"p2p-chinchon/first-dealer/v1", game, *[nonces[s] for s in range(n_seats)])
                 dealer = int.from_bytes(seed, "big") % n_seats
-        elif e.kind == "key_commit" and b["hand"] != hand:
+        if e.kind == "key_commit":
+            commits[b["hand"], e.seat] = b["commit"]
+        if e.kind == "key_commit" and b["hand"] != hand:
             if hand >= 0:  # the deal moves one seat, to the next seat still in
                 dealer = next_in(active, dealer, n_seats)
             hand = b["hand"]
@@ -180,12 +211,17 @@ def check_game(name: str) -> dict[str, int]:
             i = active.index(dealer)
             expect = [("shuffle", s) for s in active[i + 1:] + active[:i + 1]]
         elif e.kind == "key_share":
+            c = ctx(game, b["hand"], e.seat)
+            if not key_share_ok(c, commits[b["hand"], e.seat], b["share"], b["nonce"]):
+                raise AssertionError(name, e.seq)
+            count("key shares")
             publics[e.seat] = b["share"][:32]
             if len(publics) == len(active):
-                y = publics[active[0]]
-                for s in active[1:]:
-                    y = na.crypto_core_ed25519_add(y, publics[s])
-                current = [IDENTITY + card_point(i) for i in range(n_cards)]  # the initial deck
+                y = O
+                for s in active:
+                    y = padd(y, publics[s])  # the joint key
+                assert y != O
+                current = [O + card_point(i) for i in range(n_cards)]  # the initial deck
                 slots, pile, secrets = [], [], {}
         elif e.kind == "shuffle":
             if b["round"] > 0 and not current:
@@ -196,26 +232,48 @@ def check_game(name: str) -> dict[str, int]:
                 assert e.seat == order[0], (name, e.seq)
                 expect = [("shuffle", s) for s in order[1:]]
             out = cts(b["deck"])
-            assert verify(ctx(game, b["hand"], e.seat), b["round"], k, y, current, out, b["proof"]), (name, e.seq)
+            if not verify_shuffle(system, game, b["hand"], e.seat, b["round"], k, y, current, out, b["proof"]):
+                raise AssertionError(name, e.seq)
             count(f"round {b['round']} shuffles")
+            count(f"{system} proofs")
             current = out
-        elif e.kind == "deal_shares" and not slots:
-            slots, current = current, []
-            pile = [7 * len(active)]  # the upcard
+        elif e.kind == "deal_shares":
+            m = len(active)
+            if not slots:
+                slots, current = current, []
+                pile, stock = [7 * m], 7 * m + 1  # the upcard; the stock after it
+            i = active.index(dealer)
+            order = active[i + 1:] + active[:i + 1]  # playing order: slot k goes to order[k mod m]
+            dealt = [k for k in range(7 * m) if order[k % m] != e.seat] + [7 * m]
+            assert len(b["shares"]) == len(dealt), (name, e.seq)
+            for slot, share in zip(dealt, b["shares"]):
+                share_ok(slot, share)
         elif e.kind in ("draw", "discard"):
             if current:  # a re-shuffle just ended: its output continues the slot numbers
-                slots, current = slots + current, []
+                slots, current, stock = slots + current, [], len(slots)
                 pile = pile[-1:]
             if e.kind == "discard":
+                share_ok(b["slot"], b["share"])
                 pile.append(b["slot"])
             elif b["source"] == "discard":
                 pile.pop()
             else:  # shares for a stock draw: every other seat of A, in seat order
                 expect = [("draw_share", s) for s in active if s != e.seat]
-        elif e.kind == "close":
-            i = active.index(e.seat)  # the others show, going round from the closer
-            expect = [("show", s) for s in active[i + 1:] + active[:i]]
+                drawn, stock = stock, stock + 1  # the lowest stock slot
+        elif e.kind == "draw_share":
+            assert b["slot"] == drawn, (name, e.seq)
+            share_ok(b["slot"], b["share"])
+        elif e.kind in ("close", "show"):
+            for r in b["shares"]:
+                share_ok(r["slot"], r["share"])
+            count(f"{e.kind} shares")
+            if e.kind == "close":
+                i = active.index(e.seat)  # the others show, going round from the closer
+                expect = [("show", s) for s in active[i + 1:] + active[:i]]
         elif e.kind == "secret":
+            x = int.from_bytes(b["secret"], "little")
+            if not (0 < x < L and smul(x, G) == publics[e.seat]):
+                raise AssertionError(name, e.seq)
             secrets[e.seat] = b["secret"]
         elif e.kind == "hand_digest" and publics:
             final = final_deck(slots, [secrets[s] for s in active], n_cards)
@@ -238,6 +296,19 @@ def test_a_game_checks_as_documented() -> None:
     # two hands: the dealer moved, four round-0 shuffles in shuffle order, two digests
     assert counts["hands"] == 2 and counts["round 0 shuffles"] == 4 and counts["digests"] == 2
     assert counts["slots"] == 40 and counts["shuffle order"] == 4
+    assert counts["terelius-wikstrom proofs"] == 4 and counts["key shares"] == 4
+    # every deal share (8 per seat per hand), then draw, discard, close and show shares
+    assert counts["decryption shares"] > 2 * 2 * 8 and counts["show shares"] == 2
+
+
+@pytest.mark.parametrize("name", ["game-wrong-shuffle-proof", "game-shuffle-duplicates-card",
+                                  "game-wrong-decryption-share", "game-wrong-secret"])
+def test_the_documented_checks_catch_the_cheat_where_audit_does(name: str) -> None:
+    """A bad shuffle proof (TW), a bad decryption share or a secret that does not match its key
+    share stops the document's checks at the envelope index the audit verdict names."""
+    with pytest.raises(AssertionError) as info:
+        check_game(name)
+    assert info.value.args == (name, load(name)["verdict"]["index"])
 
 
 def test_three_seats_check_as_documented() -> None:
@@ -248,8 +319,62 @@ def test_three_seats_check_as_documented() -> None:
     assert counts["draw_share order"] >= 4 and counts["show order"] >= 2 * counts["hands"] - 2
 
 
+def test_a_cut_and_choose_game_checks_as_documented() -> None:
+    """The rules option ``shuffle_proof=cut-and-choose``: every shuffle, the first one on the
+    initial deck (c1 = O) included, verifies by the document's cut-and-choose section."""
+    counts = check_game("game-ok-cut-and-choose")
+    assert counts["cut-and-choose proofs"] == counts["round 0 shuffles"] == 2 * counts["hands"]
+    assert counts["digests"] == counts["hands"] >= 2
+
+
 def test_reshuffle_input_and_new_slots_as_documented() -> None:
     counts = check_game("game-ok-restock")
     # both seats' round-1 shuffles verify on the pile minus its top, bottom first; the digest
     # covers the new slots numbered after the last one
     assert counts["round 1 shuffles"] == 2 and counts["digests"] == 1 and counts["slots"] > 40
+
+
+@pytest.mark.parametrize("i", [0, 1, 39, 79])
+def test_card_points_as_documented(i: int) -> None:
+    assert card_point(i).hex() == load(f"card-point-{i}")["verdict"]["point"]
+
+
+@pytest.mark.parametrize("name", ["key-share-ok", "key-share-other-seat"])
+def test_key_share_vectors_as_documented(name: str) -> None:
+    vec = load(name)
+    inp = {k: unblob(v) if isinstance(v, str) else v for k, v in vec["input"].items()}
+    ok = key_share_ok(ctx(inp["game"], inp["hand"], inp["seat"]), inp["commit"], inp["share"], inp["nonce"])
+    assert ok is (vec["verdict"]["result"] == "ok")
+    if ok:
+        assert inp["share"][:32].hex() == vec["verdict"]["public"]
+
+
+@pytest.mark.parametrize("name", ["dleq-ok", "dleq-other-slot", "dleq-bad-challenge"])
+def test_decryption_share_vectors_as_documented(name: str) -> None:
+    vec = load(name)
+    inp = {k: unblob(v) if isinstance(v, str) else v for k, v in vec["input"].items()}
+    ok = dec_share_ok(ctx(inp["game"], inp["hand"], inp["seat"]), inp["slot"], inp["c1"], inp["c2"],
+                      inp["public"], inp["share"])
+    assert ok is (vec["verdict"]["result"] == "ok")
+    if ok:  # the slot opens, with the other seats' d, to the card the trace names
+        d = inp["share"][:32]
+        assert d.hex() == vec["verdict"]["d"]
+        opened = inp["c2"]
+        for di in [d, *map(unblob, vec["trace"]["other_shares"])]:
+            opened = psub(opened, di)
+        assert opened == card_point(vec["trace"]["card_index"])
+
+
+@pytest.mark.parametrize("name", ["shuffle-cut-and-choose-ok", "shuffle-cut-and-choose-tampered"])
+def test_cut_and_choose_vectors_as_documented(name: str) -> None:
+    vec = load(name)
+    inp = vec["input"]
+    assert inp["system"] == "cut-and-choose"
+    d_in, d_out = cts(unblob(inp["deck_in"])), cts(unblob(inp["deck_out"]))
+    proof = unblob(inp["proof"])
+    try:
+        ok = verify_shuffle("cut-and-choose", unblob(inp["game"]), inp["hand"], inp["seat"], inp["round"],
+                            inp["k"], unblob(inp["joint_key"]), d_in, d_out, proof)
+    except AssertionError:  # a malformed opening (not a permutation, a scalar >= L, wrong length)
+        ok = False
+    assert ok is (vec["verdict"]["result"] == "ok")

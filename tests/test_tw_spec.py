@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import rbcl
-from test_vectors import unblob
+from vector_blobs import unblob
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 L = 2**252 + 27742317777372353535851937790883648493

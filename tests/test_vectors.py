@@ -8,15 +8,14 @@ replay), add a function to VERDICTS.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
-import zlib
 from pathlib import Path
 from typing import Any, Callable
 
 import msgpack
 import pytest
+from vector_blobs import unblob
 
 from p2p_chinchon import deck
 from p2p_chinchon.net.lobby import BadJoinRequest, JoinRequest
@@ -27,15 +26,6 @@ from p2p_chinchon.wire import SignatureError, WireError, decode_envelope, verify
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR_DIR = ROOT / "protocol" / "vectors"
 VECTORS = sorted(VECTOR_DIR.glob("*.json"))
-
-
-def unblob(text: str) -> bytes:
-    kind, _, payload = text.partition(":")
-    if kind == "hex":
-        return bytes.fromhex(payload)
-    if kind == "zlib64":
-        return zlib.decompress(base64.b64decode(payload))
-    raise ValueError(f"unknown blob encoding {kind!r}")
 
 
 def frame_verdict(inp: dict[str, Any]) -> dict[str, Any]:

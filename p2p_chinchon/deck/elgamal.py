@@ -55,7 +55,8 @@ class Ciphertext(NamedTuple):
 def card_points(n: int) -> tuple[bytes, ...]:
     """Public points for card indices 0..n-1 (1 <= n <= MAX_CARDS).
 
-    ``M_i = from_uniform(SHA-512(DOMAIN || "card" || 0x00 || u16be i)[:32])``: nobody knows a
+    ``M_i = from_hash(SHA-512(DOMAIN || "card" || 0x00 || u16be i))`` (RFC 9496, libsodium's
+    ``crypto_core_ristretto255_from_hash``; docs/protocol.md "Group and encodings"): nobody knows a
     discrete log relation between them. Checked valid and pairwise distinct. The points do not
     depend on n, so ``card_points(40)`` is a prefix of ``card_points(80)``.
     """
