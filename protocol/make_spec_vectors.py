@@ -19,9 +19,9 @@ TLS). The TLS records are not in the vectors (RFC 8446; not reproducible): the c
 Every value comes from the running code: the hashes from ``p2p_chinchon.table``, the first
 dealer, the hand digests and the final decks from replaying real transcripts through the table,
 the lobby and handshake bytes from the real lobby and mesh functions over loopback and memory
-streams (the host's challenge and the mesh nonces from seeded streams). The traces are rebuilt here from the document's
-definitions and checked against those values before anything is written, so a trace that does
-not match the code cannot be written. Output is deterministic.
+streams (the host's challenge and the mesh nonces from seeded streams). The traces are rebuilt
+here from the document's definitions and checked against those values before anything is
+written, so a trace that does not match the code cannot be written. Output is deterministic.
 """
 
 from __future__ import annotations
