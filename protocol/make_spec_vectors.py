@@ -11,15 +11,17 @@ exact hash inputs, the packed maps), for a second implementation to find where i
 
 Layers: ``rules_hash``, ``seating_hash``, ``toss`` (commitments and first dealer),
 ``hand_digest``, ``card_point`` (hash to the group), ``key_share`` (commitment and Schnorr
-proof), ``dleq`` (a decryption share), ``lobby`` (the bytes of one join, as the running lobby
-sends them over loopback) and ``mesh`` (the bytes of one link handshake).
+proof), ``dleq`` (a decryption share), ``lobby`` (the frames of one join, as the running lobby
+sends them inside TLS 1.3 over loopback) and ``mesh`` (the frames of one link handshake inside
+TLS). The TLS records are not in the vectors (RFC 8446; not reproducible): the certificates
+(deterministic from the identity key) and their SHA-256 are, as the signed texts bind them.
 
 Every value comes from the running code: the hashes from ``p2p_chinchon.table``, the first
 dealer, the hand digests and the final decks from replaying real transcripts through the table,
 the lobby and handshake bytes from the real lobby and mesh functions over loopback and memory
-streams (nonces from seeded streams). The traces are rebuilt here from the document's
-definitions and checked against those values before anything is written, so a trace that does
-not match the code cannot be written. Output is deterministic.
+streams (the host's challenge and the mesh nonces from seeded streams). The traces are rebuilt
+here from the document's definitions and checked against those values before anything is
+written, so a trace that does not match the code cannot be written. Output is deterministic.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from make_vectors import blob, write_or_check  # noqa: E402
 
 from p2p_chinchon import deck, table as tbl, wire  # noqa: E402
 from p2p_chinchon.engine import make_rules  # noqa: E402
-from p2p_chinchon.identity import Identity  # noqa: E402
+from p2p_chinchon.identity import Identity, fingerprint  # noqa: E402
 from p2p_chinchon.rng import SeededRng  # noqa: E402
 
 OUT = ROOT / "protocol" / "vectors"
@@ -279,88 +281,125 @@ def dleq_vectors() -> list[dict]:
     return out
 
 
-# --- lobby and mesh bytes --------------------------------------------------------------------------
+# --- lobby and mesh bytes (protocol version 2: frame payloads inside TLS 1.3) -----------------------
+
+
+def cert_der(identity: Identity) -> bytes:
+    """An identity's self-signed certificate (DER), as its TLS server presents it."""
+    import ssl
+
+    return ssl.PEM_cert_to_DER_cert(identity.certificate.decode("ascii"))
 
 
 def lobby_vectors() -> list[dict]:
-    """One joiner sits down at a two-seat table: the real host_lobby and join_lobby over
-    loopback; every frame on the joiner's link is recorded in order."""
+    """One joiner sits down at a two-seat table: the real host_lobby and join_lobby over TLS on
+    loopback, the host's challenge from a seeded stream; every frame payload either side sends
+    inside TLS is recorded in order (the TLS records themselves are RFC 8446's, not ours)."""
     import trio
 
-    from p2p_chinchon.net import framing, node as nd
+    from p2p_chinchon.net import framing, lobby as lob, node as nd, tls
 
     r = SeededRng("spec vectors: lobby")
     host_id, joiner_id = Identity.generate(r), Identity.generate(r)
+    other_host = Identity.generate(r)  # another table's host: its certificate for the replay vector
     rules = make_rules("classic")
     host = tbl.Table.create(host_id, SeededRng("spec vectors: host table"), name="Mesa de Ana", rules=rules,
                             max_seats=2, addr="192.168.1.10:7300")
     host.set_host_name("Ana")
     log: list[tuple[str, bytes]] = []
-    joiner_links: set[int] = set()
-    real_send, real_receive = framing.Link.send, framing.Link.receive
+    real_send, real_serve = framing.Link.send, lob.serve_lobby
 
     async def send(self: Any, payload: bytes) -> None:
-        if not joiner_links:
-            joiner_links.add(id(self))  # the joiner's link speaks first: the join request
-        if id(self) in joiner_links:
-            log.append(("joiner", bytes(payload)))
+        # the lobby's links are TLS streams: the server side is the host
+        log.append(("host" if self.stream.server_side else "joiner", bytes(payload)))
         await real_send(self, payload)
 
-    async def receive(self: Any) -> bytes | None:
-        data = await real_receive(self)
-        if id(self) in joiner_links and data is not None:
-            log.append(("host", bytes(data)))
-        return data
+    seen: list[tuple[bytes, bytes]] = []
 
     async def run() -> tuple[bytes, bytes]:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
         port = listeners[0].socket.getsockname()[1]
+
+        def check(offer: bytes, key: bytes) -> None:
+            seen.append((offer, key))
+            tbl.Table.joining(joiner_id, SeededRng("j"), offer)
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(functools.partial(nd.host_lobby, host, listeners, seats=2))
             got = await nd.join_lobby(joiner_id, "127.0.0.1", port, name="Beto", listen_port=7301,
-                                      check_offer=lambda f: tbl.Table.joining(joiner_id, SeededRng("j"), f))
+                                      check_offer=check, expect_fingerprint=fingerprint(host_id.public_bytes))
         return got
 
-    framing.Link.send, framing.Link.receive = send, receive
+    challenges = SeededRng("spec vectors: lobby challenges")
+    framing.Link.send = send  # type: ignore[method-assign]
+    lob.serve_lobby = functools.partial(real_serve, rng=challenges)  # type: ignore[assignment]
     try:
         offer, seating = trio.run(run)
     finally:
-        framing.Link.send, framing.Link.receive = real_send, real_receive
-    assert [who for who, _ in log] == ["joiner", "host", "joiner", "host", "host"], log
-    join, offer_msg, sit, seat_msg, seating_msg = (data for _, data in log)
+        framing.Link.send, lob.serve_lobby = real_send, real_serve  # type: ignore[method-assign]
+    assert [who for who, _ in log] == ["host", "joiner", "host", "joiner", "host", "host"], log
+    challenge, join, offer_msg, sit, seat_msg, seating_msg = (data for _, data in log)
     assert msgpack.unpackb(offer_msg) == {"offer": offer} and msgpack.unpackb(seating_msg) == {"seating": seating}
+    host_der = cert_der(host_id)
+    cert = tls.cert_fingerprint(host_der)
+    assert cert == tls.server_context(host_id)[1] and seen == [(offer, host_id.public_bytes)]
     req = msgpack.unpackb(join)
-    signed = b"p2p-chinchon/join/v1\x00" + packb([req["name"], req["key"], req["addr"]])
+    assert req["v"] == 2 and len(challenge) == 32
+    signed = (b"p2p-chinchon/join/v2\x00" + packb([req["name"], req["key"], req["addr"]]) + challenge
+              + hashlib.sha256(host_der).digest())
+    assert signed == lob.JoinRequest.signed_bytes(req["name"], req["key"], req["addr"], challenge, cert)
     joiner_id.private_key.public_key().verify(req["sig"], signed)
     seated = wire.decode_envelope(seating).body["players"]
     assert seated[1]["addr"] == "127.0.0.1:7301" and sit == b"sit"
-    inp = {"messages": [{"from": who, "payload": blob(data)} for who, data in log]}
+    inp = {"host_key": blob(host_id.public_bytes), "host_certificate": blob(host_der), "cert_hash": cert.hex(),
+           "messages": [{"from": who, "payload": blob(data)} for who, data in log]}
     verdict = {"result": "ok", "name": req["name"], "key": req["key"].hex(), "addr": req["addr"],
                "seat": msgpack.unpackb(seat_msg)["seat"], "offer_hash": hashlib.sha256(offer).hexdigest(),
                "seated_addr": seated[1]["addr"]}
-    out = [vec("lobby", "join", "a joiner (mesh listener on port 7301) sits at a two-seat table: join request, "
-               "{offer}, sit, {seat}, {seating}; the host, which sees the joiner from 127.0.0.1, writes "
-               "127.0.0.1:7301 in the seating", inp, verdict, {"join_signed_bytes": blob(signed)})]
+    out = [vec("lobby", "join", "inside TLS (the host is the server and presents host_certificate): the host's "
+               "32-byte challenge, the joiner's v2 join request (mesh listener on port 7301) signed over the "
+               "challenge and SHA-256(host_certificate), {offer}, sit, {seat}, {seating}; the host, which sees "
+               "the joiner from 127.0.0.1, writes 127.0.0.1:7301 in the seating", inp, verdict,
+               {"join_signed_bytes": blob(signed)})]
     forged = msgpack.unpackb(join)
     forged["addr"] = "0.0.0.0:7302"
-    bad = dict(inp, messages=[{"from": "joiner", "payload": blob(packb(forged))}])
+    bad = dict(inp, messages=[log_entry(log[0]), {"from": "joiner", "payload": blob(packb(forged))}])
     out.append(vec("lobby", "bad-join-signature", "a join request whose addr was changed after signing: the host "
                    "closes the link without an answer", bad, {"result": "BadJoinRequest"}))
+    replay = dict(inp, messages=[{"from": "host", "payload": blob(challenges.token_bytes(32))}, log_entry(log[1])])
+    out.append(vec("lobby", "replayed-join", "the recorded join request replayed on a new connection to the same "
+                   "host, which sent another challenge: the signature covers the first challenge only",
+                   replay, {"result": "BadJoinRequest"}))
+    other_der = cert_der(other_host)
+    relayed = dict(inp, host_key=blob(other_host.public_bytes), host_certificate=blob(other_der),
+                   cert_hash=tls.cert_fingerprint(other_der).hex(), messages=[log_entry(log[0]), log_entry(log[1])])
+    out.append(vec("lobby", "other-certificate", "the join request relayed, with the same challenge, to another "
+                   "host (another certificate): the signature covers the first host's certificate hash",
+                   relayed, {"result": "BadJoinRequest"}))
     return out
+
+
+def log_entry(entry: tuple[str, bytes]) -> dict:
+    return {"from": entry[0], "payload": blob(entry[1])}
 
 
 def mesh_vectors() -> list[dict]:
     """Seat 0 dials seat 2: the real dial_handshake and accept_handshake over a memory stream
-    pair, nonces from a seeded stream; the bytes each side wrote, length prefixes included."""
+    pair standing for the TLS channel (the acceptor is the TLS server: its certificate's hash is
+    what both signatures cover), nonces from a seeded stream; the frames each side wrote inside
+    TLS, length prefixes included."""
     import trio
     import trio.testing
 
-    from p2p_chinchon.net import mesh
+    from p2p_chinchon.net import mesh, tls
     from p2p_chinchon.net.framing import FrameReader
 
     r = SeededRng("spec vectors: mesh")
     ids = [Identity.generate(r) for _ in range(3)]
     game = r.token_bytes(16)
+    acceptor_der = cert_der(ids[2])
+    cert = tls.cert_fingerprint(acceptor_der)
+    assert cert == tls.server_context(ids[2])[1]
     wrote: dict[str, bytearray] = {"dialler": bytearray(), "acceptor": bytearray()}
 
     class Recording(trio.abc.Stream):
@@ -388,12 +427,13 @@ def mesh_vectors() -> list[dict]:
 
         async def acceptor() -> None:
             result.append(await mesh.accept_handshake(ab, FrameReader(ab), game_id=game, seat=2,
-                                                      sign=ids[2].private_key.sign, keys={0: pub[0], 1: pub[1]}))
+                                                      sign=ids[2].private_key.sign, keys={0: pub[0], 1: pub[1]},
+                                                      cert=cert))
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(acceptor)
             await mesh.dial_handshake(da, FrameReader(da), game_id=game, seat=0, peer_seat=2,
-                                      sign=ids[0].private_key.sign, peer_key=pub[2])
+                                      sign=ids[0].private_key.sign, peer_key=pub[2], cert=cert)
         return result[0]
 
     real_secrets = mesh.secrets
@@ -405,23 +445,36 @@ def mesh_vectors() -> list[dict]:
     assert peer == 0
     d2a, a2d = bytes(wrote["dialler"]), bytes(wrote["acceptor"])
     n_d, n_a = d2a[4 + 29:4 + 61], a2d[4 + 29:4 + 61]
-    auth_acceptor = b"p2p-chinchon/mesh-auth/v1\x00" + game + struct.pack(">HH", 2, 0) + n_a + n_d
-    auth_dialler = b"p2p-chinchon/mesh-auth/v1\x00" + game + struct.pack(">HH", 0, 2) + n_d + n_a
+
+    def auth(signer: int, verifier: int, x: bytes, y: bytes, c: bytes) -> bytes:
+        return b"p2p-chinchon/mesh-auth/v2\x00" + game + struct.pack(">HH", signer, verifier) + x + y + c
+
+    auth_acceptor, auth_dialler = auth(2, 0, n_a, n_d, cert), auth(0, 2, n_d, n_a, cert)
     ids[2].private_key.public_key().verify(a2d[4 + 61 + 4:4 + 61 + 4 + 64], auth_acceptor)
     ids[0].private_key.public_key().verify(d2a[4 + 61 + 4:], auth_dialler)
     inp = {"game": blob(game), "dialler": 0, "acceptor": 2,
            "keys": [blob(i.public_bytes) for i in ids],
+           "acceptor_certificate": blob(acceptor_der), "cert_hash": cert.hex(),
            "dialler_wrote": blob(d2a), "acceptor_wrote": blob(a2d)}
     trace = {"dialler_nonce": blob(n_d), "acceptor_nonce": blob(n_a), "acceptor_signs": blob(auth_acceptor),
              "dialler_signs": blob(auth_dialler)}
-    out = [vec("mesh", "handshake", "seat 0 dials seat 2: HELLO; HELLO and signature; signature; ok "
-               "(the bytes each side wrote on the stream, 4-byte length prefixes included)",
-               inp, {"result": "ok", "dialler": 0, "acceptor": 2}, trace)]
+    out = [vec("mesh", "handshake", "inside TLS, where seat 2 (the acceptor) is the server and presents "
+               "acceptor_certificate: seat 0 dials seat 2: HELLO; HELLO and signature; signature; ok (the frames "
+               "each side wrote inside TLS, 4-byte length prefixes included); both signatures cover the "
+               "certificate's SHA-256", inp, {"result": "ok", "dialler": 0, "acceptor": 2}, trace)]
     # a reflected signature: the dialler sends back the acceptor's own signature
     reflected = d2a[: 4 + 61] + a2d[4 + 61:4 + 61 + 4 + 64]
     out.append(vec("mesh", "reflected-signature", "the dialler answers with the acceptor's own signature: it "
                    "covers (2, 0, n_a, n_d), not (0, 2, n_d, n_a), and does not verify under seat 0's key",
                    {**inp, "dialler_wrote": blob(reflected)}, {"result": "HandshakeError"}))
+    # a relay: the dialler's TLS server was someone else (seat 1's certificate), so its AUTH names that one
+    relay_cert = tls.cert_fingerprint(cert_der(ids[1]))
+    relay_auth = auth(0, 2, n_d, n_a, relay_cert)
+    relayed = d2a[: 4 + 61] + struct.pack(">I", 64) + ids[0].private_key.sign(relay_auth)
+    out.append(vec("mesh", "other-certificate", "the dialler's AUTH names another certificate (seat 1's, as a "
+                   "relay in the middle would present): the acceptor checks it against its own certificate's "
+                   "hash and refuses", {**inp, "dialler_wrote": blob(relayed)}, {"result": "HandshakeError"},
+                   {"dialler_signs": blob(relay_auth)}))
     return out
 
 

@@ -2,10 +2,12 @@
 one seat per hand, the shuffle order, the shuffle proofs (Terelius-Wikström by default,
 cut-and-choose as a rules option), key shares and decryption shares, the re-shuffle input and
 slot numbering, the final deck and hand_digest, checked on real transcripts (the game vectors)
-and on the value vectors by code written from the document (protocol version 2).
+and on the value vectors by code written from the document (protocol version 2); and the links'
+identity certificates, join requests and mesh handshakes on the lobby and mesh vectors.
 
 Nothing here imports the deck or the table: only libsodium's ristretto255 functions (through
-``rbcl``), hashlib, msgpack and the envelope decoder. The Terelius-Wikström verifier is the one
+``rbcl``), hashlib, msgpack, the envelope decoder and, for the links, the ``cryptography``
+X.509 parser and Ed25519 verifier. The Terelius-Wikström verifier is the one
 ``tests/test_tw_spec.py`` wrote from the document. If the document drifted from what the code
 does (the card points, the joint key, the first dealer, the shuffle order, the initial deck,
 either proof, the discard pile's re-shuffle input, the new slots' numbers, the digest's inputs),
@@ -378,3 +380,110 @@ def test_cut_and_choose_vectors_as_documented(name: str) -> None:
     except AssertionError:  # a malformed opening (not a permutation, a scalar >= L, wrong length)
         ok = False
     assert ok is (vec["verdict"]["result"] == "ok")
+
+
+# --- links (protocol.md "Links"): certificates, the join request, the mesh handshake ------------
+
+
+def documented_certificate_checks(der: bytes, key: bytes) -> None:
+    """Every field protocol.md "TLS 1.3: certificates" gives, read from the DER with the
+    `cryptography` X.509 parser (not our certificate builder)."""
+    import base64
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    cert = x509.load_der_x509_certificate(der)
+    fp = base64.b32encode(hashlib.sha256(key).digest()).decode()[:16]
+    name = "p2p-chinchon " + "-".join(fp[i:i + 4] for i in range(0, 16, 4))
+    assert cert.version == x509.Version.v3
+    for who in (cert.subject, cert.issuer):
+        assert [(a.oid, a.value) for a in who] == [(x509.NameOID.COMMON_NAME, name)]
+    assert cert.serial_number == (int.from_bytes(hashlib.sha256(key).digest()[:16], "big") >> 1 or 1)
+    utc = datetime.timezone.utc
+    assert cert.not_valid_before_utc == datetime.datetime(2000, 1, 1, tzinfo=utc)
+    assert cert.not_valid_after_utc == datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=utc)
+    assert cert.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw) == key
+    assert cert.signature_algorithm_oid.dotted_string == "1.3.101.112"
+    [ext] = cert.extensions
+    assert ext.critical and ext.value == x509.BasicConstraints(ca=False, path_length=None)
+    Ed25519PublicKey.from_public_bytes(key).verify(cert.signature, cert.tbs_certificate_bytes)
+
+
+def ed25519_ok(key: bytes, sig: bytes, msg: bytes) -> bool:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(sig, msg)
+    except InvalidSignature:
+        return False
+    return True
+
+
+def documented_frames(data: bytes) -> list[bytes]:
+    """u32be length || payload, repeated ("Transport")."""
+    out = []
+    while data:
+        (n,) = struct.unpack(">I", data[:4])
+        out.append(data[4:4 + n])
+        data = data[4 + n:]
+    return out
+
+
+LOBBY_VECTORS = ["lobby-join", "lobby-bad-join-signature", "lobby-replayed-join", "lobby-other-certificate"]
+
+
+@pytest.mark.parametrize("name", LOBBY_VECTORS)
+def test_join_requests_as_documented(name: str) -> None:
+    """The host's certificate as documented; the join request's signature over
+    "p2p-chinchon/join/v2" || 00 || msgpack([name, key, addr]) || CHALLENGE || C."""
+    vec = load(name)
+    inp = vec["input"]
+    der = unblob(inp["host_certificate"])
+    documented_certificate_checks(der, unblob(inp["host_key"]))
+    c = hashlib.sha256(der).digest()
+    assert c.hex() == inp["cert_hash"]
+    (who_c, challenge), (who_j, join) = ((m["from"], unblob(m["payload"])) for m in inp["messages"][:2])
+    assert (who_c, who_j, len(challenge)) == ("host", "joiner", 32)
+    req = msgpack.unpackb(join)
+    assert set(req) == {"v", "name", "key", "addr", "sig"} and req["v"] == 2
+    signed = b"p2p-chinchon/join/v2\x00" + msgpack.packb([req["name"], req["key"], req["addr"]]) + challenge + c
+    assert ed25519_ok(req["key"], req["sig"], signed) == (vec["verdict"]["result"] == "ok")
+    if "join_signed_bytes" in vec.get("trace", {}):
+        assert unblob(vec["trace"]["join_signed_bytes"]) == signed
+
+
+@pytest.mark.parametrize("name", ["mesh-handshake", "mesh-reflected-signature", "mesh-other-certificate"])
+def test_mesh_handshakes_as_documented(name: str) -> None:
+    """HELLO(a, b, n) and AUTH(a, b, x, y) = "p2p-chinchon/mesh-auth/v2" || 00 || game || u16 a
+    || u16 b || x || y || C, C the SHA-256 of the acceptor's certificate."""
+    vec = load(name)
+    inp = vec["input"]
+    game, keys = unblob(inp["game"]), [unblob(k) for k in inp["keys"]]
+    der = unblob(inp["acceptor_certificate"])
+    documented_certificate_checks(der, keys[inp["acceptor"]])
+    c = hashlib.sha256(der).digest()
+    hello_d, sig_d = documented_frames(unblob(inp["dialler_wrote"]))
+    hello_a, sig_a, ok = documented_frames(unblob(inp["acceptor_wrote"]))
+
+    def hello(data: bytes) -> tuple[int, int, bytes]:
+        assert len(data) == 61 and data[:9] == b"CHCNMESH\x02" and data[9:25] == game
+        a, b = struct.unpack(">HH", data[25:29])
+        return a, b, data[29:]
+
+    i, j, n_i = hello(hello_d)
+    j2, i2, n_j = hello(hello_a)
+    assert (i, j, j2, i2) == (inp["dialler"], inp["acceptor"], inp["acceptor"], inp["dialler"])
+    assert ok == b"CHCNMESHok"
+
+    def auth(a: int, b: int, x: bytes, y: bytes) -> bytes:
+        msg = b"p2p-chinchon/mesh-auth/v2\x00" + game + struct.pack(">HH", a, b) + x + y + c
+        assert len(msg) == 142
+        return msg
+
+    assert ed25519_ok(keys[j], sig_a, auth(j, i, n_j, n_i))
+    valid = ed25519_ok(keys[i], sig_d, auth(i, j, n_i, n_j))
+    assert valid == (vec["verdict"]["result"] == "ok")

@@ -142,13 +142,24 @@ def dleq_verdict(inp: dict[str, Any]) -> dict[str, Any]:
 
 
 def lobby_verdict(inp: dict[str, Any]) -> dict[str, Any]:
-    """The host's check of the join request, then the joiner's reading of the host's answers."""
+    """The joiner's pin of the host's certificate, the host's check of the join request against
+    its challenge and certificate hash, then the joiner's reading of the host's answers."""
+    from p2p_chinchon.identity import certificate_key
+    from p2p_chinchon.net.tls import cert_fingerprint
+
+    der = unblob(inp["host_certificate"])
+    if certificate_key(der) != unblob(inp["host_key"]):
+        return {"result": "PinMismatch"}
+    cert = cert_fingerprint(der)
+    assert cert.hex() == inp["cert_hash"]
     msgs = [(m["from"], unblob(m["payload"])) for m in inp["messages"]]
+    (who_c, challenge), (who_j, join) = msgs[:2]
+    assert (who_c, who_j) == ("host", "joiner")
     try:
-        req = JoinRequest.decode(msgs[0][1])
+        req = JoinRequest.decode(join, challenge=challenge, cert=cert)
     except BadJoinRequest:
         return {"result": "BadJoinRequest"}
-    answers = [msgpack.unpackb(data) for who, data in msgs[1:] if who == "host"]
+    answers = [msgpack.unpackb(data) for who, data in msgs[2:] if who == "host"]
     offer = answers[0]["offer"]
     seating = decode_envelope(answers[2]["seating"])
     return {"result": "ok", "name": req.name, "key": req.public_key.hex(), "addr": req.listen_addr,
@@ -157,11 +168,14 @@ def lobby_verdict(inp: dict[str, Any]) -> dict[str, Any]:
 
 
 def mesh_verdict(inp: dict[str, Any]) -> dict[str, Any]:
-    """Check both sides' recorded handshake bytes: hellos, then each signature under its key."""
+    """Check both sides' recorded handshake frames: the acceptor's certificate holds its key,
+    the hellos, then each signature under its key, bound to that certificate's hash."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+    from p2p_chinchon.identity import certificate_key
     from p2p_chinchon.net import mesh
     from p2p_chinchon.net.framing import FrameDecoder
+    from p2p_chinchon.net.tls import cert_fingerprint
 
     def frames(data: bytes) -> list[bytes]:
         dec = FrameDecoder()
@@ -172,16 +186,22 @@ def mesh_verdict(inp: dict[str, Any]) -> dict[str, Any]:
         return out
 
     game = unblob(inp["game"])
-    keys = [Ed25519PublicKey.from_public_bytes(unblob(k)) for k in inp["keys"]]
+    raw_keys = [unblob(k) for k in inp["keys"]]
+    keys = [Ed25519PublicKey.from_public_bytes(k) for k in raw_keys]
+    der = unblob(inp["acceptor_certificate"])
+    cert = cert_fingerprint(der)
+    assert cert.hex() == inp["cert_hash"]
     hello_d, sig_d = frames(unblob(inp["dialler_wrote"]))
     hello_a, sig_a, ok = frames(unblob(inp["acceptor_wrote"]))
     try:
         i, j, n_d = mesh._parse_hello(hello_d, game)
+        if certificate_key(der) != raw_keys[j]:
+            return {"result": "PinMismatch"}
         j2, i2, n_a = mesh._parse_hello(hello_a, game)
         if (j2, i2) != (j, i) or ok != mesh.OK:
             raise mesh.HandshakeError("seats or confirmation do not match")
-        mesh._verify(keys[j], sig_a, mesh._auth_message(game, j, i, n_a, n_d), j)
-        mesh._verify(keys[i], sig_d, mesh._auth_message(game, i, j, n_d, n_a), i)
+        mesh._verify(keys[j], sig_a, mesh._auth_message(game, j, i, n_a, n_d, cert), j)
+        mesh._verify(keys[i], sig_d, mesh._auth_message(game, i, j, n_d, n_a, cert), i)
     except mesh.HandshakeError:
         return {"result": "HandshakeError"}
     return {"result": "ok", "dialler": i, "acceptor": j}
