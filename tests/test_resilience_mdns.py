@@ -50,11 +50,11 @@ def test_two_tables_of_one_name_are_both_listed(tmp_path: Path) -> None:
     with NetnsLab(3) as lab:
         logs = [tmp_path / f"h{i}.log" for i in range(2)]
         for i in range(2):
-            _start(lab, i, _cli("host", "--bot", "--name", "Mesa", "--player", f"H{i}", *GAME,
+            _start(lab, i, _cli("host", "--bot", "--table-name", "Mesa", "--name", f"H{i}", *GAME,
                                 "--transcript", str(tmp_path / f"h{i}.chn")), logs[i], tmp_path)
         for log in logs:
             _wait_for(log, "open on port")
-        fps = [re.search(r"fingerprint (\S+);", log.read_text()).group(1) for log in logs]
+        fps = [re.search(r"fingerprint ([A-Z0-9]{4}(?:-[A-Z0-9]{4})+)", log.read_text()).group(1) for log in logs]
         join = lab.run(2, _cli("join", "Mesa", "--bot", "--browse", "4", "--min-proof-rounds", "4",
                                "--transcript", str(tmp_path / "j.chn")),
                        timeout=120, capture_output=True, text=True, env=_env(tmp_path), cwd=REPO)
@@ -74,7 +74,7 @@ def test_joiner_started_before_the_host_finds_it_by_name(tmp_path: Path) -> None
                                      "--min-proof-rounds", "4", "--transcript", str(tmp_path / "j.chn")),
                         jlog, tmp_path)
         _wait_for(jlog, "still looking")
-        host = _start(lab, 0, _cli("host", "--bot", "--name", "Tarde", *GAME, "--transcript", str(tmp_path / "h.chn")),
+        host = _start(lab, 0, _cli("host", "--bot", "--table-name", "Tarde", *GAME, "--transcript", str(tmp_path / "h.chn")),
                       hlog, tmp_path)
         assert host.wait(timeout=300) == 0, hlog.read_text()
         assert joiner.wait(timeout=60) == 0, jlog.read_text()
@@ -111,7 +111,7 @@ def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
     require_netns()
     with NetnsLab(2) as lab:
         hlog, wlog = tmp_path / "h.log", tmp_path / "w.log"
-        host = _start(lab, 0, _cli("host", "--bot", "--name", "Adios", "--seats", "3", *GAME,
+        host = _start(lab, 0, _cli("host", "--bot", "--table-name", "Adios", "--seats", "3", *GAME,
                                    "--transcript", str(tmp_path / "h.chn")), hlog, tmp_path)
         watcher = _start(lab, 1, [sys.executable, "-c", WATCH], wlog, tmp_path)
         _wait_for(wlog, "seen")
@@ -120,7 +120,7 @@ def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
         assert watcher.wait(timeout=60) == 0, wlog.read_text()
     assert "gone" in wlog.read_text()
     out = hlog.read_text()
-    assert "interrupted: you left the table" in out and "Traceback" not in out, out
+    assert "interrupted (Ctrl-C): left" in out and "Traceback" not in out, out
 
 
 @pytest.mark.netns
