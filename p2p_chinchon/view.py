@@ -147,8 +147,8 @@ class LogEvent:
             "name": self.names[0] if self.names else "-",
             "seat": self.seat,
             "card": str(self.card) if self.card is not None else "?",
-            "n": nums[-1] if nums else 0,
-            "k": nums[0] if nums else 0,
+            "n": nums[-1] if nums else 0,  # the hand, the discards, or the seats of "k/n"
+            "k": nums[0] if nums else 0,  # seats taken ("seated"/"unseated")
             "table": self.detail,
             "reason": self.detail,
             "rule": self.rule,
