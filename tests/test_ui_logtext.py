@@ -191,3 +191,27 @@ def test_log_in_spanish_table_faces():
     view = draw_view(rules=SPANISH, events=(ev("discard", 0, cards=["7♦"]), ev("draw_discard", 1, cards=["K♠"])))
     text = make(view, "es").render_text(80, 24)
     assert "Descartas 7 oros" in text and "Ben coge rey espadas del descarte" in text
+
+
+def test_the_table_logs_events_with_its_seats_names():
+    """Table.log_event (the one the table's parts and net/session.py call) names the seats it
+    knows, says "-" for one it does not, and drops a None seat."""
+    from p2p_chinchon import table as tbl
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.rng import SeededRng
+
+    host = tbl.Table.create(Identity.generate(SeededRng("log-id")), SeededRng("log"), name="kitchen",
+                            rules=make_rules("classic"), max_seats=3, addr="127.0.0.1:1")
+    host.set_host_name("Ana")
+    opened = host.view().events
+    assert [e.kind for e in opened] == ["opened"] and opened[0].text == "table 'kitchen' opened"
+    sat = host.log_event("seated", (1,), names=("Ben",), numbers=(2, 3))
+    fault = host.log_event("fault", (None,), rule="timeout", detail="nobody answered")
+    dropped = host.log_event("dropped", (7,), rule="bad_signature", detail="forged")
+    assert (sat.names, fault.seats, fault.names, dropped.names) == (("Ben",), (), (), ("-",))
+    view = host.view()
+    assert view.events[-3:] == (sat, fault, dropped) and view.log_total == 4
+    assert view.log[-3:] == ("Ben sat down (2/3)", "fault: seat None: timeout: nobody answered",
+                             "dropped a frame (bad_signature, claimed seat 7): forged")
+    assert say(fault) == "Fault by - (timeout): nobody answered"
