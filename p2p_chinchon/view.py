@@ -11,6 +11,7 @@ Shapes: cards are :class:`p2p_chinchon.engine.Card`; seats are ints 0..N-1 in pl
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Union
 
@@ -65,6 +66,105 @@ class Fault:
     reason: str
 
 
+# ---------------------------------------------------------------- the public log, as events
+
+# kind -> the English sentence (``LogEvent.text``: logs, --no-ui printouts); the UI says each
+# kind in the person's language from the same fields (ui/logtext.py)
+_ENGLISH = {
+    "opened": "table '{table}' opened",
+    "seated": "{name} sat down ({k}/{n})",  # a joiner sat down in the lobby
+    "unseated": "{name} left ({k}/{n})",  # a joiner left the lobby before the seating
+    "seating": "seated: {names}",
+    "agreed": "{name} agreed to the table",
+    "first_dealer": "{name} deals first (coin toss)",
+    "deal": "hand {n}: {name} deals",
+    "upcard": "dealt; upcard {card}",
+    "draw_stock": "{name} draws from the stock",
+    "draw_discard": "{name} draws from the discard: {card}",
+    "discard": "{name} discards {card}",
+    "close": "{name} closes",
+    "reshuffle": "the stock is empty: {n} discards are re-shuffled by every seat",
+    "void": "hand void: {reason}",
+    "score": "scores: {scores}",
+    "eliminated": "Eliminated: {name}",
+    "reentry_offer": "ReentryOffered: {name}",
+    "reenter": "Reentered: {name}",
+    "game_over": "game over: {name} wins",
+    "left": "{name} left: {reason}",
+    "fault": "fault: seat {seat}: {rule}: {reason}",
+    "dropped": "dropped a frame ({rule}, claimed seat {seat}): {reason}",
+    "stopped": "stopped by {name}: {reason}",
+}
+LOG_KINDS = frozenset(_ENGLISH)
+
+
+@dataclass(frozen=True)
+class LogEvent:
+    """One public happening at the table, as data: the UI says it in the person's language,
+    bots read it (who took which discard), nobody parses ``text`` back.
+
+    ``kind``: one of :data:`LOG_KINDS`. ``seats``: the seats it is about (the acting seat
+    first; "score": in scoring order; "fault"/"dropped": the accused or claimed seat, empty
+    when nobody). ``names``: their names as logged ("-" for a seat the table does not know;
+    "seated"/"unseated": the joiner's name, who has no seat yet). ``cards``: the card moved
+    ("upcard", "draw_discard", "discard"). ``points``: "score": the penalty of ``seats[i]``.
+    ``numbers``: "deal": (hand number from 1,); "reshuffle": (discards re-shuffled,);
+    "seated"/"unseated": (seats taken, seats). ``rule``: "fault"/"dropped": the rule id.
+    ``detail``: free text shown as it came: the table's name ("opened"), a reason ("void",
+    "left", "fault", "dropped", "stopped"). ``fingerprints``: "seating": each seat's key
+    fingerprint. ``text``: the English sentence. Build with :func:`log_event`.
+    Raises ValueError for a kind not in :data:`LOG_KINDS`."""
+
+    kind: str
+    seats: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
+    cards: tuple[Any, ...] = ()
+    points: tuple[int, ...] = ()
+    numbers: tuple[int, ...] = ()
+    rule: str = ""
+    detail: str = ""
+    fingerprints: tuple[str, ...] = ()
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in LOG_KINDS:
+            raise ValueError(f"unknown log event kind {self.kind!r}")
+
+    @property
+    def seat(self) -> int | None:
+        """The seat the event is about first (the actor), or None."""
+        return self.seats[0] if self.seats else None
+
+    @property
+    def card(self) -> Any:
+        """The card the event moved, or None."""
+        return self.cards[0] if self.cards else None
+
+    def fields(self) -> dict[str, Any]:
+        """The template fields of this event (cards as ``str``; the UI swaps in its faces)."""
+        nums = self.numbers
+        return {
+            "name": self.names[0] if self.names else "-",
+            "seat": self.seat,
+            "card": str(self.card) if self.card is not None else "?",
+            "n": nums[-1] if nums else 0,  # the hand, the discards, or the seats of "k/n"
+            "k": nums[0] if nums else 0,  # seats taken ("seated"/"unseated")
+            "table": self.detail,
+            "reason": self.detail,
+            "rule": self.rule,
+            "names": ", ".join(f"{n} [{f}]" for n, f in zip(self.names, self.fingerprints)),
+            "scores": ", ".join(f"{n} {p:+d}" for n, p in zip(self.names, self.points)),
+        }
+
+
+def log_event(kind: str, seats: tuple[int, ...] = (), names: tuple[str, ...] = (), **fields: Any) -> LogEvent:
+    """A :class:`LogEvent` with its English ``text``: the one builder the table and the bot
+    harness (bots/tournament.py) share. ``fields``: the other :class:`LogEvent` fields."""
+    ev = LogEvent(kind, tuple(seats), tuple(names), **fields)
+    text = "game over: nobody wins" if kind == "game_over" and not seats else _ENGLISH[kind].format(**ev.fields())
+    return dataclasses.replace(ev, text=text)
+
+
 @dataclass(frozen=True)
 class SeatView:
     """Everything the seat ``me`` may know right now. Immutable snapshot.
@@ -98,8 +198,13 @@ class SeatView:
     reentry_offer: bool = False  # am I being asked to buy back in?
     winner: int | None = None
     fault: Fault | None = None
-    log: tuple[str, ...] = ()  # recent public happenings, oldest first (English; UI may re-render)
-    log_total: int = 0  # lines logged since the start (so a printer can tell which are new)
+    events: tuple[LogEvent, ...] = ()  # recent public happenings, oldest first
+    log_total: int = 0  # events logged since the start (so a printer can tell which are new)
+
+    @property
+    def log(self) -> tuple[str, ...]:
+        """``events`` as English sentences (logs, --no-ui printouts)."""
+        return tuple(e.text for e in self.events)
 
     @property
     def my_turn(self) -> bool:

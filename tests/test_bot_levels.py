@@ -9,9 +9,9 @@ import pytest
 from p2p_chinchon import view as v
 from p2p_chinchon.autoplay import bot_decider
 from p2p_chinchon.bots import LEVELS, HardBot, NormalBot, SimpleBot, make_bot, parse_levels
-from p2p_chinchon.bots.record import RecordKeeper, face, read_log_events, unseen_faces
+from p2p_chinchon.bots.record import RecordKeeper, face, unseen_faces
 from p2p_chinchon.bots.tournament import TableHarness, play_game, seat_view
-from p2p_chinchon.engine import PRESETS, Card, parse_cards
+from p2p_chinchon.engine import PRESETS, Card, parse_card, parse_cards
 from p2p_chinchon.rng import SeededRng
 
 P = parse_cards
@@ -28,7 +28,7 @@ def playing_view(hand, log, *, top=None, size=1, step="discard", closes=(), tota
     return v.SeatView(me=0, rules=CLASSIC, seats=seats(totals), phase=v.PLAYING, to_play=0,
                       step=step, hand=tuple(hand), discard_top=top, discard_size=size,
                       stock_size=15, close_options=closes, first_round=False,
-                      log=tuple(log), log_total=len(log))
+                      events=tuple(log), log_total=len(log))
 
 
 def test_levels_and_parse():
@@ -45,23 +45,28 @@ def test_levels_and_parse():
         make_bot(CLASSIC, SeededRng(1), "expert")
 
 
+def ev(kind, seat=None, card=None, **fields):
+    """A log event as the table logs it (``card`` as text)."""
+    seats = () if seat is None else (seat,)
+    cards = () if card is None else (parse_card(card),)
+    return v.log_event(kind, seats, tuple(NAMES[s] for s in seats), cards=cards, **fields)
+
+
 LOG = [
-    "hand 1: Ana deals",
-    "dealt; upcard 5♦",
-    "Bruno draws from the discard: 5♦",
-    "Bruno discards K♣",
-    "Carla draws from the stock",
-    "Carla discards 2♥",
-    "Diego draws from the discard: 2♥",
-    "Diego discards 2♥",
+    ev("deal", 0, numbers=(1,)),
+    ev("upcard", card="5♦"),
+    ev("draw_discard", 1, "5♦"),
+    ev("discard", 1, "K♣"),
+    ev("draw_stock", 2),
+    ev("discard", 2, "2♥"),
+    ev("draw_discard", 3, "2♥"),
+    ev("discard", 3, "2♥"),
 ]
 
 
-def test_log_adapter_reads_the_public_record():
-    evs = read_log_events(LOG + ["Ana closes", "something else"], NAMES)
-    assert [e.kind for e in evs] == ["deal", "upcard", "take", "discard", "stock", "discard",
-                                     "take", "discard", "close"]
-    assert evs[2].seat == 1 and evs[2].card == Card(5, 0)
+def test_record_reads_the_public_record_from_log_events():
+    assert [e.text for e in LOG[:3]] == ["hand 1: Ana deals", "dealt; upcard 5♦",
+                                         "Bruno draws from the discard: 5♦"]
     rec = RecordKeeper().update(playing_view(P("A♠ 2♠ 3♠ 4♣ 5♣ 6♣ 7♥"), LOG, top=Card(2, 1), size=2,
                                              step="draw"))
     assert rec.pile == [face(Card(12, 3)), face(Card(2, 1))]
@@ -79,10 +84,10 @@ def test_record_keeper_reads_each_line_once_and_resets_per_hand():
     k.update(playing_view(hand, LOG[:4], top=Card(12, 3), size=1, step="draw"))
     rec = k.update(playing_view(hand, LOG, top=Card(2, 1), size=2, step="draw"))
     assert rec.takes[1] == 1 and rec.turns == 3
-    nxt = LOG + ["Ana closes", "hand 2: Bruno deals", "dealt; upcard 3♥"]
+    nxt = LOG + [ev("close", 0), ev("deal", 1, numbers=(2,)), ev("upcard", card="3♥")]
     view = v.SeatView(me=0, rules=CLASSIC, seats=seats(), phase=v.PLAYING, hand_no=1, to_play=0,
                       step="draw", hand=tuple(hand), discard_top=Card(3, 1), discard_size=1,
-                      log=tuple(nxt), log_total=len(nxt))
+                      events=tuple(nxt), log_total=len(nxt))
     rec = k.update(view)
     assert rec.pile == [(3, 1)] and not rec.takes and rec.turns == 0
 
@@ -100,7 +105,7 @@ def test_normal_and_hard_do_not_feed_the_next_player():
 def test_normal_times_its_close():
     hand8 = P("A♠ 2♠ 3♠ 4♠ 5♦ 5♥ 5♣ K♦")
     closes = ((Card(12, 0), -10, False),)
-    quiet = ["hand 1: Ana deals", "dealt; upcard 9♦"]
+    quiet = [ev("deal", 0, numbers=(1,)), ev("upcard", card="9♦")]
     view = playing_view(hand8, quiet, top=Card(9, 0), closes=closes)
     # clean close: always at once
     assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, True, view=view)[0] == "close"
@@ -109,20 +114,20 @@ def test_normal_times_its_close():
     view = playing_view(hand8, quiet, top=Card(9, 0), closes=((Card(12, 0), 3, False),))
     assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, True, view=view)[0] == "discard"
     # an opponent took two discards: close now
-    busy = quiet + ["Bruno draws from the discard: 9♦", "Bruno discards 2♥",
-                    "Carla draws from the stock", "Carla discards 7♦",
-                    "Diego draws from the stock", "Diego discards 4♥",
-                    "Ana draws from the stock", "Ana discards 7♥",
-                    "Bruno draws from the discard: 7♥", "Bruno discards A♦"]
+    busy = quiet + [ev("draw_discard", 1, "9♦"), ev("discard", 1, "2♥"),
+                    ev("draw_stock", 2), ev("discard", 2, "7♦"),
+                    ev("draw_stock", 3), ev("discard", 3, "4♥"),
+                    ev("draw_stock", 0), ev("discard", 0, "7♥"),
+                    ev("draw_discard", 1, "7♥"), ev("discard", 1, "A♦")]
     view = playing_view(hand8, busy, top=Card(1, 0), size=4, closes=((Card(12, 0), 3, False),))
     assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, True, view=view) == ("close", Card(12, 0))
 
 
 def test_hard_takes_a_discard_that_makes_a_meld():
     hand = P("5♦ 6♦ 7♦ K♣ K♥ 2♠ J♣")
-    view = playing_view(hand, ["hand 1: Ana deals", "dealt; upcard K♠"], top=Card(12, 2), step="draw")
+    view = playing_view(hand, [ev("deal", 0, numbers=(1,)), ev("upcard", card="K♠")], top=Card(12, 2), step="draw")
     assert HardBot(CLASSIC, SeededRng(1)).choose_draw(hand, Card(12, 2), view=view) == "discard"
-    view = playing_view(hand, ["hand 1: Ana deals", "dealt; upcard Q♥"], top=Card(11, 1), step="draw")
+    view = playing_view(hand, [ev("deal", 0, numbers=(1,)), ev("upcard", card="Q♥")], top=Card(11, 1), step="draw")
     assert HardBot(CLASSIC, SeededRng(1)).choose_draw(hand, Card(11, 1), view=view) == "stock"
 
 
@@ -181,7 +186,7 @@ def test_hint_uses_the_hard_bot():
 
     hint = human_hint()
     hand = P("5♦ 6♦ 7♦ K♣ K♥ 2♠ J♣")
-    view = playing_view(hand, ["hand 1: Ana deals", "dealt; upcard K♠"], top=Card(12, 2), step="draw")
+    view = playing_view(hand, [ev("deal", 0, numbers=(1,)), ev("upcard", card="K♠")], top=Card(12, 2), step="draw")
     assert hint(view) == v.Draw("discard")  # the UI words it: "take the K♠ from the discard pile"
     assert hint(playing_view(hand, [], step="draw", top=None)) == v.Draw("stock")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from p2p_chinchon import view as V
-from p2p_chinchon.engine import Card, make_rules, parse_cards
+from p2p_chinchon.engine import Card, make_rules, parse_card, parse_cards
 
 RULES = make_rules("classic")  # French faces, 40 cards
 SPANISH = make_rules("fournier")
@@ -17,8 +17,19 @@ HAND = tuple(parse_cards("5d 6d 7d Qs Qh Qc 3h"))  # two melds, 3 points of dead
 DRAWN = Card(12, 0)  # K♦
 
 
+NAMES = ("Ana", "Ben", "Carla")
+
+
+def ev(kind, *seats, **fields):
+    """A log event about ``seats`` of NAMES (None: nobody), built as the table builds it;
+    ``cards`` as text."""
+    fields.setdefault("names", tuple(NAMES[s] if s is not None and s < len(NAMES) else "-" for s in seats))
+    fields["cards"] = tuple(parse_card(c) for c in fields.get("cards", ()))
+    return V.log_event(kind, tuple(s for s in seats if s is not None), **fields)
+
+
 def seats(totals=(12, 30, 46), eliminated=()):
-    names = ("Ana", "Ben", "Carla")
+    names = NAMES
     return tuple(
         V.SeatInfo(i, names[i], f"{i}f3a9c21d07b", 7, totals[i], eliminated=i in eliminated,
                    is_dealer=i == 2, is_bot=i != 0)
@@ -35,7 +46,8 @@ def draw_view(**kw):
                       hand_no=1, dealer=2, to_play=0, step="draw", hand=HAND,
                       discard_top=Card(12, 2), discard_size=4, stock_size=23,
                       last_from_discard={1: Card(4, 3)},
-                      log=("Ben took 4♣ from the discard pile", "Ben discarded K♠"), log_total=2)
+                      events=(ev("draw_discard", 1, cards=["4♣"]), ev("discard", 1, cards=["K♠"])),
+                      log_total=2)
     return dataclasses.replace(base, **kw)
 
 

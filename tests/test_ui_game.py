@@ -27,6 +27,7 @@ from p2p_chinchon.ui.app import run_with_ui_async
 from p2p_chinchon.ui.logtext import log_line
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import FINAL
+from p2p_chinchon.ui.text import plain
 
 FAIL_AFTER = 45
 ASCII_SUIT = {"♦": "d", "♥": "h", "♠": "s", "♣": "c"}
@@ -228,11 +229,12 @@ def test_whole_game_against_two_bot_peers_with_keys(tmp_path):
         assert all("[" in h[1] or "deadwood" in h[1] for h in hands)
         assert re.search(r"^Hand +Ana +Bruno +Carla$", shown, re.M)
 
-    # every line the table logged is one the UI knows how to say
+    # every event the table logged names its seats and is said from its fields
     view = ui.screen.view
-    seats = [s.name for s in view.seats]
-    unknown = [t for t in view.log if log_line(t, ui.screen.tr, Faces(), seats, view.me) is None]
-    assert not unknown, unknown
+    names = [s.name for s in view.seats]
+    assert view.events and all(ev.names == tuple(names[s] for s in ev.seats) for ev in view.events)
+    said = [plain(log_line(ev, ui.screen.tr, Faces(), view.me)) for ev in view.events]
+    assert all(said) and not any("{" in t or "?" in t for t in said), said
 
 
 def test_going_out_and_buying_back_in_with_keys(tmp_path):

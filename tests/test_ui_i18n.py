@@ -149,7 +149,7 @@ def test_walk_every_screen_in_spanish_and_french(lang):
              showdown_view(rules=SPANISH, reentry_offer=True),
              showdown_view(rules=SPANISH, phase=V.OVER, winner=2)]
     for view in views:
-        view = dataclasses.replace(view, log=())
+        view = dataclasses.replace(view, events=())
         for keys in ((), ("h",), ("?",), ("q",), ("l",), ("x", "x")):
             s = TableScreen(Translator(lang), Faces("spanish"), hint=hint)
             s.set_view(view)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 import trio
-from test_ui_fakes import (DRAWN, SPANISH, discard_view, draw_view, lobby, showdown_view,
+from test_ui_fakes import (DRAWN, SPANISH, discard_view, draw_view, ev, lobby, showdown_view,
                            waiting_view)
 
 from p2p_chinchon import view as V
@@ -119,7 +119,7 @@ async def test_scripted_hand_waits_for_each_move():
     assert "Your turn: draw stock or draw discard." in out
     assert "Stock: 23" in out and "K♠" in out  # the state is printed when asked to play
     assert "[5♦ 6♦ 7♦]" in out
-    assert out.count("Ben discarded K♠") == 1  # log lines are printed once
+    assert out.count("Ben discards K♠") == 1  # log lines are printed once
 
 
 async def test_rejection_reprompts_and_next_line_is_used():
@@ -282,12 +282,11 @@ async def test_log_lines_printed_once_each_by_their_count():
     repeats ("Bruno draws from the stock") is neither dropped nor printed twice."""
     async def node(bridge):
         w = waiting_view()
-        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)",), log_total=1))
-        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)",), log_total=1))
-        bridge.update(dataclasses.replace(w, log=("Ben sat down (3/3)", "Ben discards K♠",
-                                                  "Ben discards K♠"), log_total=3))
-        bridge.update(dataclasses.replace(w, log=("Ben discards K♠", "Ben discards K♠"),
-                                          log_total=4))  # the window slid by one
+        sat, threw = ev("seated", 1, numbers=(3, 3)), ev("discard", 1, cards=["K♠"])
+        bridge.update(dataclasses.replace(w, events=(sat,), log_total=1))
+        bridge.update(dataclasses.replace(w, events=(sat,), log_total=1))
+        bridge.update(dataclasses.replace(w, events=(sat, threw, threw), log_total=3))
+        bridge.update(dataclasses.replace(w, events=(threw, threw), log_total=4))  # the window slid by one
         await trio.sleep(0.01)
 
     _, out = await session("", node)

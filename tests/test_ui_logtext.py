@@ -6,93 +6,104 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_ui_fakes import SPANISH, discard_view, draw_view, lobby, seats, showdown_view
+from test_ui_fakes import SPANISH, discard_view, draw_view, ev, lobby, seats, showdown_view
 
 from p2p_chinchon import view as V
 from p2p_chinchon.ui.i18n import Translator
-from p2p_chinchon.ui.logtext import LOG_KEYS, YOU_KEYS, log_line
+from p2p_chinchon.ui.logtext import KIND_KEYS, LOG_KEYS, YOU_KEYS, log_line
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen, must_agree
 from p2p_chinchon.ui.text import plain
 
-SEATS = ["Ana", "Ben", "Carla"]
 EN = Translator("en")
 
 
-def say(text, tr=EN, faces=Faces(), seats=SEATS, me=0):
-    line = log_line(text, tr, faces, seats, me)
-    return None if line is None else plain(line)
+def say(event, tr=EN, faces=Faces(), me=0):
+    return plain(log_line(event, tr, faces, me))
 
 
-# the sentences table.py and net/session.py write, and how the person at seat 0 reads them
-@pytest.mark.parametrize("raw, shown", [
-    ("Ana draws from the stock", "You draw from the stock"),
-    ("Ben draws from the stock", "Ben draws from the stock"),
-    ("Ana draws from the discard: 7♦", "You take 7♦ from the discard pile"),
-    ("Carla draws from the discard: 10♣", "Carla takes 10♣ from the discard pile"),
-    ("Ana discards J♠", "You discard J♠"),
-    ("Ben discards JK", "Ben discards JK"),
-    ("Ana closes", "You close!"),
-    ("Ben closes", "Ben closes!"),
-    ("hand 3: Ana deals", "Hand 3: you deal"),
-    ("hand 2: Ben deals", "Hand 2: Ben deals"),
-    ("Carla deals first (coin toss)", "Carla deals first (coin toss)"),
-    ("dealt; upcard Q♥", "Cards dealt; the upcard is Q♥"),
-    ("Ana agreed to the table", "You agreed to the table"),
-    ("Ben sat down (2/3)", "Ben sat down (2/3)"),
-    ("table 'kitchen' opened", "Table kitchen opened"),
-    ("seated: Ana [AB12], Ben [CD34]", "Seats: Ana [AB12], Ben [CD34]"),
-    ("the stock is empty: 17 discards are re-shuffled by every seat",
+# the events table/ and net/session.py log, their English text, and how seat 0 reads them
+@pytest.mark.parametrize("event, raw, shown", [
+    (ev("draw_stock", 0), "Ana draws from the stock", "You draw from the stock"),
+    (ev("draw_stock", 1), "Ben draws from the stock", "Ben draws from the stock"),
+    (ev("draw_discard", 0, cards=["7♦"]), "Ana draws from the discard: 7♦", "You take 7♦ from the discard pile"),
+    (ev("draw_discard", 2, cards=["10♣"]), "Carla draws from the discard: 10♣",
+     "Carla takes 10♣ from the discard pile"),
+    (ev("discard", 0, cards=["J♠"]), "Ana discards J♠", "You discard J♠"),
+    (ev("discard", 1, cards=["JK"]), "Ben discards JK", "Ben discards JK"),
+    (ev("close", 0), "Ana closes", "You close!"),
+    (ev("close", 1), "Ben closes", "Ben closes!"),
+    (ev("deal", 0, numbers=(3,)), "hand 3: Ana deals", "Hand 3: you deal"),
+    (ev("deal", 1, numbers=(2,)), "hand 2: Ben deals", "Hand 2: Ben deals"),
+    (ev("first_dealer", 2), "Carla deals first (coin toss)", "Carla deals first (coin toss)"),
+    (ev("upcard", cards=["Q♥"]), "dealt; upcard Q♥", "Cards dealt; the upcard is Q♥"),
+    (ev("agreed", 0), "Ana agreed to the table", "You agreed to the table"),
+    (ev("seated", 1, numbers=(2, 3)), "Ben sat down (2/3)", "Ben sat down (2/3)"),
+    (ev("unseated", names=("Ben",), numbers=(1, 3)), "Ben left (1/3)", "Ben left (1/3)"),
+    (ev("opened", detail="kitchen"), "table 'kitchen' opened", "Table kitchen opened"),
+    (ev("seating", 0, 1, fingerprints=("AB12", "CD34")), "seated: Ana [AB12], Ben [CD34]",
+     "Seats: Ana [AB12], Ben [CD34]"),
+    (ev("reshuffle", numbers=(17,)), "the stock is empty: 17 discards are re-shuffled by every seat",
      "The stock is empty: every seat reshuffles 17 discards"),
-    ("hand void: the stock ran out twice", "Hand void: the stock ran out twice"),
-    ("scores: Ben +3, Ana +12, Carla +27", "Points this hand: Ben +3, Ana +12, Carla +27"),
-    ("Eliminated: Ana", "You are out"),
-    ("Eliminated: Carla", "Carla is out"),
-    ("ReentryOffered: Ana", "You may buy back in"),
-    ("Reentered: Ben", "Ben buys back in"),
-    ("game over: Ana wins", "Game over: you win!"),
-    ("game over: Carla wins", "Game over: Carla wins"),
-    ("Ana left: left the table", "You left the table"),
-    ("Ben left: end of input", "Ben left: end of input"),
-    ("fault: seat 1: bad_signature: the signature does not verify",
+    (ev("void", detail="the stock ran out twice"), "hand void: the stock ran out twice",
+     "Hand void: the stock ran out twice"),
+    (ev("score", 1, 0, 2, points=(3, 12, 27)), "scores: Ben +3, Ana +12, Carla +27",
+     "Points this hand: Ben +3, Ana +12, Carla +27"),
+    (ev("eliminated", 0), "Eliminated: Ana", "You are out"),
+    (ev("eliminated", 2), "Eliminated: Carla", "Carla is out"),
+    (ev("reentry_offer", 0), "ReentryOffered: Ana", "You may buy back in"),
+    (ev("reenter", 1), "Reentered: Ben", "Ben buys back in"),
+    (ev("game_over", 0), "game over: Ana wins", "Game over: you win!"),
+    (ev("game_over", 2), "game over: Carla wins", "Game over: Carla wins"),
+    (ev("left", 0, detail="left the table"), "Ana left: left the table", "You left the table"),
+    (ev("left", 1, detail="end of input"), "Ben left: end of input", "Ben left: end of input"),
+    (ev("fault", 1, rule="bad_signature", detail="the signature does not verify"),
+     "fault: seat 1: bad_signature: the signature does not verify",
      "Fault by Ben (bad_signature): the signature does not verify"),
-    ("dropped a frame (bad_signature, claimed seat 2): forged",
+    (ev("fault", None, rule="timeout", detail="nobody"), "fault: seat None: timeout: nobody",
+     "Fault by - (timeout): nobody"),
+    (ev("dropped", 2, rule="bad_signature", detail="forged"),
+     "dropped a frame (bad_signature, claimed seat 2): forged",
      "Ignored a bad frame said to be from Carla (bad_signature): forged"),
-    ("stopped by Ben: timeout: Carla did not answer", "Ben stopped the table: timeout: Carla did not answer"),
-    ("stopped by Ana: left", "You stopped the table: left"),
-    ("game over: nobody wins", "Game over: nobody wins"),
+    (ev("dropped", 7, rule="bad_signature", detail="forged"),
+     "dropped a frame (bad_signature, claimed seat 7): forged",
+     "Ignored a bad frame said to be from - (bad_signature): forged"),
+    (ev("stopped", 1, detail="timeout: Carla did not answer"), "stopped by Ben: timeout: Carla did not answer",
+     "Ben stopped the table: timeout: Carla did not answer"),
+    (ev("stopped", 0, detail="left"), "stopped by Ana: left", "You stopped the table: left"),
+    (ev("game_over"), "game over: nobody wins", "Game over: nobody wins"),
 ])
-def test_english_log_lines(raw, shown):
-    assert say(raw) == shown
+def test_log_events_in_english_and_for_the_own_seat(event, raw, shown):
+    assert event.text == raw
+    assert say(event) == shown
+
+
+def test_every_kind_is_said():
+    assert set(KIND_KEYS) == V.LOG_KINDS
+    with pytest.raises(ValueError, match="unknown log event kind"):
+        V.LogEvent("mystery")
 
 
 def test_observer_and_other_seats_read_third_person():
-    assert say("Ana discards J♠", me=None) == "Ana discards J♠"
-    assert say("Ana discards J♠", me=1) == "Ana discards J♠"
-    assert say("Ben discards J♠", me=1) == "You discard J♠"
-
-
-def test_unknown_sentences_and_names_are_not_recognised():
-    assert say("something new happened") is None
-    assert say("Zoe draws from the stock") is None  # nobody at this table is called Zoe
-    assert say("Ana discards 99x") is None  # not a card
-    # with no seats known yet (lobby), sentences are still translated
-    assert say("Zoe sat down (2/4)", seats=[]) == "Zoe sat down (2/4)"
+    assert say(ev("discard", 0, cards=["J♠"]), me=None) == "Ana discards J♠"
+    assert say(ev("discard", 0, cards=["J♠"]), me=1) == "Ana discards J♠"
+    assert say(ev("discard", 1, cards=["J♠"]), me=1) == "You discard J♠"
 
 
 def test_spanish_and_french_with_spanish_faces():
     es, fr = Translator("es"), Translator("fr")
     spanish = Faces("spanish", True, False)
-    assert say("Ana discards 7♦", es, spanish) == "Descartas 7 oros"
-    assert say("Ben draws from the discard: J♠", es, spanish) == "Ben coge sota espadas del descarte"
-    assert say("Ana draws from the stock", fr) == "Vous piochez dans le talon"
-    assert say("Carla closes", fr) == "Carla ferme !"
+    assert say(ev("discard", 0, cards=["7♦"]), es, spanish) == "Descartas 7 oros"
+    assert say(ev("draw_discard", 1, cards=["J♠"]), es, spanish) == "Ben coge sota espadas del descarte"
+    assert say(ev("draw_stock", 0), fr) == "Vous piochez dans le talon"
+    assert say(ev("close", 2), fr) == "Carla ferme !"
+    assert say(ev("unseated", names=("Ben",), numbers=(1, 3)), es) == "Ben se levanta (1/3)"
 
 
 def test_cards_keep_their_colour_style():
-    line = log_line("Ben discards 7♥", EN, Faces("french", True, True), SEATS, 0)
+    line = log_line(ev("discard", 1, cards=["7♥"]), EN, Faces("french", True, True), 0)
     assert ("class:card.red", "7♥") in line
-    plain_ascii = log_line("Ben discards 7♥", EN, Faces("french", False, False), SEATS, 0)
+    plain_ascii = log_line(ev("discard", 1, cards=["7♥"]), EN, Faces("french", False, False), 0)
     assert plain(plain_ascii) == "Ben discards 7h"
 
 
@@ -113,8 +124,8 @@ def make(view, lang="en"):
 
 
 def test_screen_log_uses_the_second_person_and_shows_the_newest_lines():
-    log = tuple(f"Ben discards {c}" for c in ("A♠", "2♠", "3♠")) * 10 + ("Ana draws from the stock",)
-    text = make(draw_view(log=log)).render_text(80, 24)
+    log = tuple(ev("discard", 1, cards=[c]) for c in ("A♠", "2♠", "3♠")) * 10 + (ev("draw_stock", 0),)
+    text = make(draw_view(events=log)).render_text(80, 24)
     rows = text.splitlines()
     assert rows[-3] == "You draw from the stock"  # the newest line sits just above the footer
     assert "Ana draws" not in text
@@ -177,6 +188,30 @@ def test_must_agree_only_once_seated_and_not_agreed():
 
 
 def test_log_in_spanish_table_faces():
-    view = draw_view(rules=SPANISH, log=("Ana discards 7♦", "Ben draws from the discard: K♠"))
+    view = draw_view(rules=SPANISH, events=(ev("discard", 0, cards=["7♦"]), ev("draw_discard", 1, cards=["K♠"])))
     text = make(view, "es").render_text(80, 24)
     assert "Descartas 7 oros" in text and "Ben coge rey espadas del descarte" in text
+
+
+def test_the_table_logs_events_with_its_seats_names():
+    """Table.log_event (the one the table's parts and net/session.py call) names the seats it
+    knows, says "-" for one it does not, and drops a None seat."""
+    from p2p_chinchon import table as tbl
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.rng import SeededRng
+
+    host = tbl.Table.create(Identity.generate(SeededRng("log-id")), SeededRng("log"), name="kitchen",
+                            rules=make_rules("classic"), max_seats=3, addr="127.0.0.1:1")
+    host.set_host_name("Ana")
+    opened = host.view().events
+    assert [e.kind for e in opened] == ["opened"] and opened[0].text == "table 'kitchen' opened"
+    sat = host.log_event("seated", (1,), names=("Ben",), numbers=(2, 3))
+    fault = host.log_event("fault", (None,), rule="timeout", detail="nobody answered")
+    dropped = host.log_event("dropped", (7,), rule="bad_signature", detail="forged")
+    assert (sat.names, fault.seats, fault.names, dropped.names) == (("Ben",), (), (), ("-",))
+    view = host.view()
+    assert view.events[-3:] == (sat, fault, dropped) and view.log_total == 4
+    assert view.log[-3:] == ("Ben sat down (2/3)", "fault: seat None: timeout: nobody answered",
+                             "dropped a frame (bad_signature, claimed seat 7): forged")
+    assert say(fault) == "Fault by - (timeout): nobody answered"

@@ -6,7 +6,7 @@ import dataclasses
 import re
 
 import pytest
-from test_ui_fakes import (DRAWN, HAND, RULES, SPANISH, discard_view, draw_view, lobby,
+from test_ui_fakes import (DRAWN, HAND, RULES, SPANISH, discard_view, draw_view, ev, lobby,
                            showdown_view, waiting_view)
 
 from p2p_chinchon import view as V
@@ -276,7 +276,7 @@ def test_playing_screen_shows_everything_at_80x24():
     assert "drew, threw 2♦" in next(l for l in lines_of(s).splitlines() if "Ben" in l)
     assert "dealer" in next(l for l in text.splitlines() if "Carla" in l)
     assert "You may close (c): K♦ → 3" in text
-    assert "Ben discarded K♠" in text  # log
+    assert "Ben discards K♠" in text  # log
 
 
 def test_other_players_turn_shows_who():
@@ -322,14 +322,14 @@ def test_fault_is_shown():
 def test_any_size_fits_without_overflow(cols, rows):
     eight = tuple(V.SeatInfo(i, f"Player{i}name", "ab" * 10, 7, 99, is_dealer=i == 0)
                   for i in range(8))
-    long_log = tuple(f"event {i} " + "x" * 120 for i in range(50))
-    for view in (discard_view(seats=eight, log=long_log),
+    long_log = tuple(ev("void", detail=f"event {i} " + "x" * 120) for i in range(50))
+    for view in (discard_view(seats=eight, events=long_log),
                  showdown_view(seats=eight, score_history=tuple((i,) * 8 for i in range(30))),
                  lobby()):
         s, _, _ = make(view)
         lines_of(s, cols, rows)
     # the most important lines survive a small terminal: header, hand and key bar
-    s, _, _ = make(discard_view(seats=eight, log=long_log))
+    s, _, _ = make(discard_view(seats=eight, events=long_log))
     text = lines_of(s, 80, 12)
     assert "your turn" in text and "[5♦ 6♦ 7♦]" in text and "Enter discard" in text
     assert "event 49" in lines_of(s, 80, 24)  # the log shows its newest lines

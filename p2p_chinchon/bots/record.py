@@ -4,11 +4,9 @@ Everything here comes from what every seat sees: the discard pile (the upcard, e
 each card taken back from it), which seat took which discard, and the restocks. It never sees
 a face drawn from the stock by another seat.
 
-:func:`read_log_events` is the one adapter from the view's English log lines (``table.py``:
-"hand 3: Ana deals", "dealt; upcard 5♦", "Ana draws from the discard: 5♦", "Ana draws from the
-stock", "Ana discards 7♣", "the stock is empty: ...") to structured events; when the table
-publishes structured events it is the only function to repoint. When the log is missing or
-incomplete the record falls back on ``discard_top`` and ``last_from_discard``.
+It reads the view's log events (:class:`~p2p_chinchon.view.LogEvent`, ``SeatView.events``):
+"deal", "upcard", "draw_discard", "draw_stock", "discard", "reshuffle", "close". When the log
+is missing or incomplete the record falls back on ``discard_top`` and ``last_from_discard``.
 
 Cards are kept by face ``(rank, suit)`` (jokers all alike) so that two-pack copies, which the
 log does not tell apart, still match.
@@ -18,12 +16,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
-from ..engine import Card, CardError, parse_card
-from ..view import SeatView
+from ..engine import Card
+from ..view import LogEvent, SeatView
 
-__all__ = ["Face", "face", "LogEvent", "read_log_events", "HandRecord", "RecordKeeper", "unseen_faces"]
+__all__ = ["Face", "face", "HandRecord", "RecordKeeper", "unseen_faces"]
 
 Face = tuple[int, int]
 
@@ -31,54 +28,6 @@ Face = tuple[int, int]
 def face(card: Card) -> Face:
     """The face of a card: ``(rank, suit)``, every joker ``(0, 0)``."""
     return (0, 0) if card.is_joker else (card.rank, card.suit)
-
-
-@dataclass(frozen=True)
-class LogEvent:
-    """One public happening: ``kind`` is "deal", "upcard", "take" (a seat took ``card`` from
-    the discard pile), "stock" (a seat drew from the stock), "discard", "restock" or "close"."""
-
-    kind: str
-    seat: int | None = None
-    card: Card | None = None
-
-
-def _card(text: str) -> Card | None:
-    try:
-        return parse_card(text)
-    except CardError:
-        return None
-
-
-def read_log_events(lines: Iterable[str], names: Sequence[str]) -> list[LogEvent]:
-    """Structured events from the table's English log lines (unknown lines are skipped).
-    ``names[i]`` is seat i's name; the longest matching name wins."""
-    by_len = sorted(((n, i) for i, n in enumerate(names) if n), key=lambda t: -len(t[0]))
-    out: list[LogEvent] = []
-    for line in lines:
-        if line.startswith("hand ") and line.endswith(" deals"):
-            out.append(LogEvent("deal"))
-            continue
-        if line.startswith("dealt; upcard "):
-            out.append(LogEvent("upcard", None, _card(line[len("dealt; upcard "):])))
-            continue
-        if line.startswith("the stock is empty"):
-            out.append(LogEvent("restock"))
-            continue
-        for name, seat in by_len:
-            if not line.startswith(name + " "):
-                continue
-            rest = line[len(name) + 1:]
-            if rest.startswith("draws from the discard: "):
-                out.append(LogEvent("take", seat, _card(rest[len("draws from the discard: "):])))
-            elif rest == "draws from the stock":
-                out.append(LogEvent("stock", seat))
-            elif rest.startswith("discards "):
-                out.append(LogEvent("discard", seat, _card(rest[len("discards "):])))
-            elif rest == "closes":
-                out.append(LogEvent("close", seat))
-            break
-    return out
 
 
 @dataclass
@@ -104,7 +53,7 @@ class HandRecord:
             self.takes, self.turns, self.complete = Counter(), 0, True
         elif ev.kind == "upcard" and ev.card is not None:
             self.pile = [face(ev.card)]
-        elif ev.kind == "take" and ev.card is not None and ev.seat is not None:
+        elif ev.kind == "draw_discard" and ev.card is not None and ev.seat is not None:
             f = face(ev.card)
             if self.pile and self.pile[-1] == f:
                 self.pile.pop()
@@ -118,13 +67,13 @@ class HandRecord:
             if held and held[f]:
                 held[f] -= 1
             self.turns += 1
-        elif ev.kind == "restock":
+        elif ev.kind == "reshuffle":
             self.pile = self.pile[-1:]  # the rest went back, face down, into the stock
 
 
 class RecordKeeper:
     """Keeps a :class:`HandRecord` up to date from successive views of one seat (a bot sees a
-    view at each of its decisions; lines logged in between are read once, by ``log_total``)."""
+    view at each of its decisions; events logged in between are read once, by ``log_total``)."""
 
     def __init__(self) -> None:
         self.record = HandRecord()
@@ -133,11 +82,11 @@ class RecordKeeper:
     def update(self, view: SeatView) -> HandRecord:
         rec = self.record
         fresh = view.log_total - self._seen
-        lines = view.log[-fresh:] if 0 < fresh <= len(view.log) else (view.log if fresh > 0 else ())
+        events = view.events
+        fresh_events = events[-fresh:] if 0 < fresh <= len(events) else (events if fresh > 0 else ())
         self._seen = max(self._seen, view.log_total)
-        names = [s.name for s in view.seats]
         dealt = False
-        for ev in read_log_events(lines, names):
+        for ev in fresh_events:
             dealt = dealt or ev.kind == "deal"
             rec.apply(ev)
         if rec.hand_no != view.hand_no and not dealt:

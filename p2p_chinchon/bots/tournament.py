@@ -3,7 +3,7 @@ harness of ``p2p-chinchon bench bots`` and of the bot tests.
 
 The harness knows every face (it deals a shuffled deck, drawn from the injected ``rng``) but
 gives each seat only its :class:`~p2p_chinchon.view.SeatView`, built from the engine state the
-way ``table.py`` builds it, with the same English log lines. Deciders are
+way the table builds it, with the same log events (:func:`p2p_chinchon.view.log_event`). Deciders are
 ``decide(view, need) -> intent`` (:func:`p2p_chinchon.autoplay.bot_decider`).
 Sans-I/O: no clock; a caller that wants timings wraps the deciders.
 """
@@ -24,7 +24,7 @@ from .evaluate import Evaluator
 __all__ = ["GameResult", "TableHarness", "play_game", "seat_view"]
 
 NAMES = ("Ana", "Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo")
-LOG_SHOWN = 50  # lines a view carries, as table.py
+LOG_SHOWN = 50  # events a view carries, as the table
 MAX_TURNS = 2000  # per hand: a safety stop for bots that never close (counted as unfinished)
 
 Decider = Callable[[v.SeatView, str], Any]
@@ -52,7 +52,7 @@ def _shuffled(n: int, rng: Rng) -> list[int]:
     return order
 
 
-def seat_view(game: Game, seat: int, names: Sequence[str], log: Sequence[str], log_total: int,
+def seat_view(game: Game, seat: int, names: Sequence[str], log: Sequence[v.LogEvent], log_total: int,
               history: Sequence[tuple[int, ...]], ev: Evaluator | None = None) -> v.SeatView:
     """What ``seat`` may know of ``game`` now: its own faces, the discard top, counts, the
     public totals and log; close options only while it must discard and may close."""
@@ -80,7 +80,7 @@ def seat_view(game: Game, seat: int, names: Sequence[str], log: Sequence[str], l
         discard_size=len(g.discard_pile), stock_size=len(g.stock),
         last_from_discard=dict(g.last_from_discard), close_options=opts,
         first_round=banned, score_history=tuple(history), winner=g.winner,
-        log=tuple(log[-LOG_SHOWN:]), log_total=log_total,
+        events=tuple(log[-LOG_SHOWN:]), log_total=log_total,
     )
 
 
@@ -93,7 +93,7 @@ class TableHarness:
         self.deciders = list(deciders)
         self.rng = rng
         self.names = list(names[: len(deciders)])
-        self.log: list[str] = []
+        self.log: list[v.LogEvent] = []
         self.log_total = 0
         self.history: list[tuple[int, ...]] = []
         self.result = GameResult(None, [])
@@ -102,8 +102,8 @@ class TableHarness:
         self._next_slot = 0
         self._turns = 0
 
-    def _say(self, line: str) -> None:
-        self.log.append(line)
+    def _say(self, kind: str, seats: tuple[int, ...] = (), **fields: Any) -> None:
+        self.log.append(v.log_event(kind, seats, tuple(self.names[s] for s in seats), **fields))
         self.log_total += 1
         if len(self.log) > 4 * LOG_SHOWN:
             del self.log[: -LOG_SHOWN]
@@ -119,8 +119,8 @@ class TableHarness:
         for slot in range(n):
             g.learn(slot, self._cards[order[slot]])
         self._next_slot = n
-        self._say(f"hand {g.hand_no + 1}: {self.names[g.dealer]} deals")
-        self._say(f"dealt; upcard {g.faces[g.discard_pile[-1]]}")
+        self._say("deal", (g.dealer,), numbers=(g.hand_no + 1,))
+        self._say("upcard", cards=(g.faces[g.discard_pile[-1]],))
 
     def _restock(self) -> None:
         g = self.game
@@ -128,7 +128,7 @@ class TableHarness:
         order = _shuffled(len(old), self.rng)
         new = tuple(range(self._next_slot, self._next_slot + len(old)))
         self._next_slot += len(old)
-        self._say(f"the stock is empty: {len(old)} discards are re-shuffled by every seat")
+        self._say("reshuffle", numbers=(len(old),))
         g.apply(Restock(new))
         for k, s in enumerate(new):
             g.learn(s, old[order[k]])
@@ -155,15 +155,18 @@ class TableHarness:
             action = DrawDiscard(seat) if src == "discard" else DrawStock(seat)
             top = g.faces.get(g.discard_pile[-1]) if g.discard_pile else None
             g.apply(action)
-            self._say(f"{self.names[seat]} draws from the {src}" + (f": {top}" if src == "discard" else ""))
+            if src == "discard":
+                self._say("draw_discard", (seat,), cards=(top,) if top is not None else ())
+            else:
+                self._say("draw_stock", (seat,))
             return
         intent = self._ask(seat, "discard")
         if isinstance(intent, v.Close):
             g.apply(Close(seat, self._slot(seat, intent.card)))
-            self._say(f"{self.names[seat]} closes")
+            self._say("close", (seat,))
         elif isinstance(intent, v.Discard):
             slot = self._slot(seat, intent.card)
-            self._say(f"{self.names[seat]} discards {intent.card}")
+            self._say("discard", (seat,), cards=(intent.card,))
             g.apply(Discard(seat, slot))
         else:
             raise HarnessError(f"seat {seat}: {intent!r} is not a discard or a close")

@@ -127,7 +127,9 @@ class ConsolePrinter:
         fresh = view.log_total - self.seen
         if fresh <= 0:
             return
-        for line in view.log[-fresh:] if fresh <= len(view.log) else view.log:
+        events = view.events
+        for ev in events[-fresh:] if fresh <= len(events) else events:
+            line = ev.text
             if self.ascii:
                 from p2p_chinchon.ui.text import asciify, plain
 

@@ -119,7 +119,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
 
     def seated(t: tbl.Table, seat: int | None, name: str) -> None:
         n = len(t.pending_players)
-        t._log(f"{name} sat down ({n}/{c.seats})" if seat is not None else f"{name} left ({n}/{c.seats})")
+        t.log_event("seated" if seat is not None else "unseated", (seat,), names=(name,), numbers=(n, c.seats))
         events.update(t.view())
         if ad is not None:
             nursery.start_soon(ad.update, n)

@@ -111,7 +111,7 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
         self.finished = False
         self.winner: int | None = None
         self.game_end_sigs: set[int] = set()
-        self.log: deque[str] = deque(maxlen=LOG_KEEP)
+        self.log: deque[v.LogEvent] = deque(maxlen=LOG_KEEP)
         self.log_total = 0
         self.score_history: list[tuple[int, ...]] = []
         self.last_showdown: tuple[v.ShownHand, ...] = ()

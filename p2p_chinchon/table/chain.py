@@ -40,7 +40,7 @@ class ChainPart:
                 raise _unexpected(self._current_seat, exc, len(self.chain)) from None
         except _Dropped as d:
             self._out.append(Evidence(d.seat, d.rule, d.reason, d.frames or frames))
-            self._log(f"dropped a frame ({d.rule}, claimed seat {d.seat}): {d.reason}")
+            self.log_event("dropped", (d.seat,), rule=d.rule, detail=d.reason)
             if d.resync is not None and link_seat is not None:
                 self._out.append(Resync(link_seat, d.resync))
         except ProtocolViolation as exc:

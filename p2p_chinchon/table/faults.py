@@ -43,7 +43,7 @@ class FaultsPart:
         if isinstance(exc, _Equivocation):
             frames = exc.frames
         self._out.append(Evidence(exc.seat, exc.rule, exc.reason, tuple(frames)))
-        self._log(f"fault: seat {exc.seat}: {exc.rule}: {exc.reason}")
+        self.log_event("fault", (exc.seat,), rule=exc.rule, detail=exc.reason)
         if self.me is not None and self.identity is not None and self.players:
             body = {
                 "accused": exc.seat if exc.seat is not None else 255,
@@ -96,7 +96,7 @@ class FaultsPart:
         if env.kind == "leave":
             def stop_leave() -> None:
                 self.left.add(env.seat)
-                self._log(f"{self._name(env.seat)} left: {env.body['reason']}")
+                self.log_event("left", (env.seat,), detail=env.body["reason"])
                 if self.finished:
                     return
                 in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
@@ -117,7 +117,7 @@ class FaultsPart:
         def stop_fault() -> None:
             self.fault = shown
             self.phase = v.STOPPED
-            self._log(f"stopped by {self._name(env.seat)}: {shown.reason}")
+            self.log_event("stopped", (env.seat,), detail=shown.reason)
             self._out.append(Stopped(self.fault))
 
         return lambda: self._after_proofs(stop_fault)

@@ -118,7 +118,7 @@ class HandPart:
         self.queue.extend(Step("shuffle", s) for s in self._shuffle_order())
         self.queue.extend(Step("deal_shares", s) for s in seats)
         self._total_steps = len(self.queue)
-        self._log(f"hand {e.hand_no + 1}: {self._name(e.dealer)} deals")
+        self.log_event("deal", (e.dealer,), numbers=(e.hand_no + 1,))
 
     def _shuffle_order(self) -> list[int]:
         """Seats in playing order starting after the dealer: the dealer shuffles last."""
@@ -258,7 +258,7 @@ class HandPart:
         for slot, card in faces.items():
             self._learn(slot, card)
         self.phase = v.PLAYING
-        self._log(f"dealt; upcard {self._face(up)}")
+        self.log_event("upcard", cards=self._cards_at(up))
 
     def _open_public(self, slot: int, seat_extra: tuple[int, bytes] | None = None) -> Any:
         """The card at a public ``slot`` from every seat's share (``seat_extra``: the share of
@@ -300,9 +300,10 @@ class HandPart:
                                         f"already at slot {other}: a shuffle of this hand is bad", env.seq)
             where[card] = slot
 
-    def _face(self, slot: int) -> str:
+    def _cards_at(self, slot: int) -> tuple:
+        """The public card at ``slot`` as a log event's ``cards`` (empty while unknown)."""
         c = self.engine.faces.get(slot)
-        return str(c) if c is not None else "?"
+        return (c,) if c is not None else ()
 
     def _restock_needed(self, slots: tuple[int, ...]) -> None:
         hc = self.hc
@@ -312,7 +313,7 @@ class HandPart:
         self._start_prep(len(slots))
         self.phase = v.RESTOCKING
         self.queue.extend(Step("shuffle", s) for s in self._shuffle_order())
-        self._log(f"the stock is empty: {len(slots)} discards are re-shuffled by every seat")
+        self.log_event("reshuffle", numbers=(len(slots),))
 
     def _finish_restock(self) -> None:
         hc = self.hc

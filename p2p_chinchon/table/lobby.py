@@ -88,7 +88,7 @@ class LobbyPart:
             self.proof_rounds = b["proof_rounds"]
             self.offer_key = b["host_key"]
             self.queue.append(Step("seating", 0))
-            self._log(f"table '{b['name']}' opened")
+            self.log_event("opened", detail=b["name"])
 
         return commit
 
@@ -110,7 +110,8 @@ class LobbyPart:
                 self.me = mine[0] if mine else None
             self.queue.extend(Step("agree", s) for s in range(len(players)))
             self.queue.extend(Step("toss", s) for s in range(len(players)))
-            self._log("seated: " + ", ".join(f"{p.name} [{p.fingerprint}]" for p in self.players))
+            self.log_event("seating", tuple(range(len(self.players))),
+                           fingerprints=tuple(p.fingerprint for p in self.players))
 
         return commit
 
@@ -124,7 +125,7 @@ class LobbyPart:
         def commit() -> None:
             self.queue.popleft()
             self.toss_commits[env.seat] = b["toss_commit"]
-            self._log(f"{self._name(env.seat)} agreed to the table")
+            self.log_event("agreed", (env.seat,))
 
         return commit
 
@@ -143,7 +144,7 @@ class LobbyPart:
                 self.engine = engine.Game(self.rules, len(self.players), first)
                 self.deck_cards = self.engine.deck_cards()
                 self.points = deck.card_points(len(self.deck_cards))
-                self._log(f"{self._name(first)} deals first (coin toss)")
+                self.log_event("first_dealer", (first,))
                 self._begin_hand()
 
         return commit

@@ -11,6 +11,9 @@ from p2p_chinchon import engine, view as v
 
 from .common import ProtocolViolation, IntentError, GameEvent, Finished, Step, _unexpected
 
+# engine events about one seat -> log event kind
+_SEAT_EVENTS = {"Eliminated": "eliminated", "ReentryOffered": "reentry_offer", "Reentered": "reenter"}
+
 
 class TurnsPart:
     """The turns part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
@@ -67,8 +70,10 @@ class TurnsPart:
             if src == "stock":
                 self._pending_draw_slot = slot
                 self.queue.extend(Step("draw_share", s) for s in self.hc.seats if s != env.seat)
-            self._log(f"{self._name(env.seat)} draws from the {src}"
-                      + (f": {self._face(slot)}" if src == "discard" else ""))
+            if src == "discard":
+                self.log_event("draw_discard", (env.seat,), cards=self._cards_at(slot))
+            else:
+                self.log_event("draw_stock", (env.seat,))
 
         return commit
 
@@ -106,7 +111,7 @@ class TurnsPart:
         def commit() -> None:
             self.shares.setdefault(slot, {})[env.seat] = d
             self._learn(slot, card)
-            self._log(f"{self._name(env.seat)} discards {card}")
+            self.log_event("discard", (env.seat,), cards=(card,))
             self._game_events(self._engine_apply(env, action))
 
         return commit
@@ -130,7 +135,7 @@ class TurnsPart:
                 self.shares.setdefault(s, {})[env.seat] = d
                 self._learn(s, faces[s])
             self.last_closer = env.seat
-            self._log(f"{self._name(env.seat)} closes")
+            self.log_event("close", (env.seat,))
             self._game_events(self._engine_apply(env, action))
             self.phase = v.SHOWDOWN
             order = e.showdown_order() if e.phase == engine.Phase.SHOWDOWN else []
@@ -251,21 +256,15 @@ class TurnsPart:
             if name == "RestockNeeded":
                 self._restock_needed(tuple(ev.slots))
             elif name == "HandVoid":
-                self._log(f"hand void: {ev.reason}")
+                self.log_event("void", detail=ev.reason)
                 self.score_history.append(tuple(0 for _ in self.players))
                 self.queue.extend(Step("secret", s) for s in self.hc.seats)
             elif name == "HandScored":
                 self._record_score(ev)
             elif name == "GameOver":
-                self._log(f"game over: {self._name(ev.winner) if ev.winner is not None else 'nobody'} wins")
-            elif name in ("Eliminated", "ReentryOffered", "Reentered"):
-                self._log(f"{name}: {self._event_seat_text(ev)}")
-
-    def _event_seat_text(self, ev: Any) -> str:
-        seat = getattr(ev, "seat", None)
-        if seat is None and hasattr(ev, "seats"):
-            return ", ".join(self._name(s) for s in ev.seats)
-        return self._name(seat) if seat is not None else str(ev)
+                self.log_event("game_over", (ev.winner,))
+            elif name in _SEAT_EVENTS:
+                self.log_event(_SEAT_EVENTS[name], (ev.seat,))
 
     def _record_score(self, ev: Any) -> None:
         pens = [0] * len(self.players)
@@ -285,7 +284,7 @@ class TurnsPart:
                 )
             )
         self.last_showdown = tuple(shown)
-        self._log("scores: " + ", ".join(f"{self._name(s)} {pens[s]:+d}" for s in order))
+        self.log_event("score", tuple(order), points=tuple(pens[s] for s in order))
 
     def _auto_draw_share(self) -> dict:
         slot = self._pending_draw_slot

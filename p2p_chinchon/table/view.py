@@ -41,9 +41,17 @@ class ViewPart:
             return f"seat {seat}"
         return self.players[seat].name
 
-    def _log(self, text: str) -> None:
-        self.log.append(text)
+    def log_event(self, kind: str, seats: tuple[int | None, ...] = (), **fields: object) -> v.LogEvent:
+        """Add one public happening to the log (:func:`p2p_chinchon.view.log_event`): the
+        ``seats``' names are filled in ("-" for a seat not at the table); a None seat is
+        dropped. ``fields``: the other :class:`~p2p_chinchon.view.LogEvent` fields."""
+        known = tuple(s for s in seats if s is not None)
+        names = fields.pop("names", None) or tuple(
+            self.players[s].name if 0 <= s < len(self.players) else "-" for s in known)
+        ev = v.log_event(kind, known, names, **fields)
+        self.log.append(ev)
         self.log_total += 1
+        return ev
 
     def view(self) -> v.SeatView:
         """The :class:`SeatView` for this seat (or an observer), rebuilt from the state."""
@@ -112,7 +120,7 @@ class ViewPart:
             reentry_offer=bool(step and step.kind == "reenter" and step.seat == self.me),
             winner=self.winner,
             fault=self.fault,
-            log=tuple(self.log)[-50:],
+            events=tuple(self.log)[-50:],
             log_total=self.log_total,
         )
 

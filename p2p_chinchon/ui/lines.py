@@ -249,8 +249,9 @@ class LineFrontend:
         fresh = view.log_total - self._log_total
         if fresh <= 0:
             return
-        for line in view.log[-fresh:] if fresh <= len(view.log) else view.log:
-            self.say("   " + plain(self.screen.log_line(line, view)))
+        events = view.events
+        for ev in events[-fresh:] if fresh <= len(events) else events:
+            self.say("   " + plain(self.screen.log_line(ev, view)))
         self._log_total = view.log_total
 
     def _prompt_if_new(self) -> None:

@@ -1040,7 +1040,7 @@ class TableScreen:
                 blocks.append(([close], 1, False))
         if prog is not None:
             blocks.append(([prog], 0, False))
-        blocks.append(([self.log_line(t, view) for t in view.log], 9, True))
+        blocks.append(([self.log_line(ev, view) for ev in view.events], 9, True))
         return blocks
 
     def showdown_blocks(self, view: V.SeatView, cols: int) -> list[tuple[list[Line], int, bool]]:
