@@ -162,3 +162,30 @@ async def test_a_malformed_lobby_update_is_a_bad_answer(update: object) -> None:
     frames = [msgpack.packb({"lobby": update}), msgpack.packb({"seating": b"F1"})]
     with pytest.raises(lob.BadAnswer):
         await lob.read_answer(_Frames(*frames), "seating", bytes, closed="x")  # type: ignore[arg-type]
+
+
+async def test_line_mode_prints_the_seats_as_the_table_fills() -> None:
+    """--lines: each change of the provisional seats prints them once, with what is missing."""
+    import dataclasses
+    import io
+
+    from p2p_chinchon import view as V
+    from p2p_chinchon.ui.lines import run_line_mode_async
+    from test_ui_fakes import seats as fake_seats
+
+    two = V.SeatView(me=1, table_name="kitchen", rules=make_rules("classic", {}), seats=fake_seats((0, 0)),
+                     phase=V.LOBBY, max_seats=3, provisional=True)
+    three = dataclasses.replace(two, seats=fake_seats((0, 0, 0)))
+
+    async def node(bridge) -> None:  # type: ignore[no-untyped-def]
+        for view in (two, two, three):
+            bridge.update(view)
+            await trio.sleep(0.05)
+
+    out = io.StringIO()
+    with trio.fail_after(10):
+        await run_line_mode_async(node, stdin=io.StringIO(""), stdout=out, lang="en", charset="unicode")
+    text = out.getvalue()
+    assert text.count("Seats 2 of 3 taken · waiting for 1 more.") == 1
+    assert text.count("(free seat)") == 1 and "Every seat is taken" in text
+    assert all(s.fingerprint in text for s in three.seats)
