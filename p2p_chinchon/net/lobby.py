@@ -42,6 +42,8 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2p_chinchon.wire import MAX_SEATS
+
 from .framing import MAX_FRAME, FrameError, Link, peer_address
 from .tls import TlsError, accept_tls, dial_tls
 
@@ -72,7 +74,7 @@ CERT_FP_SIZE = 32
 MAX_REFUSAL = 300  # characters of a host's refusal shown to the joiner
 JOIN_MAX_FRAME = 1024  # a join request is ~200 bytes; cap what an unknown peer may send
 MAX_NAME = 64
-MAX_LOBBY = 8  # entries in a {"lobby"} update: the most seats a table has
+MAX_LOBBY = MAX_SEATS  # entries in a {"lobby"} update: the most seats a table has
 _KEYS = {"v", "name", "key", "addr", "sig"}
 
 

@@ -717,7 +717,9 @@ async def host_lobby(
     return True before a joiner who accepted the offer is seated.
 
     ``on_seated(table, seat, name)`` after a joiner sits, and ``(table, None, name)`` when a
-    seated joiner leaves before the seating (its link closed): its seat is free again."""
+    seated joiner leaves before the seating (its link closed): its seat is free again. Every
+    seated joiner is sent the unsigned ``{"lobby": [{name, key}, ...]}`` after each such change
+    (docs/protocol.md "Lobby updates")."""
     full = trio.Event()
     told = 0
     changed = trio.Event()  # set (and replaced) whenever a seat is taken or freed
@@ -763,7 +765,7 @@ async def host_lobby(
         if on_seated is not None:
             on_seated(table, seat, name)
         left = False
-        sending = trio.Lock()  # one frame at a time on the link (lobby updates, the seating)
+        sending = trio.Lock()  # held while a lobby update is sent: the seating never cancels one
 
         async def push() -> None:
             # docs/protocol.md "Lobby updates": the seats so far after our {seat} (unless the
