@@ -124,6 +124,8 @@ def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
         assert "waiting for 2 more" in text and text.count("(free seat)") == 2
         assert host_id.fingerprint in text and beto.fingerprint in text
         assert "press a" not in text.lower()
+        screen.key("a")  # nothing to agree to before the seating
+        assert screen.message == "There is nothing to agree to now." and screen.pending is None
     host.start()
     joiner.receive(host.frames[1], 0)
     view = joiner.view()

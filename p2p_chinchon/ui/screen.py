@@ -435,7 +435,9 @@ class TableScreen:
             return
         if view.phase == V.LOBBY:
             if k == "a":
-                if self.i_agreed():
+                if view.provisional or not view.seats:  # no seating to agree to yet
+                    self._say(self.tr("not_in_lobby"))
+                elif self.i_agreed():
                     self._say(self.tr("already_agreed"))
                 else:
                     self.agreed = True
