@@ -179,6 +179,11 @@ class SeatView:
     table_name: str = ""
     rules: Any = None  # engine Rules
     seats: tuple[SeatInfo, ...] = ()
+    max_seats: int = 0  # seats at the table (the offer's); 0 = not known yet
+    # True before the seating is signed: ``seats`` are who sits so far (the host's unsigned
+    # lobby list, display only) and ``me`` the seat this one holds in it; free seats are
+    # ``max_seats - len(seats)``. Nobody agrees to provisional seats.
+    provisional: bool = False
     phase: str = LOBBY
     hand_no: int = 0
     dealer: int | None = None

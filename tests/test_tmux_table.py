@@ -120,10 +120,12 @@ def free_port() -> int:
 
 
 def test_lobby_shows_the_table_while_it_fills(tmp_path):
-    """Item 4: the joiner sees the table (rules in words) from the moment it connects, and the
-    host's status line counts the seats still free; both fit 80x24."""
+    """Item 4: the joiner sees the table (rules in words) from the moment it connects, then,
+    once the host seats it, every seat taken (name and whole fingerprint) and free, and
+    "waiting for 1 more"; the host's status line counts the seats still free; both fit 80x24."""
     import subprocess
 
+    fp = r"[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}"
     port = free_port()
     env = game_env(tmp_path)
     (tmp_path / "h").mkdir()
@@ -136,6 +138,8 @@ def test_lobby_shows_the_table_while_it_fills(tmp_path):
     try:
         text = host.wait(lambda s: "waiting for 2 more" in s, "the host's status")
         assert "Proposed rules:" in text
+        ana_fp = re.search(rf"your fingerprint ({fp})", text).group(1)
+        assert re.search(rf"^  Ana +{ana_fp} \(you\)$", text, re.M), text
         (tmp_path / "g").mkdir()
         guest = Tmux(tmp_path / "g", 80, 24, [  # its own identity key: another laptop
             sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
@@ -146,15 +150,32 @@ def test_lobby_shows_the_table_while_it_fills(tmp_path):
         lines = text.splitlines()
         assert len(lines) <= 24 and all(len(r) <= 80 for r in lines)
         assert "Proposed rules:" in text and "Close with all matched" in text
-        host.wait(lambda s: "waiting for 1 more" in s, "the host's status to count Carla")
+        # the host's person is asked (name and fingerprint) and seats Carla
+        text = host.wait(lambda s: "Carla [" in s and "Seat them?" in s, "the host's question")
+        carla_fp = re.search(rf"Carla \[({fp})\]", text).group(1)
+        host.keys("y")
+        host.wait(lambda s: "waiting for 1 more" in s and re.search(rf"^  Carla +{carla_fp}", s, re.M),
+                  "the host's status to count Carla")
+        # the joiner's screen: both seats with whole fingerprints, the free one, how many more
+        text = guest.wait(lambda s: "waiting for 1 more" in s, "the joiner's seats")
+        lines = text.splitlines()
+        assert len(lines) <= 24 and all(len(r) <= 80 for r in lines)
+        assert re.search(rf"^  Ana +{ana_fp} *$", text, re.M), text
+        assert re.search(rf"^  Carla +{carla_fp} \(you\)$", text, re.M), text
+        assert re.search(r"^  #2 +\(free seat\)$", text, re.M), text
+        assert "Seats 2 of 3 taken" in text and "Press a to agree" not in text
+        assert "Proposed rules:" in text
         bot = subprocess.Popen([sys.executable, "-m", "p2p_chinchon", "join", "--connect",
                                 f"127.0.0.1:{port}", "--bot", "--quiet", "--name", "Bruno",
                                 "--min-proof-rounds", "4", "--bind", "127.0.0.1"],
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        host.wait(lambda s: "Bruno [" in s and "Seat them?" in s, "the host's question for Bruno")
+        host.keys("y")
         text = guest.wait(lambda s: "Press a to agree" in s, "the seating")
-        assert re.search(r"Ana +\S+", text) and re.search(r"Carla +\S+.*\(you\)", text), text
+        assert re.search(rf"Ana +{ana_fp}", text) and re.search(r"Carla +\S+.*\(you\)", text), text
+        assert re.search(r"^  Bruno +\S+", text, re.M) and "(free seat)" not in text
         text = host.wait(lambda s: re.search(r"^  Bruno +\S+", s, re.M), "the host's seating")
-        assert not re.search(r"waiting for \d+ more", text)  # the seats are on screen now
+        assert not re.search(r"waiting for \d+ more", text)  # the seating is signed
     finally:
         for t in (host, guest):
             if t is not None:

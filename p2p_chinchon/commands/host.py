@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         def on_update(view: Any) -> None:
             """host_game shows the table once, then once per seat taken or freed: count the
             seats in the status line until the seating is signed (then the seats are shown)."""
-            if view.phase == v.LOBBY and not view.seats:
+            if view.phase == v.LOBBY and (view.provisional or not view.seats):
                 if lobby["port"] and tables:
                     waiting_status(max(0, args.seats - len(tables[0].pending_players)))
             elif lobby["port"]:

@@ -42,6 +42,8 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2p_chinchon.wire import MAX_SEATS
+
 from .framing import MAX_FRAME, FrameError, Link, peer_address
 from .tls import TlsError, accept_tls, dial_tls
 
@@ -57,6 +59,7 @@ __all__ = [
     "Link",
     "connect_lobby",
     "format_addr",
+    "lobby_players",
     "parse_addr",
     "read_answer",
     "serve_lobby",
@@ -71,6 +74,7 @@ CERT_FP_SIZE = 32
 MAX_REFUSAL = 300  # characters of a host's refusal shown to the joiner
 JOIN_MAX_FRAME = 1024  # a join request is ~200 bytes; cap what an unknown peer may send
 MAX_NAME = 64
+MAX_LOBBY = MAX_SEATS  # entries in a {"lobby"} update: the most seats a table has
 _KEYS = {"v", "name", "key", "addr", "sig"}
 
 
@@ -355,13 +359,53 @@ async def connect_lobby(
     return link, host_key
 
 
-async def read_answer(link: Link, key: str, kind: type, *, closed: str) -> Any:
+def lobby_players(value: object) -> tuple[tuple[str, bytes], ...]:
+    """The players of a host's ``{"lobby": [{"name", "key"}, ...]}`` update, seat order (the
+    host first): ``((name, 32-byte key), ...)``, at most :data:`MAX_LOBBY`. Unsigned and for
+    display only (docs/protocol.md "Lobby updates"). Raises :class:`BadAnswer` for any other
+    shape."""
+    if not isinstance(value, (list, tuple)) or not 1 <= len(value) <= MAX_LOBBY:
+        raise BadAnswer(f"the host's lobby update is not a list of 1..{MAX_LOBBY} players")
+    out = []
+    for p in value:
+        if not isinstance(p, dict) or set(p) != {"name", "key"}:
+            raise BadAnswer("a player in the host's lobby update is not a map {name, key}")
+        key = p["key"]
+        if not isinstance(key, bytes) or len(key) != 32:
+            raise BadAnswer("a player's key in the host's lobby update is not 32 bytes")
+        try:
+            name = _check_name(p["name"])
+        except BadJoinRequest as exc:
+            raise BadAnswer(f"a player's name in the host's lobby update: {exc}") from None
+        out.append((name, key))
+    return tuple(out)
+
+
+async def read_answer(link: Link, key: str, kind: type, *, closed: str,
+                      on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None = None) -> Any:
     """The host's next lobby message, a msgpack map, and its value under ``key``, which must be
-    of type ``kind``. A map ``{"error": str}`` is the host's refusal.
+    of type ``kind``. A map ``{"error": str}`` is the host's refusal. Any number of lobby
+    updates ``{"lobby": [...]}`` may come first: each is checked (:func:`lobby_players`) and
+    given to ``on_lobby`` (when set), and the next message is read.
 
     Raises :class:`Refused` (the host refused us, or hung up: ``closed`` says at which step) or
     :class:`BadAnswer` (any other shape; never ``TypeError``/``KeyError``), and the link's
     ``FrameError`` or stream errors."""
+    while True:
+        msg = await _read_map(link, closed)
+        if set(msg) == {"lobby"} and key != "lobby":
+            players = lobby_players(msg["lobby"])
+            if on_lobby is not None:
+                on_lobby(players)
+            continue
+        value = msg.get(key)
+        if key not in msg or type(value) is not kind:
+            raise BadAnswer(f"the host's answer has no {kind.__name__} {key!r}")
+        return value
+
+
+async def _read_map(link: Link, closed: str) -> dict:
+    """One host message as a msgpack map; an ``{"error"}`` map raises :class:`Refused`."""
     data = await link.receive()
     if data is None:
         raise Refused(closed)
@@ -376,7 +420,4 @@ async def read_answer(link: Link, key: str, kind: type, *, closed: str) -> Any:
         text = err if isinstance(err, str) else repr(err)
         text = "".join(c if not unicodedata.category(c).startswith("C") else "?" for c in text)
         raise Refused(text[:MAX_REFUSAL] or "refused")
-    value = msg.get(key)
-    if key not in msg or type(value) is not kind:
-        raise BadAnswer(f"the host's answer has no {kind.__name__} {key!r}")
-    return value
+    return msg

@@ -717,9 +717,20 @@ async def host_lobby(
     return True before a joiner who accepted the offer is seated.
 
     ``on_seated(table, seat, name)`` after a joiner sits, and ``(table, None, name)`` when a
-    seated joiner leaves before the seating (its link closed): its seat is free again."""
+    seated joiner leaves before the seating (its link closed): its seat is free again. Every
+    seated joiner is sent the unsigned ``{"lobby": [{name, key}, ...]}`` after each such change
+    (docs/protocol.md "Lobby updates")."""
     full = trio.Event()
     told = 0
+    changed = trio.Event()  # set (and replaced) whenever a seat is taken or freed
+
+    def seats_changed() -> None:
+        nonlocal changed
+        changed.set()
+        changed = trio.Event()
+
+    def lobby_message() -> bytes:
+        return msgpack.packb({"lobby": [{"name": p.name, "key": p.key} for p in table.pending_players]})
 
     async def on_join(req: lob.JoinRequest, link: Any) -> None:
         nonlocal told, full
@@ -750,9 +761,24 @@ async def host_lobby(
         await link.send(msgpack.packb({"seat": seat}))
         if len(table.pending_players) >= seats:
             full.set()
+        seats_changed()
         if on_seated is not None:
             on_seated(table, seat, name)
         left = False
+        sending = trio.Lock()  # held while a lobby update is sent: the seating never cancels one
+
+        async def push() -> None:
+            # docs/protocol.md "Lobby updates": the seats so far after our {seat} (unless the
+            # seating follows at once: the table is full), then after every change
+            sent = lobby_message() if full.is_set() else None
+            while not started.is_set():
+                event, now = changed, lobby_message()
+                if now != sent:
+                    async with sending:
+                        await link.send(now)
+                    sent = now
+                await event.wait()
+
         async with trio.open_nursery() as watch:
             async def gone() -> None:
                 # a joiner says nothing more in the lobby: a read that ends means it left
@@ -766,15 +792,24 @@ async def host_lobby(
                 table.unseat_host(req.public_key)
                 if full.is_set():
                     full = trio.Event()  # the host waits for another player
+                seats_changed()
                 if on_seated is not None:
                     on_seated(table, None, name)
                 left = True
                 watch.cancel_scope.cancel()
 
+            async def push_while_up() -> None:
+                try:
+                    await push()
+                except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError):
+                    pass  # the joiner went away: gone() frees its seat
+
             watch.start_soon(gone)
+            watch.start_soon(push_while_up)
             await full.wait()
             await started.wait()
-            watch.cancel_scope.cancel()
+            async with sending:  # never cancel a send half-way: that would break the TLS link
+                watch.cancel_scope.cancel()
         if left:
             return
         await link.send(msgpack.packb({"seating": table.frames[1]}))
@@ -813,13 +848,15 @@ async def join_lobby(
     identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0,
     check_offer: Callable[[bytes, bytes], Any] | None = None, expect_fingerprint: str | None = None,
     wait: float = 0.0, on_waiting: Callable[[str], Any] | None = None,
+    on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None = None,
 ) -> tuple[bytes, bytes]:
     """Joiner side: sit down at ``host:port`` over TLS, pinning ``expect_fingerprint`` if
     given; returns the offer and seating frames. ``check_offer(offer_frame, host_tls_key)`` may
     refuse the table (raise) before we wait to be seated. Any hostile answer raises
     :class:`~.lobby.LobbyError` (:class:`~.lobby.Refused`, :class:`~.lobby.BadAnswer`). While
     nobody answers at ``host:port`` we keep trying for ``wait`` seconds, telling ``on_waiting``
-    so; then the connection error (OSError) is raised."""
+    so; then the connection error (OSError) is raised. ``on_lobby(players)`` gets each of the
+    host's unsigned lobby updates, ``((name, key), ...)`` in seat order (display only)."""
     link, host_key = await _connect_patiently(
         wait, on_waiting, host, port, identity, name=name,
         listen_addr=lob.format_addr("0.0.0.0", listen_port), expect_fingerprint=expect_fingerprint)
@@ -828,9 +865,10 @@ async def join_lobby(
         if check_offer is not None:
             check_offer(offer, host_key)  # raises: we leave without taking a seat
         await link.send(b"sit")
-        await lob.read_answer(link, "seat", int, closed="the host closed the lobby")
+        await lob.read_answer(link, "seat", int, closed="the host closed the lobby", on_lobby=on_lobby)
         with trio.fail_after(timeout):
-            seating = await lob.read_answer(link, "seating", bytes, closed="the host closed the lobby before seating")
+            seating = await lob.read_answer(link, "seating", bytes, on_lobby=on_lobby,
+                                            closed="the host closed the lobby before seating")
         return offer, seating
 
 

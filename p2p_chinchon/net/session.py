@@ -190,6 +190,14 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         box.append(t)
         events.update(t.view())  # show the table (name, rules) from the moment we connect
 
+    def on_lobby(players: tuple[tuple[str, bytes], ...]) -> None:
+        """The host's unsigned list of who sits so far: shown until the seating is signed."""
+        try:
+            box[0].set_lobby_players(players)
+        except tbl.IntentError as exc:
+            raise lob.BadAnswer(f"the host (seat 0) sent a bad lobby update: {exc}") from None
+        events.update(box[0].view())
+
     seating = None
     try:
         async with trio.open_nursery() as nursery:
@@ -201,7 +209,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
             _offer, seating = await nd.join_lobby(
                 c.identity, c.host, c.port, name=c.player_name, listen_port=listen_port,
                 check_offer=check_offer, expect_fingerprint=c.expect_fingerprint, wait=c.wait,
-                on_waiting=events.notice)
+                on_waiting=events.notice, on_lobby=on_lobby)
             nursery.cancel_scope.cancel()
         if seating is not None:
             table = box[0]

@@ -47,6 +47,21 @@ class LobbyPart:
         """Host only, before the seating: the host's own name at the table."""
         self._pending[0].name = _clip_utf8(name, 32) or "host"
 
+    def set_lobby_players(self, players: Any) -> None:
+        """Joiner only, before the seating: who sits so far, from the host's unsigned lobby
+        update, ``((name, 32-byte key), ...)`` in seat order (docs/protocol.md "Lobby updates").
+        Display only: :meth:`view` shows them as provisional seats; the signed seating
+        replaces them. Raises :class:`IntentError` after the seating, for more players than
+        the offer's ``max_seats``, or for a first player who is not the offer's host."""
+        if self.players or not self.max_seats:
+            raise IntentError("lobby updates come after the offer and before the seating")
+        players = list(players)
+        if len(players) > self.max_seats:
+            raise IntentError(f"the host's lobby update lists {len(players)} players for {self.max_seats} seats")
+        if players and players[0][1] != self.offer_key:
+            raise IntentError("the host's lobby update does not put the host in seat 0")
+        self._pending = [Player(name, key, "") for name, key in players]
+
     @property
     def pending_players(self) -> list[Player]:
         """Host only: the players seated so far (the host first), before the seating is signed."""

@@ -58,7 +58,14 @@ class ViewPart:
         e = self.engine
         step = self.expected()
         seats = []
-        for i, p in enumerate(self.players):
+        # before the seating: who sits so far (host: its own list; joiner: the host's unsigned
+        # lobby updates), shown as provisional seats, never used for anything else
+        provisional = not self.players and self.phase == v.LOBBY and bool(self._pending)
+        me = self.me
+        if provisional and self.identity is not None:
+            mine = [i for i, p in enumerate(self._pending) if p.key == self.identity.public_bytes]
+            me = mine[0] if mine else None
+        for i, p in enumerate(self.players or (self._pending if provisional else ())):
             seats.append(
                 v.SeatInfo(
                     seat=i, name=p.name, fingerprint=p.fingerprint,
@@ -97,8 +104,10 @@ class ViewPart:
         elif self.verifying:
             progress = (0, 1, VERIFYING)
         return v.SeatView(
-            me=self.me,
+            me=me,
             table_name=self.table_name,
+            max_seats=self.max_seats,
+            provisional=provisional,
             rules=self.rules,
             seats=tuple(seats),
             phase=self.phase,

@@ -183,6 +183,7 @@ class LineFrontend:
         self._log_total = 0  # log lines printed so far (SeatView.log_total)
         self._shown_wait: Any = None
         self._shown_showdown: Any = None
+        self._shown_lobby: Any = None  # the provisional seats last printed
         self._status = ""
         self.eof = False
         self.left = False  # a Leave was sent
@@ -231,6 +232,7 @@ class LineFrontend:
         if self.pending is not None and self._resolved(view):
             self.pending = None
         self._print_log(view)
+        self._print_lobby(view)
         if view.showdown and (view.hand_no, view.closer) != self._shown_showdown and view.phase in (
                 V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER):
             self._shown_showdown = (view.hand_no, view.closer)
@@ -253,6 +255,18 @@ class LineFrontend:
         for ev in events[-fresh:] if fresh <= len(events) else events:
             self.say("   " + plain(self.screen.log_line(ev, view)))
         self._log_total = view.log_total
+
+    def _print_lobby(self, view: V.SeatView) -> None:
+        """Before the seating: the seats taken and free, printed again when they change."""
+        key = (tuple((s.name, s.fingerprint) for s in view.seats), view.max_seats) if view.provisional else None
+        if key is None or key == self._shown_lobby:
+            return
+        self._shown_lobby = key
+        for line in self.screen.seat_lines(100):
+            self.say("   " + plain(line).rstrip())
+        free = view.max_seats - len(view.seats)
+        self.say(".. " + (self.tr("lobby_waiting_more", n=free, taken=len(view.seats), max=view.max_seats)
+                          if free > 0 else self.tr("lobby_full")))
 
     def _prompt_if_new(self) -> None:
         wait = self.waiting_for()

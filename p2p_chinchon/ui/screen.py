@@ -49,7 +49,7 @@ def must_agree(view: V.SeatView | None, agreed_here: bool = False) -> bool:
     """Whether the lobby waits for this seat to agree: it is seated (the seating is proposed),
     has not agreed (``agreed_here``: the person already did) and the node has not agreed for it
     (a host agrees by opening the table)."""
-    if view is None or view.phase != V.LOBBY or agreed_here:
+    if view is None or view.phase != V.LOBBY or agreed_here or view.provisional:
         return False
     mine = [s for s in view.seats if s.seat == view.me]
     return bool(mine) and not mine[0].agreed
@@ -435,7 +435,9 @@ class TableScreen:
             return
         if view.phase == V.LOBBY:
             if k == "a":
-                if self.i_agreed():
+                if view.provisional or not view.seats:  # no seating to agree to yet
+                    self._say(self.tr("not_in_lobby"))
+                elif self.i_agreed():
                     self._say(self.tr("already_agreed"))
                 else:
                     self.agreed = True
@@ -701,8 +703,10 @@ class TableScreen:
             agreed = getattr(s, "agreed", None)
             if view.phase == V.LOBBY and agreed:
                 flags.append(tr("agreed"))
+            # in the lobby fingerprints are whole: people compare them aloud before agreeing
+            fp = s.fingerprint if view.phase == V.LOBBY else cell(s.fingerprint, 11)
             line: Line = [(style, f"{arrow if turn else ' '} {cell(s.name or '#' + str(s.seat), 12)} "),
-                          ("class:fp", cell(s.fingerprint, 11) + " ")]
+                          ("class:fp", fp + " ")]
             if view.phase != V.LOBBY:
                 line.append((style, cell(tr("n_cards", n=s.cards), 9) + " "
                              + cell(tr("total_n", n=s.total), 10) + " "))
@@ -720,6 +724,9 @@ class TableScreen:
                 line += self._card_frags(threw)
                 line.append(("", parts[-1] if len(parts) > 1 else ""))
             lines.append(truncate(line, cols))
+        if view.provisional:
+            lines += [[("class:dim", f"  {cell('#' + str(i), 12)} {tr('free_seat')}")]
+                      for i in range(len(view.seats), view.max_seats)]
         return lines
 
     def pile_line(self) -> Line:
@@ -1012,14 +1019,18 @@ class TableScreen:
         if view.phase == V.LOBBY:
             from .lobby import rules_in_words
 
-            if view.me is None and not view.seats:  # connected, not seated yet
-                blocks.append(([[("class:prompt", tr("lobby_waiting_seat",
-                                                     table=view.table_name or "?"))]], 0, False))
+            if view.provisional or not view.seats:  # the seating is not signed yet
+                said = [[("class:prompt", tr("lobby_waiting_seat", table=view.table_name or "?"))]]
+                if view.provisional and view.max_seats:
+                    free = view.max_seats - len(view.seats)
+                    said.append([("class:prompt", tr("lobby_waiting_more", n=free, taken=len(view.seats),
+                                                     max=view.max_seats) if free > 0 else tr("lobby_full"))])
+                blocks.append((said, 0, False))
             blocks.append((self.seat_lines(cols), 1, False))
             rules = [[("", "• " + s)] for s in rules_in_words(view.rules, tr)]
             if rules:
                 blocks.append(([[("class:label", tr("proposed_rules"))]] + rules, 3, False))
-            if view.me is not None:
+            if view.me is not None and not view.provisional:
                 agree = tr("agreed_waiting") if self.i_agreed() else tr("press_a_to_agree")
                 blocks.append(([[("class:prompt", agree)]], 0, False))
         elif view.phase in AFTER_CLOSE or (view.phase in (V.STOPPED, V.SHUFFLING)
