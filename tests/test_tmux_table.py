@@ -132,7 +132,7 @@ def test_lobby_shows_the_table_while_it_fills(tmp_path):
     host = Tmux(tmp_path / "h", 80, 24, [
         sys.executable, "-m", "p2p_chinchon", "host", "--name", "Ana", "--seats", "3",
         "--no-mdns", "--port", str(port), "--bind", "127.0.0.1", "--proof-rounds", "4",
-        "--seed", "1", "--open"], env)  # --open: this test is about the lobby view, not approval
+        "--seed", "1"], env)
     guest = None
     bot = None
     try:
