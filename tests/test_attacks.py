@@ -878,3 +878,18 @@ def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
     assert host.fault is not None and host.fault.seat == 2 and host.fault.rule == "not_your_turn", host.fault
     assert any(isinstance(o, tbl.Stopped) for o in outs)
     assert len(host.chain) == n + 1  # the fault, nothing of the trial
+
+
+def test_a_deck_the_wire_cannot_carry_is_refused_before_anything_is_signed():
+    """Two packs of 48 cards (a variant the rules name) make a 96-card deck, more than a
+    ``shuffle`` envelope carries: the host refuses to open such a table with one sentence,
+    instead of its first shuffle failing inside the node; joiners refuse such an offer."""
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.table.lobby import deck_too_big
+
+    big = make_rules("classic", {"deck": 48, "decks": 2})
+    with pytest.raises(tbl.IntentError, match="96 cards for 4 players: the protocol carries at most 80"):
+        tbl.Table.create(Identity.generate(), SeededRng("h"), name="t", rules=big, max_seats=4, addr="127.0.0.1:1")
+    assert deck_too_big(make_rules("classic", {}), 8) is None  # two 40-card packs: 80 fit
+    assert deck_too_big(big, 2) is not None

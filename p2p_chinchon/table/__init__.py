@@ -46,7 +46,7 @@ from .common import (
 )
 from .faults import FaultsPart
 from .hand import HandCrypto, HandPart
-from .lobby import LobbyPart
+from .lobby import LobbyPart, deck_too_big
 from .turns import TurnsPart
 from .view import ViewPart
 
@@ -148,6 +148,9 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
 
         if proof_rounds is not None and proof_rounds != rules.shuffle_proof_rounds:
             rules = dataclasses.replace(rules, shuffle_proof_rounds=proof_rounds)
+        too_big = deck_too_big(rules, max_seats)
+        if too_big is not None:  # refused before anything is signed: the wire cannot carry it
+            raise IntentError(too_big)
         t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs, min_proof_rounds=1)
         t.me = 0
         game = rng.token_bytes(16)

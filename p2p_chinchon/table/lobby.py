@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from p2p_chinchon import deck, engine
+from p2p_chinchon import deck, engine, wire
 
 from .common import (
     APP, _h, rules_hash, seating_hash, toss_commitment, ProtocolViolation, IntentError, Player, Step,
@@ -88,6 +88,9 @@ class LobbyPart:
             raise ProtocolViolation(0, "bad_rules", str(exc), 0) from None
         if b["proof_rounds"] != rules.shuffle_proof_rounds:
             raise ProtocolViolation(0, "bad_rules", "offer's proof_rounds differs from its rules' shuffle_proof_rounds", 0)
+        too_big = deck_too_big(rules, b["max_seats"])
+        if too_big is not None:
+            raise ProtocolViolation(0, "bad_rules", too_big, 0)
         if not (1 <= b["proof_rounds"] <= deck.MAX_K):
             raise ProtocolViolation(0, "bad_rules", "proof_rounds out of range", 0)
         if b["proof_rounds"] < self.min_proof_rounds:
@@ -179,3 +182,16 @@ class LobbyPart:
 
     def _auto_toss(self) -> dict:
         return {"nonce": self.my_toss_nonce}
+
+
+def deck_too_big(rules: Any, seats: int) -> str | None:
+    """Why a table of ``seats`` under ``rules`` cannot be played (its deck has more cards than a
+    ``shuffle`` envelope carries, :data:`p2p_chinchon.wire.MAX_CARDS`), or None. Two packs of
+    48 or 52 cards are variants the rules name (000 "Variants") that the wire does not carry."""
+    try:
+        n = len(rules.deck(seats))
+    except engine.RulesError as exc:
+        return str(exc)
+    if n > wire.MAX_CARDS:
+        return f"a deck of {n} cards for {seats} players: the protocol carries at most {wire.MAX_CARDS}"
+    return None
