@@ -75,7 +75,21 @@ def _command_of(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+LOG_ENV = "P2P_CHINCHON_LOG"  # debug, info or warning: log lines on stderr (troubleshooting, tests)
+
+
+def _setup_logging() -> None:
+    import logging
+    import os
+
+    level = os.environ.get(LOG_ENV, "").upper()
+    if level in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        logging.basicConfig(level=getattr(logging, level), stream=sys.stderr,
+                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
 def _main(argv: list[str]) -> int:
+    _setup_logging()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not args.command:

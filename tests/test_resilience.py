@@ -44,7 +44,8 @@ class Lab:
         self.procs: list[subprocess.Popen] = []
 
     def start(self, label: str, args: list[str], prefix: list[str] | None = None) -> subprocess.Popen:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # debug: a failure's log holds the traceback and the links' story
+        env = dict(os.environ, PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="debug")
         with open(self.folder / f"{label}.log", "ab") as log:  # the child keeps its own copy
             p = subprocess.Popen([*(prefix or []), *CLI, *args], stdout=log, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, cwd=self.folder, env=env)
@@ -53,6 +54,15 @@ class Lab:
 
     def log(self, label: str) -> str:
         return (self.folder / f"{label}.log").read_text(errors="replace")
+
+    def tails(self, labels, chars: int = 3000) -> str:
+        """The end of each log, for an assertion's message (where a failure shows)."""
+        parts = []
+        for label in labels:
+            path = self.folder / f"{label}.log"
+            text = path.read_text(errors="replace") if path.exists() else "(no log)"
+            parts.append(f"----- {label}.log (last {chars} chars)\n{text[-chars:]}")
+        return "\n".join(parts)
 
     def close(self) -> None:
         for p in self.procs:
@@ -134,7 +144,7 @@ def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
     time.sleep(1.0)
     procs[victim] = lab.start(f"{victim}2", cmds[victim])
     codes = finish_all(list(procs.values()))
-    assert codes == [0, 0, 0], [lab.log(n) for n in ("h", "b", "c", f"{victim}2")]
+    assert codes == [0, 0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b", "c", f"{victim}2"))
     assert_identical_and_ok(lab.folder)
     others = [n for n in "hbc" if n != victim]
     name = {"h": "bot", "b": "Bruno", "c": "Carla"}[victim]

@@ -148,7 +148,8 @@ def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
         _wait_for(logs[0], " draws ", limit=240)
         subprocess.run(["ip", "-n", lab.hub, "link", "set", f"b{lab.tag}h2", "down"], check=True, timeout=20)
         codes = [p.wait(timeout=300) for p in procs]
-    assert codes == [1, 1, 1], [log.read_text() for log in logs]
+    assert codes == [1, 1, 1], f"exit codes {codes}\n" + "\n".join(
+        f"----- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in logs)
     seat_of_cut = [p["name"] for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"]].index("J2")
     for i in range(3):
         report = audit_file(tmp_path / f"s{i}.chn")
