@@ -53,6 +53,8 @@ ENVELOPE = b"E"
 SYNC = b"S"
 HEARTBEAT = b"H"
 HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
+LINGER_FINISHED = 10.0  # seconds a finished node waits for every linked seat to hold its whole chain
+LINGER_STOPPED = 2.0  # the same after a fault or a leave (the others may be gone)
 SILENT_AFTER = 3.5  # seconds without a frame before a seat counts as absent (shown within 5 s)
 SHOWN_AFTER = 2.0  # seconds before a routine protocol wait is shown
 BACK_SHOWN = 5.0  # seconds "Carla is back" stays in the status
@@ -255,7 +257,9 @@ class Node:
         self._progress = trio.Event()
         self._intent_send, self._intent_recv = trio.open_memory_channel[Any](16)
         self.dropped: list[tuple[int | None, str]] = []
-        self._synced: dict[int, set[int]] = {}
+        self._synced: dict[int, dict[int, int]] = {}  # seat -> {index asked: our length when answered}
+        self._has: dict[int, int] = {}  # seat -> the longest chain it told us it holds (S payloads)
+        self._asked: set[tuple[int, int]] = set()  # (seat, our length) asked for after it said it had more
         self.evidence = EvidenceLog(None if transcript_path is None
                                     else transcript_path.with_name(transcript_path.name + ".evidence"))
         self._timing = _timing_log()
@@ -433,9 +437,9 @@ class Node:
                     await self._call(self.table.poll)
                     await self._decide()
                 await self._done.wait()
-                # give our last envelopes (game_end / fault / leave) a moment to leave
-                with trio.move_on_after(1.0):
-                    await self._flush(mesh)
+                # our last envelopes (game_end / fault / leave) must reach everyone: stay until
+                # each seat still linked says it holds our whole chain (bounded)
+                await self._linger(mesh, LINGER_FINISHED if self.table.finished else LINGER_STOPPED)
                 nursery.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - a bug must not leave the others waiting
             log.debug("node failed", exc_info=True)  # the user gets one line (NodeResult.error)
@@ -463,6 +467,24 @@ class Node:
     async def _flush(self, mesh: Mesh) -> None:
         await trio.sleep(0.3)
 
+    async def _linger(self, mesh: Mesh, limit: float) -> None:
+        """After the table finished or stopped: tell every seat our chain length (``S``), then
+        wait, at most ``limit`` seconds, until each seat still linked to us has said it holds
+        that many envelopes, answering what it asks for meanwhile (the inbound loop runs on).
+        Exiting at once could strand the last envelope of the game in a closing link: its
+        receiver would then wait for a seat that is gone."""
+        n = len(self.table.frames)
+        for seat in list(self._up):
+            mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
+        with trio.move_on_after(limit):
+            await trio.sleep(0.05)  # our sends leave before a quick exit
+            while any(self._has.get(s, 0) < n for s in self._others() if s in self._up):
+                await self._progress_or(0.1)
+
+    async def _progress_or(self, seconds: float) -> None:
+        with trio.move_on_after(seconds):
+            await self._progress.wait()
+
     async def _inbound_loop(self, mesh: Mesh) -> None:
         async for ev in mesh.inbound:
             if isinstance(ev, Frame):
@@ -473,9 +495,13 @@ class Node:
                     await self._decide()
                 elif payload[:1] == SYNC and len(payload) == 5:
                     have = int.from_bytes(payload[1:5], "big")
-                    # answer each starting point once per link (no amplification by repeats)
-                    if have not in self._synced.setdefault(ev.seat, set()):
-                        self._synced[ev.seat].add(have)
+                    self._note_has(mesh, ev.seat, have)
+                    # answer each starting point once per link and per chain length of ours
+                    # (no amplification by repeats; a repeat after we grew gets the new part)
+                    answered = self._synced.setdefault(ev.seat, {})
+                    mine = len(self.table.frames)
+                    if have < mine and answered.get(have, -1) < mine:
+                        answered[have] = mine
                         for frame in self.table.frames[have:]:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload[:1] == HEARTBEAT:
@@ -492,6 +518,18 @@ class Node:
                 log.info("link to seat %s down: %s", ev.seat, ev.reason)
                 self._up.discard(ev.seat)
                 self._update_presence()
+
+    def _note_has(self, mesh: Mesh, seat: int, have: int) -> None:
+        """A peer told us its chain length. Longer than ours: ask it for the rest, once per
+        length (the last envelopes of a game may have been lost in a link that closed)."""
+        if have > self._has.get(seat, -1):
+            self._has[seat] = have
+        self._progress.set()
+        self._progress = trio.Event()
+        mine = len(self.table.frames)
+        if have > mine and (seat, mine) not in self._asked:
+            self._asked.add((seat, mine))
+            mesh.send_nowait(seat, SYNC + mine.to_bytes(4, "big"))
 
     # -------------------------------------------------------------- presence
 
