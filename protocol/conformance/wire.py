@@ -57,8 +57,7 @@ def _walk(x, depth=0):
 
 def unpack_strict(frame: bytes):
     try:
-        x = msgpack.unpackb(frame, raw=False, use_list=True, strict_map_key=False, ext_hook=_ext,
-                            max_buffer_size=MAX_FRAME)
+        x = msgpack.unpackb(frame, raw=False, use_list=True, strict_map_key=False, ext_hook=_ext)
     except WireError:
         raise
     except msgpack.ExtraData:
