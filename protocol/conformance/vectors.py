@@ -70,6 +70,16 @@ def check(name, d):
         except cr.DeckError as e:
             got = {"result": "DeckError", "step": e.step, "seat": i["seat"]}
         return all(got.get(k) == x for k, x in v.items())
+    if layer == "game":
+        import table
+        ok, summary = table.audit(table.split_frames(b(i["transcript"])))
+        want = v["result"]
+        if want == "ok":
+            return ok and summary.startswith("ok") and f"winner seat {v['winner']}" in summary \
+                and f"{v['hands']} hands" in summary
+        if want == "incomplete":
+            return summary.startswith("incomplete")
+        return not ok   # cheat, accused, corrupt: refused (this verifier does not judge faults)
     return None
 
 
