@@ -103,10 +103,12 @@ def _check(paths: list[Path]) -> None:
         assert ours.returncode == 0 and ours.stdout.startswith("ok"), ours.stdout + ours.stderr
 
 
+@pytest.mark.slow
 def test_independent_seat_plays_a_whole_game(tmp_path):
     _check(_play(tmp_path, seats=2, extra_joiners=0))
 
 
+@pytest.mark.slow
 def test_independent_seat_at_a_three_seat_table(tmp_path):
     _check(_play(tmp_path, seats=3, extra_joiners=1))
 

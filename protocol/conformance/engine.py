@@ -27,6 +27,11 @@ FIELDS = {  # name: (type, allowed) from the rules table
 }
 
 
+# optional fields: present only when not at their default (found by trial, now in the doc)
+OPTIONAL = {"showdown_time": (range(0, 601), 30), "turn_time": (range(0, 3601), 60),
+            "rejoin_wait": (range(0, 86401), 120)}
+
+
 class RuleError(Exception):
     def __init__(self, rule: str, reason: str = ""):
         super().__init__(f"{rule}: {reason}")
@@ -34,8 +39,13 @@ class RuleError(Exception):
 
 
 def check_rules(r: dict) -> None:
-    if set(r) != set(FIELDS):
+    extra = set(r) - set(FIELDS)
+    if set(FIELDS) - set(r) or extra - set(OPTIONAL):
         raise RuleError("bad_rules", f"fields {sorted(set(r) ^ set(FIELDS))}")
+    for k in extra:
+        allowed, default = OPTIONAL[k]
+        if type(r[k]) is not int or r[k] not in allowed or r[k] == default:
+            raise RuleError("bad_rules", f"{k}: out of range, or written at its default")
     for k, (t, allowed) in FIELDS.items():
         v = r[k]
         if type(v) is not t or (allowed is not None and v not in allowed):
