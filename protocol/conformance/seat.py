@@ -266,11 +266,11 @@ class Seat:
         if "draw_share" in kinds:
             return "draw_share", {"hand": hand, "slot": h.draw_slot, "share": self.share(h.draw_slot)}
         if "draw" in kinds:
-            return "draw", {"hand": hand, "source": "stock"}
+            return "draw", {"hand": hand, "source": self.draw_source()}
         if "discard" in kinds:
             return self.play_card()
         if "show" in kinds:
-            return "show", {"hand": hand, "shares": [{"slot": k, "share": self.share(k)} for k in h.hands[me]]}
+            return "show", {"hand": hand, "shares": [{"slot": k, "share": self.share(k)} for k in self.order(h.hands[me])]}
         if "secret" in kinds:
             return "secret", {"hand": hand, "secret": cr.sc(h.x)}
         if "hand_digest" in kinds:
@@ -278,6 +278,21 @@ class Seat:
         if "reenter" in kinds:
             return "reenter", {"hand": hand, "accept": True}
         raise RuntimeError(f"nothing to send for {kinds}")
+
+    def draw_source(self) -> str:
+        """take the top of the pile when it lowers our best deadwood, else the stock"""
+        t, h, me = self.t, self.t.h, self.me
+        E = t.engine
+        if not h.pile or not h.stock:
+            return "stock" if h.stock else "discard"
+        mine = [E.deck[h.faces[k]] for k in h.hands[me]]
+        top = E.deck[h.faces[h.pile[-1]]]
+        now = E.best(mine)[0]
+        after = min(E.best([c for c in mine + [top] if c is not x])[0] for x in mine)
+        return "discard" if after < now else "stock"
+
+    def order(self, slots):
+        return list(reversed(slots)) if self.args.share_order == "reverse" else list(slots)
 
     def play_card(self):
         t, h, me = self.t, self.t.h, self.me
@@ -298,7 +313,7 @@ class Seat:
             if best is not None:
                 _, fd, kept = best
                 return "close", {"hand": t.hand_no, "slot": fd,
-                                 "shares": [{"slot": k, "share": self.share(k)} for k in kept]}
+                                 "shares": [{"slot": k, "share": self.share(k)} for k in self.order(kept)]}
         choice = None
         for k in slots:
             rest = [card[j] for j in slots if j != k]
@@ -317,6 +332,8 @@ def main(argv=None) -> int:
     pp.add_argument("--name", default="Conformance")
     pp.add_argument("--transcript", required=True)
     pp.add_argument("--timeout", type=float, default=600.0, help="seconds for the whole game")
+    pp.add_argument("--share-order", choices=["hand", "reverse"], default="hand",
+                    help="order of the shares of close and show (probe: the document allows any)")
     pa = sub.add_parser("audit", help="replay a transcript with this implementation")
     pa.add_argument("file")
     sub.add_parser("vectors", help="check the value vectors of protocol/vectors/")
