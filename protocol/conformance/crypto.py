@@ -392,3 +392,36 @@ def cc_verify(ctx: bytes, rnd: int, k: int, Y: bytes, D, D2, proof: bytes) -> No
                           enc_deck(D2), *shadows)).digest()[:32]
     if c2 != c:
         raise DeckError("shuffle", "cut-and-choose challenge")
+
+
+def cc_prove(ctx: bytes, rnd: int, k: int, Y: bytes, D):
+    """cut-and-choose: permute and re-mask D, prove it with k shadow shuffles."""
+    n = len(D)
+    pi = list(range(n))
+    for m in range(n - 1, 0, -1):
+        j = _secrets.randbelow(m + 1)
+        pi[m], pi[j] = pi[j], pi[m]
+    r = [rand_scalar() for _ in range(n)]
+    D2 = [(add(D[pi[i]][0], base(r[i])), add(D[pi[i]][1], mul(r[i], Y))) for i in range(n)]
+    inv = [0] * n
+    for i in range(n):
+        inv[pi[i]] = i
+    seeds, shadows, params = [], [], []
+    for _ in range(k):
+        seed = _secrets.token_bytes(32)
+        sigma, s = _shadow(n, seed)
+        S = [(add(D[sigma[i]][0], base(s[i])), add(D[sigma[i]][1], mul(s[i], Y))) for i in range(n)]
+        seeds.append(seed)
+        params.append((sigma, s))
+        shadows.append(enc_deck(S))
+    c = hashlib.sha512(T("shuffle/cut-and-choose", ctx, u32(rnd), u16(k), u16(n), Y, enc_deck(D),
+                         enc_deck(D2), *shadows)).digest()[:32]
+    out = [c]
+    for j in range(k):
+        if not (c[j // 8] >> (j % 8)) & 1:
+            out.append(seeds[j])
+        else:
+            sigma, s = params[j]
+            rho = [inv[sigma[i]] for i in range(n)]
+            out.append(bytes(rho) + b"".join(sc(s[i] - r[rho[i]]) for i in range(n)))
+    return D2, b"".join(out)

@@ -256,9 +256,10 @@ class Seat:
         if "key_share" in kinds:
             return "key_share", {"hand": hand, "share": cr.key_share(h.ctx[me], h.x), "nonce": h.knonce}
         if "shuffle" in kinds:
-            if t.rules["shuffle_proof"] != "terelius-wikstrom":
-                raise RuntimeError("this seat proves shuffles with Terelius-Wikstrom only")
-            D2, proof = cr.shuffle_prove(h.ctx[me], h.round, h.joint, h.shuffle_in)
+            if t.rules["shuffle_proof"] == "terelius-wikstrom":
+                D2, proof = cr.shuffle_prove(h.ctx[me], h.round, h.joint, h.shuffle_in)
+            else:
+                D2, proof = cr.cc_prove(h.ctx[me], h.round, t.k, h.joint, h.shuffle_in)
             return "shuffle", {"hand": hand, "round": h.round, "deck": cr.enc_deck(D2), "proof": proof}
         if "deal_shares" in kinds:
             want = sorted([k for s in h.A if s != me for k in h.hands[s]] + [h.upcard])
