@@ -48,7 +48,7 @@ def _wait_for_lobby(host: subprocess.Popen, err: Path, deadline: float) -> None:
     raise AssertionError("host never opened its lobby")
 
 
-def _play(tmp_path: Path, seats: int, extra_joiners: int) -> list[Path]:
+def _play(tmp_path: Path, seats: int, extra_joiners: int, seat_args=()) -> list[Path]:
     port = _free_port()
     host_t, seat_t = tmp_path / "host.chn", tmp_path / "seat.chn"
     err = tmp_path / "host.err"
@@ -64,7 +64,7 @@ def _play(tmp_path: Path, seats: int, extra_joiners: int) -> list[Path]:
         seat_log = tmp_path / "seat.log"
         with open(seat_log, "w") as sl:
             seat = subprocess.Popen([sys.executable, str(SEAT), "play", "--connect", f"127.0.0.1:{port}",
-                                     "--transcript", str(seat_t), "--timeout", "240"],
+                                     "--transcript", str(seat_t), "--timeout", "240", *seat_args],
                                     stdout=sl, stderr=subprocess.STDOUT, cwd=tmp_path)
         procs.append(seat)
         others = []
@@ -110,7 +110,10 @@ def test_independent_seat_plays_a_whole_game(tmp_path):
 
 @pytest.mark.slow
 def test_independent_seat_at_a_three_seat_table(tmp_path):
-    _check(_play(tmp_path, seats=3, extra_joiners=1))
+    """beside a p2p-chinchon joiner: the seat dials seat 2 and accepts the host; it also aborts
+    every mesh link twice during the game, so both sides resume from the transcript (`S`)"""
+    _check(_play(tmp_path, seats=3, extra_joiners=1,
+                 seat_args=("--drop-links-at", "20", "--drop-links-at", "60")))
 
 
 def test_independent_verifier_passes_the_vectors():

@@ -194,6 +194,12 @@ class Seat:
             while not self.t.over and len(self.t.chain) in self.pending:
                 await self.accept(wire.decode(self.pending.pop(len(self.t.chain))))
             await self.act()
+            drop = self.args.drop_links_at
+            if drop and len(self.t.chain) >= drop[0]:
+                drop.pop(0)
+                log(f"probe: dropping every mesh link at envelope {len(self.t.chain)}")
+                for w in list(self.links.values()):
+                    w.transport.abort()
 
     async def accept(self, e: wire.Envelope) -> None:
         if e.seat >= self.t.N or not wire.verify_sig(e, self.keys[e.seat]):
@@ -333,6 +339,8 @@ def main(argv=None) -> int:
     pp.add_argument("--name", default="Conformance")
     pp.add_argument("--transcript", required=True)
     pp.add_argument("--timeout", type=float, default=600.0, help="seconds for the whole game")
+    pp.add_argument("--drop-links-at", type=int, action="append", default=[],
+                    help="probe: abort every mesh link once the chain reaches this length (repeatable)")
     pp.add_argument("--share-order", choices=["hand", "reverse"], default="hand",
                     help="order of the shares of close and show (probe: the document allows any)")
     pa = sub.add_parser("audit", help="replay a transcript with this implementation")
