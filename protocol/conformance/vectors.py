@@ -70,6 +70,21 @@ def check(name, d):
         except cr.DeckError as e:
             got = {"result": "DeckError", "step": e.step, "seat": i["seat"]}
         return all(got.get(k) == x for k, x in v.items())
+    if layer == "frame":
+        try:
+            e = wire.decode(b(i["frame"]))
+            if "public_key" in i and not wire.verify_sig(e, b(i["public_key"])):
+                got = {"result": "SignatureError", "code": "bad_signature"}
+            else:
+                import hashlib
+                got = {"result": "ok", "kind": e.kind, "seq": e.seq, "seat": e.seat,
+                       "hash": hashlib.sha256(b(i["frame"])).hexdigest()}
+        except wire.WireError as ex:
+            got = {"result": "WireError", "code": ex.code}
+        ok = all(got.get(k) == x for k, x in v.items())
+        if not ok:
+            print("   got", got, "want", v)
+        return ok
     if layer == "game":
         import table
         ok, summary = table.audit(table.split_frames(b(i["transcript"])))

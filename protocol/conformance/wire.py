@@ -36,35 +36,44 @@ def packb(x) -> bytes:
     return msgpack.packb(_canon(x), use_bin_type=True)
 
 
+class _Ext:
+    pass
+
+
 def _ext(code, data):
-    raise WireError("ext_type")
+    return _Ext()
 
 
-def _walk(x, depth=0):
-    if depth > 16:
-        raise WireError("malformed", "nesting")
-    if isinstance(x, float):
-        raise WireError("float")
+def _nodes(x, depth=0):
+    yield x, depth
     if isinstance(x, dict):
         for k, v in x.items():
-            if not isinstance(k, str):
-                raise WireError("bad_key")
-            _walk(v, depth + 1)
+            yield k, depth + 1
+            yield from _nodes(v, depth + 1)
     elif isinstance(x, list):
         for v in x:
-            _walk(v, depth + 1)
+            yield from _nodes(v, depth + 1)
 
 
 def unpack_strict(frame: bytes):
+    """decode, then the whole-value checks in the product's order: depth, float, ext, keys"""
     try:
         x = msgpack.unpackb(frame, raw=False, use_list=True, strict_map_key=False, ext_hook=_ext)
-    except WireError:
-        raise
     except msgpack.ExtraData:
         raise WireError("trailing_bytes")
     except Exception as e:  # noqa: BLE001
         raise WireError("malformed", str(e))
-    _walk(x)
+    nodes = list(_nodes(x))
+    # the envelope is level 0; an array or map below level 16 is refused (out_of_range)
+    if any(isinstance(n, (list, dict)) and d > 16 for n, d in nodes):
+        raise WireError("out_of_range", "nested deeper than 16 levels")
+    if any(isinstance(n, float) for n, _ in nodes):
+        raise WireError("float")
+    if any(isinstance(n, (_Ext, msgpack.Timestamp)) for n, _ in nodes):
+        raise WireError("ext_type")
+    for n, _ in nodes:
+        if isinstance(n, dict) and any(not isinstance(k, str) for k in n):
+            raise WireError("bad_key")
     return x
 
 
