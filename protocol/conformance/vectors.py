@@ -85,6 +85,18 @@ def check(name, d):
         if not ok:
             print("   got", got, "want", v)
         return ok
+    if layer == "chain":
+        import chain
+        got = chain.verdict([b(x) for x in i["transcripts"]])
+        ok = all(got.get(k) == x for k, x in v.items())
+        if not ok:
+            print("   got", got, "want", v)
+        return ok
+    if layer == "lobby":
+        return lobby_verdict(i) == v or all(lobby_verdict(i).get(k) == x for k, x in v.items())
+    if layer == "mesh":
+        got = mesh_verdict(i)
+        return all(got.get(k) == x for k, x in v.items())
     if layer == "game":
         import table
         ok, summary = table.audit(table.split_frames(b(i["transcript"])))
@@ -96,6 +108,72 @@ def check(name, d):
             return summary.startswith("incomplete")
         return not ok   # cheat, accused, corrupt: refused (this verifier does not judge faults)
     return None
+
+
+def lobby_verdict(i):
+    """the host's side: check the join request against its challenge and certificate"""
+    import hashlib
+    import msgpack
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    import links
+    cert = b(i["host_certificate"])
+    if hashlib.sha256(cert).hexdigest() != i["cert_hash"] or links.cert_key(cert) != b(i["host_key"]):
+        return {"result": "certificate"}
+    msgs = [(m["from"], b(m["payload"])) for m in i["messages"]]
+    challenge, req = msgs[0][1], msgpack.unpackb(msgs[1][1], raw=False)
+    if set(req) != {"v", "name", "key", "addr", "sig"} or req["v"] != 2:
+        return {"result": "BadJoinRequest"}
+    signed = (b"p2p-chinchon/join/v2\x00" + wire.packb([req["name"], req["key"], req["addr"]]) + challenge
+              + hashlib.sha256(cert).digest())
+    try:
+        Ed25519PublicKey.from_public_bytes(req["key"]).verify(req["sig"], signed)
+    except InvalidSignature:
+        return {"result": "BadJoinRequest"}
+    host = [msgpack.unpackb(p, raw=False) for f, p in msgs[2:] if f == "host"]
+    offer = next(m["offer"] for m in host if "offer" in m)
+    seat = next(m["seat"] for m in host if "seat" in m)
+    seating = wire.decode(next(m["seating"] for m in host if "seating" in m))
+    assert [p for f, p in msgs if f == "joiner"][1] == b"sit"
+    return {"result": "ok", "name": req["name"], "key": req["key"].hex(), "addr": req["addr"], "seat": seat,
+            "offer_hash": hashlib.sha256(offer).hexdigest(),
+            "seated_addr": seating.body["players"][seat]["addr"]}
+
+
+def mesh_verdict(i):
+    """both sides of the handshake, from the bytes each wrote inside TLS"""
+    import hashlib
+    import struct
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    import links
+
+    def frames(x):
+        out, pos = [], 0
+        while pos < len(x):
+            n = struct.unpack(">I", x[pos:pos + 4])[0]
+            out.append(x[pos + 4:pos + 4 + n])
+            pos += 4 + n
+        return out
+    game, dl, ac = b(i["game"]), i["dialler"], i["acceptor"]
+    keys = [b(k) for k in i["keys"]]
+    cert = b(i["acceptor_certificate"])
+    C = hashlib.sha256(cert).digest()
+    d, a = frames(b(i["dialler_wrote"])), frames(b(i["acceptor_wrote"]))
+    try:
+        if links.cert_key(cert) != keys[ac]:
+            raise links.LinkError("certificate")
+        _, _, n_d = links._parse_hello(d[0], game)
+        x, y, n_a = links._parse_hello(a[0], game)
+        if (x, y) != (ac, dl):
+            raise links.LinkError("hello")
+        Ed25519PublicKey.from_public_bytes(keys[ac]).verify(a[1], links.auth(game, ac, dl, n_a, n_d, C))
+        Ed25519PublicKey.from_public_bytes(keys[dl]).verify(d[1], links.auth(game, dl, ac, n_d, n_a, C))
+        if a[2] != links.OK:
+            raise links.LinkError("ok")
+    except (links.LinkError, InvalidSignature, IndexError):
+        return {"result": "HandshakeError"}
+    return {"result": "ok", "dialler": dl, "acceptor": ac}
 
 
 def main():
