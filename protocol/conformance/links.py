@@ -119,8 +119,13 @@ async def join(host: str, port: int, sk: Ed25519PrivateKey, name: str, addr: str
         e = wire.decode(offer)
         if e.kind != "offer" or e.seq != 0 or e.body["host_key"] != host_key or not wire.verify_sig(e, host_key):
             raise LinkError("the offer is not signed by the key of the host's certificate")
-        import engine
-        engine.check_rules(e.body["rules"])
+        import table
+        t = table.Table()
+        t.exp = None
+        try:
+            t.apply(e)           # every check of the offer: rules, proof rounds, seats, deck size
+        except table.Violation as v:
+            raise LinkError(f"refused the table: {v.rule}: {v.reason}") from v
         if e.body["proof_rounds"] != e.body["rules"]["shuffle_proof_rounds"]:
             raise LinkError("bad_rules: proof_rounds")
         if e.body["rules"]["shuffle_proof"] == "cut-and-choose" and e.body["proof_rounds"] < 40:

@@ -99,6 +99,12 @@ class Table:
         en.check_rules(b["rules"])
         if b["proof_rounds"] != b["rules"]["shuffle_proof_rounds"]:
             raise Violation("bad_rules", 0, "proof_rounds")
+        r, n = b["rules"], b["max_seats"]
+        if not r["min_players"] <= n <= r["max_players"]:
+            raise Violation("bad_rules", 0, f"{n} seats: the rules take {r['min_players']}-{r['max_players']}")
+        size = len(en.build_deck(r, n))
+        if size < 7 * n + 2 or size > 80:
+            raise Violation("bad_rules", 0, f"a deck of {size} cards for {n} seats")
         self.offer, self.rules, self.game = b, b["rules"], e.game
         self.k = b["proof_rounds"]
         self.phase = "seating"
@@ -110,8 +116,6 @@ class Table:
                 or ps[0]["key"] != self.offer["host_key"]:
             raise Violation("bad_seating", 0)
         self.players, self.N = ps, len(ps)
-        if not self.rules["min_players"] <= self.N <= self.rules["max_players"]:
-            raise Violation("bad_seating", 0, "player count outside the rules")
         self.engine = en.Engine(self.rules, self.N)
         self.C = len(self.engine.deck)
         self.rh = wire.rules_hash(self.rules, self.k)
