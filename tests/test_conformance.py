@@ -48,7 +48,7 @@ def _wait_for_lobby(host: subprocess.Popen, err: Path, deadline: float) -> None:
     raise AssertionError("host never opened its lobby")
 
 
-def _play(tmp_path: Path, seats: int, extra_joiners: int, seat_args=()) -> list[Path]:
+def _play(tmp_path: Path, seats: int, extra_joiners: int, seat_args=(), expect_fault=False) -> list[Path]:
     port = _free_port()
     host_t, seat_t = tmp_path / "host.chn", tmp_path / "seat.chn"
     err = tmp_path / "host.err"
@@ -78,6 +78,10 @@ def _play(tmp_path: Path, seats: int, extra_joiners: int, seat_args=()) -> list[
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                           cwd=tmp_path))
         rc = seat.wait(timeout=300)
+        if expect_fault:
+            assert rc == 1, seat_log.read_text(errors="replace")[-4000:]
+            host.wait(timeout=120)
+            return [host_t, seat_t]
         assert rc == 0, seat_log.read_text(errors="replace")[-4000:]
         assert host.wait(timeout=120) == 0, err.read_text(errors="replace")[-4000:]
         for p in procs[2:]:
@@ -114,6 +118,21 @@ def test_independent_seat_at_a_three_seat_table(tmp_path):
     every mesh link twice during the game, so both sides resume from the transcript (`S`)"""
     _check(_play(tmp_path, seats=3, extra_joiners=1,
                  seat_args=("--drop-links-at", "20", "--drop-links-at", "60")))
+
+
+@pytest.mark.slow
+def test_a_rule_broken_by_the_independent_seat_is_faulted(tmp_path):
+    """the seat discards a slot it does not hold: the host signs a not_in_hand fault quoting it;
+    both transcripts end with that fault, and both verifiers confirm the accusation"""
+    host_t, seat_t = _play(tmp_path, seats=2, extra_joiners=0, seat_args=("--cheat", "discard-not-held"),
+                           expect_fault=True)
+    assert host_t.read_bytes() == seat_t.read_bytes()
+    for p in (host_t, seat_t):
+        r = subprocess.run(_cli() + ["audit", str(p)], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 1 and "not_in_hand" in r.stdout and "confirmed" in r.stdout, r.stdout + r.stderr
+        ours = subprocess.run([sys.executable, str(SEAT), "audit", str(p)], capture_output=True,
+                              text=True, timeout=300)
+        assert ours.returncode == 1 and "accused: seat 1: not_in_hand: confirmed" in ours.stdout, ours.stdout
 
 
 def test_independent_verifier_passes_the_vectors():

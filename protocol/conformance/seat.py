@@ -224,11 +224,35 @@ class Seat:
         self.record(e)
         await self.broadcast(e)
 
+    async def wait_fault(self) -> None:
+        """after a probe cheat: record the peers' envelopes that follow (their fault) raw"""
+        try:
+            while True:
+                f = await asyncio.wait_for(self.inbox.get(), 30)
+                e = wire.decode(f)
+                log(f"after our cheat: {e.kind} from seat {e.seat}: "
+                    f"{ {k: v for k, v in e.body.items() if k != 'evidence'} }")
+                if e.kind == "fault":
+                    self.t.apply(e)
+                    self.record(e)
+                    self.fault_seen = e
+                    break
+        except asyncio.TimeoutError:
+            log("no fault within 30 s")
+        self.t.over = True
+
     async def act(self) -> None:
         while not self.t.over and self.t.exp and self.t.exp[0] == self.me:
             kind, body = self.decide()
             e = wire.make(self.sk, self.t.game, len(self.t.chain), self.me, self.t.head, kind, body)
-            self.t.apply(e)          # our own move goes through the same checks
+            try:
+                self.t.apply(e)      # our own move goes through the same checks
+            except tb.Violation as v:
+                log(f"probe: our own table refuses our {kind} ({v.rule}); sending it anyway")
+                await self.broadcast(e)      # not recorded: a refused envelope never enters the chain
+                self.error = f"we broke a rule on purpose: {v.rule}"
+                await self.wait_fault()
+                return
             self.record(e)
             await self.broadcast(e)
             if kind in ("draw", "discard", "close", "game_end"):
@@ -275,6 +299,11 @@ class Seat:
         if "draw" in kinds:
             return "draw", {"hand": hand, "source": self.draw_source()}
         if "discard" in kinds:
+            if self.args.cheat == "discard-not-held":
+                self.args.cheat = None
+                k = h.stock[0]          # a slot we do not hold (the next stock card)
+                log(f"probe: discarding slot {k}, which we do not hold")
+                return "discard", {"hand": hand, "slot": k, "share": self.share(k)}
             return self.play_card()
         if "show" in kinds:
             return "show", {"hand": hand, "shares": [{"slot": k, "share": self.share(k)} for k in self.order(h.hands[me])]}
@@ -341,6 +370,8 @@ def main(argv=None) -> int:
     pp.add_argument("--timeout", type=float, default=600.0, help="seconds for the whole game")
     pp.add_argument("--drop-links-at", type=int, action="append", default=[],
                     help="probe: abort every mesh link once the chain reaches this length (repeatable)")
+    pp.add_argument("--cheat", choices=["discard-not-held"],
+                    help="probe: break one rule on purpose (the seat's own table is bypassed)")
     pp.add_argument("--share-order", choices=["hand", "reverse"], default="hand",
                     help="order of the shares of close and show (probe: the document allows any)")
     pa = sub.add_parser("audit", help="replay a transcript with this implementation")

@@ -61,10 +61,11 @@ class Table:
         if not wire.verify_sig(e, self.key_of(e.seat) if self.phase != "offer" else e.body["host_key"]):
             raise Violation("bad_signature", e.seat)
         if e.kind in ("fault", "leave"):
+            self.verdict = self.judge(e) if e.kind == "fault" else f"seat {e.seat} left: {e.body['reason']}"
             self.chain.append(e)
             self.over = True
             self.exp = None
-            self.log.append(f"{e.kind} from seat {e.seat}: {e.body}")
+            self.log.append(self.verdict)
             return
         if self.exp is not None if self.phase != "offer" else False:
             seat, kinds = self.exp
@@ -87,6 +88,40 @@ class Table:
             rule = getattr(ex, "step", None) or getattr(ex, "rule", None) or "malformed"
             raise Violation(rule, e.seat, str(ex)) from ex
         self.chain.append(e)
+
+    def judge(self, f: wire.Envelope) -> str:
+        """re-check a fault's evidence against the state at this point ("Faults and audit")"""
+        b = f.body
+        acc, rule = b["accused"], b["rule"]
+        frames = []
+        for raw in b["evidence"]:
+            try:
+                frames.append(wire.decode(raw))
+            except wire.WireError:
+                pass
+        signed = [x for x in frames if x.game == self.game and hasattr(self, "players")
+                  and x.seat == acc and x.seat < self.N and wire.verify_sig(x, self.players[x.seat]["key"])]
+        if rule == "equivocation":
+            if len(signed) >= 2 and signed[0].seq == signed[1].seq and \
+                    signed[0].signed_bytes() != signed[1].signed_bytes():
+                return f"accused: seat {acc}: equivocation: confirmed"
+            return f"false_accusation by seat {f.seat}"
+        if rule == "timeout":
+            if self.exp and self.exp[0] == acc:
+                return f"accused: seat {acc}: timeout: consistent with the chain"
+            return f"false_accusation by seat {f.seat}"
+        if not signed:
+            return f"seat {f.seat} accuses seat {acc} (unverifiable): {rule}"
+        x = signed[0]
+        probe = copy.deepcopy(self)
+        probe.over = False
+        try:
+            probe.apply(x)
+        except Violation as v:
+            if v.seat in (acc, -1):
+                return f"accused: seat {acc}: {rule}: confirmed ({v.rule})"
+            return f"seat {f.seat} accuses seat {acc} (unverifiable): {rule}"
+        return f"false_accusation by seat {f.seat}: the evidence is a valid move"
 
     def N_or_max(self):
         return self.N if hasattr(self, "N") else 1
@@ -556,7 +591,7 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
     if getattr(t, "complete", False):
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}"
     if t.over:
-        return False, f"stopped: {t.log[-1] if t.log else ''}"
+        return False, f"stopped at envelope {len(t.chain) - 1}: {t.log[-1] if t.log else ''}"
     return False, f"incomplete: {len(frames)} envelopes, next {t.exp}"
 
 

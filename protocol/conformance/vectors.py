@@ -106,7 +106,13 @@ def check(name, d):
                 and f"{v['hands']} hands" in summary
         if want == "incomplete":
             return summary.startswith("incomplete")
-        return not ok   # cheat, accused, corrupt: refused (this verifier does not judge faults)
+        if want == "accused":
+            return summary.startswith("stopped") and f"accused: seat {v['seat']}: {v['rule']}: confirmed" in summary
+        if want == "cheat" and v.get("rule") == "false_accusation":
+            return summary.startswith("stopped") and "false_accusation" in summary
+        if want == "cheat":
+            return summary.startswith("cheat") and f"envelope {v['index']}: seat {v['seat']}: {v['rule']}" in summary
+        return not ok   # corrupt
     return None
 
 
