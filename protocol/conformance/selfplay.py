@@ -33,7 +33,7 @@ class Bot(seatmod.Seat):
     def __init__(self, me, t, rig=None):          # no network
         self.me, self.t = me, t
         self.toss_nonce = secrets.token_bytes(32)
-        self.args = types.SimpleNamespace(share_order="hand")
+        self.args = types.SimpleNamespace(share_order="hand", cheat=None, drop_links_at=[])
         self.rig = rig or {}
 
 
@@ -58,6 +58,15 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
     bots = [Bot(i, tables[i], rig) for i in range(n)]
     frames = [offer.frame, seating.frame]
     while not tables[0].over and len(frames) < max_env:
+        t0 = tables[0]
+        if rig.get("leave_when_out") and hasattr(t0, "in_game"):
+            gone = [x for x in range(n) if not t0.in_game[x] and x not in t0.left]
+            if gone:
+                e = wire.make(keys[gone[0]], game, len(frames), gone[0], t0.head, "leave", {"reason": "probe: out, going home"})
+                for t in tables:
+                    t.apply(e)
+                frames.append(e.frame)
+                continue
         s, kinds = tables[0].exp
         b = bots[s]
         kind, body = b.decide()
@@ -155,6 +164,8 @@ if __name__ == "__main__":
                 continue
             rules[k] = type(rules[k])(v) if not isinstance(rules[k], bool) else v == "true"
         t = play(rules, n, out)
+    elif probe == "leave-when-out":
+        t = play(dict(rules, limit=20), 3, out, {"leave_when_out": True})
     elif probe == "chinchon":
         # the first player (seat after the dealer) is dealt A..K of oros minus 3 (a 7-run 4..K? no: 1..7)
         t = play(rules, 2, out, {"deal": {"first": list(range(0, 7)), "second": [9, 18, 27, 36, 14, 23, 31]}})

@@ -60,6 +60,14 @@ class Table:
             raise Violation("malformed", e.seat, "seat not seated")
         if not wire.verify_sig(e, self.key_of(e.seat) if self.phase != "offer" else e.body["host_key"]):
             raise Violation("bad_signature", e.seat)
+        if e.kind == "leave" and hasattr(self, "in_game") and not self.in_game[e.seat] \
+                and e.seat not in self.left:
+            self.left.add(e.seat)        # out of the game already: it just will not sign game_end
+            if self.phase == "game_end":
+                self.end_left = [s for s in self.end_left if s != e.seat]
+                self.exp = (self.end_left[0], {"game_end"}) if self.end_left else None
+            self.chain.append(e)
+            return
         if e.kind in ("fault", "leave"):
             self.verdict = self.judge(e) if e.kind == "fault" else f"seat {e.seat} left: {e.body['reason']}"
             self.chain.append(e)
