@@ -115,6 +115,13 @@ def rigged(tables, bots, s, kinds, kind, body, rig):
         pi = [pos[c] for c in want]
         D2, proof = shuffle_with(h.ctx[s], h.round, h.joint, D, pi)
         return kind, {**body, "deck": cr.enc_deck(D2), "proof": proof}
+    if kind == "close" and h.round < rig.get("min_round", 0):
+        # hold the close back until the stock has been re-shuffled min_round times
+        E = t.engine
+        slots = h.hands[s]
+        k = min(slots, key=lambda j: (E.best([E.deck[h.faces[x]] for x in slots if x != j])[0],
+                                      -E.value(E.deck[h.faces[j]])))
+        return "discard", {"hand": t.hand_no, "slot": k, "share": bots[s].share(k)}
     fc = rig.get("force_close")
     if fc and "discard" in kinds and h.order[["first", "second", "third"].index(fc)] == s and kind == "discard" \
             and t.hand_no == 0:
@@ -166,6 +173,8 @@ if __name__ == "__main__":
         t = play(rules, n, out)
     elif probe == "leave-when-out":
         t = play(dict(rules, limit=20), 3, out, {"leave_when_out": True})
+    elif probe == "restocks":
+        t = play(dict(rules, limit=5), 2, out, {"min_round": 3})
     elif probe == "chinchon":
         # the first player (seat after the dealer) is dealt A..K of oros minus 3 (a 7-run 4..K? no: 1..7)
         t = play(rules, 2, out, {"deal": {"first": list(range(0, 7)), "second": [9, 18, 27, 36, 14, 23, 31]}})
