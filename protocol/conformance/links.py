@@ -33,12 +33,15 @@ def pub_bytes(sk: Ed25519PrivateKey) -> bytes:
     return sk.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
-def certificate(sk: Ed25519PrivateKey) -> bytes:
-    key = pub_bytes(sk)
+def certificate(sk: Ed25519PrivateKey, public: bytes | None = None) -> bytes:
+    """the player's certificate ("Links"); `public` (tests): the certificate's fields for another
+    key, signed by sk, to compare the to-be-signed bytes with a vector's"""
+    key = public or pub_bytes(sk)
+    pk = Ed25519PublicKey.from_public_bytes(key)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "p2p-chinchon " + wire.fingerprint(key))])
     serial = (int.from_bytes(hashlib.sha256(key).digest()[:16], "big") >> 1) or 1
     utc = datetime.timezone.utc
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(sk.public_key())
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(pk)
             .serial_number(serial)
             .not_valid_before(datetime.datetime(2000, 1, 1, tzinfo=utc))
             .not_valid_after(datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=utc))

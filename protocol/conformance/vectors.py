@@ -126,6 +126,11 @@ def lobby_verdict(i):
     cert = b(i["host_certificate"])
     if hashlib.sha256(cert).hexdigest() != i["cert_hash"] or links.cert_key(cert) != b(i["host_key"]):
         return {"result": "certificate"}
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    ours = x509.load_der_x509_certificate(links.certificate(Ed25519PrivateKey.generate(), b(i["host_key"])))
+    if ours.tbs_certificate_bytes != x509.load_der_x509_certificate(cert).tbs_certificate_bytes:
+        return {"result": "our certificate differs"}
     msgs = [(m["from"], b(m["payload"])) for m in i["messages"]]
     challenge, req = msgs[0][1], msgpack.unpackb(msgs[1][1], raw=False)
     if set(req) != {"v", "name", "key", "addr", "sig"} or req["v"] != 2:
