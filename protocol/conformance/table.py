@@ -1,0 +1,616 @@
+"""The table: who speaks next and what every envelope must satisfy ("Message flow",
+"Messages", "Table setup", "Hands", "The deck"), as an observer that can also hold one seat's
+secrets.  `Table.apply(env)` checks an envelope completely before it changes any state; a
+violation raises Violation(rule, seat).  `Table.expected()` names the next speaker and kinds.
+"""
+from __future__ import annotations
+
+import copy
+
+import crypto as cr
+import engine as en
+import wire
+
+BOT_CLOSE_MAX = 5
+
+
+class Violation(Exception):
+    def __init__(self, rule: str, seat: int, reason: str = ""):
+        super().__init__(f"seat {seat}: {rule}: {reason}")
+        self.rule, self.seat, self.reason = rule, seat, reason
+
+
+class Hand:
+    pass
+
+
+class Table:
+    def __init__(self, me: int | None = None):
+        self.me = me                   # our seat, or None for an observer (audit)
+        self.chain: list[wire.Envelope] = []
+        self.phase = "offer"
+        self.over = False
+        self.winner = None
+        self.hands_played = 0
+        self.log: list[str] = []
+
+    # -- helpers ---------------------------------------------------------------------------
+    @property
+    def head(self) -> bytes:
+        return self.chain[-1].hash if self.chain else bytes(32)
+
+    def key_of(self, seat: int) -> bytes:
+        if self.phase in ("offer", "seating"):
+            return self.offer["host_key"]
+        return self.players[seat]["key"]
+
+    def expected(self):
+        """(seat, set of kinds) of the next envelope, or None when the game is over."""
+        return self.exp
+
+    # -- entry point -----------------------------------------------------------------------
+    def apply(self, e: wire.Envelope) -> None:
+        if e.seq != len(self.chain):
+            raise Violation("seq", e.seat, f"seq {e.seq} at {len(self.chain)}")
+        if e.prev != self.head:
+            raise Violation("broken_chain", e.seat)
+        if self.chain and e.game != self.game:
+            raise Violation("wrong_game", e.seat)
+        if self.phase not in ("offer",) and e.seat >= self.N_or_max():
+            raise Violation("malformed", e.seat, "seat not seated")
+        if not wire.verify_sig(e, self.key_of(e.seat) if self.phase != "offer" else e.body["host_key"]):
+            raise Violation("bad_signature", e.seat)
+        if e.kind == "leave" and hasattr(self, "in_game") and not self.in_game[e.seat] \
+                and e.seat not in self.left:
+            self.left.add(e.seat)        # out of the game already: it just will not sign game_end
+            if self.phase == "game_end":
+                self.end_left = [s for s in self.end_left if s != e.seat]
+                self.exp = (self.end_left[0], {"game_end"}) if self.end_left else None
+            self.chain.append(e)
+            return
+        if e.kind in ("fault", "leave"):
+            self.verdict = self.judge(e) if e.kind == "fault" else f"seat {e.seat} left: {e.body['reason']}"
+            self.chain.append(e)
+            self.over = True
+            self.exp = None
+            self.log.append(self.verdict)
+            return
+        if self.exp is not None if self.phase != "offer" else False:
+            seat, kinds = self.exp
+            if e.seat != seat:
+                raise Violation("not_your_turn", e.seat, f"expected seat {seat}")
+            if e.kind not in kinds:
+                raise Violation("unexpected", e.seat, f"{e.kind}, expected {sorted(kinds)}")
+        if "hand" in e.body and e.body["hand"] != self.hand_no:
+            raise Violation("wrong_hand", e.seat)
+        snapshot = copy.copy(self.__dict__)
+        try:
+            getattr(self, "_" + e.kind)(e)
+        except Violation:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            raise
+        except (cr.DeckError, en.RuleError, KeyError, IndexError, ValueError) as ex:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            rule = getattr(ex, "step", None) or getattr(ex, "rule", None) or "malformed"
+            raise Violation(rule, e.seat, str(ex)) from ex
+        self.chain.append(e)
+
+    def judge(self, f: wire.Envelope) -> str:
+        """re-check a fault's evidence against the state at this point ("Faults and audit")"""
+        b = f.body
+        acc, rule = b["accused"], b["rule"]
+        frames = []
+        for raw in b["evidence"]:
+            try:
+                frames.append(wire.decode(raw))
+            except wire.WireError:
+                pass
+        signed = [x for x in frames if x.game == self.game and hasattr(self, "players")
+                  and x.seat == acc and x.seat < self.N and wire.verify_sig(x, self.players[x.seat]["key"])]
+        if rule == "equivocation":
+            if len(signed) >= 2 and signed[0].seq == signed[1].seq and \
+                    signed[0].signed_bytes() != signed[1].signed_bytes():
+                return f"accused: seat {acc}: equivocation: confirmed"
+            return f"false_accusation by seat {f.seat}"
+        if rule == "timeout":
+            if self.exp and self.exp[0] == acc:
+                return f"accused: seat {acc}: timeout: consistent with the chain"
+            return f"false_accusation by seat {f.seat}"
+        if not signed:
+            return f"seat {f.seat} accuses seat {acc} (unverifiable): {rule}"
+        x = signed[0]
+        probe = copy.deepcopy(self)
+        probe.over = False
+        try:
+            probe.apply(x)
+        except Violation as v:
+            if v.seat in (acc, -1):
+                return f"accused: seat {acc}: {rule}: confirmed ({v.rule})"
+            return f"seat {f.seat} accuses seat {acc} (unverifiable): {rule}"
+        return f"false_accusation by seat {f.seat}: the evidence is a valid move"
+
+    def N_or_max(self):
+        return self.N if hasattr(self, "N") else 1
+
+    # -- setup -----------------------------------------------------------------------------
+    def _offer(self, e):
+        if e.seq != 0 or e.seat != 0:
+            raise Violation("malformed", e.seat, "offer not at 0")
+        b = e.body
+        en.check_rules(b["rules"])
+        if b["proof_rounds"] != b["rules"]["shuffle_proof_rounds"]:
+            raise Violation("bad_rules", 0, "proof_rounds")
+        r, n = b["rules"], b["max_seats"]
+        if not r["min_players"] <= n <= r["max_players"]:
+            raise Violation("bad_rules", 0, f"{n} seats: the rules take {r['min_players']}-{r['max_players']}")
+        size = len(en.build_deck(r, n))
+        if size < 7 * n + 2 or size > 80:
+            raise Violation("bad_rules", 0, f"a deck of {size} cards for {n} seats")
+        self.offer, self.rules, self.game = b, b["rules"], e.game
+        self.k = b["proof_rounds"]
+        self.phase = "seating"
+        self.exp = (0, {"seating"})
+
+    def _seating(self, e):
+        ps = e.body["players"]
+        if not 2 <= len(ps) <= self.offer["max_seats"] or len({p["key"] for p in ps}) != len(ps) \
+                or ps[0]["key"] != self.offer["host_key"]:
+            raise Violation("bad_seating", 0)
+        self.players, self.N = ps, len(ps)
+        self.engine = en.Engine(self.rules, self.N)
+        self.C = len(self.engine.deck)
+        self.rh = wire.rules_hash(self.rules, self.k)
+        self.sh = wire.seating_hash(ps)
+        self.commits, self.nonces = {}, {}
+        self.totals = [0] * self.N
+        self.in_game = [True] * self.N
+        self.reentries_used = [0] * self.N
+        self.left = set()
+        self.phase = "agree"
+        self.exp = (0, {"agree"})
+
+    def _agree(self, e):
+        b = e.body
+        if b["rules_hash"] != self.rh or b["seating_hash"] != self.sh:
+            raise Violation("disagree", e.seat)
+        self.commits[e.seat] = b["toss_commit"]
+        self.exp = (e.seat + 1, {"agree"}) if e.seat + 1 < self.N else (0, {"toss"})
+        if e.seat + 1 == self.N:
+            self.phase = "toss"
+
+    def _toss(self, e):
+        if wire.toss_commit(self.game, e.seat, e.body["nonce"]) != self.commits[e.seat]:
+            raise Violation("toss", e.seat)
+        self.nonces[e.seat] = e.body["nonce"]
+        if e.seat + 1 < self.N:
+            self.exp = (e.seat + 1, {"toss"})
+            return
+        self.dealer = wire.first_dealer(self.game, [self.nonces[s] for s in range(self.N)])
+        self.hand_no = 0
+        self._start_hand()
+
+    # -- hands -----------------------------------------------------------------------------
+    def _start_hand(self):
+        h = Hand()
+        self.h = h
+        h.A = [s for s in range(self.N) if self.in_game[s]]
+        m = len(h.A)
+        i = h.A.index(self.dealer)
+        h.order = h.A[i + 1:] + h.A[:i + 1]           # playing order from the seat after the dealer
+        h.shuffle_order = h.order                      # dealer last
+        h.ctx = {s: cr.ctx_of(self.game, self.hand_no, s) for s in h.A}
+        h.kc, h.Y = {}, {}
+        h.round = 0
+        h.deck = cr.initial_deck(self.C)              # current input of the shuffle chain
+        h.slots: list[tuple[bytes, bytes]] = []        # ciphertext of every slot
+        h.shares: dict[int, dict[int, bytes]] = {}     # slot -> seat -> d
+        h.faces: dict[int, int] = {}                   # slot -> card index, opened during the hand
+        h.hands = {s: [] for s in h.A}                 # seat -> slots held (in order)
+        h.pile: list[int] = []
+        h.stock: list[int] = []
+        h.turn_i = 0
+        h.drawn = False
+        h.finished_turn = set()
+        h.closer = None
+        h.secrets = {}
+        h.digests = 0
+        h.shuffle_in = None
+        h.x = None                                     # our secret (seat mode)
+        self.phase = "key_commit"
+        self.exp = (h.A[0], {"key_commit"})
+
+    def _next_in_A(self, seat, kind, then):
+        A = self.h.A
+        i = A.index(seat)
+        if i + 1 < len(A):
+            self.exp = (A[i + 1], {kind})
+        else:
+            then()
+
+    def _key_commit(self, e):
+        self.h.kc[e.seat] = e.body["commit"]
+
+        def then():
+            self.phase = "key_share"
+            self.exp = (self.h.A[0], {"key_share"})
+        self._next_in_A(e.seat, "key_commit", then)
+
+    def _key_share(self, e):
+        h = self.h
+        h.Y[e.seat] = cr.check_key_share(h.ctx[e.seat], e.body["share"], e.body["nonce"], h.kc[e.seat])
+
+        def then():
+            Y = cr.O
+            for s in h.A:
+                Y = cr.add(Y, h.Y[s])
+            if Y == cr.O:
+                raise Violation("key_share", e.seat, "joint key is the identity")
+            h.joint = Y
+            self._begin_shuffle(0, cr.initial_deck(self.C))
+        self._next_in_A(e.seat, "key_share", then)
+
+    def _begin_shuffle(self, rnd, deck_in):
+        h = self.h
+        h.round = rnd
+        h.shuffle_in = deck_in
+        h.shuffle_i = 0
+        self.phase = "shuffle"
+        self.exp = (h.shuffle_order[0], {"shuffle"})
+
+    def _shuffle(self, e):
+        h = self.h
+        if e.body["round"] != h.round:
+            raise Violation("shuffle", e.seat, "round")
+        D = h.shuffle_in
+        D2 = cr.dec_deck(e.body["deck"])
+        if len(D2) != len(D):
+            raise Violation("shuffle", e.seat, "deck size")
+        if self.rules["shuffle_proof"] == "terelius-wikstrom":
+            cr.tw_verify(h.ctx[e.seat], h.round, h.joint, D, D2, e.body["proof"])
+        else:
+            cr.cc_verify(h.ctx[e.seat], h.round, self.k, h.joint, D, D2, e.body["proof"])
+        h.shuffle_in = D2
+        h.shuffle_i += 1
+        if h.shuffle_i < len(h.shuffle_order):
+            self.exp = (h.shuffle_order[h.shuffle_i], {"shuffle"})
+            return
+        if h.round == 0:
+            h.slots = list(D2)
+            m = len(h.A)
+            for k in range(7 * m):
+                h.hands[h.order[k % m]].append(k)
+            h.upcard = 7 * m
+            h.stock = list(range(7 * m + 1, self.C))
+            self.phase = "deal"
+            self.exp = (h.A[0], {"deal_shares"})
+        else:
+            S = len(h.slots)
+            h.slots.extend(D2)
+            h.stock = list(range(S, S + len(D2)))
+            self.phase = "turn"
+            self.exp = (h.order[h.turn_i], {"draw"})
+
+    def owner(self, slot):
+        for s, sl in self.h.hands.items():
+            if slot in sl:
+                return s
+        return None
+
+    def _check_share(self, seat, slot, share):
+        h = self.h
+        c1, c2 = h.slots[slot]
+        d = cr.check_dec_share(h.ctx[seat], slot, c1, c2, h.Y[seat], share)
+        h.shares.setdefault(slot, {})[seat] = d
+
+    def _open(self, slot, own: int | None = None):
+        """open a slot from every seat's share (own: our own d computed locally)"""
+        h = self.h
+        c1, c2 = h.slots[slot]
+        M = c2
+        for s in h.A:
+            d = h.shares.get(slot, {}).get(s)
+            if d is None and s == own:
+                d = cr.mul(h.x, c1)
+            M = cr.sub(M, d)
+        card = cr.card_of_point(M, self.C)
+        if card is None:
+            raise Violation("not_a_card", -1, f"slot {slot}")
+        if slot in h.faces and h.faces[slot] != card:
+            raise Violation("face_mismatch", -1, f"slot {slot}")
+        h.faces[slot] = card
+        return card
+
+    def _deal_shares(self, e):
+        h = self.h
+        want = sorted([k for s in h.A if s != e.seat for k in h.hands[s]] + [h.upcard])
+        if len(e.body["shares"]) != len(want):
+            raise Violation("share", e.seat, "count")
+        for slot, share in zip(want, e.body["shares"]):
+            self._check_share(e.seat, slot, share)
+
+        def then():
+            self._open(h.upcard)
+            h.pile = [h.upcard]
+            if self.me in h.A and h.x is not None:
+                for k in h.hands[self.me]:
+                    self._open(k, own=self.me)
+            self.phase = "turn"
+            self._turn_start()
+        self._next_in_A(e.seat, "deal_shares", then)
+
+    def _turn_start(self):
+        h = self.h
+        p = h.order[h.turn_i]
+        h.drawn = False
+        if not h.stock:
+            if len(h.pile) >= 2:
+                n_in = h.pile[:-1]
+                h.retired = getattr(h, "retired", []) + n_in
+                h.pile = [h.pile[-1]]
+                self._begin_shuffle(h.round + 1, [h.slots[s] for s in n_in])
+                return
+            self._void()
+            return
+        self.exp = (p, {"draw"})
+
+    def _void(self):
+        h = self.h
+        h.closer = None
+        h.void = True
+        self.phase = "secret"
+        self.exp = (h.A[0], {"secret"})
+
+    def _draw(self, e):
+        h = self.h
+        if e.body["source"] == "stock":
+            if not h.stock:
+                raise Violation("empty_stock", e.seat)
+            slot = h.stock.pop(0)
+            h.hands[e.seat].append(slot)
+            h.draw_slot = slot
+            others = [s for s in h.A if s != e.seat]
+            h.draw_left = others
+            self.phase = "draw_share"
+            self.exp = (others[0], {"draw_share"})
+        else:
+            if not h.pile:
+                raise Violation("empty_pile", e.seat)
+            slot = h.pile.pop()
+            h.hands[e.seat].append(slot)
+            h.last_from_discard = slot
+            self.exp = (e.seat, {"discard", "close"})
+        h.drawn = True
+
+    def _draw_share(self, e):
+        h = self.h
+        if e.body["slot"] != h.draw_slot:
+            raise Violation("share", e.seat, "slot")
+        self._check_share(e.seat, h.draw_slot, e.body["share"])
+        h.draw_left = h.draw_left[1:]
+        if h.draw_left:
+            self.exp = (h.draw_left[0], {"draw_share"})
+        else:
+            p = h.order[h.turn_i]
+            if p == self.me and h.x is not None:
+                self._open(h.draw_slot, own=self.me)
+            self.phase = "turn"
+            self.exp = (p, {"discard", "close"})
+
+    def _discard(self, e):
+        h = self.h
+        slot = e.body["slot"]
+        if slot not in h.hands[e.seat]:
+            raise Violation("not_in_hand", e.seat)
+        self._check_share(e.seat, slot, e.body["share"])
+        self._open(slot)
+        h.hands[e.seat].remove(slot)
+        h.pile.append(slot)
+        h.finished_turn.add(e.seat)
+        h.turn_i = (h.turn_i + 1) % len(h.order)
+        self._turn_start()
+
+    def _close(self, e):
+        h = self.h
+        slot = e.body["slot"]
+        held = h.hands[e.seat]
+        if slot not in held:
+            raise Violation("not_in_hand", e.seat)
+        kept = [s for s in held if s != slot]
+        got = [r["slot"] for r in e.body["shares"]]
+        if sorted(got) != sorted(kept):
+            raise Violation("close", e.seat, "shares must cover exactly the kept slots")
+        if self.rules["first_round_ban"] and not all(s in h.finished_turn for s in h.A):
+            raise Violation("first_round_close", e.seat)
+        for r in e.body["shares"]:
+            self._check_share(e.seat, r["slot"], r["share"])
+        cards = [self.engine.deck[self._open(s)] for s in kept]
+        score, chinchon = self.engine.close_result(cards)
+        h.closer, h.close_score, h.chinchon = e.seat, score, chinchon
+        h.facedown = slot
+        h.hands[e.seat] = kept
+        i = h.A.index(e.seat)
+        h.show_left = [h.A[(i + j) % len(h.A)] for j in range(1, len(h.A))]
+        self.phase = "show"
+        self.exp = (h.show_left[0], {"show"})
+
+    def _show(self, e):
+        h = self.h
+        got = [r["slot"] for r in e.body["shares"]]
+        if sorted(got) != sorted(h.hands[e.seat]):
+            raise Violation("show", e.seat, "shares must cover exactly the seat's slots")
+        for r in e.body["shares"]:
+            self._check_share(e.seat, r["slot"], r["share"])
+        for s in got:
+            self._open(s)
+        h.show_left = h.show_left[1:]
+        if h.show_left:
+            self.exp = (h.show_left[0], {"show"})
+            return
+        self._score()
+        self.phase = "secret"
+        self.exp = (h.A[0], {"secret"})
+
+    def _score(self):
+        h = self.h
+        h.scores = {h.closer: h.close_score}
+        E = self.engine
+        melds, clean = E.close_melds([E.deck[h.faces[k]] for k in h.hands[h.closer]])
+        i = h.A.index(h.closer)
+        others = [h.A[(i + j) % len(h.A)] for j in range(1, len(h.A))]
+        pens = E.showdown(melds, clean, [[E.deck[h.faces[k]] for k in h.hands[s]] for s in others])
+        for s, p in zip(others, pens):
+            h.scores[s] = p
+        for s, v in h.scores.items():
+            self.totals[s] += v
+
+    def _secret(self, e):
+        h = self.h
+        x = cr.sc_in(e.body["secret"], "secret")
+        if x == 0 or cr.base(x) != h.Y[e.seat]:
+            raise Violation("secret", e.seat)
+        h.secrets[e.seat] = x
+
+        def then():
+            final = []
+            for slot, (c1, c2) in enumerate(h.slots):
+                M = c2
+                for s in h.A:
+                    M = cr.sub(M, cr.mul(h.secrets[s], c1))
+                card = cr.card_of_point(M, self.C)
+                if card is None:
+                    raise Violation("end_of_hand", -1, f"slot {slot} is not a card")
+                if slot in h.faces and h.faces[slot] != card:
+                    raise Violation("end_of_hand", -1, f"slot {slot} face mismatch")
+                final.append(card)
+            if sorted(final[:self.C]) != list(range(self.C)):
+                raise Violation("end_of_hand", -1, "not a permutation")
+            h.final = final
+            h.head = e.hash
+            self.phase = "hand_digest"
+            self.exp = (h.A[0], {"hand_digest"})
+        self._next_in_A(e.seat, "secret", then)
+
+    def my_digest(self):
+        h = self.h
+        return wire.hand_digest(self.game, self.hand_no, h.head, self.totals, h.final)
+
+    def _hand_digest(self, e):
+        h = self.h
+        if e.body["totals"] != self.totals or e.body["digest"] != self.my_digest():
+            raise Violation("digest_mismatch", e.seat,
+                            f"totals {e.body['totals']} vs ours {self.totals}")
+        self._next_in_A(e.seat, "hand_digest", self._after_hand)
+
+    def _after_hand(self):
+        h = self.h
+        self.hands_played += 1
+        if getattr(h, "void", False):
+            self._next_hand()
+            return
+        if h.chinchon:
+            self.winner = h.closer
+            return self._end()
+        r = self.rules
+        busted = [s for s in h.A if self.totals[s] > r["limit"]]
+        still = [s for s in h.A if s not in busted]
+        h.offered = [s for s in busted if self.reentries_used[s] < r["reentries"]
+                     and len(still) >= r["reentry_min_remaining"]]
+        for s in busted:
+            self.in_game[s] = False
+        if h.offered:
+            self.phase = "reenter"
+            self.exp = (h.offered[0], {"reenter"})
+            return
+        self._after_reentry()
+
+    def _reenter(self, e):
+        h = self.h
+        if e.body["accept"]:
+            self.in_game[e.seat] = True
+            self.reentries_used[e.seat] += 1
+            still = [s for s in h.A if self.in_game[s] and s not in h.offered]
+            self.totals[e.seat] = max(self.totals[s] for s in still)
+        h.offered = h.offered[1:]
+        if h.offered:
+            self.exp = (h.offered[0], {"reenter"})
+        else:
+            self._after_reentry()
+
+    def _after_reentry(self):
+        h = self.h
+        still = [s for s in range(self.N) if self.in_game[s]]
+        if len(still) == 1:
+            self.winner = still[0]
+            return self._end()
+        if not still:
+            cands = h.A
+            low = min(self.totals[s] for s in cands)
+            tied = [s for s in cands if self.totals[s] == low]
+            if h.closer in tied:
+                self.winner = h.closer
+            else:
+                self.winner = next(s for s in h.order if s in tied)
+            return self._end()
+        self._next_hand()
+
+    def _next_hand(self):
+        d = self.dealer
+        for j in range(1, self.N + 1):
+            if self.in_game[(d + j) % self.N]:
+                self.dealer = (d + j) % self.N
+                break
+        self.hand_no += 1
+        self._start_hand()
+
+    def _end(self):
+        self.phase = "game_end"
+        self.end_left = [s for s in range(self.N) if s not in self.left]
+        self.exp = (self.end_left[0], {"game_end"})
+
+    def _game_end(self, e):
+        if e.body["winner"] != (255 if self.winner is None else self.winner):
+            raise Violation("game_end", e.seat, "winner")
+        if e.body["digest"] != e.prev:
+            raise Violation("game_end", e.seat, "digest")
+        self.end_left = self.end_left[1:]
+        if self.end_left:
+            self.exp = (self.end_left[0], {"game_end"})
+        else:
+            self.exp = None
+            self.over = True
+            self.complete = True
+
+
+def audit(frames: list[bytes]) -> tuple[bool, str]:
+    """Replay a transcript as an observer: (complete and valid, one-line summary)."""
+    t = Table()
+    t.exp = None
+    for i, f in enumerate(frames):
+        try:
+            e = wire.decode(f)
+        except wire.WireError as ex:
+            return False, f"corrupt: envelope {i}: {ex.code}"
+        try:
+            t.apply(e)
+        except Violation as v:
+            return False, f"cheat: envelope {i}: seat {v.seat}: {v.rule}: {v.reason}"
+    if getattr(t, "complete", False):
+        return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}"
+    if t.over:
+        return False, f"stopped at envelope {len(t.chain) - 1}: {t.log[-1] if t.log else ''}"
+    return False, f"incomplete: {len(frames)} envelopes, next {t.exp}"
+
+
+def split_frames(data: bytes) -> list[bytes]:
+    """cut a transcript file into frames (each frame is one msgpack array)"""
+    import msgpack
+    u = msgpack.Unpacker(raw=False, strict_map_key=False)
+    u.feed(data)
+    out, pos = [], 0
+    for _ in u:
+        end = u.tell()
+        out.append(data[pos:end])
+        pos = end
+    return out
