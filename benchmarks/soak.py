@@ -270,20 +270,19 @@ class Seat:
 
 class Game:
     """``seats`` bot peers on loopback in ``folder`` (one log and one transcript each):
-    :meth:`start`, then :meth:`reap` until :meth:`done`; :meth:`kill` / :meth:`restart` a seat.
+    :meth:`start`, then :meth:`reap` while :meth:`running`; :meth:`kill` / :meth:`restart` a seat.
     With ``lossy`` the last joiner listens on :data:`LOSSY_IP` behind a :class:`Relay`."""
 
     def __init__(self, folder: Path, seats: int, *, lossy: bool = False, seed: str | int = 0,
-                 extra: tuple[str, ...] = ()) -> None:
-        self.folder, self.lossy, self.seed = folder, lossy, seed
+                 cut_after: tuple[int, int] | None = (40, 160)) -> None:
+        self.folder, self.lossy, self.seed, self.cut_after = folder, lossy, seed, cut_after
         folder.mkdir(parents=True, exist_ok=True)
         port = free_port()
-        common = ["--bot", *extra]
-        self.seats = [Seat(NAMES[0], ["host", *common, "--no-mdns", "--port", str(port), "--bind", "127.0.0.1",
+        self.seats = [Seat(NAMES[0], ["host", "--bot", "--no-mdns", "--port", str(port), "--bind", "127.0.0.1",
                                       "--seats", str(seats), "--name", NAMES[0], *RULES])]
         for i in range(1, seats):
             bind = LOSSY_IP if lossy and i == seats - 1 else "127.0.0.1"
-            self.seats.append(Seat(NAMES[i], ["join", *common, "--connect", f"127.0.0.1:{port}", "--bind", bind,
+            self.seats.append(Seat(NAMES[i], ["join", "--bot", "--connect", f"127.0.0.1:{port}", "--bind", bind,
                                               "--name", NAMES[i]]))
         for s in self.seats:
             s.argv += ["--transcript", f"{s.label}.chn"]
@@ -320,7 +319,7 @@ class Game:
         pid = self.seats[i].proc.pid
         self._wait(lambda: listening_ports(pid, LOSSY_IP), limit, f"{NAMES[i]} to listen on {LOSSY_IP}")
         port = listening_ports(pid, LOSSY_IP)[0]
-        self.relay = Relay(("127.0.0.1", port), (LOSSY_IP, port), seed=self.seed).start()
+        self.relay = Relay(("127.0.0.1", port), (LOSSY_IP, port), cut_after=self.cut_after, seed=self.seed).start()
 
     def _wait(self, cond, limit: float, what: str) -> None:
         end = time.monotonic() + limit
@@ -398,9 +397,10 @@ def kinds_count(path: Path, kind: str) -> int:
 
 
 def play_one(folder: Path, seats: int, fault: Fault | None, *, lossy: bool, seed: str | int,
-             limit: float) -> dict:
-    """One whole game (and its fault, if any); returns its figures."""
-    game = Game(folder, seats, lossy=lossy, seed=seed)
+             limit: float, cut_after: tuple[int, int] | None = (40, 160)) -> dict:
+    """One whole game (and its fault, if any); returns its figures. ``cut_after``: the
+    relay's (with ``lossy``), see :class:`Relay`."""
+    game = Game(folder, seats, lossy=lossy, seed=seed, cut_after=cut_after)
     t0 = time.monotonic()
     out: dict = {"folder": str(folder)}
     try:
