@@ -403,9 +403,10 @@ def play_one(folder: Path, seats: int, fault: Fault | None, *, lossy: bool, seed
     game = Game(folder, seats, lossy=lossy, seed=seed, cut_after=cut_after)
     t0 = time.monotonic()
     out: dict = {"folder": str(folder)}
+    killed_at = None
     try:
         game.start()
-        killed_at = restart_at = None
+        restart_at = None
         growth: list[float] = []
         last_size = -1
         end = t0 + limit
@@ -433,6 +434,8 @@ def play_one(folder: Path, seats: int, fault: Fault | None, *, lossy: bool, seed
             out["fault"]["stall_s"] = round(longest_stall(growth, killed_at, finished_at), 2)
         elif fault is not None:
             out["fault"] = None  # the game ended before the planned point
+    except (RuntimeError, OSError) as exc:  # a seat never sat down, the relay could not listen
+        out["error"] = str(exc)
     finally:
         game.close()
     out["exit_codes"] = {s.label: s.exit_codes for s in game.seats}
@@ -501,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
             what = (f" {f['victim']} killed at {f['point']}, back after {f['pause_s']} s, stall {f['stall_s']} s"
                     if f else "")
             print(f"game {g + 1}: {'finished' if r['finished'] else 'NOT finished'} in {r.get('game_s')} s "
+                  f"{'(' + r['error'] + ') ' if 'error' in r else ''}"
                   f"({r['envelopes']} envelopes), "
                   f"{'DESYNC' if r['desync'] else 'transcripts identical, audit ok'};{what} "
                   f"max RSS MiB {r['max_rss_mib']}", flush=True)
