@@ -43,6 +43,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import trio
+
 CLI = [sys.executable, "-m", "p2p_chinchon"]
 NAMES = ("Ana", "Bruno", "Carla", "Dora", "Elena", "Fede", "Gala", "Hugo")
 RULES = ("--option", "limit=30")
@@ -157,8 +159,6 @@ class Relay:
         return self
 
     def stop(self) -> None:
-        import trio
-
         if self._thread is not None and self._thread.is_alive():
             try:  # thread-safe and non-blocking: callable from another trio loop too
                 self._token.run_sync_soon(self._cancel.cancel)
@@ -167,8 +167,6 @@ class Relay:
             self._thread.join()
 
     def _run(self) -> None:
-        import trio
-
         try:
             trio.run(self._main)
         except BaseException as exc:  # noqa: BLE001 - told to start()'s caller
@@ -176,8 +174,6 @@ class Relay:
             self._ready.set()
 
     async def _main(self) -> None:
-        import trio
-
         listeners = await trio.open_tcp_listeners(self.listen[1], host=self.listen[0])
         self._token = trio.lowlevel.current_trio_token()
         try:
@@ -195,8 +191,6 @@ class Relay:
         return max(now + self.rng.uniform(self.delay_s - self.jitter_s, self.delay_s + self.jitter_s), last_due)
 
     async def _handle(self, down) -> None:
-        import trio
-
         up = None
         try:
             try:
@@ -217,8 +211,6 @@ class Relay:
     async def _pump(self, src, dst, budget: list, scope) -> None:
         """Copy ``src`` to ``dst`` chunk by chunk, each held until its due time; the first
         side to end (EOF, error, or the shared chunk ``budget`` spent) ends the connection."""
-        import trio
-
         errors = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
         send, recv = trio.open_memory_channel(float("inf"))
 
