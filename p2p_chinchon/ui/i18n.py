@@ -91,6 +91,7 @@ EN: dict[str, str] = {
     "no_hint": "No hint available.",
     "hint": "Hint: {text}",
     "press_any_key": "Press any key to finish.",
+    "press_any_key_l": "l: the last showdown. Press any key to finish.",
     "game_finished": "The session has ended.",
     "node_failed": "The node stopped with an error: {error}",
     # issue 13: showdown hold, score sheet, hints as intents, last turns
@@ -338,6 +339,7 @@ ES: dict[str, str] = {
     "no_hint": "No hay pista.",
     "hint": "Pista: {text}",
     "press_any_key": "Pulsa una tecla para terminar.",
+    "press_any_key_l": "l: la última mano mostrada. Pulsa una tecla para terminar.",
     "game_finished": "La sesión ha terminado.",
     "node_failed": "El nodo se detuvo con un error: {error}",
     "no_showdown_yet": "Todavía no se ha mostrado ninguna mano.",
@@ -585,6 +587,7 @@ FR: dict[str, str] = {
     "no_hint": "Pas de conseil disponible.",
     "hint": "Conseil : {text}",
     "press_any_key": "Appuyez sur une touche pour terminer.",
+    "press_any_key_l": "l : la dernière main montrée. Appuyez sur une touche pour terminer.",
     "game_finished": "La session est terminée.",
     "node_failed": "Le nœud s'est arrêté sur une erreur : {error}",
     "no_showdown_yet": "Aucune main n'a encore été montrée.",

@@ -228,8 +228,12 @@ class TableScreen:
     def holding(self) -> bool:
         """Whether a showdown is still held; releases it once its time has passed."""
         if self.mode == HOLD and self.clock() >= self.hold_until:
-            self.mode = NORMAL
+            self.mode = self._after_showdown()
         return self.mode == HOLD
+
+    def _after_showdown(self) -> str:
+        """The mode a showdown put away returns to: the final screen once the game is over."""
+        return FINAL if self.final_text else NORMAL
 
     def hold_left(self) -> float:
         """Seconds until the held showdown goes away (0 when none is held)."""
@@ -248,8 +252,10 @@ class TableScreen:
         self._say(self.tr("refused", reason=reason), "class:error")
 
     def node_done(self, text: str) -> None:
-        self.mode = FINAL
+        """The session ended: the final screen, after the showdown on screen (if any) is read."""
         self.final_text = text
+        if not (self.holding() or self.mode == RECALL):
+            self.mode = FINAL
 
     def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
         self.mode, self.ask_question, self._ask_answer = ASK, question, answer
@@ -351,14 +357,17 @@ class TableScreen:
         """Handle one key: a printable character, or one of "left", "right", "up", "down",
         "enter", "backspace", "escape", "c-c"."""
         if self.mode == FINAL:
+            if k == "l" and self.shown is not None:  # the last showdown, still readable
+                self.mode = RECALL
+                return
             self.exit()
             return
         if self.mode == HELP:
             self.mode = NORMAL
             return
         self.holding()  # a hold whose time has passed is over: this key is for the table
-        if self.mode in (HOLD, RECALL) and k != "c-c":
-            self.mode = NORMAL  # the key only puts the showdown away
+        if self.mode in (HOLD, RECALL) and (k != "c-c" or self.final_text):
+            self.mode = self._after_showdown()  # the key only puts the showdown away
             return
         if self.mode in (HOLD, RECALL):
             self.mode = NORMAL
@@ -956,7 +965,7 @@ class TableScreen:
     def keybar(self) -> Line:
         view, tr = self.view, self.tr
         if self.mode == FINAL:
-            return [("class:prompt", tr("press_any_key"))]
+            return [("class:prompt", tr("press_any_key_l" if self.shown is not None else "press_any_key"))]
         if self.mode == PICKER:
             return [("class:dim", tr("keys_picker"))]
         if self.mode in (CONFIRM_QUIT, ASK):
