@@ -595,13 +595,16 @@ def test_fabricated_equivocation_evidence(at_draw, variant):
     assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
 
 
-def test_leave_stops_the_table_naming_the_leaver(at_draw):
-    net = at_draw
-    net.inject(2, net.craft(2, "leave", {"reason": "bye"}))
-    for t in net.tables[:2]:
-        assert t.fault is not None and t.fault.seat == 2 and t.fault.rule == "left"
+def test_leave_stops_the_table_naming_the_leaver():
+    """Two seats: nobody is left to play on with (with three, the others remove the leaver and
+    play on: tests/test_table_removal.py)."""
+    net = Net(2, seed=2)
+    assert net.run(net.expects("draw"))
+    net.inject(1, net.craft(1, "leave", {"reason": "bye"}))
+    t = net.tables[0]
+    assert t.fault is not None and t.fault.seat == 1 and t.fault.rule == "left"
     r = audit_frames(net.tables[0].frames)
-    assert r.verdict == "incomplete" and r.seat == 2 and r.rule == "left", r.summary()
+    assert r.verdict == "incomplete" and r.seat == 1 and r.rule == "left", r.summary()
 
 
 # ----------------------------------------------------------------------------- secrecy

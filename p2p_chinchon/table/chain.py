@@ -103,12 +103,18 @@ class ChainPart:
             if self.frames[env.seq] == frame:
                 return  # duplicate (resent after a reconnect, or answered to a resync)
             self._verify_or_drop(env)
+            if env.kind == "leave" and self._plays_on_without(env.seat):
+                # too late for its place: the game goes on, the seat is removed as absent
+                raise _Dropped(env.seat, "late_leave", f"a leave at seq {env.seq}, where another envelope is")
             if env.kind in TERMINAL_KINDS:
                 self._stop_from_peer(env)
                 return
             mine = self.chain[env.seq]
             if mine.seat == env.seat:
                 raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
+            if "remove" in (env.kind, mine.kind):
+                self._removal_conflict(env, mine)
+                return
             if mine.prev == env.prev:
                 raise ProtocolViolation(env.seat, "not_your_turn",
                                         f"signed seq {env.seq} where seat {mine.seat} spoke", env.seq)
@@ -117,7 +123,8 @@ class ChainPart:
         if self.players:
             self._verify_or_drop(env)
         if env.seq > n:
-            if env.kind in TERMINAL_KINDS and self.players:
+            if env.kind in TERMINAL_KINDS and self.players and not (
+                    env.kind == "leave" and self._plays_on_without(env.seat)):
                 self._stop_from_peer(env)  # a peer stopped the table at a point we have not reached
                 return
             if env.seq > n + MAX_BUFFERED:  # no honest seat runs this far ahead of us
@@ -214,6 +221,8 @@ class ChainPart:
                 self._check_sig(env)
             if env.kind in TERMINAL_KINDS:
                 commit = self._checked(env, self._handle_terminal)
+            elif env.kind == "remove":  # its first one is not the expected speaker's
+                commit = self._checked(env, self._on_remove)
             else:
                 step = self.expected()
                 if step is None:
@@ -246,6 +255,8 @@ class ChainPart:
             mine = self.chain[env.seq]
             if env.kind in TERMINAL_KINDS or self.frames[env.seq] == frame:
                 return "unverifiable", None
+            if mine.seat != env.seat and "remove" in (env.kind, mine.kind):
+                return "unverifiable", None  # who is gone is a matter of view, not of proof
             if mine.seat == env.seat:
                 return "proves", _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
             if mine.prev == env.prev:

@@ -101,7 +101,11 @@ class FaultsPart:
                     return
                 in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
                 active = self.engine is None or env.seat in self.engine.active
-                if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue):
+                needed = in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue)
+                if needed and self._plays_on_without(env.seat):
+                    # the others play on: each signs the seat's removal (removal.py)
+                    self._start_removal(env.seat, "left")
+                elif needed:
                     self.fault = v.Fault(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
                     self.phase = v.STOPPED
                     self._out.append(Stopped(self.fault))
@@ -151,6 +155,8 @@ class FaultsPart:
         history). ``claim`` = (rule, accused, accuser) lets the chain check what needs no
         frame: a ``timeout`` is ``("consistent", None)`` when the accused was the expected
         speaker here, ``("valid", None)`` (false) when it was not."""
+        if claim is not None and claim[1] is None:
+            return "unverifiable", None  # a fault that blames nobody has nothing to prove
         if claim is not None and claim[0] == "timeout" and not frames:
             step = self.expected()
             ok = step is not None and step.seat == claim[1] != claim[2]

@@ -1,0 +1,228 @@
+"""Removal: playing on without a seat that is gone for good (issue 11 part 3).
+
+A seat that stays away past the table option ``rejoin_wait``, or that signed ``leave`` while
+still in the game, is removed by every other seat still at the table, each signing its own
+``remove`` of it: no single seat can remove another. The chain decides when a ``remove`` is
+valid (docs/protocol.md "Removal"); the driver only says when its own view agrees
+(:meth:`RemovalPart.absent`). When every signature is in, the seat is out like an eliminated
+seat (standings: "left"); a hand in progress that needs its key share is void, and the game
+goes on with the others, or ends when one is left. Knows nothing of sockets or clocks."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from p2p_chinchon import view as v
+
+from .common import Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
+
+REASONS = ("absent", "left")
+
+
+class RemovalPart:
+    """The removal part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the
+    table's: ``removed`` seat -> reason, ``removing`` the removals in progress, innermost last,
+    ``gone`` the seats this node's driver declared away past ``rejoin_wait``)."""
+
+    # -------------------------------------------------------------- the driver's view
+
+    def absent(self, seat: int) -> list:
+        """The driver's ``rejoin_wait`` for ``seat`` ran out on its own clock (the seat is
+        disconnected from this node). When the chain lets the table play on without it, this
+        seat signs its ``remove`` as soon as it is its turn to (at once when it starts the
+        removal); otherwise the table stops as before: a ``fault`` ``absent`` naming the seat
+        the table waits for. Returns the outputs, like :meth:`receive`."""
+        self._out = []
+        if self.fault or self.finished:
+            return []
+        if not self.can_remove(seat):
+            return self.timeout("absent", True)
+        self.gone.add(seat)
+        self._guarded(lambda: None, ())
+        return self._take()
+
+    def present(self, seat: int) -> None:
+        """``seat`` is heard again: this seat no longer agrees to remove it (a removal already
+        signed stays signed)."""
+        self.gone.discard(seat)
+
+    def can_remove(self, seat: int) -> bool:
+        """True when the chain allows removing ``seat`` now: the game has begun and is not
+        over for this table, the seat is still in it, the table waits for it (or is removing
+        it already), and at least two other seats are left to sign."""
+        if self.engine is None or self.fault or self.finished or self.me is None:
+            return False
+        if not 0 <= seat < len(self.players) or seat in self.removed or seat == self.me:
+            return False
+        step = self.expected()
+        waits = step is not None and step.seat == seat
+        if not (waits or self.removing_seat == seat):
+            return False
+        return len(self._signers(seat)) >= 2
+
+    @property
+    def removing_seat(self) -> int | None:
+        """The seat whose removal is being signed (the innermost), or None."""
+        return self.removing[-1]["seat"] if self.removing else None
+
+    def removal_step(self) -> Step | None:
+        """While the expected speaker is gone on this node's clock: who must sign the first
+        ``remove`` of it (the first other seat still at the table, in seat order), else None."""
+        step = self.expected()
+        if step is None or step.seat not in self.gone or not self.can_remove(step.seat):
+            return None
+        return Step("remove", self._signers(step.seat)[0])
+
+    # -------------------------------------------------------------- the chain's rules
+
+    def _signers(self, seat: int) -> list[int]:
+        """Who signs the removal of ``seat``, in seat order: every other seat still at the
+        table (eliminated seats too) that is not itself being removed."""
+        out_now = {r["seat"] for r in self.removing}
+        return [s for s in range(len(self.players)) if s != seat and s not in self.left and s not in out_now]
+
+    def _plays_on_without(self, seat: int) -> bool:
+        """A game is on that can go on without ``seat`` (a ``leave`` of it starts its removal
+        instead of stopping the table)."""
+        return (self.engine is not None and not self.finished and seat != self.me
+                and seat not in self.removed and len(self._signers(seat)) >= 2)
+
+    def _start_removal(self, seat: int, reason: str, signed: tuple[int, ...] = ()) -> None:
+        """A removal of ``seat`` begins: the other signers' ``remove`` steps go first."""
+        self.removing.append({"seat": seat, "reason": reason, "signed": set(signed)})
+        steps = [Step("remove", s) for s in self._signers(seat) if s not in signed]
+        self.queue.extendleft(reversed(steps))
+
+    def _on_remove(self, env: Any) -> Any:
+        b = env.body
+        x, reason = b["seat"], b["reason"]
+
+        def bad(why: str) -> ProtocolViolation:
+            return ProtocolViolation(env.seat, "bad_removal", why, env.seq)
+
+        if self.engine is None or self.finished:
+            raise bad("no game is being played")
+        if b["hand"] != self.hand_no:
+            raise bad(f"hand {b['hand']}, the table is at hand {self.hand_no}")
+        if x >= len(self.players) or x in self.removed or x == env.seat:
+            raise bad(f"seat {x} cannot be removed by seat {env.seat}")
+        step = self.expected()
+        top = self.removing[-1] if self.removing else None
+        first = not (top is not None and top["seat"] == x and step == Step("remove", env.seat))
+        if not first and reason != top["reason"]:
+            raise bad(f"the removal of seat {x} is for '{top['reason']}', not '{reason}'")
+        signers = self._signers(x)
+        if first:
+            if reason != "absent":
+                raise bad(f"a removal for 'left' follows seat {x}'s own leave")
+            if step is None or step.seat != x:
+                raise bad(f"the table does not wait for seat {x}")
+            if len(signers) < 2:
+                raise bad("a seat is removed by two other seats or more")
+            if env.seat != signers[0]:
+                raise bad(f"seat {signers[0]} starts the removal of seat {x}")
+
+        def commit() -> None:
+            if first:
+                self._start_removal(x, reason, (env.seat,))
+            else:
+                self.queue.popleft()
+                top["signed"].add(env.seat)
+            self._finish_removals()
+
+        return commit
+
+    def _auto_remove(self) -> dict | None:
+        top = self.removing[-1]
+        if top["reason"] != "left" and top["seat"] not in self.gone:
+            return None  # our own view does not agree (yet): the driver decides (absent)
+        return {"seat": top["seat"], "hand": self.hand_no, "reason": top["reason"]}
+
+    def _removal_start_body(self, step: Step) -> dict | None:
+        """Our ``remove`` that starts removing the expected speaker, when we are to start it
+        and our own clock says it is gone; else None."""
+        first = self.removal_step()
+        if first is None or first.seat != self.me:
+            return None
+        return {"seat": step.seat, "hand": self.hand_no, "reason": "absent"}
+
+    # -------------------------------------------------------------- the effect
+
+    def _finish_removals(self) -> None:
+        """Apply every removal (innermost first) whose signatures are all in."""
+        applied = False
+        while self.removing:
+            top = self.removing[-1]
+            if not all(s in top["signed"] for s in self._signers(top["seat"])):
+                break
+            self.removing.pop()
+            self._apply_removal(top["seat"], top["reason"])
+            applied = True
+            if self.fault:
+                return
+        if applied and not self.removing:
+            self._resume_after_removal()
+
+    def _apply_removal(self, seat: int, reason: str) -> None:
+        hc = self.hc
+        open_hand = hc is not None and len(self.score_history) <= self._hand_played
+        void = open_hand and seat in hc.seats
+        if void:  # nothing of the hand can open without the seat's key share: no more steps
+            self.queue = deque(st for st in self.queue if st.kind == "remove" and st.seat != seat)
+            self._pending_draw_slot = None
+        elif hc is not None and seat in hc.seats:
+            # the hand is scored; its end-of-hand audit needs the seat's secret: no secret
+            # of anyone goes out for it (docs/protocol.md "Removal")
+            self.queue = deque(st for st in self.queue
+                               if st.seat != seat and st.kind not in ("secret", "hand_digest"))
+        else:
+            self.queue = deque(st for st in self.queue if st.seat != seat)
+        self.removed[seat] = reason
+        self.left.add(seat)
+        self.gone.discard(seat)
+        hand = self._hand_played
+        self.log_event("removed", (seat,), detail=reason)
+        for ev in self.engine.withdraw(seat, void_hand=void):
+            self._out.append(GameEvent(ev))
+            name = type(ev).__name__
+            if name == "HandVoid":
+                self.score_history.append(tuple(0 for _ in self.players))
+                self.log_event("voided", (seat,), numbers=(hand + 1,))
+            elif name == "GameOver":
+                self.log_event("game_over", (ev.winner,))
+        if seat == self.me:
+            self._removed_me(hand)
+
+    def _resume_after_removal(self) -> None:
+        """Every removal is applied: carry on where the table was (the next hand, the next
+        re-entry answer, the game's end)."""
+        if self.fault or self.finished or self.queue:
+            return
+        if self.phase == v.OVER:
+            self.finished = True
+            self._out.append(Finished(self.winner))
+        elif self.hc is None or len(self.score_history) > self._hand_played:
+            self._after_hand()
+
+    def _removed_me(self, hand: int) -> None:
+        """The other seats removed this one: it stops (not a fault: nothing is signed)."""
+        why = self.removed.get(self.me, "absent")
+        self.fault = v.Fault(self.me, "removed", f"you were removed from the game ({why} since hand {hand + 1})")
+        self.phase = v.STOPPED
+        self._out.append(Stopped(self.fault))
+
+    def _removal_conflict(self, env: Any, mine: Any) -> None:
+        """A validly signed envelope at a position where our chain holds another, one of the
+        two a ``remove``: nobody cheated. A late frame of a seat already removed is dropped; a
+        removal of this seat means it was removed; otherwise the seats disagree on whether a
+        seat is gone (a partition): the table stops blaming nobody."""
+        rem = env if env.kind == "remove" else mine
+        x = rem.body["seat"]
+        if env.kind == "remove" and x == self.me:
+            self._removed_me(self._hand_played)
+            return
+        if x in self.removed:
+            raise _Dropped(env.seat, "removed", f"seq {env.seq}: seat {x} was removed from the game here")
+        raise ProtocolViolation(None, "absent", f"seat {rem.seat} removes {self._name(x)} at seq {env.seq}, "
+                                f"where this seat holds another envelope: the seats disagree on who is gone")
