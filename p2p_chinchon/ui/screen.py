@@ -417,7 +417,8 @@ class TableScreen:
                 self.force_quit()
                 return
             self.mode = CONFIRM_QUIT
-            self._say(self.tr("confirm_quit"), "class:prompt")
+            in_game = view is not None and view.phase not in (V.LOBBY, V.OVER, V.STOPPED)
+            self._say(self.tr("confirm_leave_game" if in_game else "confirm_quit"), "class:prompt")
             return
         if k == "?":
             self.mode = HELP
@@ -694,11 +695,13 @@ class TableScreen:
                 flags.append(tr("you"))
             if s.is_dealer or view.dealer == s.seat:
                 flags.append(tr("dealer_mark"))
-            if s.eliminated:
+            if getattr(s, "left", False):
+                flags.append(tr("left_mark"))
+            elif s.eliminated:
                 flags.append(tr("out"))
             if s.is_bot:
                 flags.append(tr("bot"))
-            if not s.connected:
+            if not s.connected and not getattr(s, "left", False):
                 flags.append(tr("offline"))
             agreed = getattr(s, "agreed", None)
             if view.phase == V.LOBBY and agreed:
