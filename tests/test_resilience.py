@@ -154,21 +154,31 @@ def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
             assert f"{name} is back" in lab.log(n)
 
 
-def test_seat_gone_for_good_is_absent_not_a_cheat(lab):
-    """A seat killed for good: after ``rejoin_wait`` the others stop, naming it ``absent``; the
-    audit says the table was stopped, never that anyone cheated."""
-    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=3"])
+def test_seat_gone_for_good_is_removed_and_the_others_finish(lab):
+    """A seat killed for good mid-hand: after ``rejoin_wait`` the two others each sign its
+    removal, the hand in progress is voided, and they finish the game without it: exit 0,
+    byte-identical transcripts, audit ok with the seat recorded as "left", never a cheat."""
+    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5"])
     wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw")
     pc.send_signal(signal.SIGKILL)
     pc.wait()
-    finish_all([ph, pb])
-    for n in ("h", "b"):
-        envs = load_transcript(lab.folder / f"{n}.chn").envelopes
-        carla = [p["name"] for p in envs[1].body["players"]].index("Carla")
-        env = envs[-1]
-        assert env.kind == "fault" and env.body["accused"] == carla and env.body["rule"] == "absent"
-        report = audit_file(lab.folder / f"{n}.chn")
-        assert report.verdict == "accused" and report.rule == "absent", report.summary()
+    codes = finish_all([ph, pb])
+    assert codes == [0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b"))
+    assert (lab.folder / "h.chn").read_bytes() == (lab.folder / "b.chn").read_bytes()
+    envs = load_transcript(lab.folder / "h.chn").envelopes
+    carla = [p["name"] for p in envs[1].body["players"]].index("Carla")
+    removes = [e for e in envs if e.kind == "remove"]
+    assert len(removes) == 2 and {e.body["seat"] for e in removes} == {carla}
+    assert {e.seat for e in removes} == {0, 1, 2} - {carla}
+    report = audit_file(lab.folder / "h.chn")
+    assert report.verdict == "ok" and report.winner != carla, report.summary()
+    assert [(m["seat"], m["reason"]) for m in report.marks if m["event"] == "left"] == [(carla, "absent")]
+    for n in ("h", "b"):  # every screen says who is awaited, then what happened
+        log = lab.log(n)
+        assert "Carla disconnected: waiting for them" in log, lab.tails((n,))
+        assert "Carla is out of the game for good (absent): the others play on" in log, lab.tails((n,))
+        assert re.search(r"hand \d+ voided: Carla left", log), lab.tails((n,))
+        assert not (lab.folder / f"{n}.chn.secrets").exists()
 
 
 def test_a_seat_cut_off_from_everyone_blames_nobody(lab):

@@ -42,6 +42,21 @@ class RemovalPart:
         self._guarded(lambda: None, ())
         return self._take()
 
+    def refuse_removal(self) -> list:
+        """It is this seat's turn to sign a removal, but its driver still hears the seat (it
+        never stayed away past ``rejoin_wait`` here): the seats disagree on who is gone, which
+        proves nothing against anyone. The table stops with a ``fault`` ``absent`` that blames
+        nobody (issue 11 part 5). Returns the outputs."""
+        self._out = []
+        step = self.expected()
+        x = self.removing_seat
+        if self.fault or self.finished or x is None or step != Step("remove", self.me):
+            return []
+        self._stop_with_fault(ProtocolViolation(
+            None, "absent", f"the others remove {self._name(x)}, who is still connected to {self._name(self.me)}: "
+            "the seats disagree on who is gone"), ())
+        return self._take()
+
     def present(self, seat: int) -> None:
         """``seat`` is heard again: this seat no longer agrees to remove it (a removal already
         signed stays signed)."""
