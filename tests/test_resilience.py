@@ -181,6 +181,33 @@ def test_seat_gone_for_good_is_removed_and_the_others_finish(lab):
         assert not (lab.folder / f"{n}.chn.secrets").exists()
 
 
+def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
+    """The killed seat is restarted with the same command after the others removed it: it
+    catches up, sees its removal and stops with one line, exit 0 (not a fault); the others
+    finish the game."""
+    port = free_port()
+    cmds = dict(zip("hbc", three_seats(lab, port, ["--option", "rejoin_wait=5"])))
+    procs = {"h": lab.start("h", cmds["h"])}
+    time.sleep(1.0)
+    procs["b"] = lab.start("b", cmds["b"])
+    procs["c"] = lab.start("c", cmds["c"])
+    wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw")
+    procs["c"].send_signal(signal.SIGKILL)
+    procs["c"].wait()
+    wait_until(lambda: kinds(lab.folder / "h.chn").count("remove") == 2, what="the removal")
+    back = lab.start("c2", cmds["c"])
+    assert back.wait(timeout=300) == 0, lab.tails(("c2",))
+    assert "you were removed from the game (absent since hand" in lab.log("c2")
+    # its record stops at its removal (or at its own last envelope, which the others never
+    # got: the removal took that place); it accuses nobody
+    assert audit_file(lab.folder / "c.chn").verdict == "incomplete"
+    codes = finish_all([procs["h"], procs["b"]])
+    assert codes == [0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b"))
+    assert (lab.folder / "h.chn").read_bytes() == (lab.folder / "b.chn").read_bytes()
+    assert audit_file(lab.folder / "h.chn").verdict == "ok"
+    assert not (lab.folder / "c.chn.secrets").exists()
+
+
 def test_a_seat_cut_off_from_everyone_blames_nobody(lab):
     """Both joiners gone: the host cannot tell who left whom, so its fault accuses nobody."""
     ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=3"])
