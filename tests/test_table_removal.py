@@ -124,12 +124,15 @@ def test_forged_and_early_removals_are_violations():
     hand = net.tables[0].hand_no
     bad = [
         # the table waits for ``mover``, not for ``third``
-        (other, {"seat": third, "hand": hand, "reason": "absent"}, "does not wait"),
+        (other, {"seat": third, "hand": hand, "reason": "absent", "proof": b""}, "does not wait"),
         # for 'left', the seat must have signed its own leave
-        (min(other, third), {"seat": mover, "hand": hand, "reason": "left"}, "own leave"),
+        (min(other, third), {"seat": mover, "hand": hand, "reason": "left", "proof": b""}, "signed leave"),
+        # ... its own, not another seat's
+        (min(other, third), {"seat": mover, "hand": hand, "reason": "left",
+                             "proof": net.craft(max(other, third), "leave", {"reason": "x"})}, "signed leave"),
         # the first remaining seat starts the removal
-        (max(other, third), {"seat": mover, "hand": hand, "reason": "absent"}, "starts the removal"),
-        (min(other, third), {"seat": mover, "hand": hand + 1, "reason": "absent"}, "hand"),
+        (max(other, third), {"seat": mover, "hand": hand, "reason": "absent", "proof": b""}, "starts the removal"),
+        (min(other, third), {"seat": mover, "hand": hand + 1, "reason": "absent", "proof": b""}, "hand"),
     ]
     for signer, body, words in bad:
         net2 = Gone(3, seed=7)
@@ -151,7 +154,7 @@ def test_remove_in_a_chain_is_checked_by_audit():
     mover = net.tables[0].expected().seat
     signer = next(s for s in range(3) if s != mover)
     target = 3 - mover - signer
-    frames = list(net.tables[0].frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent"})]
+    frames = list(net.tables[0].frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": b""})]
     r = audit_frames(frames)
     assert r.verdict == "cheat" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
@@ -168,6 +171,22 @@ def test_a_seat_that_leaves_mid_game_is_removed_as_left():
     net.kill(leaver)
     assert net.run()
     assert_played_on(net, leaver, "left")
+
+
+def test_a_seat_that_leaves_out_of_turn_is_removed_when_the_table_waits_for_it():
+    """A leave signed while another seat is to move is not chained (it would race that seat's
+    move): the game goes on until the table waits for the leaver, whose removal then proves
+    "left" with its signed leave."""
+    net = Gone(3, seed=12)
+    assert net.run(lambda n: n.expects("draw")(n) and not n.q)
+    mover = net.tables[0].expected().seat
+    leaver = (mover + 2) % 3
+    net.handle(leaver, net.tables[leaver].intent(v.Leave("dinner")))
+    net.kill(leaver)
+    assert net.run()
+    assert_played_on(net, leaver, "left")
+    first = next(e for e in net.alive()[0].chain if e.kind == "remove")
+    assert first.body["proof"] and not [e for e in net.alive()[0].chain if e.kind == "leave"]
 
 
 def test_removal_at_the_game_end_and_a_late_frame_of_the_removed_seat():

@@ -631,7 +631,7 @@ class Node:
         first = t.removal_step()
         if first is None or first.seat == t.me:
             return None
-        since = self._gone_at.get(step.seat, now)
+        since = self._gone_at.setdefault(step.seat, now)  # (a seat that left: from now)
         return Wait(first.seat, t.players[first.seat].name, "remove", since + self.timeouts.protocol - now,
                     removing=t.players[step.seat].name)
 

@@ -112,7 +112,9 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         self.left: set[int] = set()  # seats that left or were removed
         self.removed: dict[int, str] = {}  # seat -> "absent" | "left": out of the game for good
         self.removing: list[dict] = []  # removals being signed, innermost last (removal.py)
-        self.gone: set[int] = set()  # seats our driver saw away past rejoin_wait
+        self.gone: set[int] = set()  # seats our driver saw away past rejoin_wait, or that left
+        self.leaves: dict[int, bytes] = {}  # seat -> its signed leave, kept out of the chain
+        self._replaying = False
         self.fault: v.Fault | None = None
         self.finished = False
         self.winner: int | None = None

@@ -62,7 +62,11 @@ class ChainPart:
             b = env.body
             accused = b["accused"] if b["accused"] != 255 else None
             self.fault_judgement = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat))
-        self._accept_frame(frame, None)
+        self._replaying = True  # a recorded leave is applied where it stands
+        try:
+            self._accept_frame(frame, None)
+        finally:
+            self._replaying = False
         return self._take()
 
     def _emit_own(self, kind: str, body: dict) -> None:
@@ -99,6 +103,10 @@ class ChainPart:
         if self.chain and env.game != self.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         n = len(self.chain)
+        if env.kind == "leave" and self.players and not self._replaying and self._plays_on_without(env.seat):
+            self._verify_or_drop(env)
+            self._note_leave(env, frame)  # not chained: the others remove the seat (removal.py)
+            return
         if env.seq < n:
             if self.frames[env.seq] == frame:
                 return  # duplicate (resent after a reconnect, or answered to a resync)

@@ -101,11 +101,7 @@ class FaultsPart:
                     return
                 in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
                 active = self.engine is None or env.seat in self.engine.active
-                needed = in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue)
-                if needed and self._plays_on_without(env.seat):
-                    # the others play on: each signs the seat's removal (removal.py)
-                    self._start_removal(env.seat, "left")
-                elif needed:
+                if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue):
                     self.fault = v.Fault(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
                     self.phase = v.STOPPED
                     self._out.append(Stopped(self.fault))

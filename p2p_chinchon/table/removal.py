@@ -1,8 +1,9 @@
 """Removal: playing on without a seat that is gone for good (issue 11 part 3).
 
 A seat that stays away past the table option ``rejoin_wait``, or that signed ``leave`` while
-still in the game, is removed by every other seat still at the table, each signing its own
-``remove`` of it: no single seat can remove another. The chain decides when a ``remove`` is
+still in the game (kept out of the chain: it would race the expected speaker), is removed by
+every other seat still at the table, each signing its own ``remove`` of it once the table
+waits for it: no single seat can remove another. The chain decides when a ``remove`` is
 valid (docs/protocol.md "Removal"); the driver only says when its own view agrees
 (:meth:`RemovalPart.absent`). When every signature is in, the seat is out like an eliminated
 seat (standings: "left"); a hand in progress that needs its key share is void, and the game
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from p2p_chinchon import view as v
+from p2p_chinchon import view as v, wire
 
 from .common import Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
 
@@ -59,8 +60,9 @@ class RemovalPart:
 
     def present(self, seat: int) -> None:
         """``seat`` is heard again: this seat no longer agrees to remove it (a removal already
-        signed stays signed)."""
-        self.gone.discard(seat)
+        signed stays signed; a seat that signed ``leave`` stays gone)."""
+        if seat not in self.leaves:
+            self.gone.discard(seat)
 
     def can_remove(self, seat: int) -> bool:
         """True when the chain allows removing ``seat`` now: the game has begun and is not
@@ -103,6 +105,17 @@ class RemovalPart:
         return (self.engine is not None and not self.finished and seat != self.me
                 and seat not in self.removed and len(self._signers(seat)) >= 2)
 
+    def _note_leave(self, env: Any, frame: bytes) -> None:
+        """A validly signed ``leave`` of a seat the game can go on without: it is not chained
+        (its place would race the expected speaker's envelope); the seat is gone by its own
+        word, and its removal, for "left" with this frame as proof, starts as soon as the
+        table waits for it."""
+        if env.seat in self.leaves:
+            return
+        self.leaves[env.seat] = frame
+        self.gone.add(env.seat)
+        self.log_event("left", (env.seat,), detail=env.body["reason"])
+
     def _start_removal(self, seat: int, reason: str, signed: tuple[int, ...] = ()) -> None:
         """A removal of ``seat`` begins: the other signers' ``remove`` steps go first."""
         self.removing.append({"seat": seat, "reason": reason, "signed": set(signed)})
@@ -125,12 +138,11 @@ class RemovalPart:
         step = self.expected()
         top = self.removing[-1] if self.removing else None
         first = not (top is not None and top["seat"] == x and step == Step("remove", env.seat))
-        if not first and reason != top["reason"]:
-            raise bad(f"the removal of seat {x} is for '{top['reason']}', not '{reason}'")
+        if not first and (reason != top["reason"] or b["proof"]):
+            raise bad(f"the removal of seat {x} is for '{top['reason']}' (its proof is in the first remove)")
         signers = self._signers(x)
         if first:
-            if reason != "absent":
-                raise bad(f"a removal for 'left' follows seat {x}'s own leave")
+            self._check_removal_proof(env, x)
             if step is None or step.seat != x:
                 raise bad(f"the table does not wait for seat {x}")
             if len(signers) < 2:
@@ -148,11 +160,29 @@ class RemovalPart:
 
         return commit
 
+    def _check_removal_proof(self, env: Any, x: int) -> None:
+        """The first ``remove``'s ``proof``: empty for "absent"; for "left", seat ``x``'s own
+        ``leave`` envelope of this game, validly signed by its key."""
+        reason, proof = env.body["reason"], env.body["proof"]
+        if reason == "absent":
+            if proof:
+                raise ProtocolViolation(env.seat, "bad_removal", "a removal for 'absent' carries no proof", env.seq)
+            return
+        try:
+            leave = wire.decode_envelope(proof)
+            wire.verify_envelope(leave, self.players[x].key)
+            ok = leave.kind == "leave" and leave.seat == x and leave.game == self.game
+        except wire.WireError:
+            ok = False
+        if not ok:
+            raise ProtocolViolation(env.seat, "bad_removal", f"a removal for 'left' proves it with seat {x}'s "
+                                    "own signed leave", env.seq)
+
     def _auto_remove(self) -> dict | None:
         top = self.removing[-1]
         if top["reason"] != "left" and top["seat"] not in self.gone:
             return None  # our own view does not agree (yet): the driver decides (absent)
-        return {"seat": top["seat"], "hand": self.hand_no, "reason": top["reason"]}
+        return {"seat": top["seat"], "hand": self.hand_no, "reason": top["reason"], "proof": b""}
 
     def _removal_start_body(self, step: Step) -> dict | None:
         """Our ``remove`` that starts removing the expected speaker, when we are to start it
@@ -160,7 +190,9 @@ class RemovalPart:
         first = self.removal_step()
         if first is None or first.seat != self.me:
             return None
-        return {"seat": step.seat, "hand": self.hand_no, "reason": "absent"}
+        leave = self.leaves.get(step.seat)
+        return {"seat": step.seat, "hand": self.hand_no, "reason": "left" if leave else "absent",
+                "proof": leave or b""}
 
     # -------------------------------------------------------------- the effect
 
