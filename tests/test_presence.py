@@ -101,3 +101,45 @@ async def test_proof_jobs_keep_their_decks_after_a_restock(tmp_path):
     assert any(a[6] > 0 for a in args), "this seed's game has a restock"
     for a in args:
         tbl._verify_shuffle(*a)  # raises DeckError if its decks were changed after the fact
+
+
+def test_a_stalled_seat_with_envelopes_buffered_ahead_asks_its_peers_once():
+    """An envelope that reached some peers only (its sender died sending it): a node stalled
+    with later envelopes buffered asks every connected peer for what follows its head, once per
+    chain length."""
+    import trio
+
+    from p2p_chinchon.net.node import SHOWN_AFTER, SYNC, Node
+    from test_attacks import Net
+
+    class FakeMesh:
+        def __init__(self):
+            self.sent = []
+
+        def send_nowait(self, seat, payload):
+            self.sent.append((seat, payload))
+            return True
+
+    net = Net(3, seed=2)
+    assert net.run(net.expects("draw"))
+    node = Node(net.tables[0])
+    node._mesh = FakeMesh()
+    node._up = {1, 2}
+    n = len(net.tables[0].frames)
+
+    async def tick(buffered: bool, stalled: float) -> None:
+        net.tables[0].buffer = {n + 1: {1: b"x"}} if buffered else {}
+        node._step_since = trio.current_time() - stalled
+        await node._fill_gap(trio.current_time())
+
+    async def main():
+        await tick(False, 10.0)
+        assert node._mesh.sent == []  # nothing ahead of us: nothing to ask
+        await tick(True, SHOWN_AFTER / 4)
+        assert node._mesh.sent == []  # not stalled yet
+        await tick(True, 10.0)
+        assert sorted(node._mesh.sent) == [(1, SYNC + n.to_bytes(4, "big")), (2, SYNC + n.to_bytes(4, "big"))]
+        await tick(True, 10.0)
+        assert len(node._mesh.sent) == 2  # once per chain length
+
+    trio.run(main)

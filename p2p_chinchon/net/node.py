@@ -271,6 +271,7 @@ class Node:
         self._step_key: Any = None
         self._step_since = 0.0
         self._status_text = ""
+        self._gap_asked = -1  # the chain length we last asked every peer to fill a gap from
         self.status = NodeStatus()
         self.error: str | None = None
         self._bot: Any = None
@@ -654,6 +655,7 @@ class Node:
         if key != self._step_key:
             self._step_key, self._step_since = key, now
         wait = self._deadline(step, now) if step is not None else None
+        await self._fill_gap(now)
         seats = tuple(
             Presence(s, self.table.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
@@ -707,6 +709,19 @@ class Node:
             await self._call(t.timeout, "timeout", True)
         else:
             await self._call(t.timeout, "absent", False)
+
+    async def _fill_gap(self, now: float) -> None:
+        """Stalled with envelopes buffered ahead of our chain: one we lack reached some peers
+        only (its sender died sending it, e.g. a seat then removed). Ask every peer once per
+        chain length for what follows our head (``S``); any that holds it answers."""
+        n = len(self.table.frames)
+        if not self.table.buffer or now - self._step_since < SHOWN_AFTER or self._gap_asked == n:
+            return
+        self._gap_asked = n
+        if self._mesh is not None:
+            for seat in self._others():
+                if seat in self._up:
+                    self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
 
     def _publish(self, status: NodeStatus) -> None:
         self.status = status
