@@ -241,3 +241,31 @@ def test_two_seats_cannot_remove_each_other():
     t = net.tables[other]
     assert t.fault is not None and t.fault.rule == "absent" and t.fault.seat == mover
     assert not t.removed
+
+
+def test_a_partition_stops_the_table_blaming_nobody():
+    """Seat 0 removes seat 2, but seat 1 got seat 2's move at that place: nobody is blamed;
+    seat 1 stops with ``absent`` accusing nobody, and audit of its record says no cheat."""
+    net = Gone(3, seed=13, classes={2: stall("draw_share")})
+    assert net.run(lambda n: n.expects("draw_share", 2)(n) and not n.q)
+    t0, t1, t2 = net.tables
+    # seat 2's draw share reaches seat 1 only; seat 0 removes seat 2 at the same place
+    body = t2._auto_draw_share()
+    share = net.craft(2, "draw_share", body)
+    t1.receive(share, 2)
+    net.declare_absent(2, by=[0])
+    remove = next(f for f in t0.frames if f not in t1.frames)
+    outs = t1.receive(remove, 0)
+    assert t1.fault is not None and t1.fault.seat is None and t1.fault.rule == "absent", t1.fault
+    assert t1.chain[-1].kind == "fault" and t1.chain[-1].body["accused"] == 255
+    assert any(isinstance(o, tbl.Send) for o in outs)
+    r = audit_frames(t1.frames)
+    assert r.verdict != "cheat", r.summary()
+    # seat 0: the fault follows another history (dropped, resync asked); seat 1's answer
+    # brings seat 2's share at the place of seat 0's remove: seat 0 stops blaming nobody too
+    fault = [o.frame for o in outs if isinstance(o, tbl.Send)][0]
+    asked = [o for o in t0.receive(fault, 1) if isinstance(o, tbl.Resync)]
+    assert asked and asked[0].seat == 1
+    for f in t1.frames[asked[0].from_seq:]:
+        t0.receive(f, 1)
+    assert t0.fault is not None and t0.fault.seat is None and t0.fault.rule == "absent", t0.fault

@@ -120,8 +120,7 @@ class ChainPart:
             mine = self.chain[env.seq]
             if mine.seat == env.seat:
                 raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
-            if "remove" in (env.kind, mine.kind):
-                self._removal_conflict(env, mine)
+            if "remove" in (env.kind, mine.kind) and self._removal_conflict(env, mine):
                 return
             if mine.prev == env.prev:
                 raise ProtocolViolation(env.seat, "not_your_turn",
@@ -263,7 +262,8 @@ class ChainPart:
             mine = self.chain[env.seq]
             if env.kind in TERMINAL_KINDS or self.frames[env.seq] == frame:
                 return "unverifiable", None
-            if mine.seat != env.seat and "remove" in (env.kind, mine.kind):
+            if mine.seat != env.seat and env.kind != mine.kind and (env.kind == "remove" or (
+                    mine.kind == "remove" and env.seat == mine.body["seat"])):
                 return "unverifiable", None  # who is gone is a matter of view, not of proof
             if mine.seat == env.seat:
                 return "proves", _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)

@@ -18,9 +18,6 @@ from p2p_chinchon import view as v, wire
 
 from .common import Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
 
-REASONS = ("absent", "left")
-
-
 class RemovalPart:
     """The removal part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the
     table's: ``removed`` seat -> reason, ``removing`` the removals in progress, innermost last,
@@ -259,17 +256,25 @@ class RemovalPart:
         self.phase = v.STOPPED
         self._out.append(Stopped(self.fault))
 
-    def _removal_conflict(self, env: Any, mine: Any) -> None:
-        """A validly signed envelope at a position where our chain holds another, one of the
-        two a ``remove``: nobody cheated. A late frame of a seat already removed is dropped; a
-        removal of this seat means it was removed; otherwise the seats disagree on whether a
-        seat is gone (a partition): the table stops blaming nobody."""
+    def _removal_conflict(self, env: Any, mine: Any) -> bool:
+        """A validly signed envelope of another seat at a position where our chain holds
+        another: True when it is handled here, because one of the two removes a seat and the
+        other is that seat's own or a ``remove`` (nobody cheated). A late frame of a seat
+        already removed is dropped; a removal of this seat means it was removed; otherwise,
+        with the same ``prev``, the seats disagree on whether the seat is gone (a partition):
+        the table stops blaming nobody. False: judge it as any other conflict."""
+        if env.kind == mine.kind == "remove":
+            return False  # one chain names one first signer: the other spoke out of turn
         rem = env if env.kind == "remove" else mine
+        if env.kind != "remove" and env.seat != mine.body["seat"]:
+            return False
         x = rem.body["seat"]
         if env.kind == "remove" and x == self.me:
             self._removed_me(self._hand_played)
-            return
+            return True
         if x in self.removed:
             raise _Dropped(env.seat, "removed", f"seq {env.seq}: seat {x} was removed from the game here")
+        if env.prev != mine.prev:
+            return False  # another history: asked for below (resync), then met at its place
         raise ProtocolViolation(None, "absent", f"seat {rem.seat} removes {self._name(x)} at seq {env.seq}, "
                                 f"where this seat holds another envelope: the seats disagree on who is gone")
