@@ -155,8 +155,9 @@ def _track(t: tbl.Table, marks: list[dict], seen: dict[int, tuple[bool, int]]) -
         was = seen.get(s, (False, 0))
         if now != was:
             hand = len(t.score_history)
-            if now[0] and not was[0] and s in t.removed:  # gone for good: removed by the others
-                marks.append({"after_hand": hand, "seat": s, "event": "left", "reason": t.removed[s],
+            removed = getattr(t, "removed", {})
+            if now[0] and not was[0] and s in removed:  # gone for good: removed by the others
+                marks.append({"after_hand": hand, "seat": s, "event": "left", "reason": removed[s],
                               "total": e.totals[s]})
             elif now[0] and not was[0]:
                 marks.append({"after_hand": hand, "seat": s, "event": "out", "total": e.totals[s]})

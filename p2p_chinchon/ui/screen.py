@@ -417,8 +417,10 @@ class TableScreen:
                 self.force_quit()
                 return
             self.mode = CONFIRM_QUIT
-            in_game = view is not None and view.phase not in (V.LOBBY, V.OVER, V.STOPPED)
-            self._say(self.tr("confirm_leave_game" if in_game else "confirm_quit"), "class:prompt")
+            # mid-game with two others still at the table, they play on without this seat
+            plays_on = (view is not None and view.phase not in (V.LOBBY, V.OVER, V.STOPPED)
+                        and sum(not getattr(s, "left", False) for s in view.seats) >= 3)
+            self._say(self.tr("confirm_leave_game" if plays_on else "confirm_quit"), "class:prompt")
             return
         if k == "?":
             self.mode = HELP
