@@ -61,8 +61,10 @@ class AuditReport:
     head: str = ""
     proof_rounds: int = 0  # k of the table's cut-and-choose shuffle proofs (soundness 2^-k)
     proof_system: str = ""  # rules.shuffle_proof: terelius-wikstrom or cut-and-choose
-    # eliminations and re-entries: {"after_hand": n, "seat": s, "event": "out"|"reentered",
-    # "total": the seat's total then} (a re-entry restarts the total: the columns add up)
+    # eliminations and re-entries: {"after_hand": n, "seat": s, "event": "out"|"reentered"|"left",
+    # "total": the seat's total then} (a re-entry restarts the total: the columns add up);
+    # "left" (a seat removed from the game, docs/protocol.md "Removal") has "reason":
+    # "absent" or "left"; such a seat never makes the verdict "cheat" 
     marks: list[dict] = field(default_factory=list)
 
     @property
@@ -101,7 +103,7 @@ class AuditReport:
             for m in self.marks:
                 if m["after_hand"] == h + 1:
                     who = names[m["seat"]] if m["seat"] < len(names) else m["seat"]
-                    said = "out at" if m["event"] == "out" else "re-entered at"
+                    said = {"out": "out at", "left": f"left ({m.get('reason')}) at"}.get(m["event"], "re-entered at")
                     lines.append(f"    {who} {said} {m['total']}")
         if self.totals:
             lines.append("totals: " + "  ".join(f"{names[s] if s < len(names) else s} {t}" for s, t in enumerate(self.totals)))
@@ -153,7 +155,11 @@ def _track(t: tbl.Table, marks: list[dict], seen: dict[int, tuple[bool, int]]) -
         was = seen.get(s, (False, 0))
         if now != was:
             hand = len(t.score_history)
-            if now[0] and not was[0]:
+            removed = getattr(t, "removed", {})
+            if now[0] and not was[0] and s in removed:  # gone for good: removed by the others
+                marks.append({"after_hand": hand, "seat": s, "event": "left", "reason": removed[s],
+                              "total": e.totals[s]})
+            elif now[0] and not was[0]:
                 marks.append({"after_hand": hand, "seat": s, "event": "out", "total": e.totals[s]})
             if now[1] > was[1]:
                 marks.append({"after_hand": hand, "seat": s, "event": "reentered", "total": e.totals[s]})

@@ -42,6 +42,7 @@ class SeatInfo:
     is_bot: bool = False
     connected: bool = True
     agreed: bool = False  # signed the rules agreement (lobby)
+    left: bool = False  # out of the game for good: left, or removed as absent (standings: "left")
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ _ENGLISH = {
     "reenter": "Reentered: {name}",
     "game_over": "game over: {name} wins",
     "left": "{name} left: {reason}",
+    "removed": "{name} is out of the game for good ({reason}): the others play on",
+    "voided": "hand {n} voided: {name} left",
     "fault": "fault: seat {seat}: {rule}: {reason}",
     "dropped": "dropped a frame ({rule}, claimed seat {seat}): {reason}",
     "stopped": "stopped by {name}: {reason}",
@@ -108,10 +111,10 @@ class LogEvent:
     when nobody). ``names``: their names as logged ("-" for a seat the table does not know;
     "seated"/"unseated": the joiner's name, who has no seat yet). ``cards``: the card moved
     ("upcard", "draw_discard", "discard"). ``points``: "score": the penalty of ``seats[i]``.
-    ``numbers``: "deal": (hand number from 1,); "reshuffle": (discards re-shuffled,);
+    ``numbers``: "deal", "voided": (hand number from 1,); "reshuffle": (discards re-shuffled,);
     "seated"/"unseated": (seats taken, seats). ``rule``: "fault"/"dropped": the rule id.
     ``detail``: free text shown as it came: the table's name ("opened"), a reason ("void",
-    "left", "fault", "dropped", "stopped"). ``fingerprints``: "seating": each seat's key
+    "left", "removed": "absent" or "left", "fault", "dropped", "stopped"). ``fingerprints``: "seating": each seat's key
     fingerprint. ``text``: the English sentence. Build with :func:`log_event`.
     Raises ValueError for a kind not in :data:`LOG_KINDS`."""
 

@@ -243,6 +243,10 @@ _KINDS: dict[str, dict] = {
         evidence=_list(_bin_range(0, MAX_FRAME), 8),
     ),
     "leave": _map(reason=_str(256)),
+    # a seat gone for good, removed by every other seat still at the table (docs/protocol.md "Removal")
+    # proof: the seat's own signed leave (reason "left", first remove only), else empty
+    "remove": _map(seat=_ref("seat"), hand=_ref("hand"), reason=_str(16, ["absent", "left"]),
+                   proof=_bin_range(0, 1024)),
 }
 
 ENVELOPE_FIELDS: tuple[tuple[str, dict], ...] = (

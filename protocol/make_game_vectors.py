@@ -7,7 +7,9 @@ present are checked). They are built from a real two-seat game played by this im
 each cheating envelope is signed with the cheating seat's real key (the seeded identities are
 known to this script), so a replay must find the rule, not a bad signature. Two more valid
 games: one whose stock is re-shuffled (``game-ok-restock``), a three-seat game
-(``game-ok-3-seats``) and one under the cut-and-choose shuffle proof (``game-ok-cut-and-choose``).
+(``game-ok-3-seats``) and one under the cut-and-choose shuffle proof (``game-ok-cut-and-choose``);
+a three-seat game that goes on without a seat gone for good (``game-ok-removal``) and a removal
+started by the wrong seat (``game-removal-out-of-order``).
 
     python protocol/make_game_vectors.py            # rewrites protocol/vectors/game-*.json
     python protocol/make_game_vectors.py --check    # exit 1 naming each file that would change
@@ -221,10 +223,82 @@ def cut_and_choose_vector() -> dict:
                   {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
 
 
+def play_without(gone: int, at: str, seed: str = "removal") -> tuple[list[bytes], list[Identity]]:
+    """A three-seat game (classic, limit 12, k = 2) in which seat ``gone`` stops answering for
+    good when it is first to send ``at``: both others declare it absent, sign its removal and
+    finish the game. One thread, a FIFO of deliveries, seeded streams: byte-reproducible."""
+    from collections import deque
+
+    from p2p_chinchon.autoplay import bot_decider
+    from p2p_chinchon.bots.simple import SimpleBot
+    from p2p_chinchon.rng import SeededRng
+    from p2p_chinchon.table import Job, Send, run_job
+
+    rules = make_rules("classic", {"limit": 12})
+    ids = [Identity.generate(SeededRng(f"{seed}/id/{i}")) for i in range(3)]
+    host = Table.create(ids[0], SeededRng(f"{seed}/rng/0"), name="t", rules=rules, max_seats=3,
+                        addr="10.0.0.1:7300", proof_rounds=2, auto_agree=True)
+    for i in (1, 2):
+        host.seat_host(f"P{i}", ids[i].public_bytes, f"10.0.0.{i + 1}:7300")
+    tables = [host] + [Table.joining(ids[i], SeededRng(f"{seed}/rng/{i}"), host.frames[0], auto_agree=True,
+                                     min_proof_rounds=1) for i in (1, 2)]
+    bots = [bot_decider(SimpleBot(rules, SeededRng(f"{seed}/bot/{i}"))) for i in range(3)]
+    inbox: deque = deque()
+    dead = False
+
+    def out(i: int, outs: list) -> None:
+        for o in outs:
+            if isinstance(o, Send):
+                inbox.extend((j, o.frame) for j in range(3) if j != i and not (dead and j == gone))
+            elif isinstance(o, Job):
+                out(i, tables[i].job_done(o.id, run_job(o)))
+
+    out(0, host.start())
+    while True:
+        step = host.expected()
+        if not dead and step is not None and step.seat == gone and step.kind == at and not inbox:
+            dead = True
+            for i in range(3):
+                if i != gone:
+                    out(i, tables[i].absent(gone))
+        if inbox:
+            j, frame = inbox.popleft()
+            out(j, tables[j].receive(frame, None))
+            continue
+        movers = [i for i in range(3) if not (dead and i == gone) and tables[i].needs_decision()]
+        if not movers:
+            break
+        i = movers[0]
+        out(i, tables[i].intent(bots[i](tables[i].view(), tables[i].needs_decision())))
+    assert host.finished and host.removed == {gone: "absent"}, host.fault
+    return list(host.frames), ids
+
+
+def removal_vectors() -> list[dict]:
+    """``game-ok-removal``: seat 2 goes silent for good when it is to draw; seats 0 and 1 each
+    sign its removal, the hand is void, they finish the game. ``game-removal-out-of-order``: the
+    same record up to the removal, whose first ``remove`` is signed by seat 1 (seat 0 starts it)."""
+    frames, ids = play_without(2, "draw")
+    envs = [decode_envelope(f) for f in frames]
+    full = state_at(frames, len(frames))
+    i = first(envs, "remove")
+    bad = resign(envs[i], ids[1], seat=1)
+    return [
+        vector("ok-removal", "a complete three-seat game (classic, limit 12, k = 2) in which seat 2 stops "
+               "answering for good when it is to draw: seats 0 and 1 each sign its removal ('absent'), the hand "
+               "is void, they finish the game; seat 2 is 'left'", frames,
+               {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+        vector("removal-out-of-order", "the game-ok-removal record up to its first remove, signed by seat 1 "
+               "instead of seat 0 (the first other seat starts a removal)", frames[:i] + [bad.encode()],
+               {"result": "cheat", "seat": 1, "index": i, "rule": "bad_removal"}),
+    ]
+
+
 def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
-            for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector()]}
+            for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
+                                  *removal_vectors()]}
 
 
 def main(argv: list[str]) -> int:

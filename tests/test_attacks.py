@@ -595,13 +595,16 @@ def test_fabricated_equivocation_evidence(at_draw, variant):
     assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
 
 
-def test_leave_stops_the_table_naming_the_leaver(at_draw):
-    net = at_draw
-    net.inject(2, net.craft(2, "leave", {"reason": "bye"}))
-    for t in net.tables[:2]:
-        assert t.fault is not None and t.fault.seat == 2 and t.fault.rule == "left"
+def test_leave_stops_the_table_naming_the_leaver():
+    """Two seats: nobody is left to play on with (with three, the others remove the leaver and
+    play on: tests/test_table_removal.py)."""
+    net = Net(2, seed=2)
+    assert net.run(net.expects("draw"))
+    net.inject(1, net.craft(1, "leave", {"reason": "bye"}))
+    t = net.tables[0]
+    assert t.fault is not None and t.fault.seat == 1 and t.fault.rule == "left"
     r = audit_frames(net.tables[0].frames)
-    assert r.verdict == "incomplete" and r.seat == 2 and r.rule == "left", r.summary()
+    assert r.verdict == "incomplete" and r.seat == 1 and r.rule == "left", r.summary()
 
 
 # ----------------------------------------------------------------------------- secrecy
@@ -777,8 +780,9 @@ def test_shares_wait_for_verification_and_say_so():
 
 def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
     """Item 6: a stop (here a leave) that arrives while a proof is being checked is shown only
-    after the check; a failed proof is what every honest seat shows."""
-    net = _DeferredJobs(3, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
+    after the check; a failed proof is what every honest seat shows. (Two seats: with three, a
+    leave no longer stops the table; the others remove the seat: test_table_removal.py.)"""
+    net = _DeferredJobs(2, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
     assert net.run(net.expects("shuffle", CHEATER))
     net.inject(CHEATER, _bad_proof_shuffle(net))
     net.run(lambda n: not n.q)

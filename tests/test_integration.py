@@ -131,9 +131,11 @@ async def test_game_survives_dropped_links(tmp_path):
     check_game(results, tmp_path, 3)
 
 
-async def test_leaving_stops_the_table_cleanly(tmp_path):
-    """A person leaves mid-hand: every node stops, names the seat that left, and the
-    transcripts are valid (audit: incomplete, not a cheat)."""
+async def test_leaving_mid_game_the_others_play_on(tmp_path):
+    """A person leaves mid-hand (a signed ``leave``): the two others remove the seat ("left",
+    its leave as proof), the hand is void, and they finish the game without it: identical
+    transcripts, audit ok with the seat "left". The leaver's own record stops at its leave
+    (incomplete, not a cheat)."""
     from p2p_chinchon import view as v
     from p2p_chinchon.autoplay import bot_decider
     from p2p_chinchon.local import make_bot, seat_rng
@@ -151,13 +153,19 @@ async def test_leaving_stops_the_table_cleanly(tmp_path):
 
     specs = [SeatSpec("P0"), SeatSpec("Leaver", decide=leaver), SeatSpec("P2")]
     results = await play_local(rules, specs, seed=43, proof_rounds=K, transcript_dir=tmp_path)
-    for r in results:
-        assert r.fault is not None and r.fault.seat == 1 and r.fault.rule == "left", r.fault
-        assert r.winner is None
-    for i in range(3):
-        report = audit_file(tmp_path / f"seat{i}.chn")
-        assert report.verdict == "incomplete" and report.exit_code == 3, report.summary()
-        assert "left" in report.detail
+    by_seat = {r.seat: r for r in results}
+    gone = by_seat[1]
+    assert gone.fault is not None and gone.fault.seat == 1 and gone.fault.rule == "left", gone.fault
+    for s in (0, 2):
+        r = by_seat[s]
+        assert r.fault is None and r.winner is not None and r.winner != 1, r.fault
+    assert (tmp_path / "seat0.chn").read_bytes() == (tmp_path / "seat2.chn").read_bytes()
+    report = audit_file(tmp_path / "seat0.chn")
+    assert report.verdict == "ok", report.summary()
+    assert [(m["seat"], m["reason"]) for m in report.marks if m["event"] == "left"] == [(1, "left")]
+    assert "left (left) at" in report.summary()
+    mine = audit_file(tmp_path / "seat1.chn")
+    assert mine.verdict == "incomplete" and mine.exit_code == 3 and "left" in mine.detail, mine.summary()
 
 
 async def test_audit_exit_codes_complete_incomplete_corrupt(tmp_path):

@@ -123,38 +123,70 @@ def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
     assert "interrupted (Ctrl-C): left" in out and "Traceback" not in out, out
 
 
+def _three_seats(lab: NetnsLab, tmp_path: Path, port: str) -> tuple[list[subprocess.Popen], list[Path]]:
+    """A bot host in namespace 0 and bot joiners J1, J2 in namespaces 1 and 2, ``rejoin_wait``
+    5 s; returns once a card was drawn."""
+    logs = [tmp_path / f"s{i}.log" for i in range(3)]
+    procs = [_start(lab, 0, _cli("host", "--bot", "--no-mdns", "--port", port, "--seats", "3", *GAME,
+                                 "--option", "rejoin_wait=5", "--transcript", str(tmp_path / "s0.chn")),
+                    logs[0], tmp_path)]
+    _wait_for(logs[0], "open on port")
+    for i in (1, 2):
+        procs.append(_start(lab, i, _cli("join", "--bot", "--connect", f"{lab.addr(0)}:{port}", "--name", f"J{i}",
+                                         "--min-proof-rounds", "4", "--transcript", str(tmp_path / f"s{i}.chn")),
+                            logs[i], tmp_path))
+        time.sleep(0.5)
+    _wait_for(logs[0], " draws ", limit=240)
+    return procs, logs
+
+
+def _tails(logs: list[Path]) -> str:
+    return "\n".join(f"----- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in logs)
+
+
+def _played_on_without(tmp_path: Path, gone: str) -> None:
+    """s0 and s1 finished without ``gone``: identical transcripts, audit ok, "left"."""
+    from p2p_chinchon.audit import audit_file
+    from p2p_chinchon.transcript import load_transcript
+
+    assert (tmp_path / "s0.chn").read_bytes() == (tmp_path / "s1.chn").read_bytes()
+    seat = [p["name"] for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"]].index(gone)
+    report = audit_file(tmp_path / "s0.chn")
+    assert report.verdict == "ok" and report.winner != seat, report.summary()
+    assert [(m["seat"], m["reason"]) for m in report.marks if m["event"] == "left"] == [(seat, "absent")]
+
+
+@pytest.mark.netns
+def test_seat_killed_for_good_is_removed_and_the_others_finish(tmp_path: Path) -> None:
+    """kill -9 of a joiner for good mid-hand: after ``rejoin_wait`` the two others remove it and
+    finish the game (issue 11's "done when", the peer gone for good)."""
+    require_netns()
+    with NetnsLab(3) as lab:
+        procs, logs = _three_seats(lab, tmp_path, "47410")
+        procs[2].send_signal(signal.SIGKILL)
+        procs[2].wait()
+        codes = [p.wait(timeout=300) for p in procs[:2]]
+    assert codes == [0, 0], f"exit codes {codes}\n" + _tails(logs)
+    _played_on_without(tmp_path, "J2")
+
+
 @pytest.mark.netns
 def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
     """One namespace is cut off for good (its bridge port goes down mid-hand). The two seats
-    that still hear each other stop after ``rejoin_wait`` with ``absent`` against the cut-off
-    seat; the cut-off seat hears nobody and accuses nobody. No transcript calls anyone a
-    cheat, and every fault is about the seat that actually went away."""
+    that still hear each other remove the cut-off seat after ``rejoin_wait`` and finish the
+    game without it; the cut-off seat hears nobody and accuses nobody. No transcript calls
+    anyone a cheat."""
     from p2p_chinchon.audit import audit_file
     from p2p_chinchon.transcript import load_transcript
 
     require_netns()
-    port = "47400"
     with NetnsLab(3) as lab:
-        logs = [tmp_path / f"s{i}.log" for i in range(3)]
-        procs = [_start(lab, 0, _cli("host", "--bot", "--no-mdns", "--port", port, "--seats", "3", *GAME,
-                                     "--option", "rejoin_wait=5", "--transcript", str(tmp_path / "s0.chn")),
-                        logs[0], tmp_path)]
-        _wait_for(logs[0], "open on port")
-        for i in (1, 2):
-            procs.append(_start(lab, i, _cli("join", "--bot", "--connect", f"{lab.addr(0)}:{port}", "--name", f"J{i}",
-                                             "--min-proof-rounds", "4", "--transcript", str(tmp_path / f"s{i}.chn")),
-                                logs[i], tmp_path))
-            time.sleep(0.5)
-        _wait_for(logs[0], " draws ", limit=240)
+        procs, logs = _three_seats(lab, tmp_path, "47400")
         subprocess.run(["ip", "-n", lab.hub, "link", "set", f"b{lab.tag}h2", "down"], check=True, timeout=20)
         codes = [p.wait(timeout=300) for p in procs]
-    assert codes == [1, 1, 1], f"exit codes {codes}\n" + "\n".join(
-        f"----- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in logs)
-    seat_of_cut = [p["name"] for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"]].index("J2")
-    for i in range(3):
-        report = audit_file(tmp_path / f"s{i}.chn")
-        assert report.verdict != "cheat", report.summary()
-        last = load_transcript(tmp_path / f"s{i}.chn").envelopes[-1]
-        assert last.kind == "fault" and last.body["rule"] == "absent"
-        expected = 255 if i == 2 else seat_of_cut
-        assert last.body["accused"] == expected, (i, last.body)
+    assert codes == [0, 0, 1], f"exit codes {codes}\n" + _tails(logs)
+    _played_on_without(tmp_path, "J2")
+    report = audit_file(tmp_path / "s2.chn")
+    assert report.verdict != "cheat", report.summary()
+    last = load_transcript(tmp_path / "s2.chn").envelopes[-1]
+    assert last.kind == "fault" and last.body["rule"] == "absent" and last.body["accused"] == 255, last.body

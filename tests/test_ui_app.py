@@ -162,7 +162,8 @@ def test_quit_asks_first_then_leaves():
         return early, asking, await next_intent(bridge)
 
     (early, asking, intent), _ = play(script)
-    assert early == 0 and "Leave the table? y = yes, n = no" in asking
+    # three seats mid-game: leaving is for good, the two others play on
+    assert early == 0 and "Leave the game for good? The others play on without you." in asking, asking
     assert isinstance(intent, V.Leave)
 
 

@@ -32,6 +32,7 @@ CONTRACT = {
     "game_end": {"winner", "digest"},
     "fault": {"accused", "rule", "reason", "evidence"},
     "leave": {"reason"},
+    "remove": {"seat", "hand", "reason", "proof"},
 }
 
 

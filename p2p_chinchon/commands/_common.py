@@ -154,7 +154,8 @@ def exit_code(result: Any) -> int:
     f = result.fault
     if result.error:
         return 1
-    return 0 if f is None or (f.rule == "left" and f.seat == result.seat) else 1
+    # leaving yourself, or being removed by the others after leaving (issue 11), is no fault
+    return 0 if f is None or (f.rule in ("left", "removed") and f.seat == result.seat) else 1
 
 
 def print_result(result: Any, names: list[str] | None = None, out: Any = None,
@@ -168,6 +169,8 @@ def print_result(result: Any, names: list[str] | None = None, out: Any = None,
     names += [tr("exit_seat", n=i) for i in range(len(names), 8)]
     if result.fault is not None and result.fault.rule == "left" and result.fault.seat == result.seat:
         print(tr("you_left"), file=out)
+    elif result.fault is not None and result.fault.rule == "removed" and result.fault.seat == result.seat:
+        print(result.fault.reason, file=out)  # "you were removed from the game (...)": one line
     elif result.fault is not None:
         f = result.fault
         who = (tr("exit_who", n=f.seat, name=names[f.seat]) if f.seat is not None and f.seat < len(names)

@@ -214,7 +214,7 @@ class HandScored(_Record):
 class Eliminated(_Record):
     seat: int
     total: int
-    reason: str  # "over_limit" | "declined" | "no_reentry"
+    reason: str  # "over_limit" | "declined" | "no_reentry" | "left" (withdraw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,6 +605,31 @@ class Game:
             if s in tied:
                 return s
         return tied[0]  # pragma: no cover
+
+    def withdraw(self, seat: int, *, void_hand: bool) -> list[Event]:
+        """``seat`` is out of the game for good (it left, or the table removed it: issue 11,
+        docs/protocol.md "Removal"): out like an eliminated seat, with reason ``"left"``; its
+        total stays on the score sheet. ``void_hand``: the hand in progress cannot finish
+        without the seat (the table says so): it is void (:class:`HandVoid` ``"left"``: nobody
+        scores) and the deal moves on, as after any void hand. A pending re-entry offer of the
+        seat lapses. With one seat left the game is over and it wins (``"last_player"``).
+        Nothing happens to a seat already out, or once the game is over. Raises
+        :class:`GameError` for a seat that is not at the table."""
+        if not isinstance(seat, int) or not 0 <= seat < self.n_seats:
+            raise GameError(f"seat {seat!r} is not at the table")
+        if self.phase is Phase.OVER or seat not in self.active:
+            return []
+        events: list[Event] = [self._eliminate(seat, "left")]
+        self.pending_reentry = tuple(s for s in self.pending_reentry if s != seat)
+        if void_hand:
+            events.append(HandVoid(self.hand_no, "left"))
+        if len(self.active) == 1:
+            events.append(self._game_over(self.active[0], "last_player"))
+        elif void_hand or (self.phase is Phase.REENTRY and not self.pending_reentry):
+            self._next_hand()  # 000 "Setup" 2: the deal passes to the next seat still in
+        elif self.phase is Phase.DEAL and self.dealer == seat:
+            self.dealer = self.next_active(seat)  # the next deal was the seat's: it passes on
+        return events
 
     def _eliminate(self, seat: int, reason: str) -> Eliminated:
         self.eliminated = self.eliminated | {seat}

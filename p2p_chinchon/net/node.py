@@ -146,6 +146,7 @@ class Wait:
     mine: bool = False
     absent: bool = False
     connecting: bool = False  # absent, but never heard from yet (the mesh is forming)
+    removing: str = ""  # the name of the seat gone for good whose removal ``seat`` must sign
 
 
 WHAT_TEXT = {"agree": "accept the table", "draw": "draw", "discard": "discard or close",
@@ -168,16 +169,20 @@ class NodeStatus:
     def key(self) -> tuple:
         """What the status says without its clocks: a line-mode printer prints on a new key."""
         w = self.wait
-        return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.left is None) if w else None,
+        return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None) if w else None,
                 tuple((p.seat, p.connected, p.back) for p in self.seats))
 
     def text(self) -> str:
-        """One line, e.g. ``Carla disconnected: waiting for them (1:55)``; "" when idle."""
+        """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
+        removing them from the game (waiting for Bruno's signature)``; "" when idle."""
         parts = []
         w = self.wait
         if w is not None:
             left = f" ({clock(w.left)})" if w.left is not None else ""
-            if w.mine and w.what in WHAT_TEXT:
+            if w.removing:
+                who = "this seat's own clock for them" if w.mine else f"{w.name}'s signature"
+                parts.append(f"{w.removing} is gone: removing them from the game (waiting for {who}){left}")
+            elif w.mine and w.what in WHAT_TEXT:
                 parts.append(f"your turn to {WHAT_TEXT[w.what]}{left}")
             elif w.mine:
                 parts.append(f"this seat: {w.what.replace('_', ' ')}")
@@ -270,6 +275,7 @@ class Node:
         self._step_key: Any = None
         self._step_since = 0.0
         self._status_text = ""
+        self._gap_asked = -1  # the chain length we last asked every peer to fill a gap from
         self.status = NodeStatus()
         self.error: str | None = None
         self._bot: Any = None
@@ -277,6 +283,7 @@ class Node:
         self.kept_secrets: dict = {}  # what the secrets file holds (see _save_secrets)
         self.keep_identity = False
         self._early_jobs: list[tbl.Job] = []
+        self._gone_at: dict[int, float] = {}  # seat -> when we told the table it is gone
 
     # -------------------------------------------------------------- table calls
 
@@ -548,6 +555,8 @@ class Node:
             if self._present(seat, now):
                 if self._away_since.pop(seat, None) is not None:
                     self._back_at[seat] = now
+                    self._gone_at.pop(seat, None)
+                    self.table.present(seat)  # no removal of it is signed here any more
             elif seat not in self._away_since and seat in self._heard:
                 # away since its last sign of life (a seat never heard is "connecting")
                 self._away_since[seat] = min(now, self._heard[seat] + SILENT_AFTER) if seat in self._up else now
@@ -620,6 +629,9 @@ class Node:
         decision = step.kind in DECISIONS
         if step.kind == "agree" and turn > 0:
             turn = max(turn, rejoin)  # reading the rules of a new table takes longer than a move
+        removal = self._removal_wait(step, now, rejoin)
+        if removal is not None:
+            return removal
         if step.seat == t.me:
             left = self._step_since + turn - now if decision and turn > 0 else None
             return Wait(step.seat, name, step.kind, left, mine=True)
@@ -635,6 +647,32 @@ class Node:
         else:
             limit = to.protocol
         return Wait(step.seat, name, step.kind, None if limit is None else self._step_since + limit - now)
+
+    def _removal_wait(self, step: tbl.Step, now: float, rejoin: float) -> Wait | None:
+        """The wait while a seat gone for good is being removed (docs/protocol.md "Removal"),
+        or None. This seat signs when its own clock for the seat ran out (``mine``: the limit is
+        that clock; if the seat is heard meanwhile, the limit is when this seat refuses); a
+        connected signer gets ``rejoin`` plus the protocol timeout; the seat that starts the
+        removal, the protocol timeout after our own clock ran out."""
+        t = self.table
+        if step.kind == "remove":
+            x = t.removing_seat
+            gone = t.players[x].name if x is not None else "?"
+            if step.seat == t.me:
+                away = self._away_since.get(x)
+                start = away if away is not None else self._step_since
+                return Wait(step.seat, t.players[step.seat].name, "remove", start + rejoin - now, mine=True,
+                            removing=gone)
+            if self._present(step.seat, now):
+                return Wait(step.seat, t.players[step.seat].name, "remove",
+                            self._step_since + rejoin + self.timeouts.protocol - now, removing=gone)
+            return None  # the signer is away too: waited for as any absent seat
+        first = t.removal_step()
+        if first is None or first.seat == t.me:
+            return None
+        since = self._gone_at.setdefault(step.seat, now)  # (a seat that left: from now)
+        return Wait(first.seat, t.players[first.seat].name, "remove", since + self.timeouts.protocol - now,
+                    removing=t.players[step.seat].name)
 
     async def _clock_loop(self) -> None:
         """Once a second (and on every accepted envelope): recompute the wait, publish the
@@ -655,6 +693,7 @@ class Node:
         if key != self._step_key:
             self._step_key, self._step_since = key, now
         wait = self._deadline(step, now) if step is not None else None
+        await self._fill_gap(now)
         seats = tuple(
             Presence(s, self.table.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
@@ -663,10 +702,13 @@ class Node:
         )
         # a protocol step that moves along is not news; a decision, an absent seat, or a step
         # stalled for SHOWN_AFTER seconds is (named within 5 s of going silent)
-        shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent
+        shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent or wait.removing
                                               or now - self._step_since >= SHOWN_AFTER) else None
         self._publish(NodeStatus(seats, shown))
         if wait is None or wait.left is None or wait.left > 0:
+            return
+        if wait.removing:
+            await self._removal_due(step, wait)
             return
         if wait.mine:
             async with self._lock:
@@ -680,8 +722,44 @@ class Node:
         if wait.absent and not present:
             # cut off from everyone: we cannot tell who is gone, so we blame nobody
             await self._call(self.table.timeout, "absent", False)
+        elif wait.absent:
+            # gone past rejoin_wait: the others and we remove it and play on (or, when the
+            # chain does not allow it, the table stops naming it absent)
+            self._gone_at.setdefault(step.seat, now)
+            await self._call(self.table.absent, step.seat)
+            await self._decide()
         else:
-            await self._call(self.table.timeout, "absent" if wait.absent else "timeout", True)
+            await self._call(self.table.timeout, "timeout", True)
+
+    async def _removal_due(self, step: tbl.Step, wait: Wait) -> None:
+        """A removal's deadline passed: sign ours (our clock for the seat ran out), refuse it
+        (we still hear the seat: the table stops blaming nobody), or stop on a signer that
+        stayed silent (connected: ``timeout``; the one to start it: nobody is blamed)."""
+        t = self.table
+        if wait.mine:
+            x = t.removing_seat
+            if x is not None and x in self._away_since:
+                await self._call(t.absent, x)
+                await self._decide()
+            else:
+                await self._call(t.refuse_removal)
+        elif step.kind == "remove":
+            await self._call(t.timeout, "timeout", True)
+        else:
+            await self._call(t.timeout, "absent", False)
+
+    async def _fill_gap(self, now: float) -> None:
+        """Stalled with envelopes buffered ahead of our chain: one we lack reached some peers
+        only (its sender died sending it, e.g. a seat then removed). Ask every peer once per
+        chain length for what follows our head (``S``); any that holds it answers."""
+        n = len(self.table.frames)
+        if not self.table.buffer or now - self._step_since < SHOWN_AFTER or self._gap_asked == n:
+            return
+        self._gap_asked = n
+        if self._mesh is not None:
+            for seat in self._others():
+                if seat in self._up:
+                    self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
 
     def _publish(self, status: NodeStatus) -> None:
         self.status = status

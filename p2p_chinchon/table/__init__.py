@@ -16,6 +16,7 @@ Flow (see docs/protocol.md for the sequence diagram)::
                restock: shuffle(round r, A) when a turn starts with an empty stock
                show(from the closer) secret(A) hand_digest(A) reenter(offered seats)
     game_end(every seat still at the table)
+    remove(every other seat still at the table): a seat gone for good (removal.py)
 
 Every incoming envelope is checked (canonical decoding, game id, version, chain position,
 signature, speaker, kind, hand number, proofs, engine rules) before it changes anything. A bad
@@ -25,7 +26,8 @@ Errors: :class:`ProtocolViolation` (names seat, rule, chain index) for peers' en
 
 The parts (docs/architecture.md, "Theory of operation: the table"): ``chain`` (order, buffer,
 equivocation, resync), ``faults`` (stopping, judging a peer's fault), ``lobby``, ``hand`` (one
-hand's deck sub-protocol), ``turns`` (moves through the rules engine) and ``view``. A message
+hand's deck sub-protocol), ``turns`` (moves through the rules engine), ``removal`` (playing on
+without a seat that is gone) and ``view``. A message
 kind ``k`` is checked by ``_on_k`` (check, then apply: it returns the commit closure) and, when
 it is an automatic message of ours, made by ``_auto_k``.
 """
@@ -47,6 +49,7 @@ from .common import (
 from .faults import FaultsPart
 from .hand import HandCrypto, HandPart
 from .lobby import LobbyPart, deck_too_big
+from .removal import RemovalPart
 from .turns import TurnsPart
 from .view import ViewPart
 
@@ -58,7 +61,7 @@ __all__ = [
 ]
 
 
-class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
+class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, ViewPart):
     """One seat's (or an observer's) state of one table.
 
     Build with :meth:`create` (the host), :meth:`joining` (a seated player) or :meth:`observer`
@@ -106,7 +109,12 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
         self.deck_cards: tuple = ()
         self.hc: HandCrypto | None = None
         self.hand_started = False
-        self.left: set[int] = set()
+        self.left: set[int] = set()  # seats that left or were removed
+        self.removed: dict[int, str] = {}  # seat -> "absent" | "left": out of the game for good
+        self.removing: list[dict] = []  # removals being signed, innermost last (removal.py)
+        self.gone: set[int] = set()  # seats our driver saw away past rejoin_wait, or that left
+        self.leaves: dict[int, bytes] = {}  # seat -> its signed leave, kept out of the chain
+        self._replaying = False
         self.fault: v.Fault | None = None
         self.finished = False
         self.winner: int | None = None
@@ -277,6 +285,8 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
             if not self.pending_proofs:
                 held, self._held_stop = self._held_stop, None
                 held()
+                if not (self.fault or self.finished):  # a leave held back may start a removal
+                    self._guarded(lambda: None, ())
             return self._take()
         self._guarded(lambda: None, ())
         return self._take()
@@ -294,7 +304,14 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, ViewPart):
             if guard > 10_000:  # pragma: no cover
                 raise RuntimeError("protocol loop")
             step = self.expected()
-            if step is None or step.seat != self.me:
+            if step is not None and step.seat != self.me:
+                start = self._removal_start_body(step)  # the seat we wait for is gone
+                if start is None:
+                    return
+                self._emit_own("remove", start)
+                self._drain_buffer()
+                continue
+            if step is None:
                 return
             body = self._auto_body(step)
             if body is None:

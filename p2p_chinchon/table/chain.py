@@ -62,7 +62,11 @@ class ChainPart:
             b = env.body
             accused = b["accused"] if b["accused"] != 255 else None
             self.fault_judgement = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat))
-        self._accept_frame(frame, None)
+        self._replaying = True  # a recorded leave is applied where it stands
+        try:
+            self._accept_frame(frame, None)
+        finally:
+            self._replaying = False
         return self._take()
 
     def _emit_own(self, kind: str, body: dict) -> None:
@@ -99,16 +103,25 @@ class ChainPart:
         if self.chain and env.game != self.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         n = len(self.chain)
+        if env.kind == "leave" and self.players and not self._replaying and self._plays_on_without(env.seat):
+            self._verify_or_drop(env)
+            self._note_leave(env, frame)  # not chained: the others remove the seat (removal.py)
+            return
         if env.seq < n:
             if self.frames[env.seq] == frame:
                 return  # duplicate (resent after a reconnect, or answered to a resync)
             self._verify_or_drop(env)
+            if env.kind == "leave" and self._plays_on_without(env.seat):
+                # too late for its place: the game goes on, the seat is removed as absent
+                raise _Dropped(env.seat, "late_leave", f"a leave at seq {env.seq}, where another envelope is")
             if env.kind in TERMINAL_KINDS:
                 self._stop_from_peer(env)
                 return
             mine = self.chain[env.seq]
             if mine.seat == env.seat:
                 raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
+            if "remove" in (env.kind, mine.kind) and self._removal_conflict(env, mine):
+                return
             if mine.prev == env.prev:
                 raise ProtocolViolation(env.seat, "not_your_turn",
                                         f"signed seq {env.seq} where seat {mine.seat} spoke", env.seq)
@@ -117,7 +130,8 @@ class ChainPart:
         if self.players:
             self._verify_or_drop(env)
         if env.seq > n:
-            if env.kind in TERMINAL_KINDS and self.players:
+            if env.kind in TERMINAL_KINDS and self.players and not (
+                    env.kind == "leave" and self._plays_on_without(env.seat)):
                 self._stop_from_peer(env)  # a peer stopped the table at a point we have not reached
                 return
             if env.seq > n + MAX_BUFFERED:  # no honest seat runs this far ahead of us
@@ -214,6 +228,8 @@ class ChainPart:
                 self._check_sig(env)
             if env.kind in TERMINAL_KINDS:
                 commit = self._checked(env, self._handle_terminal)
+            elif env.kind == "remove":  # its first one is not the expected speaker's
+                commit = self._checked(env, self._on_remove)
             else:
                 step = self.expected()
                 if step is None:
@@ -246,6 +262,9 @@ class ChainPart:
             mine = self.chain[env.seq]
             if env.kind in TERMINAL_KINDS or self.frames[env.seq] == frame:
                 return "unverifiable", None
+            if mine.seat != env.seat and env.kind != mine.kind and (env.kind == "remove" or (
+                    mine.kind == "remove" and env.seat == mine.body["seat"])):
+                return "unverifiable", None  # who is gone is a matter of view, not of proof
             if mine.seat == env.seat:
                 return "proves", _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
             if mine.prev == env.prev:

@@ -151,6 +151,8 @@ class FaultsPart:
         history). ``claim`` = (rule, accused, accuser) lets the chain check what needs no
         frame: a ``timeout`` is ``("consistent", None)`` when the accused was the expected
         speaker here, ``("valid", None)`` (false) when it was not."""
+        if claim is not None and claim[1] is None:
+            return "unverifiable", None  # a fault that blames nobody has nothing to prove
         if claim is not None and claim[0] == "timeout" and not frames:
             step = self.expected()
             ok = step is not None and step.seat == claim[1] != claim[2]

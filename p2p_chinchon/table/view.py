@@ -76,6 +76,7 @@ class ViewPart:
                     is_dealer=(e is not None and e.dealer == i),
                     connected=i not in self.left,
                     agreed=i in self.toss_commits,
+                    left=i in self.removed,
                 )
             )
         hand = ()

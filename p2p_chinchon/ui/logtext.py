@@ -29,7 +29,7 @@ KIND_KEYS = {
     "draw_stock": "log_draw_stock", "draw_discard": "log_draw_discard", "discard": "log_discard",
     "close": "log_close", "reshuffle": "log_restock", "void": "log_void",
     "eliminated": "log_out", "reentry_offer": "log_reentry_offer", "reenter": "log_reentered",
-    "score": "log_scores", "left": "log_left",
+    "score": "log_scores", "left": "log_left", "removed": "log_removed_absent", "voided": "log_voided",
 }
 
 # keys with a second-person form ("<key>_you") for the own seat
@@ -37,7 +37,7 @@ YOU_KEYS = frozenset({"log_sat", "log_agreed", "log_first_dealer", "log_hand_dea
                       "log_draw_stock", "log_draw_discard", "log_discard", "log_close",
                       "log_game_over", "log_out", "log_reentry_offer", "log_reentered",
                       "log_left", "log_left_table", "log_stopped_by"})
-LOG_KEYS = frozenset(KIND_KEYS.values()) | {"log_game_over_nobody", "log_left_table"}
+LOG_KEYS = frozenset(KIND_KEYS.values()) | {"log_game_over_nobody", "log_left_table", "log_removed_left"}
 
 
 def _key(ev: LogEvent) -> str:
@@ -46,6 +46,8 @@ def _key(ev: LogEvent) -> str:
         return "log_game_over_nobody"
     if ev.kind == "left" and ev.detail == _LEFT_TABLE:
         return "log_left_table"
+    if ev.kind == "removed" and ev.detail == "left":
+        return "log_removed_left"
     return key
 
 

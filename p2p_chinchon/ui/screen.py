@@ -426,7 +426,10 @@ class TableScreen:
                 self.force_quit()
                 return
             self.mode = CONFIRM_QUIT
-            self._say(self.tr("confirm_quit"), "class:prompt")
+            # mid-game with two others still at the table, they play on without this seat
+            plays_on = (view is not None and view.phase not in (V.LOBBY, V.OVER, V.STOPPED)
+                        and sum(not getattr(s, "left", False) for s in view.seats) >= 3)
+            self._say(self.tr("confirm_leave_game" if plays_on else "confirm_quit"), "class:prompt")
             return
         if k == "?":
             self.mode = HELP
@@ -703,11 +706,13 @@ class TableScreen:
                 flags.append(tr("you"))
             if s.is_dealer or view.dealer == s.seat:
                 flags.append(tr("dealer_mark"))
-            if s.eliminated:
+            if getattr(s, "left", False):
+                flags.append(tr("left_mark"))
+            elif s.eliminated:
                 flags.append(tr("out"))
             if s.is_bot:
                 flags.append(tr("bot"))
-            if not s.connected:
+            if not s.connected and not getattr(s, "left", False):
                 flags.append(tr("offline"))
             agreed = getattr(s, "agreed", None)
             if view.phase == V.LOBBY and agreed:
