@@ -284,14 +284,22 @@ class Node:
         self.keep_identity = False
         self._early_jobs: list[tbl.Job] = []
         self._gone_at: dict[int, float] = {}  # seat -> when we told the table it is gone
+        # envelopes of our chain that are on disk: only those ever leave this node (a frame the
+        # disk refused must not reach a peer through a resync answer)
+        self._stored = 0
 
     # -------------------------------------------------------------- table calls
 
     async def _call(self, fn: Callable[..., list], *args: Any, link: int | None = None) -> None:
         """Run a table method off the event loop (shuffle proofs take a while; libsodium
         releases the GIL), then persist and send what it produced, in that order. ``link``:
-        the seat whose link brought the frame (evidence is counted against it)."""
+        the seat whose link brought the frame (evidence is counted against it). Nothing once
+        the node is done: while it lingers (:meth:`_linger`) a seat that left signs nothing more."""
+        if self._done.is_set():
+            return
         async with self._lock:
+            if self._done.is_set():
+                return
             outs = await trio.to_thread.run_sync(fn, *args)
             await self._handle(outs, link)
 
@@ -340,6 +348,7 @@ class Node:
         """Append one accepted envelope to the transcript (fsynced). Raises OSError or
         TranscriptError; an envelope already on disk (a rejoin) must be the same frame."""
         if self.transcript_path is None:
+            self._stored = max(self._stored, out.index + 1)
             return
         if self._writer is None:
             self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
@@ -348,8 +357,10 @@ class Node:
         if out.index < self._on_disk:
             if self._writer.recovered.frames[out.index] != out.frame:
                 raise TranscriptError(f"{self.transcript_path} holds another envelope at seq {out.index}")
+            self._stored = max(self._stored, out.index + 1)
             return
         self._writer.append(out.env)
+        self._stored = max(self._stored, out.index + 1)
 
     def _persist_or_leave(self, out: tbl.Accepted) -> bool:
         """Persist, or on a write failure leave the table saying why (issue 11: the others must
@@ -480,7 +491,7 @@ class Node:
         that many envelopes, answering what it asks for meanwhile (the inbound loop runs on).
         Exiting at once could strand the last envelope of the game in a closing link: its
         receiver would then wait for a seat that is gone."""
-        n = len(self.table.frames)
+        n = self._stored
         for seat in list(self._up):
             mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
         with trio.move_on_after(limit):
@@ -506,10 +517,10 @@ class Node:
                     # answer each starting point once per link and per chain length of ours
                     # (no amplification by repeats; a repeat after we grew gets the new part)
                     answered = self._synced.setdefault(ev.seat, {})
-                    mine = len(self.table.frames)
+                    mine = self._stored
                     if have < mine and answered.get(have, -1) < mine:
                         answered[have] = mine
-                        for frame in self.table.frames[have:]:
+                        for frame in self.table.frames[have:mine]:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload[:1] == HEARTBEAT:
                     pass
