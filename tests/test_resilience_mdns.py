@@ -190,3 +190,41 @@ def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
     assert report.verdict != "cheat", report.summary()
     last = load_transcript(tmp_path / "s2.chn").envelopes[-1]
     assert last.kind == "fault" and last.body["rule"] == "absent" and last.body["accused"] == 255, last.body
+
+
+@pytest.mark.netns
+def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path) -> None:
+    """Issue 11's "done when", in namespaces through mDNS: three peers (the joiners find the
+    table by name), a joiner killed with kill -9 mid-hand runs its same command again, rejoins
+    and the game finishes with byte-identical transcripts that audit ok."""
+    from p2p_chinchon.audit import audit_file
+    from p2p_chinchon.transcript import load_transcript
+
+    require_netns()
+    with NetnsLab(3) as lab:
+        logs = [tmp_path / f"s{i}.log" for i in range(3)]
+        procs = [_start(lab, 0, _cli("host", "--bot", "--table-name", "Noche", "--seats", "3", *GAME,
+                                     "--option", "rejoin_wait=120", "--transcript", str(tmp_path / "s0.chn")),
+                        logs[0], tmp_path)]
+        _wait_for(logs[0], "open on port")
+        joins = {i: _cli("join", "Noche", "--bot", "--browse", "4", "--name", f"J{i}", "--min-proof-rounds", "4",
+                         "--transcript", str(tmp_path / f"s{i}.chn")) for i in (1, 2)}
+        for i in (1, 2):
+            procs.append(_start(lab, i, joins[i], logs[i], tmp_path))
+            time.sleep(0.5)
+        end = time.monotonic() + 240
+        while not (tmp_path / "s2.chn").exists() or "draw" not in [
+                e.kind for e in load_transcript(tmp_path / "s2.chn").envelopes]:
+            assert time.monotonic() < end, _tails(logs)
+            time.sleep(0.1)
+        procs[2].send_signal(signal.SIGKILL)
+        procs[2].wait()
+        time.sleep(1.0)
+        procs[2] = _start(lab, 2, joins[2], logs[2], tmp_path)  # the same command, again
+        codes = [p.wait(timeout=300) for p in procs]
+    assert codes == [0, 0, 0], f"exit codes {codes}\n" + _tails(logs)
+    data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(3)]
+    assert data[0] == data[1] == data[2], "every transcript is byte-identical"
+    report = audit_file(tmp_path / "s0.chn")
+    assert report.verdict == "ok", report.summary()
+    assert "J2 is back" in logs[0].read_text()
