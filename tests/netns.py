@@ -70,7 +70,17 @@ class NetnsLab:
 
     def addr(self, i: int) -> str:
         """IPv4 address of host ``i``."""
-        return f"{self.subnet}.{i + 1}"
+        return getattr(self, "_moved", {}).get(i, f"{self.subnet}.{i + 1}")
+
+    def move(self, i: int, last_octet: int) -> str:
+        """Give host ``i`` another address on the subnet and take the old one away (a new DHCP
+        lease after a sleep). Returns the new address."""
+        veth, old, new = f"e{self.tag}h{i}", self.addr(i), f"{self.subnet}.{last_octet}"
+        # delete first: deleting a primary address also deletes the secondaries of its subnet
+        _ip("-n", self.hosts[i], "addr", "del", f"{old}/24", "dev", veth)
+        _ip("-n", self.hosts[i], "addr", "add", f"{new}/24", "dev", veth)
+        self._moved = {**getattr(self, "_moved", {}), i: new}
+        return new
 
     # ------------------------------------------------------------ build / tear down
 

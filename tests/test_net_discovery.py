@@ -260,3 +260,26 @@ def test_discovery_across_namespaces() -> None:
         adv.stdin.close()
         assert adv.wait(timeout=20) == 0
         assert adv.stdout.read().strip() == "closed"
+
+
+def test_seat_record_round_trip_and_filtering():
+    """A seat's mDNS record (issue 11: find a seat whose address changed) names its game and
+    seat; the locator keeps only records of its own game, and refuses nothing loudly."""
+    from p2p_chinchon.net.discovery import SEAT_SERVICE_TYPE, SeatLocator, seat_service_info
+
+    game, other = bytes(range(16)), bytes(16)
+    info = seat_service_info(game, 2, 40669, ["10.77.0.42"])
+    assert info.type == SEAT_SERVICE_TYPE and info.name.startswith(game.hex() + "-2.")
+    loc = SeatLocator(game)
+    loc._take(seat_service_info(other, 1, 5000, ["10.0.0.9"]))  # another game's seat
+    loc._take(info)
+    assert loc.lookup(2) == [("10.77.0.42", 40669)] and loc.lookup(1) == []
+    for bad in ({b"game": b"zz", b"seat": b"1"}, {b"game": game.hex().encode(), b"seat": b"x"}, {}):
+        forged = seat_service_info(game, 1, 5000, ["10.0.0.9"])
+        forged._set_properties(bad)
+        loc._take(forged)
+    assert loc.lookup(1) == []
+    with pytest.raises(ValueError):
+        seat_service_info(b"short", 0, 1, ["10.0.0.1"])
+    with pytest.raises(ValueError):
+        seat_service_info(game, 0, 0, ["10.0.0.1"])

@@ -27,7 +27,7 @@ def _cli(*args: str) -> list[str]:
 
 def _env(tmp_path: Path) -> dict:
     return dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
-                PYTHONUNBUFFERED="1")
+                PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="info")
 
 
 def _wait_for(path: Path, text: str, limit: float = 60.0) -> None:
@@ -193,10 +193,13 @@ def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
 
 
 @pytest.mark.netns
-def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path) -> None:
+@pytest.mark.parametrize("moved", [False, True], ids=["same-address", "new-address"])
+def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path, moved: bool) -> None:
     """Issue 11's "done when", in namespaces through mDNS: three peers (the joiners find the
     table by name), a joiner killed with kill -9 mid-hand runs its same command again, rejoins
-    and the game finishes with byte-identical transcripts that audit ok."""
+    and the game finishes with byte-identical transcripts that audit ok. ``new-address``: its
+    machine got another address meanwhile (DHCP): the seats that dial it find it by its mDNS
+    seat record (the signed seating still names the old address)."""
     from p2p_chinchon.audit import audit_file
     from p2p_chinchon.transcript import load_transcript
 
@@ -219,6 +222,8 @@ def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path) ->
             time.sleep(0.1)
         procs[2].send_signal(signal.SIGKILL)
         procs[2].wait()
+        if moved:
+            lab.move(2, 42)
         time.sleep(1.0)
         procs[2] = _start(lab, 2, joins[2], logs[2], tmp_path)  # the same command, again
         codes = [p.wait(timeout=300) for p in procs]

@@ -93,7 +93,9 @@ def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> i
         glue.status(f"resuming the game of {path}")
         config = ResumeConfig(transcript=path, identity=load_or_create_identity() if human else None, rng=rng,
                               timeouts=make_timeouts(args), bind=getattr(args, "bind", "0.0.0.0"),
-                              auto_agree=not human)
+                              auto_agree=not human,
+                              # by mDNS unless this seat was told addresses (--no-mdns, --connect)
+                              mdns=not getattr(args, "no_mdns", False) and not getattr(args, "connect", None))
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
             result = await resume_game(config, glue.events())

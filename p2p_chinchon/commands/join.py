@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             identity=identity, rng=rng, player_name=player, transcript_path=path_for,
             timeouts=C.make_timeouts(args), bind=args.bind, keep_identity=not human, auto_agree=not human, host=host, port=port,
             min_proof_rounds=args.min_proof_rounds, expect_fingerprint=fp, wait=args.wait,
+            mdns=not args.connect,
         )
         events = glue.events()
         if bridge is not None:  # "connecting to HOST:PORT…" until the table shows

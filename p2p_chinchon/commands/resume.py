@@ -18,6 +18,8 @@ from p2p_chinchon.commands import _common as C
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("transcript", nargs="?", type=Path, default=None, help="the game's transcript (default: the newest unfinished one)")
     p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
+    p.add_argument("--no-mdns", action="store_true", help="reach the others only at their seating addresses "
+                   "(default: also find a seat whose address changed by mDNS)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     C.add_play_arguments(p)
 

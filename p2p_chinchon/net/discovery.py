@@ -57,7 +57,11 @@ __all__ = [
     "advertise",
     "browse",
     "browse_tables",
+    "SEAT_SERVICE_TYPE",
+    "SeatLocator",
+    "advertise_seat",
     "local_addresses",
+    "seat_service_info",
     "service_info",
     "table_info_from_service",
 ]
@@ -227,15 +231,22 @@ def local_addresses(include_loopback: bool | None = None) -> list[str]:
     return [str(a) for a in chosen]
 
 
-def service_info(ad: TableAd, port: int, addresses: Iterable[str] | None = None) -> ServiceInfo:
-    """The zeroconf ``ServiceInfo`` that :func:`advertise` registers (see module docstring).
-    Raises ``ValueError`` for a port outside 1..65535 or a bad/missing IPv4 address."""
+def _packed_addresses(port: int, addresses: Iterable[str] | None) -> list[bytes]:
+    """Check ``port`` and pack the IPv4 ``addresses`` (default :func:`local_addresses`) for an
+    A record. Raises ``ValueError``."""
     if type(port) is not int or not 0 < port < 65536:
         raise ValueError(f"port {port!r} out of range")
     addrs = list(addresses) if addresses is not None else local_addresses()
     packed = [ipaddress.IPv4Address(a).packed for a in addrs]
     if not packed:
         raise ValueError("no address to advertise")
+    return packed
+
+
+def service_info(ad: TableAd, port: int, addresses: Iterable[str] | None = None) -> ServiceInfo:
+    """The zeroconf ``ServiceInfo`` that :func:`advertise` registers (see module docstring).
+    Raises ``ValueError`` for a port outside 1..65535 or a bad/missing IPv4 address."""
+    packed = _packed_addresses(port, addresses)
     fp_label = re.sub(r"[^a-z0-9]", "", ad.fingerprint.lower())[:32]
     return ServiceInfo(
         SERVICE_TYPE,
@@ -456,3 +467,113 @@ async def browse(timeout: float, **kwargs: Any) -> list[TableInfo]:
     async with browse_tables(**kwargs) as tables:
         await trio.sleep(timeout)
         return tables.snapshot()
+
+
+# ---------------------------------------------------------------------------- seats (issue 11)
+#
+# A seated peer also advertises where its mesh listens, so the others can find it again when
+# its address changed (DHCP after a sleep, another Wi-Fi): one DNS-SD instance per seat,
+# ``_chinchon-seat._tcp.local.``, label ``"<game id, 32 hex>-<seat>"``, SRV port = the seat's
+# mesh port, A records = its addresses, TXT ``v``, ``game`` (hex), ``seat``. Nothing in it is
+# trusted: a link to the address found is still bound to the seat's key by TLS and the mesh
+# handshake, so a forged record can only cost a failed dial.
+
+SEAT_SERVICE_TYPE = "_chinchon-seat._tcp.local."
+
+
+def seat_service_info(game: bytes, seat: int, port: int, addresses: Iterable[str] | None = None) -> ServiceInfo:
+    """The zeroconf ``ServiceInfo`` of one seat's mesh listener (see the section comment).
+    Raises ``ValueError`` for a bad game id, seat, port or address."""
+    if not isinstance(game, bytes) or len(game) != 16:
+        raise ValueError("game id must be 16 bytes")
+    if type(seat) is not int or not 0 <= seat < 256:
+        raise ValueError(f"seat {seat!r} out of range")
+    packed = _packed_addresses(port, addresses)
+    label = f"{game.hex()}-{seat}"
+    return ServiceInfo(
+        SEAT_SERVICE_TYPE,
+        f"{label}.{SEAT_SERVICE_TYPE}",
+        port=port,
+        properties={b"v": str(PROTOCOL_VERSION).encode(), b"game": game.hex().encode(), b"seat": str(seat).encode()},
+        server=f"chinchon-seat-{label}.local.",
+        addresses=packed,
+    )
+
+
+class SeatLocator:
+    """Where the seats of one game say their mesh listens, from their mDNS records
+    (:func:`locate_seats`). :meth:`lookup` is synchronous (the mesh's dialler calls it)."""
+
+    def __init__(self, game: bytes) -> None:
+        self.game = game
+        self._found: dict[int, tuple[list[str], int]] = {}
+
+    def lookup(self, seat: int) -> list[tuple[str, int]]:
+        """``[(address, port), ...]`` last advertised by ``seat`` (empty if none heard)."""
+        addrs, port = self._found.get(seat, ([], 0))
+        return [(a, port) for a in addrs]
+
+    def _take(self, info: ServiceInfo) -> None:
+        props = info.properties or {}
+        try:
+            game = bytes.fromhex((props.get(b"game") or b"").decode())
+            seat = int((props.get(b"seat") or b"").decode())
+        except (ValueError, UnicodeDecodeError):
+            return
+        if game != self.game or not info.port:
+            return
+        addrs = [a for a in info.parsed_addresses() if "." in a]
+        if addrs:
+            self._found[seat] = (addrs, int(info.port))
+            log.info("mDNS: seat %d of this game listens at %s port %d", seat, addrs, info.port)
+
+
+@asynccontextmanager
+async def advertise_seat(
+    game: bytes, seat: int, port: int | None, *, locator: SeatLocator | None = None,
+    interfaces: Sequence[str] | None = None,
+) -> AsyncIterator[SeatLocator]:
+    """Watch the seats' records of ``game`` (into ``locator``, or a new :class:`SeatLocator`)
+    and advertise this seat's mesh listener on ``port`` (None: a seat that only dials) while
+    the body runs (goodbye on exit). Yields the locator; entering takes ~2 s (mDNS probing),
+    the watching starts at once. Raises ``ValueError`` (bad arguments), ``OSError`` (no mDNS
+    sockets)."""
+    service = seat_service_info(game, seat, port) if port is not None else None
+    locator = locator if locator is not None else SeatLocator(game)
+    token = trio.lowlevel.current_trio_token()
+    send, receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](math.inf)
+
+    def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
+        if state_change is ServiceStateChange.Removed or not name.startswith(game.hex()):
+            return
+        try:
+            token.run_sync_soon(lambda: send.send_nowait((name, state_change)))
+        except (trio.RunFinishedError, trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    async def resolve(name: str) -> None:
+        info = await trio.to_thread.run_sync(
+            zc.get_service_info, SEAT_SERVICE_TYPE, name, 3000, abandon_on_cancel=True)
+        if info is not None:
+            locator._take(info)
+
+    zc = await trio.to_thread.run_sync(_new_zeroconf, interfaces)
+    browser: ServiceBrowser | None = None
+    try:
+        browser = await trio.to_thread.run_sync(
+            functools.partial(ServiceBrowser, zc, SEAT_SERVICE_TYPE, handlers=[on_change]))
+        if service is not None:  # a restarted seat takes back the name its crashed self held
+            await trio.to_thread.run_sync(functools.partial(zc.register_service, service, allow_name_change=True))
+        async with trio.open_nursery() as nursery:
+            async def pump() -> None:
+                async for name, _change in receive:
+                    nursery.start_soon(resolve, name)
+
+            nursery.start_soon(pump)
+            try:
+                yield locator
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        send.close()
+        await _close_zeroconf(zc, browser)

@@ -371,6 +371,7 @@ class Mesh:
         port: int | None = None,
         host: str | None = None,
         config: MeshConfig | None = None,
+        locate: Callable[[int], Sequence[tuple[str, int]]] | None = None,
     ) -> None:
         _check_seat(seat)
         if not isinstance(game_id, bytes | bytearray) or len(game_id) != GAME_ID_SIZE:
@@ -418,6 +419,9 @@ class Mesh:
         self._closed = False
         self._done = trio.Event()
         self._pending = 0
+        # seat -> where else it may listen now ([(host, port)], e.g. from its mDNS record):
+        # tried when dialling its known address keeps failing (its address changed)
+        self._locate = locate
 
     # ------------------------------------------------------------ public state
 
@@ -567,11 +571,25 @@ class Mesh:
         # 50-100 % of the delay, so seats that lost a link together do not redial in lockstep
         return delay * (0.5 + secrets.randbelow(1001) / 2000)
 
+    def _relocate(self, peer: int) -> None:
+        """After failed dials: move to another address the locator knows for ``peer``, if any
+        (the key stays the seating's: a wrong address only fails the handshake)."""
+        if self._locate is None:
+            return
+        addr = self._peers[peer]
+        for host, port in self._locate(peer):
+            if (host, port) != (addr.host, addr.port):
+                log.info("seat %d: seat %d moved? trying %s:%d (was %s:%d)", self.seat, peer, host, port,
+                         addr.host, addr.port)
+                self._peers[peer] = PeerAddr(host, port, addr.public_key)
+                return
+
     async def _dial_loop(self, peer: int) -> None:
         cfg = self.config
-        addr = self._peers[peer]
         delay = cfg.backoff_min
+        failures = 0
         while True:
+            addr = self._peers[peer]
             stream: trio.SocketStream | None = None
             link: _Link | None = None
             try:
@@ -600,6 +618,12 @@ class Mesh:
                 if stream is not None:
                     with trio.CancelScope(shield=True):
                         await trio.aclose_forcefully(stream)
+            if link is None:
+                failures += 1
+                if failures % 3 == 0:  # its address may have changed: ask the locator
+                    self._relocate(peer)
+            else:
+                failures = 0
             if link is not None and trio.current_time() - link.started_at > 2 * cfg.backoff_max:
                 delay = cfg.backoff_min  # it was a working link: redial promptly
             await trio.sleep(self._jitter(delay))

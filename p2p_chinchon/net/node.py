@@ -1032,11 +1032,13 @@ async def run_seat(
     keep_identity: bool = False,
     kept: dict | None = None,
     jobs: tuple = (),
+    mdns: bool = False,
 ) -> NodeResult:
     """Build the mesh for a seated table and play to the end. With a transcript, this seat's
     secrets are kept beside it (:func:`secrets_path_for`) while the game lasts (with the
     identity seed too when ``keep_identity``). A rejoin passes the secrets it ``kept`` and the
-    table's pending ``jobs`` (from its replay)."""
+    table's pending ``jobs`` (from its replay). ``mdns``: advertise where this seat's mesh
+    listens and find a seat whose address changed by its record (:func:`.discovery.advertise_seat`)."""
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
     if transcript_path is not None:
@@ -1047,14 +1049,34 @@ async def run_seat(
         node.start_job(job)
     events.node_ready(node)
     await node.persist_existing()
+    locator = None
+    if mdns:
+        from p2p_chinchon.net.discovery import SeatLocator
+
+        locator = SeatLocator(table.game)
     mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
-                listener=listeners if listeners else None, config=mesh_config)
+                listener=listeners if listeners else None, config=mesh_config,
+                locate=locator.lookup if locator is not None else None)
     async with trio.open_nursery() as nursery:
         await nursery.start(mesh.run)
+        if locator is not None:
+            nursery.start_soon(_seat_mdns, table, mesh.port, locator)
         result = await node.run(mesh)
         await mesh.aclose()
         nursery.cancel_scope.cancel()
     return result
+
+
+async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any) -> None:
+    """Keep this seat's mDNS record up and the others' in ``locator`` (issue 11: addresses
+    change under DHCP); a LAN without mDNS costs only this warning."""
+    from p2p_chinchon.net import discovery
+
+    try:
+        async with discovery.advertise_seat(table.game, table.me, port, locator=locator):
+            await trio.sleep_forever()
+    except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
+        log.warning("mDNS for this seat is off: %s", exc)
 
 
 def new_rng() -> Any:

@@ -89,6 +89,7 @@ class JoinConfig(SeatConfig):
     min_proof_rounds: int | None = None
     expect_fingerprint: str | None = None
     wait: float = 0.0
+    mdns: bool = False  # found by mDNS: advertise this seat and find moved seats the same way
 
 
 def _left_lobby(table: tbl.Table | None, path: Any) -> nd.NodeResult:
@@ -154,7 +155,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
         return _left_lobby(None, c.transcript_path)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
     return await nd.run_seat(table, None, events, transcript_path=path, timeouts=c.timeouts,
-                             keep_identity=c.keep_identity)
+                             keep_identity=c.keep_identity, mdns=c.advertise)
 
 
 async def _advertise(discovery: Any, info: Any, port: int, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
@@ -231,7 +232,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     events.table_ready(table)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
     return await nd.run_seat(table, listeners, events, transcript_path=path, timeouts=c.timeouts,
-                             keep_identity=c.keep_identity)
+                             keep_identity=c.keep_identity, mdns=c.mdns)
 
 
 @dataclass
@@ -246,6 +247,7 @@ class ResumeConfig:
     timeouts: nd.Timeouts | None = None
     bind: str = "0.0.0.0"
     auto_agree: bool = False
+    mdns: bool = False  # advertise this seat and find moved seats by mDNS (addresses change)
 
 
 class ResumeError(Exception):
@@ -300,4 +302,4 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
     events.table_ready(table)
     return await nd.run_seat(table, listeners, events, transcript_path=config.transcript,
                              timeouts=config.timeouts, keep_identity="identity" in saved,
-                             kept=saved, jobs=tuple(jobs))
+                             kept=saved, jobs=tuple(jobs), mdns=config.mdns)
