@@ -103,6 +103,9 @@ class ChainPart:
         if self.chain and env.game != self.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         n = len(self.chain)
+        if (env.kind == "leave" and self.players and not self._replaying and 0 <= env.seat < len(self.players)
+                and (env.seat in self.removed or self.leaves.get(env.seat) == frame)):
+            return  # the same leave again (a resync answer from the leaver): already acted on
         if env.kind == "leave" and self.players and not self._replaying and self._plays_on_without(env.seat):
             self._verify_or_drop(env)
             self._note_leave(env, frame)  # not chained: the others remove the seat (removal.py)
