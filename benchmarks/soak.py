@@ -266,8 +266,9 @@ class Game:
     With ``lossy`` the last joiner listens on :data:`LOSSY_IP` behind a :class:`Relay`."""
 
     def __init__(self, folder: Path, seats: int, *, lossy: bool = False, seed: str | int = 0,
-                 cut_after: tuple[int, int] | None = (40, 160)) -> None:
+                 cut_after: tuple[int, int] | None = (40, 160), delay_s: float = 0.08) -> None:
         self.folder, self.lossy, self.seed, self.cut_after = folder, lossy, seed, cut_after
+        self.delay_s = delay_s
         folder.mkdir(parents=True, exist_ok=True)
         port = free_port()
         self.seats = [Seat(NAMES[0], ["host", "--bot", "--no-mdns", "--port", str(port), "--bind", "127.0.0.1",
@@ -311,7 +312,8 @@ class Game:
         pid = self.seats[i].proc.pid
         self._wait(lambda: listening_ports(pid, LOSSY_IP), limit, f"{NAMES[i]} to listen on {LOSSY_IP}")
         port = listening_ports(pid, LOSSY_IP)[0]
-        self.relay = Relay(("127.0.0.1", port), (LOSSY_IP, port), cut_after=self.cut_after, seed=self.seed).start()
+        self.relay = Relay(("127.0.0.1", port), (LOSSY_IP, port), cut_after=self.cut_after, seed=self.seed,
+                           delay_s=self.delay_s, jitter_s=self.delay_s / 4).start()
 
     def _wait(self, cond, limit: float, what: str) -> None:
         end = time.monotonic() + limit
@@ -389,10 +391,10 @@ def kinds_count(path: Path, kind: str) -> int:
 
 
 def play_one(folder: Path, seats: int, fault: Fault | None, *, lossy: bool, seed: str | int,
-             limit: float, cut_after: tuple[int, int] | None = (40, 160)) -> dict:
-    """One whole game (and its fault, if any); returns its figures. ``cut_after``: the
-    relay's (with ``lossy``), see :class:`Relay`."""
-    game = Game(folder, seats, lossy=lossy, seed=seed, cut_after=cut_after)
+             limit: float, cut_after: tuple[int, int] | None = (40, 160), delay_s: float = 0.08) -> dict:
+    """One whole game (and its fault, if any); returns its figures. ``cut_after``, ``delay_s``
+    (jitter a quarter of it): the relay's (with ``lossy``), see :class:`Relay`."""
+    game = Game(folder, seats, lossy=lossy, seed=seed, cut_after=cut_after, delay_s=delay_s)
     t0 = time.monotonic()
     out: dict = {"folder": str(folder)}
     killed_at = None
