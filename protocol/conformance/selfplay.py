@@ -78,8 +78,12 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
             proof = b""
             if r.get("reason") == "left":
                 proof = wire.make(keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame
+            if r.get("proof_of") is not None:      # probe: a leave signed by another seat as proof
+                w = r["proof_of"]
+                proof = wire.make(keys[w], game, len(frames), w, t0.head, "leave", {"reason": "probe"}).frame
             e = wire.make(keys[by], game, len(frames), by, t0.head, "remove",
-                          {"seat": s, "hand": t0.hand_no, "reason": r.get("reason", "absent"), "proof": proof})
+                          {"seat": r.get("name", s), "hand": t0.hand_no + r.get("hand_off", 0),
+                           "reason": r.get("reason", "absent"), "proof": proof})
             try:
                 for t in tables:
                     t.apply(e)
@@ -208,7 +212,7 @@ if __name__ == "__main__":
         # remove seats=N limit=L then X:KIND[:HAND][:reason] ... (X is removed when it owes KIND in hand HAND)
         n, specs = 3, []
         for a in sys.argv[3:]:
-            if "=" in a:
+            if ":" not in a:
                 k, v = a.split("=")
                 if k == "seats":
                     n = int(v)
@@ -222,8 +226,11 @@ if __name__ == "__main__":
                                         and (hand is None or t.hand_no == hand))}
             if len(parts) > 3:
                 spec["reason"] = parts[3]
-            if len(parts) > 4:
+            if len(parts) > 4 and parts[4]:
                 spec["by"] = int(parts[4])
+            for extra in filter(None, parts[5:]):                # name=SEAT (remove another seat), hand_off=K, proof_of=SEAT
+                k, v = extra.split("=")
+                spec[k] = int(v)
             specs.append(spec)
         t = play(rules, n, out, {"remove": specs})
     elif probe == "chinchon":
