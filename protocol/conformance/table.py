@@ -199,6 +199,8 @@ class Table:
             done = stack.pop()
             Y = done["X"]
             self.removed[Y] = done["reason"]
+            if self.in_game[Y] or (self.phase == "reenter" and Y in self.h.offered):
+                self.shown_left[Y] = done["reason"]    # audit: "left" only for a seat still in
             self.gone_now.append(Y)
             self.log.append(f"seat {Y} left ({done['reason']})")
             for r in stack:                             # Y's remaining steps are dropped
@@ -232,6 +234,9 @@ class Table:
             return
         scored = self.phase in ("secret", "hand_digest") and not getattr(h, "void", False)
         if scored:                                      # scores stand, secrets and digests dropped
+            for z in Z:                                 # over the limit by them: "out", not "left"
+                if self.totals[z] > self.rules["limit"]:
+                    self.shown_left.pop(z, None)
             self._after_hand()
             return
         h.void = True                                   # void: 0 for everyone, counts as a hand
@@ -275,6 +280,7 @@ class Table:
         self.removed: dict[int, str] = {}    # seat -> reason, removed for good
         self.removing: list[dict] = []       # removals being signed (nested: the last first)
         self.gone_now: list[int] = []
+        self.shown_left: dict[int, str] = {}
         self.phase = "agree"
         self.exp = (0, {"agree"})
 
@@ -704,7 +710,7 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
         except Violation as v:
             return False, f"cheat: envelope {i}: seat {v.seat}: {v.rule}: {v.reason}"
     if getattr(t, "complete", False):
-        gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.removed.items()))
+        gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
     if t.over:
         return False, f"stopped at envelope {len(t.chain) - 1}: {t.log[-1] if t.log else ''}"
