@@ -234,9 +234,6 @@ class Table:
             return
         scored = self.phase in ("secret", "hand_digest") and not getattr(h, "void", False)
         if scored:                                      # scores stand, secrets and digests dropped
-            for z in Z:                                 # over the limit by them: "out", not "left"
-                if self.totals[z] > self.rules["limit"]:
-                    self.shown_left.pop(z, None)
             self._after_hand()
             return
         h.void = True                                   # void: 0 for everyone, counts as a hand
@@ -626,10 +623,14 @@ class Table:
             self.winner = h.closer
             return self._end()
         r = self.rules
-        busted = [s for s in h.A if self.totals[s] > r["limit"] and s not in self.removed]
+        busted = [s for s in h.A if self.totals[s] > r["limit"]]
         still = [s for s in h.A if s not in busted and s not in self.removed]
         h.offered = [s for s in busted if self.reentries_used[s] < r["reentries"]
                      and len(still) >= r["reentry_min_remaining"]]
+        for s in busted:                  # removed with this hand's scores: "out" unless it
+            if s in self.removed and s not in h.offered:   # would have been offered re-entry
+                self.shown_left.pop(s, None)
+        h.offered = [s for s in h.offered if s not in self.removed]
         for s in busted:
             self.in_game[s] = False
         if h.offered:
