@@ -78,6 +78,9 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
             proof = b""
             if r.get("reason") == "left":
                 proof = wire.make(keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame
+            if r.get("no_proof"):                 # probe: left with an empty proof / absent with one
+                proof = b"" if r.get("reason") == "left" else wire.make(
+                    keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame
             if r.get("proof_of") is not None:      # probe: a leave signed by another seat as proof
                 w = r["proof_of"]
                 proof = wire.make(keys[w], game, len(frames), w, t0.head, "leave", {"reason": "probe"}).frame
