@@ -1,7 +1,7 @@
 """Self-play probes: every seat played in one process by the independent code, the deck rigged
 where a rule needs a rare hand, the transcript written for `p2p-chinchon audit` to judge.
 This is how the rules the document left open were settled by trial against the product
-(STUMBLES.md).  Usage: python selfplay.py PROBE OUT.chn   (PROBE: plain, chinchon, early-close)
+(STUMBLES.md).  Usage: python selfplay.py PROBE OUT.chn   (PROBE: plain, chinchon, early-close, remove)
 """
 from __future__ import annotations
 
@@ -68,6 +68,42 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
                 frames.append(e.frame)
                 continue
         s, kinds = tables[0].exp
+        rm = [r for r in rig.get("remove", []) if r["seat"] == s and r["when"](t0)]
+        if rm:                                     # the first signer starts the removal of s
+            r = rm[0]
+            rig["remove"].remove(r)
+            busy = [x["X"] for x in t0.removing]
+            signers = [x for x in range(n) if x != s and x not in t0.removed and x not in busy]
+            by = r.get("by", signers[0] if signers else (s + 1) % n)
+            proof = b""
+            if r.get("reason") == "left":
+                proof = wire.make(keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame
+            if r.get("no_proof"):                 # probe: left with an empty proof / absent with one
+                proof = b"" if r.get("reason") == "left" else wire.make(
+                    keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame
+            if r.get("proof_of") is not None:      # probe: a leave signed by another seat as proof
+                w = r["proof_of"]
+                proof = wire.make(keys[w], game, len(frames), w, t0.head, "leave", {"reason": "probe"}).frame
+            e = wire.make(keys[by], game, len(frames), by, t0.head, "remove",
+                          {"seat": r.get("name", s), "hand": t0.hand_no + r.get("hand_off", 0),
+                           "reason": r.get("reason", "absent"), "proof": proof})
+            try:
+                for t in tables:
+                    t.apply(e)
+            except tb.Violation as v:
+                print(f"our own table refuses remove of {s} by {by}: {v.rule}: {v.reason}")
+                frames.append(e.frame)
+                break
+            frames.append(e.frame)
+            continue
+        if kinds == {"remove"}:                    # the next signer of the removal being signed
+            top = t0.removing[-1]
+            e = wire.make(keys[s], game, len(frames), s, t0.head, "remove",
+                          {"seat": top["X"], "hand": t0.hand_no, "reason": top["reason"], "proof": b""})
+            for t in tables:
+                t.apply(e)
+            frames.append(e.frame)
+            continue
         b = bots[s]
         kind, body = b.decide()
         kind, body = rigged(tables, bots, s, kinds, kind, body, rig)
@@ -175,6 +211,31 @@ if __name__ == "__main__":
         t = play(dict(rules, limit=20), 3, out, {"leave_when_out": True})
     elif probe == "restocks":
         t = play(dict(rules, limit=5), 2, out, {"min_round": 3})
+    elif probe == "remove":
+        # remove seats=N limit=L then X:KIND[:HAND][:reason] ... (X is removed when it owes KIND in hand HAND)
+        n, specs = 3, []
+        for a in sys.argv[3:]:
+            if ":" not in a:
+                k, v = a.split("=")
+                if k == "seats":
+                    n = int(v)
+                else:
+                    rules[k] = type(rules[k])(v)
+                continue
+            parts = a.split(":")
+            x, kind = int(parts[0]), parts[1]
+            hand = int(parts[2]) if len(parts) > 2 and parts[2] else None
+            spec = {"seat": x, "when": (lambda t, kind=kind, hand=hand: kind in t.exp[1]
+                                        and (hand is None or t.hand_no == hand))}
+            if len(parts) > 3:
+                spec["reason"] = parts[3]
+            if len(parts) > 4 and parts[4]:
+                spec["by"] = int(parts[4])
+            for extra in filter(None, parts[5:]):                # name=SEAT (remove another seat), hand_off=K, proof_of=SEAT
+                k, v = extra.split("=")
+                spec[k] = int(v)
+            specs.append(spec)
+        t = play(rules, n, out, {"remove": specs})
     elif probe == "chinchon":
         # the first player (seat after the dealer) is dealt A..K of oros minus 3 (a 7-run 4..K? no: 1..7)
         t = play(rules, 2, out, {"deal": {"first": list(range(0, 7)), "second": [9, 18, 27, 36, 14, 23, 31]}})

@@ -75,6 +75,20 @@ class Table:
             self.exp = None
             self.log.append(self.verdict)
             return
+        if e.kind == "remove":
+            snapshot = copy.copy(self.__dict__)
+            try:
+                self._remove(e)
+            except Violation:
+                self.__dict__.clear()
+                self.__dict__.update(snapshot)
+                raise
+            except (cr.DeckError, en.RuleError, KeyError, IndexError, ValueError) as ex:
+                self.__dict__.clear()
+                self.__dict__.update(snapshot)
+                raise Violation("bad_removal", e.seat, str(ex)) from ex
+            self.chain.append(e)
+            return
         if self.exp is not None if self.phase != "offer" else False:
             seat, kinds = self.exp
             if e.seat != seat:
@@ -134,6 +148,98 @@ class Table:
     def N_or_max(self):
         return self.N if hasattr(self, "N") else 1
 
+    # -- removal ("Removal (a seat gone for good)") ------------------------------------------
+    def _remove(self, e):
+        """rules 1-4 of "When a `remove` is valid", then the effect once the last signer signed"""
+        b, me = e.body, e.seat
+        X = b["seat"]
+
+        def bad(why):
+            raise Violation("bad_removal", me, why)
+        if self.phase in ("offer", "seating", "agree", "toss") or self.over or self.exp is None:
+            bad("the game has not begun or is over")
+        if not 0 <= X < self.N or X in self.removed or X == me:
+            bad(f"seat {X} cannot be removed by seat {me}")
+        if b["hand"] != self.hand_no:
+            bad(f"hand {b['hand']}, playing {self.hand_no}")
+        stack = self.removing
+        busy = [r["X"] for r in stack]
+        if X in busy:                                   # rule 3: the other signers, in seat order
+            top = stack[-1]
+            if top["X"] != X:
+                bad(f"the removal of seat {top['X']} comes first")
+            if me != top["left"][0]:
+                bad(f"seat {top['left'][0]} signs next")
+            if b["reason"] != top["reason"] or b["proof"] != b"":
+                bad("reason or proof differ from the first remove")
+            top["left"] = top["left"][1:]
+        else:                                           # rule 2 (and 4: nested)
+            if self.exp[0] != X:
+                bad(f"seat {X} is not the expected speaker")
+            signers = [s for s in range(self.N) if s != X and s not in self.removed and s not in busy]
+            if len(signers) < 2:
+                bad("fewer than two signers")
+            if me != signers[0]:
+                bad(f"the first signer is seat {signers[0]}")
+            if b["reason"] == "absent":
+                if b["proof"] != b"":
+                    bad("proof must be empty for absent")
+            else:
+                try:
+                    lv = wire.decode(b["proof"])
+                except wire.WireError:
+                    bad("proof does not decode")
+                if lv.kind != "leave" or lv.game != self.game or lv.seat != X \
+                        or not wire.verify_sig(lv, self.players[X]["key"]):
+                    bad("proof is not the seat's signed leave")
+            if not stack:
+                self.removal_resume = self.exp
+            stack.append({"X": X, "reason": b["reason"], "left": signers[1:]})
+        while stack and not stack[-1]["left"]:          # a removal complete
+            done = stack.pop()
+            Y = done["X"]
+            self.removed[Y] = done["reason"]
+            if self.in_game[Y] or (self.phase == "reenter" and Y in self.h.offered):
+                self.shown_left[Y] = done["reason"]    # audit: "left" only for a seat still in
+            self.gone_now.append(Y)
+            self.log.append(f"seat {Y} left ({done['reason']})")
+            for r in stack:                             # Y's remaining steps are dropped
+                r["left"] = [s for s in r["left"] if s != Y]
+        if stack:
+            self.exp = (stack[-1]["left"][0], {"remove"})
+            return
+        Z, self.gone_now = self.gone_now, []
+        for z in Z:
+            self.in_game[z] = False
+        self._after_removal(Z)
+
+    def _after_removal(self, Z):
+        if self.phase == "game_end":
+            self.end_left = [s for s in self.end_left if s not in Z]
+            if self.end_left:
+                self.exp = (self.end_left[0], {"game_end"})
+            else:
+                self.exp, self.over, self.complete = None, True, True
+            return
+        h = self.h
+        if self.phase == "reenter":
+            h.offered = [s for s in h.offered if s not in Z]
+            if h.offered:
+                self.exp = (h.offered[0], {"reenter"})
+            else:
+                self._after_reentry()
+            return
+        if not any(z in h.A for z in Z):
+            self.exp = self.removal_resume
+            return
+        scored = self.phase in ("secret", "hand_digest") and not getattr(h, "void", False)
+        if scored:                                      # scores stand, secrets and digests dropped
+            self._after_hand()
+            return
+        h.void = True                                   # void: 0 for everyone, counts as a hand
+        self.hands_played += 1
+        self._after_reentry()
+
     # -- setup -----------------------------------------------------------------------------
     def _offer(self, e):
         if e.seq != 0 or e.seat != 0:
@@ -168,6 +274,10 @@ class Table:
         self.in_game = [True] * self.N
         self.reentries_used = [0] * self.N
         self.left = set()
+        self.removed: dict[int, str] = {}    # seat -> reason, removed for good
+        self.removing: list[dict] = []       # removals being signed (nested: the last first)
+        self.gone_now: list[int] = []
+        self.shown_left: dict[int, str] = {}
         self.phase = "agree"
         self.exp = (0, {"agree"})
 
@@ -514,9 +624,13 @@ class Table:
             return self._end()
         r = self.rules
         busted = [s for s in h.A if self.totals[s] > r["limit"]]
-        still = [s for s in h.A if s not in busted]
+        still = [s for s in h.A if s not in busted and s not in self.removed]
         h.offered = [s for s in busted if self.reentries_used[s] < r["reentries"]
                      and len(still) >= r["reentry_min_remaining"]]
+        for s in busted:                  # removed with this hand's scores: "out" unless it
+            if s in self.removed and s not in h.offered:   # would have been offered re-entry
+                self.shown_left.pop(s, None)
+        h.offered = [s for s in h.offered if s not in self.removed]
         for s in busted:
             self.in_game[s] = False
         if h.offered:
@@ -566,7 +680,7 @@ class Table:
 
     def _end(self):
         self.phase = "game_end"
-        self.end_left = [s for s in range(self.N) if s not in self.left]
+        self.end_left = [s for s in range(self.N) if s not in self.left and s not in self.removed]
         self.exp = (self.end_left[0], {"game_end"})
 
     def _game_end(self, e):
@@ -597,7 +711,8 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
         except Violation as v:
             return False, f"cheat: envelope {i}: seat {v.seat}: {v.rule}: {v.reason}"
     if getattr(t, "complete", False):
-        return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}"
+        gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
+        return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
     if t.over:
         return False, f"stopped at envelope {len(t.chain) - 1}: {t.log[-1] if t.log else ''}"
     return False, f"incomplete: {len(frames)} envelopes, next {t.exp}"
