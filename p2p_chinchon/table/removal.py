@@ -16,7 +16,7 @@ from typing import Any
 
 from p2p_chinchon import view as v, wire
 
-from .common import Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
+from .common import TERMINAL_KINDS, Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
 
 class RemovalPart:
     """The removal part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the
@@ -269,12 +269,18 @@ class RemovalPart:
         if env.kind != "remove" and env.seat != mine.body["seat"]:
             return False
         x = rem.body["seat"]
-        if env.kind == "remove" and x == self.me:
-            self._removed_me(self._hand_played)
-            return True
         if x in self.removed:
             raise _Dropped(env.seat, "removed", f"seq {env.seq}: seat {x} was removed from the game here")
         if env.prev != mine.prev:
             return False  # another history: asked for below (resync), then met at its place
+        if env.kind == "remove" and mine.seat != x and mine.kind not in TERMINAL_KINDS:
+            # ours is the expected speaker's step, with the same history: the table waited
+            # for that seat here, not for x, so this remove breaks rule 2 (a lone seat must not
+            # make an honest seat quit or stop the table blaming nobody)
+            raise ProtocolViolation(env.seat, "bad_removal", f"seq {env.seq}: the table waits for "
+                                    f"seat {mine.seat} here, not for seat {x}", env.seq)
+        if env.kind == "remove" and x == self.me:
+            self._removed_me(self._hand_played)
+            return True
         raise ProtocolViolation(None, "absent", f"seat {rem.seat} removes {self._name(x)} at seq {env.seq}, "
                                 f"where this seat holds another envelope: the seats disagree on who is gone")
