@@ -7,6 +7,7 @@ from __future__ import annotations
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames
 
+from test_attacks import stall
 from test_table_removal import Gone
 
 
@@ -33,3 +34,119 @@ def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
         assert not t.removed
     r = audit_frames(net.tables[victim].frames)
     assert r.verdict == "accused" and r.seat == cheater, r.summary()
+
+
+def _awaited(seed, kind="draw"):
+    """A 3-seat table waiting for ``kind``: (net, awaited seat X, X's first signer, the other)."""
+    net = Gone(3, seed=seed)
+    assert net.run(lambda n: n.expects(kind)(n) and not n.q)
+    x = net.tables[0].expected().seat
+    first, second = [s for s in range(3) if s != x]
+    return net, x, first, second
+
+
+def _assert_blamed(net, signer, words=""):
+    for t in net.tables:
+        if t.me != signer:
+            assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
+            assert words in t.fault.reason, t.fault
+            assert not t.removed
+
+
+def test_a_seat_cannot_remove_itself():
+    """A seat signing its own removal (to get a losing hand voided without a leave) breaks
+    rule 1: ``bad_removal`` naming it."""
+    net, x, first, second = _awaited(22)
+    net.inject(x, net.craft(x, "remove", _removes(x, net.tables[0].hand_no)))
+    _assert_blamed(net, x, "cannot be removed")
+
+
+def test_a_left_proof_must_be_the_seats_own_leave_of_this_game():
+    """The first signer proves 'left' with a leave of X signed for another game (replayed
+    from an earlier game with the same keys), with X's leave frame re-signed by itself, or
+    with another kind of X's envelope of this game: each is ``bad_removal``."""
+    net, x, first, second = _awaited(23)
+    t0 = net.tables[0]
+    hand = t0.hand_no
+    key = net.ids[x].private_key
+    other_game = wire.make_envelope(key, game=bytes(16), seq=5, seat=x, prev=bytes(32), kind="leave",
+                                    body={"reason": "bye"}).encode()
+    mine_signed = wire.make_envelope(net.ids[first].private_key, game=t0.game, seq=len(t0.chain), seat=x,
+                                     prev=t0.head, kind="leave", body={"reason": "bye"}).encode()
+    own_move = next(f for f, e in zip(t0.frames, t0.chain) if e.seat == x and e.kind != "leave")
+    for proof in (other_game, mine_signed, own_move, b"\x00" * 40):
+        net2, *_ = _awaited(23)
+        net2.inject(first, net2.craft(first, "remove", _removes(x, hand, "left", proof)))
+        _assert_blamed(net2, first, "signed leave")
+
+
+def test_equivocating_removes_are_the_signers_fault():
+    """The first signer sends one remove to one seat and a different one (other reason) to
+    the other: the two meet, equivocation blames the signer, never the removed seat."""
+    net, x, first, second = _awaited(24)
+    hand = net.tables[0].hand_no
+    a = net.craft(first, "remove", _removes(x, hand))
+    b = net.craft(first, "remove", _removes(second, hand))  # same place, another seat removed
+    net.inject(first, a, to=[x])
+    net.inject(first, b, to=[second])
+    net.inject(first, a, to=[second])
+    t = net.tables[second]
+    assert t.fault is not None and t.fault.seat == first, t.fault
+    assert t.fault.rule in ("equivocation", "bad_removal"), t.fault
+    assert not t.removed
+
+
+def test_a_remove_racing_the_removed_seats_real_move_blames_nobody():
+    """The first signer removes X while X's real move is on its way: whichever arrives first
+    at the second signer, nobody is blamed (a partition, not a cheat), X least of all."""
+    for remove_first in (True, False):
+        net, x, first, second = Gone(3, seed=25, classes={2: stall("draw_share")}), 2, 0, 1
+        assert net.run(lambda n: n.expects("draw_share", 2)(n) and not n.q)
+        tx = net.tables[x]
+        move = net.craft(x, "draw_share", tx._auto_draw_share())
+        net.handle(first, net.tables[first].absent(x))
+        remove = next(f for f in net.tables[first].frames if f not in net.tables[second].frames)
+        t2 = net.tables[second]
+        for f, frm in ((remove, first), (move, x)) if remove_first else ((move, x), (remove, first)):
+            t2.receive(f, frm)
+        assert t2.fault is not None and t2.fault.seat is None and t2.fault.rule == "absent", t2.fault
+        assert audit_frames(t2.frames).verdict != "cheat"
+        assert not t2.removed
+
+
+def test_two_seats_gone_at_once_from_three_stop_the_last_blaming_nobody_it_cannot_check():
+    """Seats X and Y of three are both gone: the one left cannot remove anyone alone (X's
+    removal needs Y's signature, Y's removal needs two signers); it stops with ``absent``,
+    never declares itself the winner, and no seat is removed."""
+    net, x, first, second = _awaited(26)
+    net.kill(x)
+    net.kill(second)
+    net.declare_absent(x, by=[first])
+    t = net.tables[first]
+    assert t.fault is None and t.expected() == tbl.Step("remove", second)
+    net.handle(first, t.absent(second))
+    assert t.fault is not None and t.fault.rule == "absent", t.fault
+    assert not t.removed and not t.finished
+    assert audit_frames(t.frames).verdict != "ok"
+
+
+def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
+    """X goes for good while the hand is played; after its removal no remaining seat signs
+    anything more for the void hand (no share, no show, no secret), and a forged request
+    for one (a seat's draw share of the void hand) is refused, naming its signer."""
+    net, x, first, second = _awaited(27)
+    hand = net.tables[0].hand_no
+    net.kill(x)
+    net.declare_absent(x)
+    assert net.run(lambda n: not n.q and n.tables[first].removed)
+    t = net.tables[first]
+    last_remove = max(i for i, e in enumerate(t.chain) if e.kind == "remove")
+    after = [e for e in t.chain[last_remove + 1:] if e.body.get("hand") == hand]
+    assert not after, [(e.seat, e.kind) for e in after]
+    assert t.hand_no != hand or t.finished
+    # a forged draw share for the void hand, signed by a remaining seat
+    forged = net.craft(second, "draw_share", {"hand": hand, "slot": 0, "share": bytes(wire.SHARE_BYTES)})
+    n = len(t.frames)
+    net.inject(second, forged, to=[first])
+    assert t.fault is not None and t.fault.seat == second, t.fault
+    assert len([e for e in t.chain[n:] if e.kind != "fault"]) == 0
