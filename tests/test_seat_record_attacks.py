@@ -84,3 +84,37 @@ async def test_a_forged_seat_record_does_not_stop_the_dialler_trying_the_seating
         await m0.aclose()
         await m1.aclose()
         nursery.cancel_scope.cancel()
+
+
+def test_a_locator_with_the_seating_keys_keeps_only_the_seats_own_records():
+    """A neighbour forges seat 1's record (unsigned, signed by another key, or a genuine
+    signature over another address or port): the locator ignores it. A genuine record is kept,
+    and a forged one heard later does not replace it; a seat outside the seating is ignored."""
+    from p2p_chinchon.net.discovery import SEAT_RECORDS_KEPT, SeatLocator, seat_service_info
+
+    game = bytes(range(16))
+    k1, evil = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    loc = SeatLocator(game, {1: raw(k1)})
+    good = seat_service_info(game, 1, 4600, ["10.0.0.7"], sign=k1.sign)
+    loc._take(good)
+    assert loc.lookup(1) == [("10.0.0.7", 4600)]
+    forged = [
+        seat_service_info(game, 1, 6666, ["10.6.6.6"]),  # unsigned
+        seat_service_info(game, 1, 6666, ["10.6.6.6"], sign=evil.sign),  # another key
+        seat_service_info(game, 9, 6666, ["10.6.6.6"], sign=evil.sign),  # not a seat of ours
+    ]
+    moved = seat_service_info(game, 1, 6666, ["10.6.6.6"])
+    moved._set_properties({**good.properties, b"a": b"10.6.6.6"})  # the genuine signature, another address
+    forged.append(moved)
+    ported = seat_service_info(game, 1, 6666, ["10.0.0.7"])
+    ported._set_properties({**good.properties, b"p": b"6666"})  # ... another port
+    forged.append(ported)
+    for f in forged:
+        loc._take(f)
+    assert loc.lookup(1) == [("10.0.0.7", 4600)] and loc.lookup(9) == []
+    # the seat's records heard last come first, a few of them kept (the dialler tries each)
+    for i in range(SEAT_RECORDS_KEPT + 2):
+        loc._take(seat_service_info(game, 1, 4600, [f"10.0.1.{i}"], sign=k1.sign))
+    loc._take(good)
+    assert loc.lookup(1)[0] == ("10.0.0.7", 4600)
+    assert len(loc.lookup(1)) == SEAT_RECORDS_KEPT

@@ -1064,7 +1064,7 @@ async def run_seat(
     if mdns:
         from p2p_chinchon.net.discovery import SeatLocator
 
-        locator = SeatLocator(table.game)
+        locator = SeatLocator(table.game, {s: p.key for s, p in enumerate(table.players)})
     mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
                 listener=listeners if listeners else None, config=mesh_config,
                 locate=locator.lookup if locator is not None else None)
@@ -1084,7 +1084,8 @@ async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any) -> None:
     from p2p_chinchon.net import discovery
 
     try:
-        async with discovery.advertise_seat(table.game, table.me, port, locator=locator):
+        async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
+                                            sign=table.identity.private_key.sign):
             await trio.sleep_forever()
     except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
         log.warning("mDNS for this seat is off: %s", exc)
