@@ -15,10 +15,10 @@ def _removes(x, hand, reason="absent", proof=b""):
     return {"seat": x, "hand": hand, "reason": reason, "proof": proof}
 
 
-def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
-    """Seat C signs a remove of honest seat V at a place where the chain holds another seat's
-    move (V was not awaited there): V must not stop as "removed", and C is blamed
-    (``bad_removal``), since the chain proves the table did not wait for V there."""
+def _misplaced():
+    """A table waiting for a discard, and a remove signed by a seat (the cheater) of another
+    seat (the victim) at the place of the last envelope, which a third seat signed:
+    (net, forged frame, that seat, victim, cheater)."""
     net = Gone(3, seed=21)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
     t0 = net.tables[0]
@@ -27,6 +27,14 @@ def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
     victim = next(s for s in range(3) if s != spoke)
     cheater = 3 - spoke - victim
     forged = net.craft(cheater, "remove", _removes(victim, t0.hand_no), seq=seq, prev=t0.chain[seq].prev)
+    return net, forged, spoke, victim, cheater
+
+
+def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
+    """Seat C signs a remove of honest seat V at a place where the chain holds another seat's
+    move (V was not awaited there): V must not stop as "removed", and C is blamed
+    (``bad_removal``), since the chain proves the table did not wait for V there."""
+    net, forged, spoke, victim, cheater = _misplaced()
     net.inject(cheater, forged)
     for i in (spoke, victim):
         t = net.tables[i]
@@ -150,3 +158,17 @@ def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
     net.inject(second, forged, to=[first])
     assert t.fault is not None and t.fault.seat == second, t.fault
     assert len([e for e in t.chain[n:] if e.kind != "fault"]) == 0
+
+
+def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others():
+    """The forged remove reaches only the seat it removes: that seat's fault quotes it, and
+    the others (and audit) confirm it against their own chain: the signer is the cheat,
+    never the victim, and not "unverifiable"."""
+    net, forged, spoke, victim, cheater = _misplaced()
+    net.inject(cheater, forged, to=[victim])
+    net.run(lambda n: not n.q)
+    t = net.tables[spoke]
+    assert t.fault is not None and t.fault.seat == cheater and t.fault.rule == "bad_removal", t.fault
+    assert "unverifiable" not in t.fault.reason, t.fault
+    r = audit_frames(t.frames)
+    assert r.verdict == "accused" and r.seat == cheater and "confirmed" in r.summary(), r.summary()

@@ -194,6 +194,14 @@ class FaultsPart:
             except deck.DeckError as exc:
                 return "proves", ProtocolViolation(e.seat, "shuffle", exc.reason, e.seq)
             return "valid", None
+        if e.kind == "remove" and e.seq < len(self.chain):  # a remove where another step is
+            try:
+                self._check_sig(e)
+            except ProtocolViolation:
+                return "unverifiable", None
+            misplaced = self._misplaced_remove(e, self.chain[e.seq])
+            if misplaced is not None:
+                return "proves", misplaced
         return self._judge_frame(e, frames[0])
 
 
