@@ -172,3 +172,24 @@ def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others()
     assert "unverifiable" not in t.fault.reason, t.fault
     r = audit_frames(t.frames)
     assert r.verdict == "accused" and r.seat == cheater and "confirmed" in r.summary(), r.summary()
+
+
+def test_a_lone_seat_cannot_get_an_opponents_hand_voided():
+    """The first signer of X (say, losing this hand) removes X, who is awaited but present:
+    the second signer still hears X and refuses; no seat is removed, no hand is voided and
+    nobody is blamed (the seats disagree on who is gone). Known limit: the table stops."""
+    net, x, first, second = _awaited(28)
+    scores = list(net.tables[second].score_history)
+    net.declare_absent(x, by=[first])
+    assert net.run(lambda n: not n.q)
+    t = net.tables[second]
+    assert t.expected() == tbl.Step("remove", second)
+    net.handle(second, t.refuse_removal())
+    net.run(lambda n: not n.q)
+    for tt in net.tables:
+        assert not tt.removed and tt.engine.active == (0, 1, 2)
+        assert list(tt.score_history) == scores, "no hand voided"
+        if tt.fault is not None:
+            assert tt.fault.seat is None or tt.fault.rule == "removed" and tt.fault.seat == tt.me, tt.fault
+    assert t.fault is not None and t.fault.seat is None and t.fault.rule == "absent", t.fault
+    assert audit_frames(t.frames).verdict != "cheat"

@@ -81,6 +81,9 @@ class FaultsPart:
         if status == "consistent":
             return None, v.Fault(accused, b["rule"], f"{self._name(env.seat)} reports: {b['reason']} "
                                  "(the chain agrees it was that seat's turn)")
+        if accused is None:  # e.g. a partition ("absent"): the sender blames nobody, nor do we
+            return None, v.Fault(None, b["rule"], f"{self._name(env.seat)} stopped the table, blaming nobody: "
+                                 f"{b['reason']}")
         return None, v.Fault(env.seat, b["rule"], f"{self._name(env.seat)} accuses {self._name(accused)}: "
                              f"{b['reason']} (unverifiable)")
 
