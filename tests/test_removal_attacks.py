@@ -193,3 +193,27 @@ def test_a_lone_seat_cannot_get_an_opponents_hand_voided():
             assert tt.fault.seat is None or tt.fault.rule == "removed" and tt.fault.seat == tt.me, tt.fault
     assert t.fault is not None and t.fault.seat is None and t.fault.rule == "absent", t.fault
     assert audit_frames(t.frames).verdict != "cheat"
+
+
+def test_two_seats_gone_from_four_are_both_removed_and_the_last_two_finish():
+    """Rule 4: while X's removal waits for Y's signature, Y is gone too; Y's removal is signed
+    first by the two seats left, then X's completes without Y; those two finish the game and
+    their transcripts audit ok with both seats "left"."""
+    net = Gone(4, seed=29)
+    assert net.run(lambda n: n.expects("draw")(n) and not n.q)
+    x = net.tables[0].expected().seat
+    others = [s for s in range(4) if s != x]
+    y = others[1]  # X's second signer: X's removal will wait for it
+    net.kill(x)
+    net.kill(y)
+    net.declare_absent(x)
+    assert net.run(lambda n: not n.q)
+    alive = net.alive()
+    assert all(t.expected() == tbl.Step("remove", y) for t in alive)
+    net.declare_absent(y)
+    assert net.run()
+    for t in alive:
+        assert t.finished and t.fault is None and t.removed == {x: "absent", y: "absent"}, (t.fault, t.removed)
+    assert alive[0].frames == alive[1].frames
+    r = audit_frames(alive[0].frames)
+    assert r.verdict == "ok" and r.winner not in (x, y), r.summary()
