@@ -29,12 +29,14 @@ import logging
 import math
 import re
 import unicodedata
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 import ifaddr
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 import trio
 from zeroconf import (
     InterfaceChoice,
@@ -474,27 +476,44 @@ async def browse(timeout: float, **kwargs: Any) -> list[TableInfo]:
 # A seated peer also advertises where its mesh listens, so the others can find it again when
 # its address changed (DHCP after a sleep, another Wi-Fi): one DNS-SD instance per seat,
 # ``_chinchon-seat._tcp.local.``, label ``"<game id, 32 hex>-<seat>"``, SRV port = the seat's
-# mesh port, A records = its addresses, TXT ``v``, ``game`` (hex), ``seat``. Nothing in it is
-# trusted: a link to the address found is still bound to the seat's key by TLS and the mesh
-# handshake, so a forged record can only cost a failed dial.
+# mesh port, A records = its addresses, TXT ``v``, ``game`` (hex), ``seat``, ``a`` (its IPv4
+# addresses, comma-separated), ``p`` (its port) and ``sig``: the seat's Ed25519 signature (hex)
+# of SEAT_RECORD_LABEL || game || seat (u8) || port (u16be) || the ``a`` text, so a LAN
+# neighbour cannot forge or overwrite one (a locator given the seating's keys keeps only signed
+# records, the last few per seat). A link to the address found is still bound to the seat's
+# key by TLS and the mesh handshake.
 
 SEAT_SERVICE_TYPE = "_chinchon-seat._tcp.local."
+SEAT_RECORD_LABEL = b"p2p-chinchon/seat-record/v1\x00"
+SEAT_RECORDS_KEPT = 4  # distinct signed records kept per seat (an old one may be replayed)
 
 
-def seat_service_info(game: bytes, seat: int, port: int, addresses: Iterable[str] | None = None) -> ServiceInfo:
-    """The zeroconf ``ServiceInfo`` of one seat's mesh listener (see the section comment).
-    Raises ``ValueError`` for a bad game id, seat, port or address."""
+def seat_record_message(game: bytes, seat: int, port: int, addrs: str) -> bytes:
+    """The bytes a seat signs for its record (see the section comment)."""
+    return SEAT_RECORD_LABEL + game + bytes([seat]) + port.to_bytes(2, "big") + addrs.encode()
+
+
+def seat_service_info(game: bytes, seat: int, port: int, addresses: Iterable[str] | None = None,
+                      sign: Callable[[bytes], bytes] | None = None) -> ServiceInfo:
+    """The zeroconf ``ServiceInfo`` of one seat's mesh listener (see the section comment),
+    signed with ``sign`` (the seat's Ed25519 key) when given. Raises ``ValueError`` for a bad
+    game id, seat, port or address."""
     if not isinstance(game, bytes) or len(game) != 16:
         raise ValueError("game id must be 16 bytes")
     if type(seat) is not int or not 0 <= seat < 256:
         raise ValueError(f"seat {seat!r} out of range")
     packed = _packed_addresses(port, addresses)
     label = f"{game.hex()}-{seat}"
+    text = ",".join(str(ipaddress.IPv4Address(a)) for a in packed)
+    props = {b"v": str(PROTOCOL_VERSION).encode(), b"game": game.hex().encode(), b"seat": str(seat).encode(),
+             b"a": text.encode(), b"p": str(port).encode()}
+    if sign is not None:
+        props[b"sig"] = sign(seat_record_message(game, seat, port, text)).hex().encode()
     return ServiceInfo(
         SEAT_SERVICE_TYPE,
         f"{label}.{SEAT_SERVICE_TYPE}",
         port=port,
-        properties={b"v": str(PROTOCOL_VERSION).encode(), b"game": game.hex().encode(), b"seat": str(seat).encode()},
+        properties=props,
         server=f"chinchon-seat-{label}.local.",
         addresses=packed,
     )
@@ -502,43 +521,56 @@ def seat_service_info(game: bytes, seat: int, port: int, addresses: Iterable[str
 
 class SeatLocator:
     """Where the seats of one game say their mesh listens, from their mDNS records
-    (:func:`locate_seats`). :meth:`lookup` is synchronous (the mesh's dialler calls it)."""
+    (:func:`advertise_seat`). With ``keys`` (seat -> raw Ed25519 public key, the seating's),
+    only records signed by that seat's key count, the last :data:`SEAT_RECORDS_KEPT` distinct
+    ones per seat; without, the last record of each seat (a forged one included).
+    :meth:`lookup` is synchronous (the mesh's dialler calls it)."""
 
-    def __init__(self, game: bytes) -> None:
+    def __init__(self, game: bytes, keys: Mapping[int, bytes] | None = None) -> None:
         self.game = game
-        self._found: dict[int, tuple[list[str], int]] = {}
+        self._keys = None if keys is None else {s: Ed25519PublicKey.from_public_bytes(k) for s, k in keys.items()}
+        self._found: dict[int, list[list[tuple[str, int]]]] = {}  # seat -> its records, newest first
 
     def lookup(self, seat: int) -> list[tuple[str, int]]:
-        """``[(address, port), ...]`` last advertised by ``seat`` (empty if none heard)."""
-        addrs, port = self._found.get(seat, ([], 0))
-        return [(a, port) for a in addrs]
+        """``[(address, port), ...]`` advertised by ``seat``, newest first (empty if none)."""
+        return list(dict.fromkeys(p for record in self._found.get(seat, []) for p in record))
 
     def _take(self, info: ServiceInfo) -> None:
         props = info.properties or {}
         try:
             game = bytes.fromhex((props.get(b"game") or b"").decode())
             seat = int((props.get(b"seat") or b"").decode())
-        except (ValueError, UnicodeDecodeError):
+            text = (props.get(b"a") or b"").decode()
+            port = int((props.get(b"p") or b"0").decode()) if b"p" in props else int(info.port or 0)
+            addrs = [str(ipaddress.IPv4Address(a)) for a in text.split(",")] if text else \
+                [a for a in info.parsed_addresses() if "." in a]
+            if self._keys is not None:
+                key = self._keys.get(seat)
+                if key is None:
+                    return
+                key.verify(bytes.fromhex((props.get(b"sig") or b"").decode()),
+                           seat_record_message(game, seat, port, text))
+        except (ValueError, UnicodeDecodeError, OverflowError, InvalidSignature):
             return
-        if game != self.game or not info.port:
+        if game != self.game or not 0 < port < 65536 or not addrs:
             return
-        addrs = [a for a in info.parsed_addresses() if "." in a]
-        if addrs:
-            self._found[seat] = (addrs, int(info.port))
-            log.info("mDNS: seat %d of this game listens at %s port %d", seat, addrs, info.port)
+        record = [(a, port) for a in addrs]
+        kept = 1 if self._keys is None else SEAT_RECORDS_KEPT
+        self._found[seat] = ([record] + [r for r in self._found.get(seat, []) if r != record])[:kept]
+        log.info("mDNS: seat %d of this game listens at %s port %d", seat, addrs, port)
 
 
 @asynccontextmanager
 async def advertise_seat(
     game: bytes, seat: int, port: int | None, *, locator: SeatLocator | None = None,
-    interfaces: Sequence[str] | None = None,
+    interfaces: Sequence[str] | None = None, sign: Callable[[bytes], bytes] | None = None,
 ) -> AsyncIterator[SeatLocator]:
     """Watch the seats' records of ``game`` (into ``locator``, or a new :class:`SeatLocator`)
     and advertise this seat's mesh listener on ``port`` (None: a seat that only dials) while
     the body runs (goodbye on exit). Yields the locator; entering takes ~2 s (mDNS probing),
     the watching starts at once. Raises ``ValueError`` (bad arguments), ``OSError`` (no mDNS
     sockets)."""
-    service = seat_service_info(game, seat, port) if port is not None else None
+    service = seat_service_info(game, seat, port, sign=sign) if port is not None else None
     locator = locator if locator is not None else SeatLocator(game)
     token = trio.lowlevel.current_trio_token()
     send, receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](math.inf)

@@ -395,6 +395,7 @@ class Mesh:
                 continue
             self._peers[s] = addr
             self._keys[s] = key
+        self._home = dict(self._peers)  # the seating's addresses (_relocate)
         self._accept_keys = {s: k for s, k in self._keys.items() if s < seat}
         if listener is None:
             self._listeners: list[trio.abc.Listener[Any]] = []
@@ -572,17 +573,21 @@ class Mesh:
         return delay * (0.5 + secrets.randbelow(1001) / 2000)
 
     def _relocate(self, peer: int) -> None:
-        """After failed dials: move to another address the locator knows for ``peer``, if any
-        (the key stays the seating's: a wrong address only fails the handshake)."""
+        """After failed dials: move to the next address for ``peer``, in turn among the
+        seating's and those the locator knows (the key stays the seating's: a wrong address
+        only fails the handshake). The seating's address stays in the round: an mDNS record
+        is unsigned, and a forged one must not stop us dialling the right place for good."""
         if self._locate is None:
             return
-        addr = self._peers[peer]
-        for host, port in self._locate(peer):
-            if (host, port) != (addr.host, addr.port):
-                log.info("seat %d: seat %d moved? trying %s:%d (was %s:%d)", self.seat, peer, host, port,
-                         addr.host, addr.port)
-                self._peers[peer] = PeerAddr(host, port, addr.public_key)
-                return
+        addr, home = self._peers[peer], self._home[peer]
+        places = [(home.host, home.port)]
+        places += [p for p in self._locate(peer) if p not in places]
+        here = (addr.host, addr.port)
+        host, port = places[(places.index(here) + 1) % len(places)] if here in places else places[0]
+        if (host, port) != here:
+            log.info("seat %d: seat %d moved? trying %s:%d (was %s:%d)", self.seat, peer, host, port,
+                     addr.host, addr.port)
+            self._peers[peer] = PeerAddr(host, port, addr.public_key)
 
     async def _dial_loop(self, peer: int) -> None:
         cfg = self.config

@@ -54,6 +54,7 @@ SYNC = b"S"
 HEARTBEAT = b"H"
 HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
 LINGER_FINISHED = 10.0  # seconds a finished node waits for every linked seat to hold its whole chain
+RESYNC_BUDGET = 2  # chains' worth of envelopes answered to one seat per link connection
 LINGER_STOPPED = 2.0  # the same after a fault or a leave (the others may be gone)
 SILENT_AFTER = 3.5  # seconds without a frame before a seat counts as absent (shown within 5 s)
 SHOWN_AFTER = 2.0  # seconds before a routine protocol wait is shown
@@ -264,6 +265,7 @@ class Node:
         self.dropped: list[tuple[int | None, str]] = []
         self._synced: dict[int, dict[int, int]] = {}  # seat -> {index asked: our length when answered}
         self._has: dict[int, int] = {}  # seat -> the longest chain it told us it holds (S payloads)
+        self._resent: dict[int, int] = {}  # seat -> envelopes answered on its current link
         self._asked: set[tuple[int, int]] = set()  # (seat, our length) asked for after it said it had more
         self.evidence = EvidenceLog(None if transcript_path is None
                                     else transcript_path.with_name(transcript_path.name + ".evidence"))
@@ -515,12 +517,20 @@ class Node:
                     have = int.from_bytes(payload[1:5], "big")
                     self._note_has(mesh, ev.seat, have)
                     # answer each starting point once per link and per chain length of ours
-                    # (no amplification by repeats; a repeat after we grew gets the new part)
+                    # (no amplification by repeats; a repeat after we grew gets the new part),
+                    # and at most RESYNC_BUDGET chains' worth per link connection: asking from
+                    # every starting point in turn would otherwise cost quadratic data
                     answered = self._synced.setdefault(ev.seat, {})
                     mine = self._stored
+                    spent = self._resent.get(ev.seat, 0)
                     if have < mine and answered.get(have, -1) < mine:
                         answered[have] = mine
-                        for frame in self.table.frames[have:mine]:
+                        part = self.table.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
+                        self._resent[ev.seat] = spent + len(part)
+                        if len(part) < mine - have:
+                            log.warning("seat %s asked for more than %d chains' worth of envelopes on "
+                                        "one link: not answered", ev.seat, RESYNC_BUDGET)
+                        for frame in part:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload[:1] == HEARTBEAT:
                     pass
@@ -531,6 +541,7 @@ class Node:
                 self._up.add(ev.seat)
                 self._hear(ev.seat)
                 self._synced.pop(ev.seat, None)
+                self._resent.pop(ev.seat, None)
                 await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
             elif isinstance(ev, PeerDown):
                 log.info("link to seat %s down: %s", ev.seat, ev.reason)
@@ -1053,7 +1064,7 @@ async def run_seat(
     if mdns:
         from p2p_chinchon.net.discovery import SeatLocator
 
-        locator = SeatLocator(table.game)
+        locator = SeatLocator(table.game, {s: p.key for s, p in enumerate(table.players)})
     mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
                 listener=listeners if listeners else None, config=mesh_config,
                 locate=locator.lookup if locator is not None else None)
@@ -1073,7 +1084,8 @@ async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any) -> None:
     from p2p_chinchon.net import discovery
 
     try:
-        async with discovery.advertise_seat(table.game, table.me, port, locator=locator):
+        async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
+                                            sign=table.identity.private_key.sign):
             await trio.sleep_forever()
     except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
         log.warning("mDNS for this seat is off: %s", exc)

@@ -81,6 +81,9 @@ class FaultsPart:
         if status == "consistent":
             return None, v.Fault(accused, b["rule"], f"{self._name(env.seat)} reports: {b['reason']} "
                                  "(the chain agrees it was that seat's turn)")
+        if accused is None:  # e.g. a partition ("absent"): the sender blames nobody, nor do we
+            return None, v.Fault(None, b["rule"], f"{self._name(env.seat)} stopped the table, blaming nobody: "
+                                 f"{b['reason']}")
         return None, v.Fault(env.seat, b["rule"], f"{self._name(env.seat)} accuses {self._name(accused)}: "
                              f"{b['reason']} (unverifiable)")
 
@@ -194,6 +197,14 @@ class FaultsPart:
             except deck.DeckError as exc:
                 return "proves", ProtocolViolation(e.seat, "shuffle", exc.reason, e.seq)
             return "valid", None
+        if e.kind == "remove" and e.seq < len(self.chain):  # a remove where another step is
+            try:
+                self._check_sig(e)
+            except ProtocolViolation:
+                return "unverifiable", None
+            misplaced = self._misplaced_remove(e, self.chain[e.seq])
+            if misplaced is not None:
+                return "proves", misplaced
         return self._judge_frame(e, frames[0])
 
 

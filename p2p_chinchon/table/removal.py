@@ -16,7 +16,7 @@ from typing import Any
 
 from p2p_chinchon import view as v, wire
 
-from .common import Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
+from .common import TERMINAL_KINDS, Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
 
 class RemovalPart:
     """The removal part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the
@@ -256,6 +256,19 @@ class RemovalPart:
         self.phase = v.STOPPED
         self._out.append(Stopped(self.fault))
 
+    def _misplaced_remove(self, env: Any, mine: Any) -> ProtocolViolation | None:
+        """``env``, a validly signed ``remove`` of X, against ``mine``, our chain's envelope at
+        its position: with the same ``prev``, ours being an expected step of a seat that is
+        not X (not a ``remove``, ``fault`` or ``leave``) proves the table did not wait for X
+        there (rule 2): the violation naming the remove's signer. Else None."""
+        if env.kind != "remove" or env.prev != mine.prev or mine.seat == env.body["seat"]:
+            return None
+        x = env.body["seat"]
+        if mine.kind == "remove" or mine.kind in TERMINAL_KINDS:
+            return None
+        return ProtocolViolation(env.seat, "bad_removal", f"seq {env.seq}: the table waits for "
+                                 f"seat {mine.seat} here, not for seat {x}", env.seq)
+
     def _removal_conflict(self, env: Any, mine: Any) -> bool:
         """A validly signed envelope of another seat at a position where our chain holds
         another: True when it is handled here, because one of the two removes a seat and the
@@ -269,12 +282,15 @@ class RemovalPart:
         if env.kind != "remove" and env.seat != mine.body["seat"]:
             return False
         x = rem.body["seat"]
-        if env.kind == "remove" and x == self.me:
-            self._removed_me(self._hand_played)
-            return True
         if x in self.removed:
             raise _Dropped(env.seat, "removed", f"seq {env.seq}: seat {x} was removed from the game here")
         if env.prev != mine.prev:
             return False  # another history: asked for below (resync), then met at its place
+        misplaced = self._misplaced_remove(env, mine)
+        if misplaced is not None:  # a lone seat must not make an honest seat quit, or stop
+            raise misplaced        # the table blaming nobody
+        if env.kind == "remove" and x == self.me:
+            self._removed_me(self._hand_played)
+            return True
         raise ProtocolViolation(None, "absent", f"seat {rem.seat} removes {self._name(x)} at seq {env.seq}, "
                                 f"where this seat holds another envelope: the seats disagree on who is gone")

@@ -1,0 +1,219 @@
+"""A cheating peer attacks the removal protocol (issue 11 part 3, docs/protocol.md "Removal"):
+forged ``remove`` envelopes signed with a seat's real key, driven through tables in process.
+Each test fails if the defence breaks."""
+
+from __future__ import annotations
+
+from p2p_chinchon import table as tbl, wire
+from p2p_chinchon.audit import audit_frames
+
+from test_attacks import stall
+from test_table_removal import Gone
+
+
+def _removes(x, hand, reason="absent", proof=b""):
+    return {"seat": x, "hand": hand, "reason": reason, "proof": proof}
+
+
+def _misplaced():
+    """A table waiting for a discard, and a remove signed by a seat (the cheater) of another
+    seat (the victim) at the place of the last envelope, which a third seat signed:
+    (net, forged frame, that seat, victim, cheater)."""
+    net = Gone(3, seed=21)
+    assert net.run(lambda n: n.expects("discard")(n) and not n.q)
+    t0 = net.tables[0]
+    seq = len(t0.chain) - 1
+    spoke = t0.chain[seq].seat
+    victim = next(s for s in range(3) if s != spoke)
+    cheater = 3 - spoke - victim
+    forged = net.craft(cheater, "remove", _removes(victim, t0.hand_no), seq=seq, prev=t0.chain[seq].prev)
+    return net, forged, spoke, victim, cheater
+
+
+def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
+    """Seat C signs a remove of honest seat V at a place where the chain holds another seat's
+    move (V was not awaited there): V must not stop as "removed", and C is blamed
+    (``bad_removal``), since the chain proves the table did not wait for V there."""
+    net, forged, spoke, victim, cheater = _misplaced()
+    net.inject(cheater, forged)
+    for i in (spoke, victim):
+        t = net.tables[i]
+        assert t.fault is not None and t.fault.rule == "bad_removal" and t.fault.seat == cheater, t.fault
+        assert not t.removed
+    r = audit_frames(net.tables[victim].frames)
+    assert r.verdict == "accused" and r.seat == cheater, r.summary()
+
+
+def _awaited(seed, kind="draw"):
+    """A 3-seat table waiting for ``kind``: (net, awaited seat X, X's first signer, the other)."""
+    net = Gone(3, seed=seed)
+    assert net.run(lambda n: n.expects(kind)(n) and not n.q)
+    x = net.tables[0].expected().seat
+    first, second = [s for s in range(3) if s != x]
+    return net, x, first, second
+
+
+def _assert_blamed(net, signer, words=""):
+    for t in net.tables:
+        if t.me != signer:
+            assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
+            assert words in t.fault.reason, t.fault
+            assert not t.removed
+
+
+def test_a_seat_cannot_remove_itself():
+    """A seat signing its own removal (to get a losing hand voided without a leave) breaks
+    rule 1: ``bad_removal`` naming it."""
+    net, x, first, second = _awaited(22)
+    net.inject(x, net.craft(x, "remove", _removes(x, net.tables[0].hand_no)))
+    _assert_blamed(net, x, "cannot be removed")
+
+
+def test_a_left_proof_must_be_the_seats_own_leave_of_this_game():
+    """The first signer proves 'left' with a leave of X signed for another game (replayed
+    from an earlier game with the same keys), with X's leave frame re-signed by itself, or
+    with another kind of X's envelope of this game: each is ``bad_removal``."""
+    net, x, first, second = _awaited(23)
+    t0 = net.tables[0]
+    hand = t0.hand_no
+    key = net.ids[x].private_key
+    other_game = wire.make_envelope(key, game=bytes(16), seq=5, seat=x, prev=bytes(32), kind="leave",
+                                    body={"reason": "bye"}).encode()
+    mine_signed = wire.make_envelope(net.ids[first].private_key, game=t0.game, seq=len(t0.chain), seat=x,
+                                     prev=t0.head, kind="leave", body={"reason": "bye"}).encode()
+    own_move = next(f for f, e in zip(t0.frames, t0.chain) if e.seat == x and e.kind != "leave")
+    for proof in (other_game, mine_signed, own_move, b"\x00" * 40):
+        net2, *_ = _awaited(23)
+        net2.inject(first, net2.craft(first, "remove", _removes(x, hand, "left", proof)))
+        _assert_blamed(net2, first, "signed leave")
+
+
+def test_equivocating_removes_are_the_signers_fault():
+    """The first signer sends one remove to one seat and a different one (other reason) to
+    the other: the two meet, equivocation blames the signer, never the removed seat."""
+    net, x, first, second = _awaited(24)
+    hand = net.tables[0].hand_no
+    a = net.craft(first, "remove", _removes(x, hand))
+    b = net.craft(first, "remove", _removes(second, hand))  # same place, another seat removed
+    net.inject(first, a, to=[x])
+    net.inject(first, b, to=[second])
+    net.inject(first, a, to=[second])
+    t = net.tables[second]
+    assert t.fault is not None and t.fault.seat == first, t.fault
+    assert t.fault.rule in ("equivocation", "bad_removal"), t.fault
+    assert not t.removed
+
+
+def test_a_remove_racing_the_removed_seats_real_move_blames_nobody():
+    """The first signer removes X while X's real move is on its way: whichever arrives first
+    at the second signer, nobody is blamed (a partition, not a cheat), X least of all."""
+    for remove_first in (True, False):
+        net, x, first, second = Gone(3, seed=25, classes={2: stall("draw_share")}), 2, 0, 1
+        assert net.run(lambda n: n.expects("draw_share", 2)(n) and not n.q)
+        tx = net.tables[x]
+        move = net.craft(x, "draw_share", tx._auto_draw_share())
+        net.handle(first, net.tables[first].absent(x))
+        remove = next(f for f in net.tables[first].frames if f not in net.tables[second].frames)
+        t2 = net.tables[second]
+        for f, frm in ((remove, first), (move, x)) if remove_first else ((move, x), (remove, first)):
+            t2.receive(f, frm)
+        assert t2.fault is not None and t2.fault.seat is None and t2.fault.rule == "absent", t2.fault
+        assert audit_frames(t2.frames).verdict != "cheat"
+        assert not t2.removed
+
+
+def test_two_seats_gone_at_once_from_three_stop_the_last_blaming_nobody_it_cannot_check():
+    """Seats X and Y of three are both gone: the one left cannot remove anyone alone (X's
+    removal needs Y's signature, Y's removal needs two signers); it stops with ``absent``,
+    never declares itself the winner, and no seat is removed."""
+    net, x, first, second = _awaited(26)
+    net.kill(x)
+    net.kill(second)
+    net.declare_absent(x, by=[first])
+    t = net.tables[first]
+    assert t.fault is None and t.expected() == tbl.Step("remove", second)
+    net.handle(first, t.absent(second))
+    assert t.fault is not None and t.fault.rule == "absent", t.fault
+    assert not t.removed and not t.finished
+    assert audit_frames(t.frames).verdict != "ok"
+
+
+def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
+    """X goes for good while the hand is played; after its removal no remaining seat signs
+    anything more for the void hand (no share, no show, no secret), and a forged request
+    for one (a seat's draw share of the void hand) is refused, naming its signer."""
+    net, x, first, second = _awaited(27)
+    hand = net.tables[0].hand_no
+    net.kill(x)
+    net.declare_absent(x)
+    assert net.run(lambda n: not n.q and n.tables[first].removed)
+    t = net.tables[first]
+    last_remove = max(i for i, e in enumerate(t.chain) if e.kind == "remove")
+    after = [e for e in t.chain[last_remove + 1:] if e.body.get("hand") == hand]
+    assert not after, [(e.seat, e.kind) for e in after]
+    assert t.hand_no != hand or t.finished
+    # a forged draw share for the void hand, signed by a remaining seat
+    forged = net.craft(second, "draw_share", {"hand": hand, "slot": 0, "share": bytes(wire.SHARE_BYTES)})
+    n = len(t.frames)
+    net.inject(second, forged, to=[first])
+    assert t.fault is not None and t.fault.seat == second, t.fault
+    assert len([e for e in t.chain[n:] if e.kind != "fault"]) == 0
+
+
+def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others():
+    """The forged remove reaches only the seat it removes: that seat's fault quotes it, and
+    the others (and audit) confirm it against their own chain: the signer is the cheat,
+    never the victim, and not "unverifiable"."""
+    net, forged, spoke, victim, cheater = _misplaced()
+    net.inject(cheater, forged, to=[victim])
+    net.run(lambda n: not n.q)
+    t = net.tables[spoke]
+    assert t.fault is not None and t.fault.seat == cheater and t.fault.rule == "bad_removal", t.fault
+    assert "unverifiable" not in t.fault.reason, t.fault
+    r = audit_frames(t.frames)
+    assert r.verdict == "accused" and r.seat == cheater and "confirmed" in r.summary(), r.summary()
+
+
+def test_a_lone_seat_cannot_get_an_opponents_hand_voided():
+    """The first signer of X (say, losing this hand) removes X, who is awaited but present:
+    the second signer still hears X and refuses; no seat is removed, no hand is voided and
+    nobody is blamed (the seats disagree on who is gone). Known limit: the table stops."""
+    net, x, first, second = _awaited(28)
+    scores = list(net.tables[second].score_history)
+    net.declare_absent(x, by=[first])
+    assert net.run(lambda n: not n.q)
+    t = net.tables[second]
+    assert t.expected() == tbl.Step("remove", second)
+    net.handle(second, t.refuse_removal())
+    net.run(lambda n: not n.q)
+    for tt in net.tables:
+        assert not tt.removed and tt.engine.active == (0, 1, 2)
+        assert list(tt.score_history) == scores, "no hand voided"
+        if tt.fault is not None:
+            assert tt.fault.seat is None or tt.fault.rule == "removed" and tt.fault.seat == tt.me, tt.fault
+    assert t.fault is not None and t.fault.seat is None and t.fault.rule == "absent", t.fault
+    assert audit_frames(t.frames).verdict != "cheat"
+
+
+def test_two_seats_gone_from_four_are_both_removed_and_the_last_two_finish():
+    """Rule 4: while X's removal waits for Y's signature, Y is gone too; Y's removal is signed
+    first by the two seats left, then X's completes without Y; those two finish the game and
+    their transcripts audit ok with both seats "left"."""
+    net = Gone(4, seed=29)
+    assert net.run(lambda n: n.expects("draw")(n) and not n.q)
+    x = net.tables[0].expected().seat
+    others = [s for s in range(4) if s != x]
+    y = others[1]  # X's second signer: X's removal will wait for it
+    net.kill(x)
+    net.kill(y)
+    net.declare_absent(x)
+    assert net.run(lambda n: not n.q)
+    alive = net.alive()
+    assert all(t.expected() == tbl.Step("remove", y) for t in alive)
+    net.declare_absent(y)
+    assert net.run()
+    for t in alive:
+        assert t.finished and t.fault is None and t.removed == {x: "absent", y: "absent"}, (t.fault, t.removed)
+    assert alive[0].frames == alive[1].frames
+    r = audit_frames(alive[0].frames)
+    assert r.verdict == "ok" and r.winner not in (x, y), r.summary()
