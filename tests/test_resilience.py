@@ -124,6 +124,46 @@ def assert_identical_and_ok(folder: Path, names=("h", "b", "c")) -> None:
 # ---------------------------------------------------------------- kill -9 and restart
 
 
+def test_seat_down_after_the_game_ended_comes_back_to_its_result(lab):
+    """A seat that went down after the game ended but before it removed its secrets (its last
+    moments: lingering, or leaving) runs its same command again: it replays the finished game,
+    prints the result, removes the secrets and exits 0 (not "a game that is over", exit 1)."""
+    import threading
+
+    port = free_port()
+    h, b, c = three_seats(lab, port)
+    procs = [lab.start("h", h)]
+    time.sleep(1.0)
+    procs += [lab.start("b", b), lab.start("c", c)]
+    secrets, kept = lab.folder / "b.chn.secrets", lab.folder / "kept.secrets"
+    done = threading.Event()
+
+    def keep_copying() -> None:  # the last copy holds every hand's key, as at a kill in the end
+        while not done.is_set():
+            try:
+                data = secrets.read_bytes()
+            except OSError:
+                data = b""
+            if data:
+                kept.write_bytes(data)
+            time.sleep(0.02)
+
+    copier = threading.Thread(target=keep_copying, daemon=True)
+    copier.start()
+    try:
+        codes = finish_all(procs)
+    finally:
+        done.set()
+        copier.join()
+    assert codes == [0, 0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b", "c"))
+    assert not secrets.exists() and kept.exists()
+    shutil.copy(kept, secrets)
+    again = lab.start("b2", b)
+    assert again.wait(timeout=120) == 0, lab.tails(("b2",))
+    assert "winner:" in lab.log("b2") and not secrets.exists()
+    assert_identical_and_ok(lab.folder)
+
+
 @pytest.mark.parametrize("victim,point", [("c", "draw"), ("h", "shuffle"), ("b", "key_share"), ("b", "close")])
 def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
     """A seat killed with SIGKILL mid-hand (after a draw, during the shuffle, during the key

@@ -283,7 +283,9 @@ def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, dict, list[tbl.Job]]:
         raise ResumeError(f"the game of {config.transcript} never began (nobody was seated): open a new table")
     if table.me is None:
         raise ResumeError(f"{config.transcript} is not a game this identity sits at")
-    if table.finished or table.fault is not None or table.expected() is None:
+    if table.finished:
+        return table, saved, []  # killed in its last moments: resume_game reports the end
+    if table.fault is not None or table.expected() is None:
         raise ResumeError(f"{config.transcript} holds a game that is over")
     live = table.resumable_jobs(list(jobs.values()))
     return table, saved, live
@@ -292,9 +294,16 @@ def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, dict, list[tbl.Job]]:
 async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> nd.NodeResult:
     """Come back to a game after a crash or a drop (issue 11): replay the transcript with the
     saved secrets, listen where the signed seating says this seat listens, reach the others,
-    catch up through the mesh's SYNC, and play on. Raises ResumeError."""
+    catch up through the mesh's SYNC, and play on. A game already finished in the transcript
+    (the seat went down while leaving) gives its result at once. Raises ResumeError."""
     events = events or nd.Events()
     table, saved, jobs = await trio.to_thread.run_sync(replay_seat, config)
+    if table.finished:  # the game ended before this seat went down: its result, and no secrets left
+        nd.secrets_path_for(config.transcript).unlink(missing_ok=True)
+        return nd.NodeResult(
+            winner=table.winner, fault=None, transcript=config.transcript, head=table.head,
+            totals=list(table.engine.totals) if table.engine else [], seat=table.me,
+            names=[p.name for p in table.players])
     listeners = None
     if table.me != 0:  # seat i accepts links from seats < i, at its seating address
         _, port = lob.parse_addr(table.players[table.me].addr)
