@@ -31,6 +31,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import socket
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -1019,6 +1020,8 @@ async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | Non
     while True:
         try:
             return await lob.connect_lobby(host, port, *args, timeout=min(10.0, max(1.0, wait)), **kwargs)
+        except socket.gaierror:
+            raise  # a name that does not resolve is a typo, not a host that is not up yet
         except (OSError, trio.TooSlowError) as exc:
             left = deadline - trio.current_time()
             if left <= 0:
