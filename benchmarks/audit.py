@@ -371,7 +371,12 @@ def timed_calls(spent: dict[str, float], calls: dict[str, int]):
 
 def record(args: argparse.Namespace, folder: Path) -> list[bytes]:
     if args.in_process:
-        sp = self_play(4, seed=args.seed if args.seed is not None else 1, k=args.k)
+        rules = None
+        if args.limit is not None:
+            from p2p_chinchon.engine import make_rules
+
+            rules = make_rules("classic", {"limit": args.limit})
+        sp = self_play(4, seed=args.seed if args.seed is not None else 1, k=args.k, rules=rules)
         return sp.frames
     import game
 
@@ -387,10 +392,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", default=None, help="seed of the game to record")
     ap.add_argument("--in-process", action="store_true",
                     help="record with the single-thread self-play instead of processes")
+    ap.add_argument("--limit", type=int, default=None, metavar="POINTS",
+                    help="the recorded game's table limit (default the classic 100; a lower one "
+                         "records fewer hands; --in-process only)")
     ap.add_argument("--keep", metavar="DIR", type=Path, help="keep the recorded game in DIR")
     ap.add_argument("--profile", action="store_true", help="also print a cProfile of the replay")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
+    if args.limit is not None and not args.in_process:
+        ap.error("--limit needs --in-process")
 
     if args.transcript:
         res = load_transcript(args.transcript)

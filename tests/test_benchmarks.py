@@ -31,7 +31,7 @@ def test_bench_game_reports_latencies_and_cpu(tmp_path):
 
 
 def test_bench_audit_reports_throughput_and_floor(tmp_path):
-    r = bench(tmp_path, "audit", "--seed", "1", "--in-process", "--proof-rounds", "4")
+    r = bench(tmp_path, "audit", "--seed", "1", "--in-process", "--proof-rounds", "4", "--limit", "25")
     assert r["verdict"] == "ok" and r["envelopes"] > 0 and r["hands"] >= 1
     assert r["envelopes_per_s"] > 0 and r["floor_s"] > 0 and r["ratio"] > 0
     assert 0 < r["proof_share"] <= 1

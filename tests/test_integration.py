@@ -31,13 +31,15 @@ def check_game(results, folder: Path, n: int) -> None:
     assert len(winners) == 1 and None not in winners
     totals = {tuple(r.totals) for r in results}
     assert len(totals) == 1
-    for i in range(n):
-        report = audit_file(folder / f"seat{i}.chn")
-        assert report.verdict == "ok", report.summary()
-        assert report.winner == results[0].winner
-        assert report.totals == list(results[0].totals)
-        assert report.head == results[0].head.hex()
-        assert report.hands >= 1
+    # every record is the same bytes, so one audit speaks for all (8 audits took ~20 s)
+    data = [(folder / f"seat{i}.chn").read_bytes() for i in range(n)]
+    assert all(d == data[0] for d in data), "every transcript is byte-identical"
+    report = audit_file(folder / "seat0.chn")
+    assert report.verdict == "ok", report.summary()
+    assert report.winner == results[0].winner
+    assert report.totals == list(results[0].totals)
+    assert report.head == results[0].head.hex()
+    assert report.hands >= 1
 
 
 @pytest.mark.parametrize(
@@ -91,9 +93,9 @@ def test_play_command_separate_processes(tmp_path, bots, k, limit):
     folder = Path(m.group(1).strip())
     files = sorted(folder.glob("*.chn"))
     assert len(files) == bots + 1
-    reports = [audit_file(f) for f in files]
-    assert all(r.verdict == "ok" for r in reports), [r.summary() for r in reports]
-    assert len({r.head for r in reports}) == 1
+    assert len({f.read_bytes() for f in files}) == 1, "every transcript is byte-identical"
+    report = audit_file(files[0])  # so one audit speaks for all
+    assert report.verdict == "ok", report.summary()
     assert "winner:" in proc.stdout
     # the audit command agrees, exit 0
     out = subprocess.run([sys.executable, "-m", "p2p_chinchon", "audit", str(files[0])], capture_output=True, text=True)

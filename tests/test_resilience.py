@@ -194,6 +194,27 @@ def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
             assert f"{name} is back" in lab.log(n)
 
 
+def test_seat_asleep_mid_hand_wakes_and_the_game_finishes(lab):
+    """A laptop that sleeps (SIGSTOP: its links stay open, it sends nothing) past the silence
+    limit but within ``rejoin_wait``: the others say it is away and wait for it, it wakes
+    (SIGCONT) and plays on; the game finishes with byte-identical transcripts that audit ok."""
+    ph, pb, pc = start_game(lab, [])
+    wait_until(lambda: "draw" in kinds(lab.folder / "b.chn"), what="a draw")
+    pb.send_signal(signal.SIGSTOP)
+    try:
+        wait_until(lambda: "Bruno disconnected: waiting for them" in lab.log("h")
+                   and "Bruno disconnected: waiting for them" in lab.log("c"), limit=120,
+                   what="the others to see Bruno away")
+    finally:
+        pb.send_signal(signal.SIGCONT)
+    codes = finish_all([ph, pb, pc])
+    assert codes == [0, 0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b", "c"))
+    assert_identical_and_ok(lab.folder)
+    for n in ("h", "c"):
+        assert "Bruno is back" in lab.log(n), lab.tails((n,))
+    assert "remove" not in kinds(lab.folder / "h.chn")
+
+
 def test_seat_gone_for_good_is_removed_and_the_others_finish(lab):
     """A seat killed for good mid-hand: after ``rejoin_wait`` the two others each sign its
     removal, the hand in progress is voided, and they finish the game without it: exit 0,
@@ -224,9 +245,14 @@ def test_seat_gone_for_good_is_removed_and_the_others_finish(lab):
 def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
     """The killed seat is restarted with the same command after the others removed it: it
     catches up, sees its removal and stops with one line, exit 0 (not a fault); the others
-    finish the game."""
+    finish the game.
+
+    Bruno sleeps (SIGSTOP) from the removal until Carla is back and gone: the game cannot end
+    before she asks (two bots to a low limit finish in under a second on a fast machine, and a
+    seat that finds nobody is rightly "absent", exit 1). The host waits for Bruno up to
+    ``rejoin_wait``; Carla needs a second or two of it."""
     port = free_port()
-    cmds = dict(zip("hbc", three_seats(lab, port, ["--option", "rejoin_wait=5"])))
+    cmds = dict(zip("hbc", three_seats(lab, port, ["--option", "rejoin_wait=10"])))
     procs = {"h": lab.start("h", cmds["h"])}
     time.sleep(1.0)
     procs["b"] = lab.start("b", cmds["b"])
@@ -235,8 +261,12 @@ def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
     procs["c"].send_signal(signal.SIGKILL)
     procs["c"].wait()
     wait_until(lambda: kinds(lab.folder / "h.chn").count("remove") == 2, what="the removal")
-    back = lab.start("c2", cmds["c"])
-    assert back.wait(timeout=300) == 0, lab.tails(("c2",))
+    procs["b"].send_signal(signal.SIGSTOP)
+    try:
+        back = lab.start("c2", cmds["c"])
+        assert back.wait(timeout=300) == 0, lab.tails(("c2",))
+    finally:
+        procs["b"].send_signal(signal.SIGCONT)
     assert "you were removed from the game (absent since hand" in lab.log("c2")
     # its record stops at its removal (or at its own last envelope, which the others never
     # got: the removal took that place); it accuses nobody
