@@ -26,6 +26,42 @@ def test_status_text_names_who_is_awaited_and_for_how_long():
     assert NodeStatus((), Wait(2, "C", "draw", 5.0)).key() == NodeStatus((), Wait(2, "C", "draw", 4.0)).key()
 
 
+def test_status_text_speaks_the_screens_language():
+    """The status line is the screen's: Spanish and French say who is awaited and how long in
+    their words (the English text stays for logs and printouts); the turn clock's notice too."""
+    from p2p_chinchon.commands._common import SeatGlue
+    from p2p_chinchon.ui.i18n import Translator
+
+    es, fr = Translator("es"), Translator("fr")
+    away = NodeStatus((Presence(2, "Carla", False, 5.0),), Wait(2, "Carla", "draw", 115.2, absent=True))
+    assert away.text(es) == "Carla se desconectó: le esperamos (1:56)"
+    assert away.text(fr) == "Carla est déconnecté : on l'attend (1:56)"
+    back = NodeStatus((Presence(2, "Carla", True, back=True),), Wait(2, "Carla", "draw", 59.0))
+    assert back.text(es) == "esperando a que Carla robe (0:59); Carla ha vuelto"
+    mine = NodeStatus((), Wait(0, "Ana", "discard", 7.5, mine=True))
+    assert mine.text(fr) == "à vous de défausser ou de fermer (0:08)"
+    step = NodeStatus((), Wait(2, "Carla", "deal_shares", 80.0))
+    assert step.text(es) == "esperando a Carla: deal shares (1:20)"
+
+    class Screen:  # the bridge of a full-screen UI
+        said: list[str] = []
+
+        def set_status(self, text: str) -> None:
+            self.said.append(text)
+
+    async def run() -> list[str]:
+        glue = SeatGlue(Screen(), bot=False, lang="es")
+        events = glue.events()
+        events.status(away)
+        events.notice("time is up: the bot plays for you (draw)", "st_bot_draw")
+        return Screen.said
+
+    import trio
+
+    assert trio.run(run) == ["Carla se desconectó: le esperamos (1:56)",
+                             "se acabó el tiempo: el bot juega por ti (robar)"]
+
+
 def test_status_text_while_a_seat_gone_for_good_is_removed():
     """Never a silent wait: a removal in progress says who is gone and whose signature (or
     which clock) it waits for."""

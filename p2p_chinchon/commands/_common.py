@@ -89,7 +89,8 @@ def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> i
         from p2p_chinchon.net.session import ResumeConfig, resume_game
 
         rng = seat_rng(getattr(args, "seed", None), f"resume/{path.name}")
-        glue = SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=want_tui(args))
+        glue = SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=want_tui(args),
+                        lang=getattr(args, "lang", None))
         glue.status(f"resuming the game of {path}")
         config = ResumeConfig(transcript=path, identity=load_or_create_identity() if human else None, rng=rng,
                               timeouts=make_timeouts(args), bind=getattr(args, "bind", "0.0.0.0"),
@@ -306,8 +307,10 @@ class SeatGlue:
     :func:`~p2p_chinchon.net.session.host_game` / ``join_game``."""
 
     def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None,
-                 live: bool = True, level: str = "easy") -> None:
+                 live: bool = True, level: str = "easy", lang: str | None = None) -> None:
         import trio
+
+        from p2p_chinchon.ui.i18n import Translator
 
         self.live = live  # a full screen redraws clocks; line mode prints each new wait once
         self._said: Any = None
@@ -317,6 +320,7 @@ class SeatGlue:
         self.rng = rng
         self.printer = printer
         self.level = level
+        self.tr = Translator(lang)  # the screen's language; printouts stay English, as the log lines
         self.node: Any = None
         self._got = trio.Event()
         self._left = trio.Event()
@@ -371,7 +375,7 @@ class SeatGlue:
             def status(self, status: Any) -> None:
                 # the status line names who is awaited and for how long (issue 11); the UI may
                 # render ``status`` (presence per seat, the wait) richer than this text
-                text = status.text()
+                text = status.text(glue.tr if glue.bridge is not None else None)
                 if not glue.live:
                     if status.key() == glue._said:
                         return
@@ -381,8 +385,8 @@ class SeatGlue:
                 elif glue.printer is not None and text:
                     print(f"[{text}]", file=sys.stderr, flush=True)
 
-            def notice(self, text: str) -> None:
-                glue.status(text)
+            def notice(self, text: str, key: str = "", fields: dict | None = None) -> None:
+                glue.status(glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text)
 
             def reject(self, reason: str) -> None:
                 if glue.bridge is not None:

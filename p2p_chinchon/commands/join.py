@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             host, port, fp = found
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, f"join/{player}")
-        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level)
+        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level, lang=args.lang)
 
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")

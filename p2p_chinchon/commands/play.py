@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
         # with --no-ui your own seat plays at the first bot's level
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=levels[0])
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=levels[0], lang=args.lang)
         events = glue.events()
         procs: list[Any] = []
         logs: list[Path] = []

@@ -103,9 +103,10 @@ class Events:
     def reject(self, reason: str) -> None:
         """The table refused this seat's last intent; ``reason`` is one sentence."""
 
-    def notice(self, text: str) -> None:
-        """A one-line message outside any view (e.g. "no table at 10.0.0.2:4000 yet: still
-        trying for 25 s", "time is up: the bot plays for you")."""
+    def notice(self, text: str, key: str = "", fields: dict[str, Any] | None = None) -> None:
+        """A one-line message outside any view (e.g. "time is up: the bot plays for you
+        (draw)"): ``text`` in English; ``key`` and ``fields``, when given, the same message in
+        :mod:`p2p_chinchon.ui.i18n`'s catalogues, for a UI in another language."""
 
     async def wait_leave(self) -> None:
         """Return when the player asks to leave before the game begins (lobby); never, by
@@ -151,8 +152,11 @@ class Wait:
     removing: str = ""  # the name of the seat gone for good whose removal ``seat`` must sign
 
 
-WHAT_TEXT = {"agree": "accept the table", "draw": "draw", "discard": "discard or close",
-             "reenter": "answer the re-entry offer"}
+def _english(key: str, **fields: Any) -> str:
+    """A ``st_*`` message of :mod:`p2p_chinchon.ui.i18n` in English (logs, printouts)."""
+    from p2p_chinchon.ui.i18n import Translator
+
+    return Translator("en")(key, **fields)
 
 
 def clock(seconds: float) -> str:
@@ -174,33 +178,37 @@ class NodeStatus:
         return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None) if w else None,
                 tuple((p.seat, p.connected, p.back) for p in self.seats))
 
-    def text(self) -> str:
+    def text(self, tr: Callable[..., str] | None = None) -> str:
         """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
-        removing them from the game (waiting for Bruno's signature)``; "" when idle."""
+        removing them from the game (waiting for Bruno's signature)``; "" when idle.
+
+        ``tr(key, **fields)`` phrases it (a :class:`p2p_chinchon.ui.i18n.Translator`, whose
+        ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts)."""
+        tr = tr or _english
         parts = []
         w = self.wait
         if w is not None:
             left = f" ({clock(w.left)})" if w.left is not None else ""
+            what = w.what.replace("_", " ")
             if w.removing:
-                who = "this seat's own clock for them" if w.mine else f"{w.name}'s signature"
-                parts.append(f"{w.removing} is gone: removing them from the game (waiting for {who}){left}")
-            elif w.mine and w.what in WHAT_TEXT:
-                parts.append(f"your turn to {WHAT_TEXT[w.what]}{left}")
+                key = "st_removing_mine" if w.mine else "st_removing"
+                parts.append(tr(key, gone=w.removing, name=w.name, left=left))
             elif w.mine:
-                parts.append(f"this seat: {w.what.replace('_', ' ')}")
+                parts.append(tr(f"st_mine_{w.what}", left=left) if w.what in DECISIONS
+                             else tr("st_mine_step", what=what))
             elif w.connecting:
-                parts.append(f"waiting for {w.name} to connect{left}")
+                parts.append(tr("st_connecting", name=w.name, left=left))
             elif w.absent:
-                parts.append(f"{w.name} disconnected: waiting for them{left}")
-            elif w.what in WHAT_TEXT:
-                parts.append(f"waiting for {w.name} to {WHAT_TEXT[w.what]}{left}")
+                parts.append(tr("st_absent", name=w.name, left=left))
+            elif w.what in DECISIONS:
+                parts.append(tr(f"st_wait_{w.what}", name=w.name, left=left))
             else:
-                parts.append(f"waiting for {w.name}: {w.what.replace('_', ' ')}{left}")
+                parts.append(tr("st_wait_step", name=w.name, what=what, left=left))
         for p in self.seats:
             if not p.connected and (w is None or p.seat != w.seat or not w.absent):
-                parts.append(f"{p.name} disconnected")
+                parts.append(tr("st_disconnected", name=p.name))
             elif p.back:
-                parts.append(f"{p.name} is back")
+                parts.append(tr("st_back", name=p.name))
         return "; ".join(parts)
 
 
@@ -737,7 +745,8 @@ class Node:
             async with self._lock:
                 need = self.table.needs_decision()
                 if need is not None and self.table.expected() == step:
-                    self.events.notice(f"time is up: the bot plays for you ({WHAT_TEXT.get(need, need)})")
+                    key = f"st_bot_{need}"
+                    self.events.notice(_english(key), key)
                     await self._act(self._bot_intent(need))
             await self._decide()
             return
