@@ -14,6 +14,9 @@ measures:
   shuffle chain (deferred proofs) and deal included;
 * ``draw_to_card_ms``: for every draw from the stock, from the drawer's node accepting its own
   ``draw`` to it accepting the last ``draw_share`` (when it opens the card): median and p95;
+* ``between_hands_ms``: medians over the hands after the first, as the host's node saw them:
+  from a hand's last envelope to the next hand's first turn (``gap``), and its parts ``keys``
+  (key commitments and shares), ``shuffles`` (the round-0 shuffle chain) and ``deal``;
 * ``game_s``: from starting the host to every process having exited;
 * CPU seconds each peer used (``os.wait4`` rusage: user + system, start-up included), in
   total and per hand.
@@ -137,6 +140,40 @@ def first_turn(logs: dict[int, list]) -> tuple[float, float]:
     return ready, first_draw[0]
 
 
+KEY_KINDS = ("key_commit", "key_share")
+
+
+def between_hands(logs: dict[int, list]) -> dict[str, list[float]]:
+    """Seconds between hands as the host's node accepted the envelopes, one entry per hand
+    after the first: ``gap`` from the previous hand's last envelope (its last ``hand_digest``
+    or ``reenter``) to the new hand's last ``deal_shares`` (the first player has the turn), and
+    its parts: ``keys`` (up to the last ``key_share``: what carrying the next hand's keys on the
+    end-of-hand messages would save at most), ``shuffles`` (the round-0 shuffle chain, proofs
+    deferred) and ``deal`` (the ``deal_shares``)."""
+    rows = logs[0]
+    out: dict[str, list[float]] = {"gap": [], "keys": [], "shuffles": [], "deal": []}
+    for i in range(1, len(rows)):
+        if rows[i][3] != "key_commit" or rows[i - 1][3] in KEY_KINDS:
+            continue
+        j = i
+        while j + 1 < len(rows) and rows[j + 1][3] in KEY_KINDS:
+            j += 1
+        k = j
+        while k + 1 < len(rows) and rows[k + 1][3] == "shuffle":
+            k += 1
+        m = k
+        while m + 1 < len(rows) and rows[m + 1][3] == "deal_shares":
+            m += 1
+        if m == k or rows[i - 1][3] == "toss":  # hand 1 (first_turn covers it), or cut short
+            continue
+        end = rows[i - 1][0]
+        out["gap"].append(rows[m][0] - end)
+        out["keys"].append(rows[j][0] - end)
+        out["shuffles"].append(rows[k][0] - rows[j][0])
+        out["deal"].append(rows[m][0] - rows[k][0])
+    return out
+
+
 def play_game(seats: int, k: int, seed: str | None, folder: Path, rules: str,
               timeout: float) -> dict:
     timing = folder / "timing"
@@ -189,7 +226,7 @@ def play_game(seats: int, k: int, seed: str | None, folder: Path, rules: str,
     return {
         "t0": t0, "first_turn_s": ready - t0, "first_draw_s": first_draw - t0,
         "game_s": t_end - t0, "play_s": last_game_end - ready,
-        "draw_to_card_s": lat, "cpu_s": cpu, "sys_s": sys_s, "counts": counts,
+        "draw_to_card_s": lat, "between_hands_s": between_hands(logs), "cpu_s": cpu, "sys_s": sys_s, "counts": counts,
         "hands": counts[0]["hands"], "envelopes": len(frames),
         "shuffles": counts[0]["shuffles"], "transcript": str(folder / "seat-0.chn"),
     }
@@ -227,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         "draw_to_card_ms": {"median": round(statistics.median(lat) * 1e3, 2) if lat else None,
                             "p95": round(_pct(lat, 0.95) * 1e3, 2) if lat else None,
                             "n": len(lat)},
+        "between_hands_ms": {part: round(statistics.median(xs) * 1e3, 1) if xs else None
+                             for part, xs in g["between_hands_s"].items()}
+        | {"n": len(g["between_hands_s"]["gap"])},
         "game_s": round(g["game_s"], 2),
         "play_s": round(g["play_s"], 2),
         "cpu_s_each_peer": [round(c, 2) for c in g["cpu_s"]],
@@ -268,6 +308,10 @@ def main(argv: list[str] | None = None) -> int:
     dm = res["draw_to_card_ms"]
     print(f"  stock draw -> drawer sees the card: median {dm['median']} ms, p95 {dm['p95']} ms "
           f"(n = {dm['n']})")
+    bh = res["between_hands_ms"]
+    print(f"  between hands (medians, n = {bh['n']}): {bh['gap']} ms from a hand's last envelope "
+          f"to the next first turn: keys {bh['keys']} ms, shuffle chain {bh['shuffles']} ms, "
+          f"deal {bh['deal']} ms")
     print(f"  whole game: {res['game_s']:.2f} s (play from first turn to game end "
           f"{res['play_s']:.2f} s)")
     print(f"  CPU per peer: {res['cpu_s_each_peer']} s; per hand {res['cpu_s_per_peer_per_hand']} s")

@@ -27,6 +27,10 @@ def test_bench_game_reports_latencies_and_cpu(tmp_path):
     assert r["seats"] == 2 and r["k"] == 4 and r["hands"] >= 1
     assert r["first_turn_s"] > 0 and r["game_s"] >= r["first_turn_s"]
     assert r["draw_to_card_ms"] and len(r["cpu_s_each_peer"]) == 2
+    bh = r["between_hands_ms"]  # hands after the first: the gap is its parts and more
+    assert bh["n"] == r["hands"] - 1
+    if bh["n"]:
+        assert bh["gap"] >= bh["keys"] > 0 and bh["shuffles"] > 0 and bh["deal"] > 0
     assert all(x > 0 for x in r["cpu_over_game_floor"]) and r["draw_to_card_ms"]["n"] > 0
 
 
