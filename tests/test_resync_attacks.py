@@ -95,10 +95,13 @@ def test_a_finished_node_feeds_its_table_nothing_more():
 
 def test_linger_is_bounded_when_a_seat_never_catches_up():
     """A linked seat keeps saying it holds less than we do (or nothing at all): the node
-    still stops lingering after its limit."""
+    still stops lingering after its limit, and the screen says whom it waits for and how
+    long (never a silent wait), then nothing."""
     node, n = _finished_node()
     node._up = {1, 2}
     mesh = FakeMesh([])
+    said: list[str] = []
+    node.events.status = lambda status: said.append(status.text())
 
     async def main():
         async def lie():
@@ -114,3 +117,6 @@ def test_linger_is_bounded_when_a_seat_never_catches_up():
             nursery.cancel_scope.cancel()
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    name = node.table.players[1].name
+    assert said[0] == f"waiting for {name} to confirm it holds the whole record (0:01)", said
+    assert said[-1] == ""

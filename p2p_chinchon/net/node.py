@@ -61,6 +61,7 @@ SILENT_AFTER = 3.5  # seconds without a frame before a seat counts as absent (sh
 SHOWN_AFTER = 2.0  # seconds before a routine protocol wait is shown
 BACK_SHOWN = 5.0  # seconds "Carla is back" stays in the status
 DECISIONS = ("agree", "draw", "discard", "reenter")
+RECORD = "record"  # the wait of a finished node for a seat to hold its whole chain
 TIMING_ENV = "P2P_CHINCHON_TIMING"
 
 
@@ -200,7 +201,7 @@ class NodeStatus:
                 parts.append(tr("st_connecting", name=w.name, left=left))
             elif w.absent:
                 parts.append(tr("st_absent", name=w.name, left=left))
-            elif w.what in DECISIONS:
+            elif w.what in DECISIONS or w.what == RECORD:
                 parts.append(tr(f"st_wait_{w.what}", name=w.name, left=left))
             else:
                 parts.append(tr("st_wait_step", name=w.name, what=what, left=left))
@@ -505,10 +506,16 @@ class Node:
         n = self._stored
         for seat in list(self._up):
             mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
+        start = trio.current_time()
         with trio.move_on_after(limit):
             await trio.sleep(0.05)  # our sends leave before a quick exit
-            while any(self._has.get(s, 0) < n for s in self._others() if s in self._up):
+            while lacking := [s for s in self._others() if s in self._up and self._has.get(s, 0) < n]:
+                now = trio.current_time()
+                if now - start >= SHOWN_AFTER:  # never a silent wait: say for whom, how long
+                    self._publish(NodeStatus((), Wait(lacking[0], self.table.players[lacking[0]].name,
+                                                      RECORD, start + limit - now)))
                 await self._progress_or(0.1)
+        self._publish(NodeStatus())
 
     async def _progress_or(self, seconds: float) -> None:
         with trio.move_on_after(seconds):
