@@ -162,3 +162,28 @@ def test_walk_every_screen_in_spanish_and_french(lang):
     assert not english_in(s.render_text(80, 24))
     s.node_done(Translator(lang)("game_finished"))
     assert not english_in(s.render_text(80, 24))
+
+
+def test_the_hosts_seat_question_speaks_the_hosts_language():
+    """The yes/no question before seating a joiner (name, fingerprint to compare aloud,
+    address) is asked in the host's language, as every other question."""
+    from p2p_chinchon.commands.host import _approver
+    from p2p_chinchon.ui.lobby import seat_request
+
+    assert seat_request("Ana", "AAAA-BBBB", "10.0.0.2") == \
+        "Ana [AAAA-BBBB] from 10.0.0.2 asks to sit down. Seat them?"
+    asked: list[str] = []
+
+    class Bridge:
+        async def ask(self, question: str) -> bool:
+            asked.append(question)
+            return True
+
+    class Request:
+        name = "Ana"
+        public_key = bytes(range(32))
+
+    import trio
+
+    assert trio.run(_approver(Bridge(), "es"), Request(), "10.0.0.2") is True
+    assert asked[0].startswith("Ana [") and asked[0].endswith("desde 10.0.0.2 pide sentarse. ¿Le das el asiento?")

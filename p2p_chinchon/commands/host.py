@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
         approve = None
         if human and not args.open and bridge is not None:
-            approve = _approver(bridge)
+            approve = _approver(bridge, args.lang)
 
         def listening(port: int) -> None:
             lobby["port"] = port
@@ -132,17 +132,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 
-def _approver(bridge: Any) -> Any:
-    """``approve(request, ip)`` for the lobby: one yes/no question at a time to the host's person."""
+def _approver(bridge: Any, lang: str | None = None) -> Any:
+    """``approve(request, ip)`` for the lobby: one yes/no question at a time to the host's
+    person, in ``lang`` (None: the locale)."""
     import trio
 
     from p2p_chinchon.identity import fingerprint
+    from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.lobby import seat_request
+
+    tr = Translator(lang)
 
     one_at_a_time = trio.Lock()
 
     async def approve(request: Any, ip: str) -> bool:
         async with one_at_a_time:
-            return bool(await bridge.ask(seat_request(request.name, fingerprint(request.public_key), ip)))
+            return bool(await bridge.ask(seat_request(request.name, fingerprint(request.public_key), ip, tr)))
 
     return approve

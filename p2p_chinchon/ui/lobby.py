@@ -15,10 +15,11 @@ from .i18n import Translator
 from .text import Line, cell, truncate
 
 
-def seat_request(name: str, fingerprint: str, address: str) -> str:
+def seat_request(name: str, fingerprint: str, address: str, tr: Translator | None = None) -> str:
     """The host's yes/no question before seating a joiner (issue 9: no seat without the host's
-    consent): the name the joiner gave, its key fingerprint to compare aloud, its address."""
-    return f"{name} [{fingerprint}] from {address} asks to sit down. Seat them?"
+    consent): the name the joiner gave, its key fingerprint to compare aloud, its address; in
+    ``tr``'s language (None: English)."""
+    return (tr or Translator("en"))("ask_seat_request", name=name, fingerprint=fingerprint, address=address)
 
 
 def _key(info: Any) -> tuple[Any, ...]:
