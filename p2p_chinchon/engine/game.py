@@ -395,7 +395,9 @@ class Game:
         self.to_play = None
 
     # -- actions --------------------------------------------------------------------------
-    def _banned(self) -> bool:
+    def close_banned(self) -> bool:
+        """Whether nobody may close now: the first-round ban (``rules.first_round_ban``) holds
+        until every seat in the hand has taken a turn (000 "Closing")."""
         return self.rules.first_round_ban and any(self.turns_taken[s] == 0 for s in self.active)
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -415,7 +417,7 @@ class Game:
         elif self.phase is Phase.DISCARD:
             hand = self.hands[seat]
             out += [Discard(seat, s) for s in hand if s in self.faces]
-            if not self._banned():
+            if not self.close_banned():
                 for s in hand:
                     kept = [x for x in hand if x != s]
                     if all(x in self.faces for x in kept) and close_result(
@@ -492,7 +494,7 @@ class Game:
         missing = [s for s in kept if s not in self.faces]
         if missing:
             raise IllegalAction(a.seat, "unknown_face", f"kept slots {missing} are not revealed")
-        if self._banned():
+        if self.close_banned():
             raise IllegalAction(a.seat, "first_round_close",
                                 "nobody may close before every player has had a turn")
         cards = [self.faces[s] for s in kept]

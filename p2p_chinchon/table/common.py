@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import msgpack
@@ -173,8 +174,9 @@ class Player:
     key: bytes
     addr: str
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
+        """:func:`p2p_chinchon.identity.fingerprint` of ``key`` (kept: every view shows it)."""
         return fingerprint(self.key)
 
 

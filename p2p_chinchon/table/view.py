@@ -96,7 +96,7 @@ class ViewPart:
                 if stepname == "discard" and self.verifying and self.me == e.to_play:
                     stepname = None  # waiting(): a discard carries a share
                 if stepname == "discard" and self.me == e.to_play:
-                    close_options = self._close_options()
+                    close_options = self._close_view()[1]
         progress = None
         if self.phase == v.SHUFFLING and self.queue:
             total = getattr(self, "_total_steps", len(self.queue))
@@ -122,7 +122,7 @@ class ViewPart:
             stock_size=len(e.stock) if e and self.hand_started else 0,
             last_from_discard=dict(e.last_from_discard) if e else {},
             close_options=close_options,
-            first_round=bool(e and self.hand_started and not self._may_close_now()),
+            first_round=bool(e and self.hand_started and not self._close_view()[0]),
             progress=progress,
             showdown=self.last_showdown,
             closer=self.last_closer,
@@ -134,11 +134,26 @@ class ViewPart:
             log_total=self.log_total,
         )
 
-    def _may_close_now(self) -> bool:
+    def _close_view(self) -> tuple[bool, tuple]:
+        """(whether this seat, to discard now, is not held back by the first-round ban, its
+        close options as ``(card, score, chinchon)`` best first). Remembered for the hand and
+        faces they were found for: a view is rebuilt after every envelope, and each search
+        tries every card of the hand (a fifth of a bot seat's CPU went here)."""
         e = self.engine
         if e.phase != engine.Phase.DISCARD or self.me != e.to_play:
-            return True
-        return any(isinstance(a, engine.Close) for a in e.legal_actions(self.me)) or not self._close_options_raw()
+            return True, ()
+        slots = tuple(e.hands.get(self.me, []))
+        key = (e.hand_no, slots, tuple(e.faces.get(s) for s in slots), e.close_banned())
+        memo = getattr(self, "_close_memo", None)
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        legal = {a.slot for a in e.legal_actions(self.me) if isinstance(a, engine.Close)}
+        raw = self._close_options_raw()
+        legal_cards = {e.faces[s] for s in legal}
+        opts = sorted((o for o in raw if o.discard in legal_cards), key=lambda o: (o.score, str(o.discard)))
+        found = (bool(legal) or not raw, tuple((o.discard, o.score, bool(o.chinchon)) for o in opts))
+        self._close_memo = (key, found)
+        return found
 
     def _close_options_raw(self) -> list:
         e = self.engine
@@ -146,14 +161,4 @@ class ViewPart:
         if None in faces or len(faces) != 8:
             return []
         return engine.close_options(faces, self.rules)
-
-    def _close_options(self) -> tuple:
-        e = self.engine
-        legal = {a.slot for a in e.legal_actions(self.me) if isinstance(a, engine.Close)}
-        if not legal:
-            return ()
-        legal_cards = {e.faces[s] for s in legal}
-        opts = [o for o in self._close_options_raw() if o.discard in legal_cards]
-        opts.sort(key=lambda o: (o.score, str(o.discard)))
-        return tuple((o.discard, o.score, bool(o.chinchon)) for o in opts)
 

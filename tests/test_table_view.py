@@ -1,0 +1,35 @@
+"""The seat's view (table/view.py): what it remembers between envelopes must never go stale."""
+
+from __future__ import annotations
+
+from p2p_chinchon import table as tbl
+from p2p_chinchon.audit import audit_file
+from p2p_chinchon.engine import make_rules
+from p2p_chinchon.local import SeatSpec, play_local
+
+
+async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch):
+    """The close options and the first-round flag are remembered per hand, faces and ban:
+    through whole games (the ban lifting, draws changing the hand, new hands), every view's
+    remembered answer equals one computed afresh."""
+    fresh = tbl.Table._close_view
+    checked = {"hits": 0, "discard_views": 0}
+
+    def compare(self):
+        got = fresh(self)
+        memo = self.__dict__.pop("_close_memo", None)
+        again = fresh(self)
+        assert got == again, (got, again)
+        if memo is not None:
+            checked["hits"] += 1
+        if self.engine.phase.value == "discard" and self.me == self.engine.to_play:
+            checked["discard_views"] += 1
+        return got
+
+    monkeypatch.setattr(tbl.Table, "_close_view", compare)
+    rules = make_rules("classic", {"limit": 20})
+    results = await play_local(rules, [SeatSpec("Ana"), SeatSpec("Bruno"), SeatSpec("Carla")], seed=4,
+                               proof_rounds=3, transcript_dir=tmp_path)
+    assert all(r.fault is None for r in results)
+    assert checked["discard_views"] > 0 and checked["hits"] > 0, checked
+    assert audit_file(tmp_path / "seat0.chn").verdict == "ok"
