@@ -177,3 +177,26 @@ def test_port_in_use_is_named(tmp_path):
         out = cli(tmp_path, "host", "--bot", "--no-mdns", "--port", str(port))
     [line] = out.stderr.strip().splitlines()
     assert out.returncode == 1 and line.startswith(f"p2p-chinchon host: port {port} is already in use")
+
+
+def test_play_says_why_its_own_node_left(tmp_path, monkeypatch, capsys):
+    """A bug inside your own node during `play`: one line on stderr says why your node left
+    (`play` printed only the summary, `host` and `join` already said it); exit 1."""
+    from p2p_chinchon import table as tbl
+    from p2p_chinchon.cli import main
+
+    real = tbl.Table._close_view
+
+    def buggy(self):
+        if self.me == 0:
+            raise RuntimeError("boom")
+        return real(self)
+
+    monkeypatch.setattr(tbl.Table, "_close_view", buggy)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    code = main(["play", "--no-ui", "--in-process", "--bots", "2", "--seed", "1", "--proof-rounds", "3",
+                 "--option", "limit=20"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "totals:" in out
+    assert "p2p-chinchon: internal error: boom" in err, err[-2000:]

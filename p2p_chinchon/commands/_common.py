@@ -147,9 +147,15 @@ def finish(result: Any, args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         print_result(result, lang=getattr(args, "lang", None))
+    print_error(result)
+    return exit_code(result)
+
+
+def print_error(result: Any) -> None:
+    """The one line that says why a node stopped by itself (``result.error``: an internal
+    error, a full disk), on stderr; nothing when it did not."""
     if result.error:
         print(f"p2p-chinchon: {result.error}", file=sys.stderr)
-    return exit_code(result)
 
 
 def exit_code(result: Any) -> int:

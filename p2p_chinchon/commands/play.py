@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     C.print_result(result, names, lang=args.lang)
     print(tr("exit_all", path=folder))
+    C.print_error(result)  # "you left the table" alone would hide why the node left
     return C.exit_code(result)
 
 
