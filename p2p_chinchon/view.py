@@ -60,11 +60,14 @@ class ShownHand:
 class Fault:
     """Why the table stopped: the accused seat (None when nobody is to blame), a stable rule id
     (e.g. ``bad_signature``, ``not_your_turn``, ``shuffle``, ``timeout``, ``equivocation``,
-    ``left``) and a sentence for people."""
+    ``left``) and a sentence for people (English; ``removed``: ``detail`` is why, ``absent``
+    or ``left``, and ``hand`` the 1-based hand, for a UI to say it in its language)."""
 
     seat: int | None
     rule: str
     reason: str
+    detail: str = ""
+    hand: int = 0
 
 
 # ---------------------------------------------------------------- the public log, as events

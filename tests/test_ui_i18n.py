@@ -187,3 +187,17 @@ def test_the_hosts_seat_question_speaks_the_hosts_language():
 
     assert trio.run(_approver(Bridge(), "es"), Request(), "10.0.0.2") is True
     assert asked[0].startswith("Ana [") and asked[0].endswith("desde 10.0.0.2 pide sentarse. ¿Le das el asiento?")
+
+
+def test_being_removed_is_said_in_the_players_language():
+    """The one line for a seat the others removed: English as before, Spanish and French from
+    the fault's why and hand; a fault without them keeps its own sentence."""
+    from p2p_chinchon.ui.i18n import removed_text
+    from p2p_chinchon.view import Fault
+
+    f = Fault(1, "removed", "you were removed from the game (absent since hand 3)", detail="absent", hand=3)
+    assert removed_text(f, Translator("en")) == f.reason
+    assert removed_text(f, Translator("es")) == "te sacaron de la partida (ausente desde la mano 3)"
+    left = Fault(1, "removed", "you were removed from the game (left since hand 2)", detail="left", hand=2)
+    assert removed_text(left, Translator("fr")) == "vous avez été retiré de la partie (parti à la donne 2)"
+    assert removed_text(Fault(1, "removed", "some reason"), Translator("es")) == "some reason"

@@ -252,7 +252,8 @@ class RemovalPart:
     def _removed_me(self, hand: int) -> None:
         """The other seats removed this one: it stops (not a fault: nothing is signed)."""
         why = self.removed.get(self.me, "absent")
-        self.fault = v.Fault(self.me, "removed", f"you were removed from the game ({why} since hand {hand + 1})")
+        self.fault = v.Fault(self.me, "removed", f"you were removed from the game ({why} since hand {hand + 1})",
+                             detail=why, hand=hand + 1)
         self.phase = v.STOPPED
         self._out.append(Stopped(self.fault))
 

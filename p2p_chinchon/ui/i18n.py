@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import string
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 LANGS = ("en", "es", "fr")
 
@@ -263,6 +263,8 @@ EN: dict[str, str] = {
     "log_left_table": "{name} left the table",
     "log_left_table_you": "You left the table",
     "you_left": "you left the table",
+    "you_removed_absent": "you were removed from the game (absent since hand {n})",
+    "you_removed_left": "you were removed from the game (left since hand {n})",
     "log_removed_absent": "{name} was away too long: out of the game for good, the others play on",
     "log_removed_left": "{name} left the game for good: the others play on",
     "log_voided": "Hand {n} voided: {name} left",
@@ -538,6 +540,8 @@ ES: dict[str, str] = {
     "log_left_table": "{name} dejó la mesa",
     "log_left_table_you": "Dejaste la mesa",
     "you_left": "dejaste la mesa",
+    "you_removed_absent": "te sacaron de la partida (ausente desde la mano {n})",
+    "you_removed_left": "te sacaron de la partida (te fuiste en la mano {n})",
     "log_removed_absent": "{name} estuvo ausente demasiado tiempo: queda fuera del juego, los demás siguen",
     "log_removed_left": "{name} dejó el juego: los demás siguen",
     "log_voided": "Mano {n} anulada: {name} se fue",
@@ -814,6 +818,8 @@ FR: dict[str, str] = {
     "log_left_table": "{name} a quitté la table",
     "log_left_table_you": "Vous avez quitté la table",
     "you_left": "vous avez quitté la table",
+    "you_removed_absent": "vous avez été retiré de la partie (absent depuis la donne {n})",
+    "you_removed_left": "vous avez été retiré de la partie (parti à la donne {n})",
     "log_removed_absent": "{name} est resté absent trop longtemps : hors du jeu, les autres continuent",
     "log_removed_left": "{name} a quitté le jeu : les autres continuent",
     "log_voided": "Donne {n} annulée : {name} est parti",
@@ -874,6 +880,15 @@ def detect_lang(lang: str | None = None, env: Mapping[str, str] | None = None) -
 def fields_of(template: str) -> set[str]:
     """The ``{field}`` names used by a message template."""
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def removed_text(fault: Any, tr: Callable[..., str]) -> str:
+    """The line for this seat removed by the others (a ``removed`` fault), in ``tr``'s
+    language: "you were removed from the game (absent since hand 3)"; the fault's own
+    English reason when it lacks the why and the hand."""
+    if fault.detail in ("absent", "left") and fault.hand:
+        return tr(f"you_removed_{fault.detail}", n=fault.hand)
+    return fault.reason
 
 
 class Translator:
