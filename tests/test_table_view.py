@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from p2p_chinchon import table as tbl
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
 
 
-async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch):
+@pytest.mark.parametrize("preset, seats, seed", [("classic", 3, 4), ("online", 4, 12)])
+async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch, preset, seats, seed):
     """The close options and the first-round flag are remembered per hand, faces and ban:
     through whole games (the ban lifting, draws changing the hand, new hands), every view's
     remembered answer equals one computed afresh."""
@@ -27,9 +30,9 @@ async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch):
         return got
 
     monkeypatch.setattr(tbl.Table, "_close_view", compare)
-    rules = make_rules("classic", {"limit": 20})
-    results = await play_local(rules, [SeatSpec("Ana"), SeatSpec("Bruno"), SeatSpec("Carla")], seed=4,
+    rules = make_rules(preset, {"limit": 30})
+    results = await play_local(rules, [SeatSpec(f"P{i}") for i in range(seats)], seed=seed,
                                proof_rounds=3, transcript_dir=tmp_path)
-    assert all(r.fault is None for r in results)
+    assert all(r.fault is None and r.error is None for r in results), [r.error for r in results]
     assert checked["discard_views"] > 0 and checked["hits"] > 0, checked
     assert audit_file(tmp_path / "seat0.chn").verdict == "ok"

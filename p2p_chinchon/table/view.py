@@ -149,7 +149,7 @@ class ViewPart:
             return memo[1]
         legal = {a.slot for a in e.legal_actions(self.me) if isinstance(a, engine.Close)}
         raw = self._close_options_raw()
-        legal_cards = {e.faces[s] for s in legal}
+        legal_cards = {e.faces.get(s) for s in legal}  # a card just drawn may not be open yet
         opts = sorted((o for o in raw if o.discard in legal_cards), key=lambda o: (o.score, str(o.discard)))
         found = (bool(legal) or not raw, tuple((o.discard, o.score, bool(o.chinchon)) for o in opts))
         self._close_memo = (key, found)
