@@ -357,21 +357,19 @@ class Node:
             self._mesh.drop(link, why)
 
     def _persist(self, out: tbl.Accepted) -> None:
-        """Append one accepted envelope to the transcript (fsynced). Raises OSError or
-        TranscriptError; an envelope already on disk (a rejoin) must be the same frame."""
-        if self.transcript_path is None:
-            self._stored = max(self._stored, out.index + 1)
-            return
-        if self._writer is None:
-            self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
-            self._writer = TranscriptWriter(self.transcript_path, game=self.table.game or None)
-            self._on_disk = len(self._writer.recovered.frames)
-        if out.index < self._on_disk:
-            if self._writer.recovered.frames[out.index] != out.frame:
-                raise TranscriptError(f"{self.transcript_path} holds another envelope at seq {out.index}")
-            self._stored = max(self._stored, out.index + 1)
-            return
-        self._writer.append(out.env)
+        """Append one accepted envelope to the transcript (fsynced) and count it as stored
+        (only stored envelopes ever leave this node). Raises OSError or TranscriptError; an
+        envelope already on disk (a rejoin) must be the same frame."""
+        if self.transcript_path is not None:
+            if self._writer is None:
+                self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
+                self._writer = TranscriptWriter(self.transcript_path, game=self.table.game or None)
+                self._on_disk = len(self._writer.recovered.frames)
+            if out.index < self._on_disk:
+                if self._writer.recovered.frames[out.index] != out.frame:
+                    raise TranscriptError(f"{self.transcript_path} holds another envelope at seq {out.index}")
+            else:
+                self._writer.append(out.env)
         self._stored = max(self._stored, out.index + 1)
 
     def _persist_or_leave(self, out: tbl.Accepted) -> bool:
