@@ -259,6 +259,9 @@ class Node:
         self._writer: TranscriptWriter | None = None
         self._on_disk = 0  # envelopes already in the transcript file (a rejoin reopens it)
         self._lock = trio.Lock()
+        # peers' shuffle proofs are checked one at a time: run side by side they would
+        # take the cores from the receive-prove-send path the next shuffler waits on
+        self._checks = trio.CapacityLimiter(1)
         self._mesh: Mesh | None = None
         self._done = trio.Event()
         self._progress = trio.Event()
@@ -423,7 +426,8 @@ class Node:
     async def _run_job(self, job: tbl.Job) -> None:
         """Heavy pure work (a peer's proof, our shuffle's multiplications) in a worker thread:
         libsodium releases the GIL, and the event loop keeps serving the mesh meanwhile."""
-        result = await trio.to_thread.run_sync(tbl.run_job, job)
+        limiter = self._checks if job.kind == "verify_shuffle" else None
+        result = await trio.to_thread.run_sync(tbl.run_job, job, limiter=limiter)
         await self._call(self.table.job_done, job.id, result)
         await self._decide()
 
