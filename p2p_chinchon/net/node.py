@@ -62,6 +62,7 @@ SHOWN_AFTER = 2.0  # seconds before a routine protocol wait is shown
 BACK_SHOWN = 5.0  # seconds "Carla is back" stays in the status
 DECISIONS = ("agree", "draw", "discard", "reenter")
 TIMING_ENV = "P2P_CHINCHON_TIMING"
+LOBBY_RETRY = 0.2  # seconds between tries at a host not up yet (a refused connect costs nothing)
 
 
 def _timing_log() -> Any:
@@ -1017,8 +1018,8 @@ async def join_lobby(
 
 async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | None,
                              host: str, port: int, *args: Any, **kwargs: Any) -> Any:
-    """:func:`lobby.connect_lobby`, retried every second for ``wait`` seconds while the address
-    refuses or does not answer (the host may start after us)."""
+    """:func:`lobby.connect_lobby`, retried every :data:`LOBBY_RETRY` s for ``wait`` seconds
+    while the address refuses or does not answer (the host may start after us)."""
     deadline = trio.current_time() + wait
     said = None
     while True:
@@ -1036,7 +1037,7 @@ async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | Non
             if on_waiting is not None and text != said:
                 on_waiting(text)
                 said = text
-            await trio.sleep(min(1.0, left))
+            await trio.sleep(min(LOBBY_RETRY, left))
 
 
 async def run_seat(
