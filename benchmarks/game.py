@@ -10,8 +10,9 @@ measures:
 
 * ``first_turn_s``: from starting the host process to the moment the first player's node has
   its seven cards and the turn (its last ``deal_shares`` of hand 1 accepted), and to the first
-  ``draw`` accepted by the host; Python start-up, lobby, mesh, agreement, coin toss, keys,
-  shuffle chain (deferred proofs) and deal included;
+  ``draw`` accepted by the host; Python start-up (the package's bytecode written beforehand,
+  as an installed copy has it: :func:`compile_package`), lobby, mesh, agreement, coin toss,
+  keys, shuffle chain (deferred proofs) and deal included;
 * ``draw_to_card_ms``: for every draw from the stock, from the drawer's node accepting its own
   ``draw`` to it accepting the last ``draw_share`` (when it opens the card): median and p95;
 * ``game_s``: from starting the host to every process having exited;
