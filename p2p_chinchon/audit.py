@@ -166,28 +166,33 @@ def _track(t: tbl.Table, marks: list[dict], seen: dict[int, tuple[bool, int]]) -
             seen[s] = now
 
 
-def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False,
+def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = False,
                  progress: Callable[[int, int], Any] | None = None) -> AuditReport:
-    """Replay ``frames`` (envelope encodings in chain order). ``progress(done, total)`` is
-    called after each frame (a progress display; it must not raise)."""
+    """Replay ``frames`` (envelope encodings in chain order, or the envelopes
+    :func:`~p2p_chinchon.wire.decode_envelope` made of them: each frame is decoded once).
+    ``progress(done, total)`` is called after each frame (a progress display; it must not
+    raise)."""
     t = tbl.Table.observer()
     marks: list[dict] = []
     seen: dict[int, tuple[bool, int]] = {}
     for i, frame in enumerate(frames):
         if progress is not None:
             progress(i, len(frames))
-        try:
-            env = wire.decode_envelope(frame)
-        except wire.WireError as exc:
-            if i == 0 and exc.code == "version" and (other := _other_version(frame)):
-                return other
-            r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
-            _fill(r, t, marks)
-            return r
+        if isinstance(frame, wire.Envelope):
+            env = frame
+        else:
+            try:
+                env = wire.decode_envelope(frame)
+            except wire.WireError as exc:
+                if i == 0 and exc.code == "version" and (other := _other_version(frame)):
+                    return other
+                r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
+                _fill(r, t, marks)
+                return r
         if env.kind == "fault" and t.players:
-            return _judge_fault(t, env, frame, i, marks)
+            return _judge_fault(t, env, i, marks)
         try:
-            t.replay(frame)
+            t.replay(env)  # the decoded envelope: the table does not decode it again
         except tbl.ProtocolViolation as exc:
             r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
             if exc.rule in NOT_ATTRIBUTABLE:
@@ -214,11 +219,11 @@ def audit_frames(frames: Sequence[bytes], *, torn_tail: bool = False,
     return r
 
 
-def _judge_fault(t: tbl.Table, env: Any, frame: bytes, i: int, marks: list[dict]) -> AuditReport:
+def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) -> AuditReport:
     """A seat stopped the table with a ``fault``: check its signature and re-check the
     evidence against the state just before it."""
     try:
-        t.replay(frame)  # checks the accuser's signature and chain position
+        t.replay(env)  # checks the accuser's signature and chain position
     except tbl.ProtocolViolation as exc:
         r = AuditReport("cheat", index=i, seat=exc.seat, rule=exc.rule, detail=exc.reason)
         if exc.rule in NOT_ATTRIBUTABLE:
@@ -262,11 +267,12 @@ def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = No
         return AuditReport("corrupt", index=0, detail="no complete envelope in the file (empty, or cut inside the first one)")
     if res.errors:
         first = res.errors[0]
-        r = audit_frames(res.frames[: first.index] if first.index is not None else res.frames,
-                         progress=progress)
+        # the envelopes decoded by the load, up to the first frame that did not decode
+        good = res.envelopes[: first.index] if first.index is not None else res.envelopes
+        r = audit_frames(good, progress=progress)
         if r.verdict in ("ok", "incomplete"):
             r.verdict = "corrupt"
             r.index = first.index if first.index is not None else len(res.frames)
             r.detail = f"{first.code}: {first.reason} at byte {first.offset}"
         return r
-    return audit_frames(res.frames, torn_tail=res.torn_tail is not None, progress=progress)
+    return audit_frames(res.envelopes, torn_tail=res.torn_tail is not None, progress=progress)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,9 @@ from p2p_chinchon.deck import (
     encode_deck,
     initial_deck,
 )
+from p2p_chinchon.deck import group
 from p2p_chinchon.deck.context import transcript_hash
+from p2p_chinchon.deck.group import RISTRETTO255
 from p2p_chinchon.rng import SeededRng
 from ristretto_cases import INVALID, NEGATIVE, NON_CANONICAL, NON_SQUARE
 
@@ -182,3 +186,26 @@ def test_deck_package_is_sans_io():
                 names = [node.module]
             for name in names:
                 assert name.split(".")[0] not in FORBIDDEN, f"{f.name} imports {name}"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="Windows keeps a loaded library's file locked")
+def test_the_library_rbcl_extracts_is_not_left_in_the_temporary_folder():
+    """rbcl writes its bundled libsodium to a new temporary file at each import (2.8 MB a
+    process, never removed): the group removes it once loaded, and the group still works."""
+    path = sys.modules["rbcl._sodium"].lib_path
+    assert isinstance(path, str) and path.endswith(".so")
+    assert not os.path.exists(path)
+    assert group.mul_base((1).to_bytes(32, "little")) == RISTRETTO255.generator
+
+
+def test_only_rbcls_own_temporary_copy_is_ever_removed(tmp_path, monkeypatch):
+    """Were rbcl to load a library that lives elsewhere (a system libsodium, a copy in the
+    package), the group must leave it alone: only a tmp*.so directly in the temporary folder
+    is rbcl's throwaway copy."""
+    from p2p_chinchon.deck import group as group_module
+
+    elsewhere = tmp_path / "tmpsodium.so"  # in a folder below the temporary one, not in it
+    elsewhere.write_bytes(b"\x7fELF")
+    monkeypatch.setattr(sys.modules["rbcl._sodium"], "lib_path", str(elsewhere), raising=False)
+    group_module._remove_extracted_library()
+    assert elsewhere.exists()

@@ -22,12 +22,33 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
+import sys
+import tempfile
 from typing import Protocol
 
 import rbcl
 from rbcl.rbcl import _sodium  # the libsodium rbcl loaded; used where rbcl hides return codes
 
 from p2p_chinchon.deck.errors import DeckError
+
+
+def _remove_extracted_library() -> None:
+    """rbcl writes its bundled libsodium to a new temporary file at every import and leaves it
+    there (2.8 MB in the temporary folder per process started). Once loaded, the library no
+    longer needs its file on POSIX systems; Windows keeps a loaded file locked (left as is)."""
+    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+    # only rbcl's own temporary copy: never a library that lives anywhere else
+    if (isinstance(path, str) and os.name == "posix" and path.endswith(".so")
+            and os.path.dirname(os.path.abspath(path)) == os.path.abspath(tempfile.gettempdir())
+            and os.path.basename(path).startswith("tmp")):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass  # already gone, or not ours to remove
+
+
+_remove_extracted_library()
 
 __all__ = ["Group", "Ristretto255Group", "RISTRETTO255", "GROUP", "L"]
 

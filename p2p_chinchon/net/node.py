@@ -63,6 +63,7 @@ BACK_SHOWN = 5.0  # seconds "Carla is back" stays in the status
 DECISIONS = ("agree", "draw", "discard", "reenter")
 RECORD = "record"  # the wait of a finished node for a seat to hold its whole chain
 TIMING_ENV = "P2P_CHINCHON_TIMING"
+LOBBY_RETRY = 0.2  # seconds between tries at a host not up yet (a refused connect costs nothing)
 
 
 def _timing_log() -> Any:
@@ -268,6 +269,9 @@ class Node:
         self._writer: TranscriptWriter | None = None
         self._on_disk = 0  # envelopes already in the transcript file (a rejoin reopens it)
         self._lock = trio.Lock()
+        # peers' shuffle proofs are checked one at a time: run side by side they would
+        # take the cores from the receive-prove-send path the next shuffler waits on
+        self._checks = trio.CapacityLimiter(1)
         self._mesh: Mesh | None = None
         self._done = trio.Event()
         self._progress = trio.Event()
@@ -430,7 +434,8 @@ class Node:
     async def _run_job(self, job: tbl.Job) -> None:
         """Heavy pure work (a peer's proof, our shuffle's multiplications) in a worker thread:
         libsodium releases the GIL, and the event loop keeps serving the mesh meanwhile."""
-        result = await trio.to_thread.run_sync(tbl.run_job, job)
+        limiter = self._checks if job.kind == "verify_shuffle" else None
+        result = await trio.to_thread.run_sync(tbl.run_job, job, limiter=limiter)
         await self._call(self.table.job_done, job.id, result)
         await self._decide()
 
@@ -1027,8 +1032,8 @@ async def join_lobby(
 
 async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | None,
                              host: str, port: int, *args: Any, **kwargs: Any) -> Any:
-    """:func:`lobby.connect_lobby`, retried every second for ``wait`` seconds while the address
-    refuses or does not answer (the host may start after us)."""
+    """:func:`lobby.connect_lobby`, retried every :data:`LOBBY_RETRY` s for ``wait`` seconds
+    while the address refuses or does not answer (the host may start after us)."""
     deadline = trio.current_time() + wait
     said = None
     while True:
@@ -1046,7 +1051,7 @@ async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | Non
             if on_waiting is not None and text != said:
                 on_waiting(text)
                 said = text
-            await trio.sleep(min(1.0, left))
+            await trio.sleep(min(LOBBY_RETRY, left))
 
 
 async def run_seat(

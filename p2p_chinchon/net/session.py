@@ -272,8 +272,8 @@ def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, dict, list[tbl.Job]]:
     jobs: dict[int, tbl.Job] = {}
     keys = saved.get("keys", {})
     try:
-        for frame in loaded.frames:
-            for out in table.replay(frame):
+        for env in loaded.envelopes:  # decoded by the load (no errors): not decoded again
+            for out in table.replay(env):
                 if isinstance(out, tbl.Job):
                     jobs[out.id] = out
             table.restore_secrets({"toss_nonce": saved.get("toss_nonce", b""), **keys.get(table.hand_no, {})})

@@ -46,16 +46,22 @@ class ChainPart:
         except ProtocolViolation as exc:
             self._stop_with_fault(exc, frames)
 
-    def replay(self, frame: bytes) -> list:
+    def replay(self, frame: bytes | wire.Envelope) -> list:
         """Audit: apply the next frame of a recorded chain, strictly in order. Raises
         :class:`ProtocolViolation` (nothing changed) instead of stopping with a fault. For a
         ``fault``, :attr:`fault_judgement` is its evidence judged against the state before it
-        (:meth:`check_evidence`)."""
+        (:meth:`check_evidence`). ``frame`` may be given already decoded, as the
+        :class:`~p2p_chinchon.wire.Envelope` that :func:`~p2p_chinchon.wire.decode_envelope`
+        returned for it (an audit or a resume decodes each frame once, not three times); its
+        frame is then ``env.encode()``, the exact bytes it was decoded from."""
         self._out = []
-        try:
-            env = wire.decode_envelope(frame)
-        except wire.WireError as exc:
-            raise ProtocolViolation(None, "malformed", str(exc), len(self.chain)) from None
+        if isinstance(frame, wire.Envelope):
+            env, frame = frame, frame.encode()
+        else:
+            try:
+                env = wire.decode_envelope(frame)
+            except wire.WireError as exc:
+                raise ProtocolViolation(None, "malformed", str(exc), len(self.chain)) from None
         if env.seq != len(self.chain):
             raise ProtocolViolation(env.seat, "seq", f"seq {env.seq} at position {len(self.chain)}", len(self.chain))
         if env.kind == "fault":
@@ -64,7 +70,7 @@ class ChainPart:
             self.fault_judgement = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat))
         self._replaying = True  # a recorded leave is applied where it stands
         try:
-            self._accept_frame(frame, None)
+            self._accept_frame(frame, None, env)
         finally:
             self._replaying = False
         return self._take()
@@ -87,7 +93,7 @@ class ChainPart:
             self._emitting_own = False
         self._out.append(Send(frame))
 
-    def _accept_frame(self, frame: bytes, link_seat: int | None) -> None:
+    def _accept_frame(self, frame: bytes, link_seat: int | None, env: wire.Envelope | None = None) -> None:
         """Place one frame: apply it at the head, buffer it if early, compare it if late.
 
         Blame needs a signature: a frame that does not decode, is not validly signed by the
@@ -95,11 +101,13 @@ class ChainPart:
         evidence) and never names a seat in a fault, since anyone on the network path can
         produce one. A validly signed envelope that conflicts with ours either proves
         something against its signer (equivocation, speaking out of turn) or shows that our
-        histories diverged, in which case we ask the sender for its envelopes (Resync)."""
-        try:
-            env = wire.decode_envelope(frame)
-        except wire.WireError as exc:
-            raise _Dropped(link_seat, "malformed", str(exc)) from None
+        histories diverged, in which case we ask the sender for its envelopes (Resync).
+        ``env``: ``frame`` already decoded (:meth:`replay`)."""
+        if env is None:
+            try:
+                env = wire.decode_envelope(frame)
+            except wire.WireError as exc:
+                raise _Dropped(link_seat, "malformed", str(exc)) from None
         if self.chain and env.game != self.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         n = len(self.chain)

@@ -1,0 +1,105 @@
+"""The audit decodes each envelope once (issue 12: it decoded every frame three times: in
+``audit``, in ``Table.replay`` and in the table's frame acceptance), and an envelope handed
+over already decoded is judged exactly as its frame would be."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from test_attacks import Net
+
+from p2p_chinchon import table as tbl, transcript, wire
+from p2p_chinchon.audit import audit_file, audit_frames
+
+
+@pytest.fixture(scope="module")
+def game() -> list[bytes]:
+    net = Net(2, seed=3)
+    assert net.run() and net.tables[0].finished
+    return list(net.tables[0].frames)
+
+
+@pytest.fixture
+def decodes(monkeypatch) -> list[int]:
+    """Counts every call of ``wire.decode_envelope``, by module attribute and by the name the
+    transcript loader imported."""
+    calls = [0]
+    real = wire.decode_envelope
+
+    def counted(data):
+        calls[0] += 1
+        return real(data)
+
+    monkeypatch.setattr(wire, "decode_envelope", counted)
+    monkeypatch.setattr(transcript, "decode_envelope", counted)
+    return calls
+
+
+def test_audit_frames_decodes_each_frame_once(game, decodes):
+    r = audit_frames(game)
+    assert r.verdict == "ok", r.summary()
+    assert decodes[0] == len(game)
+
+
+def test_audit_file_decodes_each_frame_once_with_the_load(game, decodes, tmp_path):
+    path = tmp_path / "game.chn"
+    path.write_bytes(b"".join(game))
+    r = audit_file(path)
+    assert r.verdict == "ok", r.summary()
+    assert decodes[0] == len(game)  # the load decodes; the replay takes its envelopes
+
+
+def test_a_torn_or_damaged_file_is_still_judged_at_the_right_envelope(game, tmp_path):
+    bad = bytearray(game[5])
+    bad[-3] ^= 0x01  # inside the signature: decodes, does not verify
+    path = tmp_path / "damaged.chn"
+    path.write_bytes(b"".join(game[:5]) + bytes(bad) + b"".join(game[6:]))
+    r = audit_file(path)
+    assert (r.verdict, r.index, r.rule) == ("corrupt", 5, "bad_signature"), r.summary()
+    path.write_bytes(b"".join(game[:5]) + b"\xc1" + b"".join(game[5:]))  # unparseable byte
+    r = audit_file(path)
+    assert r.verdict == "corrupt" and r.index == 5, r.summary()
+
+
+PREFIX = 60  # the mutations are judged on the first hand (an audit of a whole game takes seconds)
+
+
+def _mutations(game: list[bytes]) -> dict[str, list[wire.Envelope]]:
+    envs = [wire.decode_envelope(f) for f in game[:PREFIX]]
+    i = PREFIX // 2
+    forged = dataclasses.replace(envs[i], sig=envs[i].sig[::-1])  # the signature no longer verifies
+    return {
+        "honest": envs,
+        "bad_signature": envs[:i] + [forged] + envs[i + 1:],
+        "swapped": envs[:i] + [envs[i + 1], envs[i]] + envs[i + 2:],
+        "dropped": envs[:i] + envs[i + 1:],
+        "duplicated": envs[:i + 1] + envs[i:],
+    }
+
+
+@pytest.mark.parametrize("case", ["honest", "bad_signature", "swapped", "dropped", "duplicated"])
+def test_decoded_envelopes_get_the_verdict_of_their_frames(game, case):
+    envs = _mutations(game)[case]
+    by_frame = audit_frames([e.encode() for e in envs])
+    by_env = audit_frames(envs)
+    assert by_env.to_json() == by_frame.to_json()
+    if case == "honest":
+        assert by_env.verdict == "incomplete", by_env.summary()
+    else:
+        at = PREFIX // 2 + (case == "duplicated")  # a copy is refused where it stands
+        assert by_env.verdict == "corrupt" and by_env.index == at, by_env.summary()
+
+
+def test_table_replay_takes_a_frame_or_its_envelope_alike(game):
+    by_frame, by_env = tbl.Table.observer(), tbl.Table.observer()
+    for frame in game[:PREFIX]:
+        by_frame.replay(frame)
+        by_env.replay(wire.decode_envelope(frame))
+        assert by_env.head == by_frame.head
+    for frame in (game[PREFIX - 1], game[PREFIX + 1]):  # out of place: refused alike
+        with pytest.raises(tbl.ProtocolViolation) as exc:
+            by_env.replay(wire.decode_envelope(frame))
+        assert exc.value.rule == "seq"
+    by_env.replay(wire.decode_envelope(game[PREFIX]))
+    assert by_env.head == wire.decode_envelope(game[PREFIX]).hash()

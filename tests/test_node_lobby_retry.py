@@ -1,0 +1,28 @@
+"""A joiner started before its host tries the lobby again every ``LOBBY_RETRY`` seconds (it
+waited a whole second between tries, on the way to the first turn), and says so once a second."""
+
+from __future__ import annotations
+
+import trio
+
+from p2p_chinchon.net import lobby as lob, node as nd
+
+
+async def test_a_host_not_up_yet_is_tried_again_soon(monkeypatch, autojump_clock):
+    tries: list[float] = []
+
+    async def connect_lobby(host, port, *args, **kwargs):
+        tries.append(trio.current_time())
+        if len(tries) < 8:
+            raise ConnectionRefusedError("not up yet")
+        return "link", b"key"
+
+    said: list[str] = []
+    monkeypatch.setattr(lob, "connect_lobby", connect_lobby)
+    start = trio.current_time()
+    got = await nd._connect_patiently(30.0, said.append, "127.0.0.1", 4000)
+    assert got == ("link", b"key")
+    gaps = [b - a for a, b in zip(tries, tries[1:])]
+    assert len(gaps) == 7 and all(abs(g - nd.LOBBY_RETRY) < 1e-9 for g in gaps)
+    assert tries[-1] - start < 2.0  # connected within two seconds of virtual time
+    assert said and len(said) == len(set(said))  # each "still trying for N s" once
