@@ -424,10 +424,13 @@ class TableBrowser:
 
 
 @asynccontextmanager
-async def browse_tables(
-    *, interfaces: Sequence[str] | None = None, resolve_timeout: float = 3.0
-) -> AsyncIterator[TableBrowser]:
-    """Browse for tables while the ``async with`` body runs; yields a :class:`TableBrowser`."""
+async def _browsing(
+    service_type: str, interfaces: Sequence[str] | None,
+    accept: Callable[[str, ServiceStateChange], bool] = lambda name, change: True,
+) -> AsyncIterator[tuple[Zeroconf, trio.MemoryReceiveChannel[tuple[str, ServiceStateChange]]]]:
+    """Browse ``service_type`` while the body runs: yields the Zeroconf instance and a channel
+    of the ``(name, change)`` events that ``accept`` keeps, carried from zeroconf's threads into
+    trio (late events after the body are dropped, never raised into the run)."""
     token = trio.lowlevel.current_trio_token()
     send, receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](math.inf)
 
@@ -440,6 +443,8 @@ async def browse_tables(
     def on_change(
         zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
     ) -> None:  # runs on a zeroconf thread
+        if not accept(name, state_change):
+            return
         try:
             token.run_sync_soon(forward, (name, state_change))
         except trio.RunFinishedError:
@@ -449,8 +454,20 @@ async def browse_tables(
     browser: ServiceBrowser | None = None
     try:
         browser = await trio.to_thread.run_sync(
-            functools.partial(ServiceBrowser, zc, SERVICE_TYPE, handlers=[on_change])
+            functools.partial(ServiceBrowser, zc, service_type, handlers=[on_change])
         )
+        yield zc, receive
+    finally:
+        send.close()
+        await _close_zeroconf(zc, browser)
+
+
+@asynccontextmanager
+async def browse_tables(
+    *, interfaces: Sequence[str] | None = None, resolve_timeout: float = 3.0
+) -> AsyncIterator[TableBrowser]:
+    """Browse for tables while the ``async with`` body runs; yields a :class:`TableBrowser`."""
+    async with _browsing(SERVICE_TYPE, interfaces) as (zc, receive):
         tables = TableBrowser()
         async with trio.open_nursery() as nursery:
             nursery.start_soon(tables._pump, zc, receive, resolve_timeout)
@@ -458,9 +475,6 @@ async def browse_tables(
                 yield tables
             finally:
                 nursery.cancel_scope.cancel()
-    finally:
-        send.close()
-        await _close_zeroconf(zc, browser)
 
 
 async def browse(timeout: float, **kwargs: Any) -> list[TableInfo]:
@@ -572,28 +586,18 @@ async def advertise_seat(
     sockets)."""
     service = seat_service_info(game, seat, port, sign=sign) if port is not None else None
     locator = locator if locator is not None else SeatLocator(game)
-    token = trio.lowlevel.current_trio_token()
-    send, receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](math.inf)
 
-    def on_change(zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange) -> None:
-        if state_change is ServiceStateChange.Removed or not name.startswith(game.hex()):
-            return
-        try:
-            token.run_sync_soon(lambda: send.send_nowait((name, state_change)))
-        except (trio.RunFinishedError, trio.ClosedResourceError, trio.BrokenResourceError):
-            pass
+    def ours(name: str, change: ServiceStateChange) -> bool:
+        return change is not ServiceStateChange.Removed and name.startswith(game.hex())
 
-    async def resolve(name: str) -> None:
-        info = await trio.to_thread.run_sync(
-            zc.get_service_info, SEAT_SERVICE_TYPE, name, 3000, abandon_on_cancel=True)
-        if info is not None:
-            locator._take(info)
+    async with _browsing(SEAT_SERVICE_TYPE, interfaces, ours) as (zc, receive):
 
-    zc = await trio.to_thread.run_sync(_new_zeroconf, interfaces)
-    browser: ServiceBrowser | None = None
-    try:
-        browser = await trio.to_thread.run_sync(
-            functools.partial(ServiceBrowser, zc, SEAT_SERVICE_TYPE, handlers=[on_change]))
+        async def resolve(name: str) -> None:
+            info = await trio.to_thread.run_sync(
+                zc.get_service_info, SEAT_SERVICE_TYPE, name, 3000, abandon_on_cancel=True)
+            if info is not None:
+                locator._take(info)
+
         if service is not None:  # a restarted seat takes back the name its crashed self held
             await trio.to_thread.run_sync(functools.partial(zc.register_service, service, allow_name_change=True))
         async with trio.open_nursery() as nursery:
@@ -606,6 +610,3 @@ async def advertise_seat(
                 yield locator
             finally:
                 nursery.cancel_scope.cancel()
-    finally:
-        send.close()
-        await _close_zeroconf(zc, browser)
