@@ -37,6 +37,17 @@ class Bot(seatmod.Seat):
         self.rig = rig or {}
 
 
+def deliver(tables, e, what: str) -> bool:
+    """apply e at every seat's table; False (said on stdout) when our own table refuses it"""
+    try:
+        for t in tables:
+            t.apply(e)
+    except tb.Violation as v:
+        print(f"our own table refuses {what}: {v.rule}: {v.reason}")
+        return False
+    return True
+
+
 def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
     """rig: {"deal": {seat: [card indices]}, "force_close": seat, "stop_at": kind}"""
     rig = rig or {}
@@ -87,14 +98,9 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
             e = wire.make(keys[by], game, len(frames), by, t0.head, "remove",
                           {"seat": r.get("name", s), "hand": t0.hand_no + r.get("hand_off", 0),
                            "reason": r.get("reason", "absent"), "proof": proof})
-            try:
-                for t in tables:
-                    t.apply(e)
-            except tb.Violation as v:
-                print(f"our own table refuses remove of {s} by {by}: {v.rule}: {v.reason}")
-                frames.append(e.frame)
-                break
             frames.append(e.frame)
+            if not deliver(tables, e, f"remove of {s} by {by}"):
+                break
             continue
         if kinds == {"remove"}:                    # the next signer of the removal being signed
             top = t0.removing[-1]
@@ -110,14 +116,9 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
         if kind is None:
             break
         e = wire.make(keys[s], game, len(frames), s, tables[0].head, kind, body)
-        try:
-            for t in tables:
-                t.apply(e)
-        except tb.Violation as v:
-            print(f"our own table refuses {kind} from seat {s}: {v.rule}: {v.reason}")
-            frames.append(e.frame)
-            break
         frames.append(e.frame)
+        if not deliver(tables, e, f"{kind} from seat {s}"):
+            break
         if rig.get("stop_at") == kind:
             break
     with open(out, "wb") as f:

@@ -76,17 +76,7 @@ class Table:
             self.log.append(self.verdict)
             return
         if e.kind == "remove":
-            snapshot = copy.copy(self.__dict__)
-            try:
-                self._remove(e)
-            except Violation:
-                self.__dict__.clear()
-                self.__dict__.update(snapshot)
-                raise
-            except (cr.DeckError, en.RuleError, KeyError, IndexError, ValueError) as ex:
-                self.__dict__.clear()
-                self.__dict__.update(snapshot)
-                raise Violation("bad_removal", e.seat, str(ex)) from ex
+            self._atomically(e, self._remove, lambda ex: "bad_removal")
             self.chain.append(e)
             return
         if self.exp is not None if self.phase != "offer" else False:
@@ -97,9 +87,16 @@ class Table:
                 raise Violation("unexpected", e.seat, f"{e.kind}, expected {sorted(kinds)}")
         if "hand" in e.body and e.body["hand"] != self.hand_no:
             raise Violation("wrong_hand", e.seat)
+        self._atomically(e, getattr(self, "_" + e.kind),
+                         lambda ex: getattr(ex, "step", None) or getattr(ex, "rule", None) or "malformed")
+        self.chain.append(e)
+
+    def _atomically(self, e: wire.Envelope, step, rule_of) -> None:
+        """run step(e); on any failure put the state back as it was, and raise a Violation
+        by e's signer (rule_of(ex) names the rule of an error that is not one already)"""
         snapshot = copy.copy(self.__dict__)
         try:
-            getattr(self, "_" + e.kind)(e)
+            step(e)
         except Violation:
             self.__dict__.clear()
             self.__dict__.update(snapshot)
@@ -107,9 +104,7 @@ class Table:
         except (cr.DeckError, en.RuleError, KeyError, IndexError, ValueError) as ex:
             self.__dict__.clear()
             self.__dict__.update(snapshot)
-            rule = getattr(ex, "step", None) or getattr(ex, "rule", None) or "malformed"
-            raise Violation(rule, e.seat, str(ex)) from ex
-        self.chain.append(e)
+            raise Violation(rule_of(ex), e.seat, str(ex)) from ex
 
     def judge(self, f: wire.Envelope) -> str:
         """re-check a fault's evidence against the state at this point ("Faults and audit")"""
