@@ -67,7 +67,7 @@ def seat_view(game: Game, seat: int, names: Sequence[str], log: Sequence[v.LogEv
     playing = g.phase in (Phase.DRAW, Phase.DISCARD)
     step = {Phase.DRAW: "draw", Phase.DISCARD: "discard"}.get(g.phase)
     hand = tuple(g.faces[s] for s in g.hands.get(seat, ()))
-    banned = g.rules.first_round_ban and any(g.turns_taken[s] == 0 for s in g.active)
+    banned = g.close_banned()
     opts: tuple = ()
     if step == "discard" and g.to_play == seat and not banned:
         opts = tuple((o.discard, o.score, o.chinchon) for o in ev.close_options(hand))
