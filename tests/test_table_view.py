@@ -20,7 +20,7 @@ async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch, 
 
     def compare(self):
         got = fresh(self)
-        memo = self.__dict__.pop("_close_memo", None)
+        memo, self._close_memo = self._close_memo, None
         again = fresh(self)
         assert got == again, (got, again)
         if memo is not None:

@@ -34,7 +34,7 @@ import secrets
 import socket
 import time
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -154,11 +154,16 @@ class Wait:
     removing: str = ""  # the name of the seat gone for good whose removal ``seat`` must sign
 
 
-def _english(key: str, **fields: Any) -> str:
-    """A ``st_*`` message of :mod:`p2p_chinchon.ui.i18n` in English (logs, printouts)."""
+@cache
+def _english_translator() -> Any:
     from p2p_chinchon.ui.i18n import Translator
 
-    return Translator("en")(key, **fields)
+    return Translator("en")
+
+
+def _english(key: str, **fields: Any) -> str:
+    """A ``st_*`` message of :mod:`p2p_chinchon.ui.i18n` in English (logs, printouts)."""
+    return _english_translator()(key, **fields)
 
 
 def clock(seconds: float) -> str:

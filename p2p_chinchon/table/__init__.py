@@ -121,6 +121,7 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         self.game_end_sigs: set[int] = set()
         self.log: deque[v.LogEvent] = deque(maxlen=LOG_KEEP)
         self.log_total = 0
+        self._close_memo: tuple | None = None  # view.py: (key, close answers) last computed
         self.score_history: list[tuple[int, ...]] = []
         self.last_showdown: tuple[v.ShownHand, ...] = ()
         self.last_closer: int | None = None

@@ -144,9 +144,8 @@ class ViewPart:
             return True, ()
         slots = tuple(e.hands.get(self.me, []))
         key = (e.hand_no, slots, tuple(e.faces.get(s) for s in slots), e.close_banned())
-        memo = getattr(self, "_close_memo", None)
-        if memo is not None and memo[0] == key:
-            return memo[1]
+        if self._close_memo is not None and self._close_memo[0] == key:
+            return self._close_memo[1]
         legal = {a.slot for a in e.legal_actions(self.me) if isinstance(a, engine.Close)}
         raw = self._close_options_raw()
         legal_cards = {e.faces.get(s) for s in legal}  # a card just drawn may not be open yet
