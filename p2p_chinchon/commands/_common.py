@@ -170,16 +170,15 @@ def exit_code(result: Any) -> int:
 def print_result(result: Any, names: list[str] | None = None, out: Any = None,
                  lang: str | None = None) -> None:
     """The exit summary, in ``lang`` (None: the locale; ui/i18n.py ``exit_*`` messages)."""
-    from p2p_chinchon.ui.i18n import Translator, removed_text
+    from p2p_chinchon.ui.i18n import Translator, own_stop_text
 
     tr = Translator(lang)
     out = out or sys.stdout
     names = list(result.names or names or [])
     names += [tr("exit_seat", n=i) for i in range(len(names), 8)]
-    if result.fault is not None and result.fault.rule == "left" and result.fault.seat == result.seat:
-        print(tr("you_left"), file=out)
-    elif result.fault is not None and result.fault.rule == "removed" and result.fault.seat == result.seat:
-        print(removed_text(result.fault, tr), file=out)  # "you were removed from the game (...)": one line
+    own = own_stop_text(result.fault, result.seat, tr)  # we left, or were removed: one line
+    if own is not None:
+        print(own, file=out)
     elif result.fault is not None:
         f = result.fault
         who = (tr("exit_who", n=f.seat, name=names[f.seat]) if f.seat is not None and f.seat < len(names)

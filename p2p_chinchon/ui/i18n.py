@@ -891,6 +891,18 @@ def removed_text(fault: Any, tr: Callable[..., str]) -> str:
     return fault.reason
 
 
+def own_stop_text(fault: Any, seat: int | None, tr: Callable[..., str]) -> str | None:
+    """The line for a table that stopped because ``seat`` (ours) left or was removed, in
+    ``tr``'s language; None when the fault is not about our own seat leaving."""
+    if fault is None or fault.seat != seat:
+        return None
+    if fault.rule == "left":
+        return tr("you_left")
+    if fault.rule == "removed":
+        return removed_text(fault, tr)
+    return None
+
+
 class Translator:
     """``tr(key, **fields) -> str`` in one language (see the module docstring)."""
 

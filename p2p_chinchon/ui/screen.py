@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from .. import view as V
-from .i18n import Translator, removed_text
+from .i18n import Translator, own_stop_text
 from .logtext import make_log_renderer
 from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
@@ -684,12 +684,7 @@ class TableScreen:
         view = self.view
         assert view is not None and view.fault is not None
         f = view.fault
-        if f.rule == "left" and f.seat == view.me:
-            reason = self.tr("you_left")
-        elif f.rule == "removed" and f.seat == view.me:
-            reason = removed_text(f, self.tr)
-        else:
-            reason = f.reason
+        reason = own_stop_text(f, view.me, self.tr) or f.reason
         return self.tr("stopped", reason=reason)
 
     def winner_text(self, seat: int) -> str:
