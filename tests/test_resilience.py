@@ -411,8 +411,10 @@ def test_disk_full_mid_game_leaves_saying_why(lab, tmp_path):
     folder = tmp_path / "mnt"
     folder.mkdir()
     port = free_port()
-    # rejoin_wait: a leave that races another envelope is dropped; the host is then "absent"
-    h, b, c = three_seats(lab, port, ["--option", "limit=100", "--option", "rejoin_wait=5"])
+    # rejoin_wait: a leave that races another envelope is dropped; the host is then "absent";
+    # no chinchón win: a game over in its first hand (a CI run) fits in 96 KiB and never fills it
+    h, b, c = three_seats(lab, port, ["--option", "limit=100", "--option", "rejoin_wait=5",
+                                      "--option", "chinchon_wins=false"])
     h[h.index("h.chn")] = str(folder / "h.chn")
     ph = lab.start("h", h, prefix=_private_mount(folder, "size=96k"))
     time.sleep(1.0)
