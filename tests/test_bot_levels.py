@@ -142,6 +142,32 @@ def test_hard_weighs_a_take_against_the_stock_at_the_same_horizon():
     assert eager(CLASSIC, SeededRng(1)).choose_draw(hand, Card(5, 3), view=view) == "discard"
 
 
+def test_close_chance_counts_draws_that_let_the_hand_close():
+    # Two sets and a K: any draw that joins a meld, or any card worth 4 or less, lets the
+    # hand close on its next discard (the K goes, at most one card of <= 4 stays unmatched).
+    kept = P("A♠ 2♠ 3♠ 5♣ 5♦ 5♥ K♦")
+    unseen = Counter(face(c) for c in CLASSIC.deck(4) if c not in kept)
+    ev = HardBot(CLASSIC, SeededRng(1)).ev
+    ok = sum(n for u, n in unseen.items()
+             if ev.melds_with(u, kept) or CLASSIC.value(Card(*u)) <= CLASSIC.close_max_points)
+    gain, clean, closes = ev.improvement(kept, unseen)
+    assert closes == ok / sum(unseen.values())
+    assert clean == sum(n for u, n in unseen.items() if ev.melds_with(u, kept)) / sum(unseen.values())
+    # Two pairs and three loose cards: no single draw lets it close.
+    assert ev.improvement(P("A♠ A♦ 5♣ 5♦ 7♥ J♣ K♦"), unseen)[2] == 0.0
+
+
+def test_hard_keeps_a_pair_that_may_close_over_a_lower_deadwood():
+    # Discarding a Q leaves less deadwood (20 points against 23), but a third Q would make
+    # two sets with A and 2 left, a close; hard gives up the 7♣ instead. Valued on deadwood
+    # alone (no worth for the close chance) it drops the Q.
+    hand8 = P("A♥ 2♣ 6♦ 6♥ 6♠ 7♣ Q♦ Q♥")
+    view = playing_view(hand8, [ev("deal", 0, numbers=(1,))])
+    assert HardBot(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view) == ("discard", Card(7, 3))
+    blind = type("Blind", (HardBot,), {"CLOSE_WORTH": 0.0})
+    assert blind(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view)[1].rank == 11
+
+
 def _scrambled(game, seat):
     """A copy of ``game`` with every face ``seat`` may not see moved to another hidden slot."""
     g = copy.deepcopy(game)

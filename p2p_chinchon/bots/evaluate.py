@@ -1,6 +1,6 @@
 """Hand evaluation for the bots: the least deadwood of a set of cards, from the engine's exact
 meld search (:func:`p2p_chinchon.engine.best_arrangement`) memoised per set of cards, and the
-expected improvement of a kept hand from one stock draw."""
+expected improvement of a kept hand from one stock draw (and its chance of a close)."""
 
 from __future__ import annotations
 
@@ -20,16 +20,18 @@ class Evaluator:
     """Memoised least-deadwood values under one table's rules.
 
     ``arrange(cards)`` -> ``(points, highest deadwood value)`` of the best arrangement
-    (0..8 distinct cards; errors as :func:`best_arrangement`)."""
+    (0..8 distinct cards; errors as :func:`best_arrangement`); ``shape(cards)`` adds the number
+    of deadwood cards."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         # one memo per rules value, shared by every evaluator in this process (a pure function)
-        self._memo: dict[frozenset, tuple[int, int]] = _MEMOS.setdefault(rules, {})
+        self._memo: dict[frozenset, tuple[int, int, int]] = _MEMOS.setdefault(rules, {})
         order = rules.pack_ranks()
         self.pos = {r: i for i, r in enumerate(order)}
 
-    def arrange(self, cards: Sequence[Card]) -> tuple[int, int]:
+    def shape(self, cards: Sequence[Card]) -> tuple[int, int, int]:
+        """(deadwood points, highest deadwood value, deadwood cards) of the best arrangement."""
         key = frozenset(cards)
         got = self._memo.get(key)
         if got is None:
@@ -37,8 +39,12 @@ class Evaluator:
                 self._memo.clear()
             arr = best_arrangement(list(cards), self.rules)
             top = max((self.rules.value(c) for c in arr.deadwood), default=0)
-            got = self._memo[key] = (arr.points, top)
+            got = self._memo[key] = (arr.points, top, len(arr.deadwood))
         return got
+
+    def arrange(self, cards: Sequence[Card]) -> tuple[int, int]:
+        pts, top, _n = self.shape(cards)
+        return pts, top
 
     def points(self, cards: Sequence[Card]) -> int:
         return self.arrange(cards)[0]
@@ -80,28 +86,34 @@ class Evaluator:
         pu, pc = self.pos.get(u[0]), self.pos.get(c.rank)
         return c.suit == u[1] and pu is not None and pc is not None and abs(pu - pc) <= 2
 
-    def improvement(self, kept: Sequence[Card], unseen: Counter) -> tuple[float, float]:
-        """Expected fall of the deadwood of ``kept`` (7 cards) after one stock draw and the best
-        discard, over the ``unseen`` faces (uniform over physical cards), and the chance that
-        the draw leaves no deadwood at all (a clean close). Approximation: the best discard
-        after the draw drops the highest deadwood card of the 8-card arrangement."""
+    def improvement(self, kept: Sequence[Card], unseen: Counter) -> tuple[float, float, float]:
+        """Over one stock draw to ``kept`` (7 cards) and the best discard, with the ``unseen``
+        faces equally likely (uniform over physical cards): the expected fall of the deadwood,
+        the chance of no deadwood at all (a clean close), and the chance that the hand may
+        close (at most ``close_max_unmatched`` deadwood cards worth at most
+        ``close_max_points``; 000 "Closing"). Approximation: the best discard after the draw
+        drops the highest deadwood card of the 8-card arrangement."""
         total = sum(unseen.values())
         if not total:
-            return 0.0, 0.0
-        now, top = self.arrange(kept)
+            return 0.0, 0.0, 0.0
+        r = self.rules
+        now, top, dead = self.shape(kept)
         gain = 0.0
-        clean = 0
+        clean = closes = 0
         for u, n in unseen.items():
+            card = card_of(u, kept)
             if self.melds_with(u, kept):
-                card = card_of(u, kept)
-                pts8, top8 = self.arrange([*kept, card])
-                after = min(now, pts8 - top8)
-            else:
-                after = min(now, now - top + self.rules.value(card_of(u, kept)))
+                pts8, top8, dead8 = self.shape([*kept, card])
+            else:  # joins nothing: the eighth card is one more deadwood card
+                v = r.value(card)
+                pts8, top8, dead8 = now + v, max(top, v), dead + 1
+            after = min(now, pts8 - top8)
             if after == 0:
                 clean += n
+            if dead8 - 1 <= r.close_max_unmatched and pts8 - top8 <= r.close_max_points:
+                closes += n
             gain += n * (now - after)
-        return gain / total, clean / total
+        return gain / total, clean / total, closes / total
 
 
 def card_of(u: Face, avoid: Sequence[Card]) -> Card:

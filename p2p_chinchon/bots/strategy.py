@@ -10,8 +10,9 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
   Its weights are class constants.
 * ``hard`` scores every kept hand by its **expected deadwood after the next stock draw**, the
   average over the unseen cards (exact enumeration over the faces it cannot place, which is
-  the Monte Carlo estimate with every sample taken once), picks draws, discards and closes by
-  that expected penalty, and chases a chinchón (an instant win, 000 "Chinchón") when it is far
+  the Monte Carlo estimate with every sample taken once), less the worth of the **chance that
+  this draw lets it close** (a close ends the hand with its own penalty near zero and every
+  opponent's deadwood counted), picks draws, discards and closes by that expected penalty, and chases a chinchón (an instant win, 000 "Chinchón") when it is far
   behind. A discard taken from the pile is weighed against a stock draw at the same horizon:
   the kept hand after the take is valued after one more draw, so the stock draw is credited
   part of that second draw's gain too.
@@ -170,14 +171,20 @@ class HardBot(_ViewBot):
     # draw further ahead than the stock; 1: the full gain, which undervalues the sure card).
     # Tuned against three easy bots: 0.5 cut hard's penalty per hand by ~0.3 points.
     STOCK_AHEAD = 0.5
+    # Points a chance of closing after the next draw is worth, per unit of probability. Tuned
+    # on single hands against three easy bots (paired deals): the mean of the opponents'
+    # penalty less hard's rose by 0.6 at 28, 0.8 at 42-84 (1.6 points a hand, was 0.8);
+    # an opponent caught by a close pays ~14 and the closer ~0.
+    CLOSE_WORTH = 56.0
 
     def value(self, kept: Sequence[Card], unseen: Counter, chase: bool, ahead: float = 0.0) -> float:
         """Expected deadwood of ``kept`` after the next draw (lower is better), with ``ahead``
-        more of that draw's expected gain for a draw after it; when chasing, cards in one
-        suit's longest run window count as worth keeping."""
+        more of that draw's expected gain for a draw after it, less ``CLOSE_WORTH`` times the
+        chance that the draw lets it close; when chasing, cards in one suit's longest run
+        window count as worth keeping."""
         now = self.ev.points(kept)
-        gain, _clean = self.ev.improvement(kept, unseen)
-        v = now - (1.0 + ahead) * self.POTENTIAL * gain
+        gain, _clean, closes = self.ev.improvement(kept, unseen)
+        v = now - (1.0 + ahead) * self.POTENTIAL * gain - self.CLOSE_WORTH * closes
         if chase:
             v -= 2.0 * _run_window(kept, self.ev)
         return v
@@ -242,7 +249,7 @@ class HardBot(_ViewBot):
             o = opts[0]
             if o.chinchon or o.score <= 0 or self.looks_close(view, rec):
                 return "close", o.discard
-            _gain, p_clean = self.ev.improvement(list(o.kept), unseen)
+            _gain, p_clean, _closes = self.ev.improvement(list(o.kept), unseen)
             need = self.WAIT if not chase else self.WAIT / 2
             if p_clean * (o.score - self.rules.clean_close_points) <= need:
                 return "close", o.discard
