@@ -240,3 +240,12 @@ def test_bench_bots_json(capsys):
     assert set(out["win_rate"]) == {"normal"} and out["win_rate"]["normal"] in (0.0, 1.0)
     assert set(out["mean_penalty_per_hand"]) == {"easy", "normal", "hard"}
     assert out["decide_ms_median"]["normal"] > 0 and out["decide_ms_median"]["hard"] is None
+    assert out["seed"] == "bench-bots"
+    # another seed set deals other games; the same one deals the same games
+    runs = {}
+    for seed in ("a", "b", "a"):
+        assert bench_bots(["--games", "1", "--levels", "easy", "--seed", seed, "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert got["seed"] == seed
+        runs.setdefault(seed, []).append((got["hands"], got["mean_penalty_per_hand"]["easy"]))
+    assert runs["a"][0] == runs["a"][1] and runs["a"][0] != runs["b"][0]

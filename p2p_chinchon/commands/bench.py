@@ -70,8 +70,9 @@ def run(args: argparse.Namespace) -> int:
 SEATS = 4
 
 
-def _bots_game(task: tuple[str, str, int]) -> dict:
-    """One seeded game: a ``level`` bot in seat ``g % 4`` against three ``easy`` bots.
+def _bots_game(task: tuple[str, str, int, str]) -> dict:
+    """One seeded game (``seed``: the seed set) with a ``level`` bot in seat ``g % 4``
+    against three ``easy`` bots.
     Returns the winner flag, (level, penalty) per seat and hand, and decision times (ms)."""
     import time
 
@@ -81,7 +82,7 @@ def _bots_game(task: tuple[str, str, int]) -> dict:
     from p2p_chinchon.engine import make_rules
     from p2p_chinchon.rng import SeededRng
 
-    rules_name, level, g = task
+    rules_name, level, g, seed = task
     rules = make_rules(rules_name, {})
     hero = g % SEATS
     levels = [level if i == hero else "easy" for i in range(SEATS)]
@@ -96,9 +97,9 @@ def _bots_game(task: tuple[str, str, int]) -> dict:
             return out
         return wrapped
 
-    deciders = [timed(lv, bot_decider(make_bot(rules, SeededRng(f"bench-bots/{level}/{g}/{i}"), lv)))
+    deciders = [timed(lv, bot_decider(make_bot(rules, SeededRng(f"{seed}/{level}/{g}/{i}"), lv)))
                 for i, lv in enumerate(levels)]
-    res = play_game(rules, deciders, SeededRng(f"bench-bots/deal/{g}"), first_dealer=0)
+    res = play_game(rules, deciders, SeededRng(f"{seed}/deal/{g}"), first_dealer=0)
     pens = [(levels[s], p) for hand in res.penalties for s, p in hand.items()]
     return {"level": level, "won": res.winner == hero, "unfinished": res.winner is None,
             "hands": len(res.penalties), "penalties": pens, "times": times}
@@ -117,6 +118,8 @@ def bench_bots(argv: list[str]) -> int:
     p.add_argument("--games", type=int, default=400, metavar="N", help="games per level (default 400)")
     p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)")
+    p.add_argument("--seed", default="bench-bots", metavar="S",
+                   help="seed set: another S deals other games (default bench-bots)")
     p.add_argument("--levels", default="normal,hard", metavar="L,...", help="levels to test (default normal,hard)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     a = p.parse_args(argv)
@@ -125,7 +128,7 @@ def bench_bots(argv: list[str]) -> int:
         p.error("--levels takes easy, normal and/or hard")
     if a.games < 1 or a.jobs < 1:
         p.error("--games and --jobs must be at least 1")
-    tasks = [(a.rules, level, g) for level in tested for g in range(a.games)]
+    tasks = [(a.rules, level, g, a.seed) for level in tested for g in range(a.games)]
     t0 = time.perf_counter()
     if a.jobs == 1:
         results = [_bots_game(t) for t in tasks]
@@ -149,7 +152,7 @@ def bench_bots(argv: list[str]) -> int:
         for lv, ts in r["times"].items():
             times[lv].extend(ts)
     out = {
-        "games": a.games, "seats": SEATS, "rules": a.rules,
+        "games": a.games, "seats": SEATS, "rules": a.rules, "seed": a.seed,
         "win_rate": {lv: round(wins[lv] / a.games, 4) for lv in tested},
         "mean_penalty_per_hand": {lv: round(statistics.fmean(pens[lv]), 3) if pens[lv] else None for lv in levels},
         "decide_ms_median": {lv: round(statistics.median(times[lv]), 3) if times[lv] else None for lv in levels},
@@ -159,7 +162,7 @@ def bench_bots(argv: list[str]) -> int:
         print(json.dumps(out))
     else:
         print(f"bot tournament: {a.games} games per level, {SEATS} seats ({a.rules}), one bot "
-              f"against three easy bots; {hands} hands in {seconds:.0f} s")
+              f"against three easy bots, seed set {a.seed!r}; {hands} hands in {seconds:.0f} s")
         for lv in levels:
             wr = out["win_rate"].get(lv)
             print(f"  {lv:7} win rate {'-' if wr is None else f'{wr:.3f}':>6}   penalty/hand "
