@@ -20,11 +20,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from cryptography import x509
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.x509.oid import NameOID
+
+# cryptography's x509 and serialization modules load where used (certificates, key files):
+# a process starting up says its fingerprint before it needs them
 
 from p2p_chinchon._fs import fsync_dir as _fsync_dir
 
@@ -57,7 +57,7 @@ class IdentityError(Exception):
 
 def public_bytes(private_key: Ed25519PrivateKey) -> bytes:
     """The 32 raw bytes of ``private_key``'s public key (RFC 8032 encoding)."""
-    return private_key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return private_key.public_key().public_bytes_raw()
 
 
 def fingerprint(public_bytes: bytes) -> str:
@@ -75,6 +75,8 @@ def certificate_key(der: bytes) -> bytes:
     """The 32-byte Ed25519 key of a self-signed identity certificate (DER, as a TLS peer
     presented it). Raises ``ValueError`` unless ``der`` is an X.509 certificate holding an
     Ed25519 key whose own signature over the certificate verifies."""
+    from cryptography import x509
+
     try:
         cert = x509.load_der_x509_certificate(bytes(der))
         key = cert.public_key()
@@ -132,9 +134,7 @@ class Identity:
 
     def seed(self) -> bytes:
         """The 32-byte private seed (secret)."""
-        return self.private_key.private_bytes(
-            serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
-        )
+        return self.private_key.private_bytes_raw()
 
     @cached_property
     def certificate(self) -> bytes:
@@ -142,6 +142,10 @@ class Identity:
         pattern: no certificate authority; peers pin the key it holds). Deterministic: subject
         and issuer ``CN=p2p-chinchon <fingerprint>``, serial from SHA-256(key), validity
         2000-01-01..9999-12-31, Ed25519 signature (RFC 8410)."""
+        from cryptography import x509
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.x509.oid import NameOID
+
         name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"p2p-chinchon {self.fingerprint}")])
         serial = int.from_bytes(hashlib.sha256(self.public_bytes).digest()[:16], "big") >> 1 or 1
         cert = (
@@ -159,6 +163,8 @@ class Identity:
 
     def to_pem(self) -> bytes:
         """Unencrypted PKCS#8 PEM of the private key (secret): the identity file's content."""
+        from cryptography.hazmat.primitives import serialization
+
         return self.private_key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
         )
@@ -174,6 +180,8 @@ def default_config_dir() -> Path:
 def _parse_key(data: bytes, path: Path) -> Identity:
     if len(data) == _SEED_BYTES and not data.startswith(b"-----"):
         return Identity.from_seed(data, path)
+    from cryptography.hazmat.primitives import serialization
+
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:

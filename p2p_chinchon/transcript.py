@@ -615,14 +615,13 @@ class TranscriptWriter:
         """Bytes in the file (all complete frames)."""
         return self._size
 
-    def append(self, env: Envelope | bytes) -> int:
+    def append(self, env: Envelope | bytes, *, sync: bool = True) -> int:
         """Write one frame and fsync; returns the frame's offset. Raw bytes are decoded first
         (WireError if not a valid envelope), so only well-formed frames reach the file.
-        Raises TranscriptError if closed or broken by an earlier failed write, OSError on I/O."""
-        if self._fd is None:
-            raise TranscriptError("transcript writer is closed")
-        if self._broken is not None:
-            raise TranscriptError(f"transcript writer is broken: {self._broken}")
+        ``sync=False``: the frame is durable only after the next :meth:`sync` (several frames,
+        one fsync). Raises TranscriptError if closed or broken by an earlier failed write,
+        OSError on I/O."""
+        self._check_open()
         frame = (env if isinstance(env, Envelope) else decode_envelope(env)).encode()
         offset = self._size
         try:
@@ -630,7 +629,7 @@ class TranscriptWriter:
             while view:
                 written = os.write(self._fd, view)
                 view = view[written:]
-            if self._fsync:
+            if self._fsync and sync:
                 os.fsync(self._fd)
         except OSError as exc:
             # Cut the partial frame so later appends do not follow garbage.
@@ -641,6 +640,23 @@ class TranscriptWriter:
             raise
         self._size = offset + len(frame)
         return offset
+
+    def sync(self) -> None:
+        """fsync the frames appended with ``sync=False``. A failure breaks the writer (what
+        reached the disk is unknown). Raises TranscriptError or OSError as :meth:`append`."""
+        self._check_open()
+        if self._fsync:
+            try:
+                os.fsync(self._fd)
+            except OSError as exc:
+                self._broken = str(exc)
+                raise
+
+    def _check_open(self) -> None:
+        if self._fd is None:
+            raise TranscriptError("transcript writer is closed")
+        if self._broken is not None:
+            raise TranscriptError(f"transcript writer is broken: {self._broken}")
 
     def close(self) -> None:
         if self._fd is not None:

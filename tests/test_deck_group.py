@@ -188,24 +188,73 @@ def test_deck_package_is_sans_io():
                 assert name.split(".")[0] not in FORBIDDEN, f"{f.name} imports {name}"
 
 
+_PROBE = ("import sys; from p2p_chinchon.deck import group; "
+          "print(group.RISTRETTO255.hash_to_point(b'probe').hex(), 'rbcl' in sys.modules, "
+          "getattr(sys.modules.get('rbcl._sodium'), 'lib_path', ''))")
+
+
+def _load_in_a_process(cache: str) -> tuple[str, bool, str]:
+    """Load the group in a new process whose libsodium copy lives in ``cache`` ("" = none):
+    (a hash-to-group result, whether rbcl was imported, the file rbcl extracted)."""
+    import subprocess
+
+    env = dict(os.environ, P2P_CHINCHON_SODIUM_CACHE=cache)
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True)
+    point, through_rbcl, extracted = (out.stdout.split() + [""])[:3]
+    return point, through_rbcl == "True", extracted
+
+
 @pytest.mark.skipif(os.name != "posix", reason="Windows keeps a loaded library's file locked")
 def test_the_library_rbcl_extracts_is_not_left_in_the_temporary_folder():
     """rbcl writes its bundled libsodium to a new temporary file at each import (2.8 MB a
     process, never removed): the group removes it once loaded, and the group still works."""
-    path = sys.modules["rbcl._sodium"].lib_path
-    assert isinstance(path, str) and path.endswith(".so")
-    assert not os.path.exists(path)
-    assert group.mul_base((1).to_bytes(32, "little")) == RISTRETTO255.generator
+    point, through_rbcl, extracted = _load_in_a_process("")
+    assert through_rbcl and extracted.endswith(".so")
+    assert not os.path.exists(extracted)
+    assert point == RISTRETTO255.hash_to_point(b"probe").hex()
 
 
 def test_only_rbcls_own_temporary_copy_is_ever_removed(tmp_path, monkeypatch):
     """Were rbcl to load a library that lives elsewhere (a system libsodium, a copy in the
     package), the group must leave it alone: only a tmp*.so directly in the temporary folder
     is rbcl's throwaway copy."""
-    from p2p_chinchon.deck import group as group_module
+    from p2p_chinchon.deck import sodium
 
     elsewhere = tmp_path / "tmpsodium.so"  # in a folder below the temporary one, not in it
     elsewhere.write_bytes(b"\x7fELF")
     monkeypatch.setattr(sys.modules["rbcl._sodium"], "lib_path", str(elsewhere), raising=False)
-    group_module._remove_extracted_library()
+    sodium._remove_extracted_library()
     assert elsewhere.exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the copy is kept on POSIX systems only")
+def test_later_processes_load_the_copy_of_rbcls_library(tmp_path):
+    """The first process goes through rbcl and keeps a private copy of the library it loaded;
+    the next loads that copy without importing rbcl, and computes the same points."""
+    cache = tmp_path / "cache"
+    first = _load_in_a_process(str(cache))
+    [copy] = cache.iterdir()
+    assert first[1] and copy.read_bytes() == sys.modules["rbcl._sodium"].sodium_bs
+    assert (copy.stat().st_mode & 0o777) == 0o500 and (cache.stat().st_mode & 0o777) == 0o700
+    second = _load_in_a_process(str(cache))
+    assert not second[1] and second[0] == first[0] == RISTRETTO255.hash_to_point(b"probe").hex()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX modes")
+@pytest.mark.parametrize("damage", ["folder others may write", "copy others may write", "not a library"])
+def test_a_copy_that_is_not_private_or_not_a_library_is_not_loaded(tmp_path, damage):
+    """rbcl again (and a fresh copy) when the copy could have been written by someone else, or
+    does not load."""
+    cache = tmp_path / "cache"
+    _load_in_a_process(str(cache))
+    [copy] = cache.iterdir()
+    if damage == "folder others may write":
+        cache.chmod(0o777)
+    elif damage == "copy others may write":
+        copy.chmod(0o722)
+    else:
+        copy.chmod(0o700)
+        copy.write_bytes(b"\x7fELF not a library")
+        copy.chmod(0o500)
+    point, through_rbcl, _ = _load_in_a_process(str(cache))
+    assert through_rbcl and point == RISTRETTO255.hash_to_point(b"probe").hex()

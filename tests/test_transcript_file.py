@@ -66,16 +66,22 @@ def test_write_and_load(tmp_path: Path) -> None:
     assert verify_loaded(result).head == CHAIN[-1].hash()
 
 
-def test_each_append_is_on_disk_and_fsynced_before_returning(tmp_path: Path, monkeypatch) -> None:
+def _record_fsyncs(monkeypatch) -> list[int]:
+    """The size of the file at each fsync from now on."""
     synced: list[int] = []
     real_fsync = os.fsync
-    path = tmp_path / "t"
 
     def fsync(fd: int) -> None:
         synced.append(os.fstat(fd).st_size)
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+def test_each_append_is_on_disk_and_fsynced_before_returning(tmp_path: Path, monkeypatch) -> None:
+    synced = _record_fsyncs(monkeypatch)
+    path = tmp_path / "t"
     with TranscriptWriter(path) as w:
         synced.clear()  # ignore the directory fsync at creation
         for i, e in enumerate(CHAIN):
@@ -85,6 +91,36 @@ def test_each_append_is_on_disk_and_fsynced_before_returning(tmp_path: Path, mon
             assert len(synced) == i + 1
             # and another reader sees it now, without close()
             assert load_transcript(path).envelopes == CHAIN[: i + 1]
+
+
+def test_frames_appended_unsynced_take_one_fsync(tmp_path: Path, monkeypatch) -> None:
+    """A node persists the envelopes of one table call together: every frame written, then
+    one fsync covering them all (before any of them is sent)."""
+    synced = _record_fsyncs(monkeypatch)
+    path = tmp_path / "t"
+    with TranscriptWriter(path) as w:
+        synced.clear()
+        for e in CHAIN[:3]:
+            w.append(e, sync=False)
+        assert synced == []
+        w.sync()
+        assert synced == [sum(len(x.encode()) for x in CHAIN[:3])]
+    assert load_transcript(path).envelopes == CHAIN[:3]
+
+
+def test_a_failed_sync_breaks_the_writer(tmp_path: Path, monkeypatch) -> None:
+    with TranscriptWriter(tmp_path / "t") as w:
+        w.append(CHAIN[0], sync=False)
+
+        def fail(fd: int) -> None:
+            raise OSError(5, "I/O error")
+
+        monkeypatch.setattr(os, "fsync", fail)
+        with pytest.raises(OSError):
+            w.sync()
+        monkeypatch.undo()
+        with pytest.raises(TranscriptError, match="broken"):
+            w.append(CHAIN[1])
 
 
 def test_reopen_appends_after_existing_frames(tmp_path: Path) -> None:

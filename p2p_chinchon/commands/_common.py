@@ -265,16 +265,32 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
             raise KeyboardInterrupt from None  # Ctrl-C: one line from the command line, no traceback
         if not isinstance(leaf, expected):
             raise
-        text = str(leaf)
-        if isinstance(leaf, socket.gaierror):  # e.g. --connect nohost:5000
-            text = f"host not found ({leaf.strerror})"
-        elif isinstance(leaf, OSError) and leaf.errno == errno.EADDRINUSE:
-            port = getattr(args, "port", None)
-            text = (f"port {port} is already in use (another table on this laptop? try another --port)"
-                    if port else "the address is already in use")
+        text = _error_text(leaf, args)
         if isinstance(leaf, ProtocolViolation) and leaf.rule == "weak_proofs":
             text += " (join with --min-proof-rounds K to accept it)"
         print(f"p2p-chinchon {command}: {text}", file=sys.stderr)
+        return None
+
+
+def _error_text(exc: BaseException, args: argparse.Namespace) -> str:
+    if isinstance(exc, socket.gaierror):  # e.g. --connect nohost:5000
+        return f"host not found ({exc.strerror})"
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        port = getattr(args, "port", None)
+        return (f"port {port} is already in use (another table on this laptop? try another --port)"
+                if port else "the address is already in use")
+    return str(exc)
+
+
+def open_lobby(bind: str, args: argparse.Namespace, command: str) -> list | None:
+    """The table's lobby sockets, listening before the node loads (see
+    :mod:`p2p_chinchon.net.listen`); None after one line on stderr, as :func:`run_reporting`."""
+    from p2p_chinchon.net.listen import open_listen_sockets
+
+    try:
+        return open_listen_sockets(bind, getattr(args, "port", 0))
+    except OSError as exc:
+        print(f"p2p-chinchon {command}: {_error_text(exc, args)}", file=sys.stderr)
         return None
 
 

@@ -49,8 +49,6 @@ def _default_table_name(player: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    import trio
-
     if not 2 <= args.seats <= 8:
         print("p2p-chinchon host: --seats must be 2-8", file=sys.stderr)
         return 2
@@ -67,25 +65,40 @@ def run(args: argparse.Namespace) -> int:
     [level] = C.bot_levels(args, 1, "host")
     if C.check_transcript_path(path, "host"):
         return C.resume(args, path, human, "host")  # the same command again: back to that game
+    # The lobby listens before trio, the table and the crypto load: joiners start meanwhile.
+    sockets = C.open_lobby(args.bind, args, "host")
+    if sockets is None:
+        return 1
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.ui.i18n import Translator
+
+    tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
+    lobby = {"port": 0, "said": ""}  # the port once the lobby accepts; the status line printed
+    bot_identity = None if human else Identity.generate()
+    if bot_identity is not None:  # a bot host says where it listens at once (as it does below)
+        lobby["said"] = tr("status_host_open", port=sockets[0].getsockname()[1],
+                           fp=bot_identity.fingerprint, n=args.seats - 1)
+        print(lobby["said"], file=sys.stderr, flush=True)
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
-        from p2p_chinchon.identity import Identity, load_or_create_identity
+        import trio
+
+        from p2p_chinchon.identity import load_or_create_identity
         from p2p_chinchon.local import seat_rng
         from p2p_chinchon.net.session import HostConfig, host_game
 
-        identity = load_or_create_identity() if human else Identity.generate()
+        identity = bot_identity or load_or_create_identity()
         rng = seat_rng(args.seed, "host")
         glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=level, lang=args.lang)
         events = glue.events()
 
         from p2p_chinchon import view as v
-        from p2p_chinchon.ui.i18n import Translator
-
-        tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
-        lobby = {"port": 0}
 
         def waiting_status(n: int) -> None:
-            glue.status(tr("status_host_open", port=lobby["port"], fp=identity.fingerprint, n=n))
+            text = tr("status_host_open", port=lobby["port"], fp=identity.fingerprint, n=n)
+            if text != lobby["said"]:  # not twice the line printed before loading
+                lobby["said"] = text
+                glue.status(text)
 
         approve = None
         if human and not args.open and bridge is not None:
@@ -121,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
             identity=identity, rng=rng, player_name=player, transcript_path=path, timeouts=C.make_timeouts(args),
             bind=args.bind, rules=rules, seats=args.seats, name=table_name, proof_rounds=args.proof_rounds,
             port=args.port, advertise=not args.no_mdns, keep_identity=not human, approve=approve,
+            sockets=sockets,
         )
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
@@ -128,7 +142,11 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         return result
 
-    return C.finish(C.run_reporting(main, args, human, "host"), args)
+    try:
+        return C.finish(C.run_reporting(main, args, human, "host"), args)
+    finally:
+        for sock in sockets:  # closed by the lobby, unless the node failed before it ran
+            sock.close()
 
 
 

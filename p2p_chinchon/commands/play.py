@@ -28,8 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import trio
-
     if not 1 <= args.bots <= 7:
         print("p2p-chinchon play: --bots must be 1-7", file=sys.stderr)
         return 2
@@ -50,8 +48,31 @@ def run(args: argparse.Namespace) -> int:
     my_path = args.transcript or folder / "seat-host.chn"
     C.check_transcript_path(my_path, "play")
     human = not args.no_ui and not args.bot
+    # The lobby listens, and the bot peers start, before trio, the table and the crypto load
+    # here: the bots load theirs meanwhile and wait in the lobby's queue.
+    sockets = C.open_lobby("127.0.0.1", args, "play")
+    if sockets is None:
+        return 1
+    port = sockets[0].getsockname()[1]
+    bots: list[tuple[list[str], Path, Any]] = []  # (command, log, first process)
+    if not args.in_process:
+        for i in range(1, args.bots + 1):
+            cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
+                   "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
+                   "--bind", "127.0.0.1", "--bot-level", levels[i - 1]]
+            if args.seed is not None:
+                cmd += ["--seed", str(args.seed)]
+            if args.proof_rounds < 64:  # the person chose weak proofs for this local game
+                cmd += ["--min-proof-rounds", str(args.proof_rounds)]
+            if args.timeout:
+                cmd += ["--timeout", str(args.timeout)]
+            log = folder / f"seat-{names[i]}.log"  # keep bots' output off the player's screen
+            with open(log, "ab") as out:
+                bots.append((cmd, log, subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)))
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
+        import trio
+
         from p2p_chinchon.identity import Identity, load_or_create_identity
         from p2p_chinchon.local import seat_rng
         from p2p_chinchon.net.session import HostConfig, host_game
@@ -61,49 +82,39 @@ def run(args: argparse.Namespace) -> int:
         # with --no-ui your own seat plays at the first bot's level
         glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=levels[0], lang=args.lang)
         events = glue.events()
-        procs: list[Any] = []
-        logs: list[Path] = []
-
-        async def spawn_bots(port: int, nursery: Any) -> None:
-            for i in range(1, args.bots + 1):
-                cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
-                       "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
-                       "--bind", "127.0.0.1", "--bot-level", levels[i - 1]]
-                if args.seed is not None:
-                    cmd += ["--seed", str(args.seed)]
-                if args.proof_rounds < 64:  # the person chose weak proofs for this local game
-                    cmd += ["--min-proof-rounds", str(args.proof_rounds)]
-                if args.timeout:
-                    cmd += ["--timeout", str(args.timeout)]
-                log = folder / f"seat-{names[i]}.log"  # keep bots' output off the player's screen
-                logs.append(log)
-                procs.append(await nursery.start(_run_bot_process, cmd, log))
-
         async with trio.open_nursery() as nursery:
             def listening(port: int) -> None:
                 if args.in_process:
                     nursery.start_soon(_in_process_bots, rules, args, names, port, folder, levels)
-                else:
-                    nursery.start_soon(spawn_bots, port, nursery)
 
+            for cmd, log, first in bots:
+                nursery.start_soon(_run_bot_process, cmd, log, first)
             nursery.start_soon(glue.forward)
             events.listening = listening
             result = await host_game(HostConfig(
                 identity=identity, rng=rng, player_name=names[0], transcript_path=my_path,
                 timeouts=C.make_timeouts(args), bind="127.0.0.1", rules=rules, seats=args.bots + 1,
                 name=(tr("your_table") if names[0] == tr("you_name") else f"{names[0]}'s table")[:64],
-                proof_rounds=args.proof_rounds, advertise=False,
+                proof_rounds=args.proof_rounds, advertise=False, sockets=sockets,
             ), events)
             with trio.move_on_after(5):
-                for p in procs:
-                    await p.wait()
+                for _, _, first in bots:
+                    await _wait(first)
             nursery.cancel_scope.cancel()
-        for log in logs:  # a bot that said nothing leaves no empty file behind
+        for _, log, _ in bots:  # a bot that said nothing leaves no empty file behind
             if log.exists() and log.stat().st_size == 0:
                 log.unlink()
         return result
 
-    result = C.run_reporting(main, args, human, "play")
+    try:
+        result = C.run_reporting(main, args, human, "play")
+    finally:
+        for _, _, first in bots:  # the node failed before it watched them
+            if first.poll() is None:
+                first.kill()
+                first.wait()
+        for sock in sockets:  # closed by the lobby, unless the node failed before it ran
+            sock.close()
     if result is None:
         return 1
     C.print_result(result, names, lang=args.lang)
@@ -112,21 +123,33 @@ def run(args: argparse.Namespace) -> int:
     return C.exit_code(result)
 
 
-async def _run_bot_process(cmd: list[str], log: Path, task_status: Any) -> None:
-    """Run one bot peer; if it is killed (a signal) mid-game, run the same command again: it
-    resumes the game from its transcript and saved secrets (issue 11), at most 3 times."""
+async def _wait(proc: Any) -> None:
+    """Wait for a trio process, or poll a ``subprocess.Popen`` (started before trio loaded)."""
+    import trio
+
+    if isinstance(proc, subprocess.Popen):
+        while proc.poll() is None:
+            await trio.sleep(0.05)
+    else:
+        await proc.wait()
+
+
+async def _run_bot_process(cmd: list[str], log: Path, first: subprocess.Popen) -> None:
+    """Watch one bot peer (``first``: its process, already started by ``cmd``); if it is killed
+    (a signal) mid-game, run the same command again: it resumes the game from its transcript
+    and saved secrets (issue 11), at most 3 times."""
     import trio
 
     from p2p_chinchon.net.node import secrets_path_for
 
     transcript = Path(cmd[cmd.index("--transcript") + 1])
+    proc: Any = first
     for attempt in range(4):
-        with open(log, "ab") as out:
-            proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-        if attempt == 0:
-            task_status.started(proc)
+        if attempt:
+            with open(log, "ab") as out:
+                proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
         try:
-            await proc.wait()
+            await _wait(proc)
         finally:
             if proc.returncode is None:
                 proc.kill()

@@ -2,8 +2,9 @@
 
 Points are 32-byte canonical ristretto255 encodings (RFC 9496, section 4.3); scalars are Python
 ints in [0, L) on the API and 32-byte little-endian strings on the wire. Everything is delegated
-to libsodium's ``crypto_core_ristretto255_*`` / ``crypto_scalarmult_ristretto255*`` functions
-through the ``rbcl`` package (no primitive is implemented here).
+to libsodium's ``crypto_core_ristretto255_*`` / ``crypto_scalarmult_ristretto255*`` functions:
+the libsodium the ``rbcl`` package bundles, loaded by :mod:`.sodium` (no primitive is
+implemented here).
 
 Pitfalls handled here:
 - ristretto255 has prime order L (no cofactor), and decoding accepts only canonical encodings,
@@ -22,33 +23,13 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
-import sys
-import tempfile
 from typing import Protocol
 
-import rbcl
-from rbcl.rbcl import _sodium  # the libsodium rbcl loaded; used where rbcl hides return codes
-
+from p2p_chinchon.deck import sodium
 from p2p_chinchon.deck.errors import DeckError
 
+_sodium = sodium.load()  # rbcl's libsodium, called directly (rbcl's wrappers hide return codes)
 
-def _remove_extracted_library() -> None:
-    """rbcl writes its bundled libsodium to a new temporary file at every import and leaves it
-    there (2.8 MB in the temporary folder per process started). Once loaded, the library no
-    longer needs its file on POSIX systems; Windows keeps a loaded file locked (left as is)."""
-    path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
-    # only rbcl's own temporary copy: never a library that lives anywhere else
-    if (isinstance(path, str) and os.name == "posix" and path.endswith(".so")
-            and os.path.dirname(os.path.abspath(path)) == os.path.abspath(tempfile.gettempdir())
-            and os.path.basename(path).startswith("tmp")):
-        try:
-            os.unlink(path)
-        except OSError:
-            pass  # already gone, or not ours to remove
-
-
-_remove_extracted_library()
 
 __all__ = ["Group", "Ristretto255Group", "RISTRETTO255", "GROUP", "L"]
 
@@ -62,6 +43,7 @@ _c_add = _sodium.crypto_core_ristretto255_add
 _c_sub = _sodium.crypto_core_ristretto255_sub
 _c_mul = _sodium.crypto_scalarmult_ristretto255
 _c_base = _sodium.crypto_scalarmult_ristretto255_base
+_c_from_hash = _sodium.crypto_core_ristretto255_from_hash
 
 
 def valid(p: bytes) -> bool:
@@ -192,7 +174,10 @@ class Ristretto255Group:
         Two Elligator maps of the 64-byte digest, added: nobody knows the discrete log of the
         result to any other point, so such points serve as independent generators.
         """
-        return rbcl.crypto_core_ristretto255_from_hash(hashlib.sha512(data).digest())
+        out = _buf(32)
+        if _c_from_hash(out, hashlib.sha512(data).digest()):
+            raise RuntimeError("ristretto255 hash-to-group failed")
+        return out.raw
 
     # -- scalars --------------------------------------------------------------------------
 

@@ -329,10 +329,12 @@ class Node:
         if any(isinstance(o, tbl.Send) for o in outs) and not self._save_secrets():
             return
         sends = []
+        # every accepted envelope on disk with one fsync, before anything else of this call
+        accepted = [out for out in outs if isinstance(out, tbl.Accepted)]
+        if accepted and not self._persist_or_leave(accepted):
+            return
         for out in outs:
             if isinstance(out, tbl.Accepted):
-                if not self._persist_or_leave(out):
-                    return
                 if self._timing is not None:
                     self._log_timing(out)
                 self._progress.set()
@@ -365,27 +367,32 @@ class Node:
             log.warning("%s", why)
             self._mesh.drop(link, why)
 
-    def _persist(self, out: tbl.Accepted) -> None:
-        """Append one accepted envelope to the transcript (fsynced) and count it as stored
-        (only stored envelopes ever leave this node). Raises OSError or TranscriptError; an
-        envelope already on disk (a rejoin) must be the same frame."""
+    def _persist(self, accepted: list[tbl.Accepted]) -> None:
+        """Append accepted envelopes to the transcript (one fsync for them all) and count them
+        as stored (only stored envelopes ever leave this node). Raises OSError or
+        TranscriptError; an envelope already on disk (a rejoin) must be the same frame."""
         if self.transcript_path is not None:
             if self._writer is None:
                 self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
                 self._writer = TranscriptWriter(self.transcript_path, game=self.table.game or None)
                 self._on_disk = len(self._writer.recovered.frames)
-            if out.index < self._on_disk:
-                if self._writer.recovered.frames[out.index] != out.frame:
-                    raise TranscriptError(f"{self.transcript_path} holds another envelope at seq {out.index}")
-            else:
-                self._writer.append(out.env)
-        self._stored = max(self._stored, out.index + 1)
+            wrote = False
+            for out in accepted:
+                if out.index < self._on_disk:
+                    if self._writer.recovered.frames[out.index] != out.frame:
+                        raise TranscriptError(f"{self.transcript_path} holds another envelope at seq {out.index}")
+                else:
+                    self._writer.append(out.env, sync=False)
+                    wrote = True
+            if wrote:
+                self._writer.sync()
+        self._stored = max(self._stored, *(out.index + 1 for out in accepted))
 
-    def _persist_or_leave(self, out: tbl.Accepted) -> bool:
+    def _persist_or_leave(self, accepted: list[tbl.Accepted]) -> bool:
         """Persist, or on a write failure leave the table saying why (issue 11: the others must
         not wait for us). False when the node is stopping."""
         try:
-            self._persist(out)
+            self._persist(accepted)
             return True
         except (OSError, TranscriptError) as exc:
             self._fail(f"cannot write the transcript: {_why(exc)}")
@@ -454,9 +461,9 @@ class Node:
 
     async def persist_existing(self) -> None:
         """Write envelopes the table accepted before the node existed (offer, seating)."""
-        for i, frame in enumerate(self.table.frames):
-            if not self._persist_or_leave(tbl.Accepted(i, frame, self.table.chain[i])):
-                return
+        frames = [tbl.Accepted(i, frame, self.table.chain[i]) for i, frame in enumerate(self.table.frames)]
+        if frames:
+            self._persist_or_leave(frames)
 
     # -------------------------------------------------------------- main loop
 

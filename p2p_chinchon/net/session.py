@@ -62,7 +62,9 @@ class SeatConfig:
 @dataclass
 class HostConfig(SeatConfig):
     """A host's table: ``rules``, ``seats`` (players, host included), the table ``name``,
-    ``proof_rounds`` (k; None = the rules'), lobby ``port`` (0 = any) and mDNS ``advertise``."""
+    ``proof_rounds`` (k; None = the rules'), lobby ``port`` (0 = any) and mDNS ``advertise``.
+    ``sockets``: lobby sockets already listening (:mod:`~p2p_chinchon.net.listen`), taken
+    over instead of binding ``bind:port``."""
 
     rules: Any = None
     seats: int = 2
@@ -74,6 +76,7 @@ class HostConfig(SeatConfig):
     # async (request, source_ip) -> bool: the host's person approves each joiner (name and
     # fingerprint) before it is seated; None seats the first comers (--open: bots, demos, tests)
     approve: Callable[[Any, str], Any] | None = None
+    sockets: list | None = None
 
 
 @dataclass
@@ -107,7 +110,10 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
     :class:`~p2p_chinchon.view.Leave` from ``events.wait_leave`` before the table is full
     closes it at once (mDNS goodbye) and returns a "left" result."""
     c, events = config, events or nd.Events()
-    listeners = await trio.open_tcp_listeners(c.port, host=c.bind)
+    if c.sockets:
+        listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(s)) for s in c.sockets]
+    else:
+        listeners = await trio.open_tcp_listeners(c.port, host=c.bind)
     lobby_port = listeners[0].socket.getsockname()[1]
     table = tbl.Table.create(
         c.identity, c.rng, name=c.name, rules=c.rules, max_seats=c.seats,
