@@ -408,14 +408,17 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{args.transcript}: {res.errors[0]}")
         frames, source = res.frames, str(args.transcript)
     else:
+        source = ("self-play" if args.in_process else "4 processes") + f", seed {args.seed}"
         if args.keep:
             args.keep.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(prefix="bench-audit-", dir=args.keep))
-        frames = record(args, folder)
-        source = ("self-play" if args.in_process else "4 processes") + f", seed {args.seed}"
-        path = folder / "recorded.chn"
-        path.write_bytes(b"".join(frames))
-        source += f", saved as {path}"
+            folder = Path(tempfile.mkdtemp(prefix="bench-audit-", dir=args.keep))
+            frames = record(args, folder)
+            path = folder / "recorded.chn"
+            path.write_bytes(b"".join(frames))
+            source += f", saved as {path}"
+        else:  # the recording is scratch: every run used to leave ~1.6 MB in the temp folder
+            with tempfile.TemporaryDirectory(prefix="bench-audit-") as scratch:
+                frames = record(args, Path(scratch))
 
     spent: dict[str, float] = defaultdict(float)
     calls: dict[str, int] = defaultdict(int)

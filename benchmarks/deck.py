@@ -36,7 +36,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import rbcl  # noqa: E402
+import rbcl  # noqa: E402  (its own wrappers: the primitive costs as the floor counts them)
+
+from p2p_chinchon.deck import sodium  # noqa: E402
+
+sodium.remove_extracted_library()  # the file this import of rbcl wrote
 
 from p2p_chinchon.deck import (  # noqa: E402
     GROUP,

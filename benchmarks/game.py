@@ -261,9 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix="game-", dir=args.keep))
-    else:
-        folder = Path(tempfile.mkdtemp(prefix="p2p-chinchon-bench-game-"))
-    g = play_game(args.seats, args.k, args.seed, folder, args.rules, args.timeout)
+        g = play_game(args.seats, args.k, args.seed, folder, args.rules, args.timeout)
+    else:  # scratch: every run used to leave its transcripts and logs in the temp folder
+        with tempfile.TemporaryDirectory(prefix="p2p-chinchon-bench-game-") as scratch:
+            g = play_game(args.seats, args.k, args.seed, Path(scratch), args.rules, args.timeout)
+        g["transcript"] = None
     cost = _floor.measure_costs()
     hands = max(1, g["hands"])
     lat = g["draw_to_card_s"]
@@ -341,7 +343,8 @@ def main(argv: list[str] | None = None) -> int:
               f"draw->card / open-card {vs['draw_to_card_median_over_open_card']}x; CPU per peer "
               f"per hand / floor {vs['cpu_per_peer_per_hand_over_floor_s']}x "
               f"(/ deck CPU {vs['cpu_per_peer_per_hand_over_deck_cpu']}x)")
-    print(f"  transcript: {res['transcript']}")
+    if res["transcript"]:
+        print(f"  transcript: {res['transcript']}")
     return 0
 
 

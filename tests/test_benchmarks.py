@@ -4,6 +4,7 @@ checks the scripts, not the speed; performance is never asserted in tests)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,10 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bench(tmp_path: Path, *args: str) -> dict:
-    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin"}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir(exist_ok=True)
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "PATH": "/usr/bin:/bin",
+           "TMPDIR": str(scratch), "P2P_CHINCHON_SODIUM_CACHE": os.environ.get("P2P_CHINCHON_SODIUM_CACHE", "")}
     out = subprocess.run([sys.executable, "-m", "p2p_chinchon", "bench", *args, "--json"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert not list(scratch.iterdir()), "the benchmark left files in the temporary folder"
     return json.loads(out.stdout[out.stdout.index("{"):])
 
 

@@ -223,7 +223,7 @@ def test_only_rbcls_own_temporary_copy_is_ever_removed(tmp_path, monkeypatch):
     elsewhere = tmp_path / "tmpsodium.so"  # in a folder below the temporary one, not in it
     elsewhere.write_bytes(b"\x7fELF")
     monkeypatch.setattr(sys.modules["rbcl._sodium"], "lib_path", str(elsewhere), raising=False)
-    sodium._remove_extracted_library()
+    sodium.remove_extracted_library()
     assert elsewhere.exists()
 
 

@@ -89,10 +89,12 @@ def _keep_copy(copy: Path, data: bytes) -> None:
         pass  # no copy: the next process goes through rbcl again
 
 
-def _remove_extracted_library() -> None:
-    """rbcl writes its bundled libsodium to a new temporary file at every import and leaves it
-    there (2.8 MB in the temporary folder per process started). Once loaded, the library no
-    longer needs its file on POSIX systems; Windows keeps a loaded file locked (left as is)."""
+def remove_extracted_library() -> None:
+    """Remove the file ``import rbcl`` left: rbcl writes its bundled libsodium to a new
+    temporary file at every import and leaves it there (2.8 MB in the temporary folder per
+    process started). Once loaded, the library no longer needs its file on POSIX systems;
+    Windows keeps a loaded file locked (left as is). :func:`load` calls it whichever way it
+    loads, so an ``import rbcl`` before the deck's leaves nothing either."""
     path = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
     # only rbcl's own temporary copy: never a library that lives anywhere else
     if (isinstance(path, str) and os.name == "posix" and path.endswith(".so")
@@ -110,7 +112,7 @@ def _through_rbcl(copy: Path | None) -> Any:
     module = sys.modules["rbcl._sodium"]
     if copy is not None and isinstance(getattr(module, "sodium_bs", None), bytes):
         _keep_copy(copy, module.sodium_bs)
-    _remove_extracted_library()
+    remove_extracted_library()
     return module._sodium
 
 
@@ -125,6 +127,8 @@ def load() -> Any:
             lib = None  # a damaged copy: rbcl again, which writes a new one
     if lib is None:
         lib = _through_rbcl(copy)
+    else:
+        remove_extracted_library()  # rbcl's own file, if something imported rbcl before us
     if lib.sodium_init() < 0:
         raise RuntimeError("libsodium could not initialise")
     return lib
