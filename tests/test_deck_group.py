@@ -258,3 +258,22 @@ def test_a_copy_that_is_not_private_or_not_a_library_is_not_loaded(tmp_path, dam
         copy.chmod(0o500)
     point, through_rbcl, _ = _load_in_a_process(str(cache))
     assert through_rbcl and point == RISTRETTO255.hash_to_point(b"probe").hex()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the copy is kept on POSIX systems only")
+def test_old_copies_of_other_installs_are_pruned(tmp_path):
+    """Each install names its copy after its own rbcl file, so every new venv made another
+    2.8 MB copy: a new copy keeps only the newest ``KEPT_COPIES``."""
+    from p2p_chinchon.deck import sodium
+
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    for i in range(5):  # copies left by five older installs, oldest first
+        old = cache / f"libsodium-rbcl-{i}-0.so"
+        old.write_bytes(b"old")
+        os.utime(old, (1000 + i, 1000 + i))
+    _load_in_a_process(str(cache))
+    left = sorted(p.name for p in cache.iterdir())
+    assert len(left) == sodium.KEPT_COPIES
+    assert "libsodium-rbcl-4-0.so" in left and "libsodium-rbcl-3-0.so" in left
+    assert not any(n.startswith("libsodium-rbcl-0-") for n in left)

@@ -191,3 +191,77 @@ async def test_line_mode_prints_the_seats_as_the_table_fills() -> None:
     assert text.count("Seats 2 of 3 taken · waiting for 1 more.") == 1
     assert text.count("(free seat)") == 1 and "Every seat is taken" in text
     assert all(s.fingerprint in text for s in three.seats)
+
+
+def test_the_host_key_cannot_take_a_second_seat() -> None:
+    """A joiner with the host's own identity key (the same config folder on one computer)
+    is refused by name; it used to be handed seat 0, the host's, and the lobby hung at 1/2."""
+    host_id = Identity.generate()
+    table = host_table(2, host_id)
+    with pytest.raises(tbl.IntentError, match="host's own identity key"):
+        table.seat_host("Beto", host_id.public_bytes, "127.0.0.1:2")
+    assert len(table.pending_players) == 1
+
+
+async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refused() -> None:
+    """Over loopback TLS: while the host's person is asked, the joiner has said so (never a
+    silent wait); a joiner holding the host's key gets the host's refusal, not a seat, and the
+    host's person is not asked about it."""
+    host_id, beto = Identity.generate(), Identity.generate()
+    table = host_table(3, host_id)
+    asked, answer = trio.Event(), trio.Event()
+    said: list[str] = []
+    who: list[str] = []
+
+    async def approve(request: lob.JoinRequest, ip: str) -> bool:
+        who.append(request.name)
+        asked.set()
+        await answer.wait()
+        return True
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+            port = listeners[0].socket.getsockname()[1]
+            nursery.start_soon(lambda: nd.host_lobby(table, listeners, seats=3, approve=approve))
+            with pytest.raises(lob.LobbyError, match="host's own identity key"):
+                await nd.join_lobby(host_id, "127.0.0.1", port, name="Twin", listen_port=4001,
+                                    expect_fingerprint=host_id.fingerprint)
+            # the real joiner waits, and says for whom, until the host answers; it then holds
+            # its seat until a third player comes (cancelled below)
+            nursery.start_soon(lambda: nd.join_lobby(
+                beto, "127.0.0.1", port, name="Beto", listen_port=4002,
+                expect_fingerprint=host_id.fingerprint, on_waiting=said.append))
+            await asked.wait()
+            assert said and "waiting for the host to let you sit down" in said[-1]
+            assert [p.name for p in table.pending_players] == ["Ana"] and who == ["Beto"]
+            answer.set()
+            while len(table.pending_players) < 2:
+                await trio.sleep(0.01)
+            assert [p.name for p in table.pending_players] == ["Ana", "Beto"]
+            nursery.cancel_scope.cancel()
+
+
+async def test_each_seating_is_counted_at_its_own_moment() -> None:
+    """Three joiners at once: the host's log said "Diego sat down (4/4)" and then "Carla sat
+    down (4/4)" (the count read after an await, when the next had sat too); each is now
+    counted when it sits: 2, 3 and 4 of 4."""
+    host_id = Identity.generate()
+    table = host_table(4, host_id)
+    counts: list[int] = []
+
+    def on_seated(t: tbl.Table, seat: int | None, name: str) -> None:
+        counts.append(len(t.pending_players))
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+            port = listeners[0].socket.getsockname()[1]
+            nursery.start_soon(lambda: nd.host_lobby(table, listeners, seats=4, on_seated=on_seated))
+            async with trio.open_nursery() as joiners:
+                for i, name in enumerate(("Bruno", "Carla", "Diego")):
+                    joiners.start_soon(lambda n=name, i=i: nd.join_lobby(
+                        Identity.generate(), "127.0.0.1", port, name=n, listen_port=4100 + i,
+                        expect_fingerprint=host_id.fingerprint))
+            nursery.cancel_scope.cancel()
+    assert sorted(counts) == [2, 3, 4]

@@ -45,21 +45,37 @@ def test_status_text_speaks_the_screens_language():
 
     class Screen:  # the bridge of a full-screen UI
         said: list[str] = []
+        kept: list[str] = []
 
         def set_status(self, text: str) -> None:
             self.said.append(text)
 
-    async def run() -> list[str]:
+        def notify(self, text: str) -> None:
+            self.kept.append(text)
+
+    async def run() -> tuple[list[str], list[str]]:
         glue = SeatGlue(Screen(), bot=False, lang="es")
         events = glue.events()
         events.status(away)
-        events.notice("time is up: the bot plays for you (draw)", "st_bot_draw")
-        return Screen.said
+        events.notice("no table at 127.0.0.1:5 yet: still trying for 3 s")
+        # a move made for the person must stay readable: the next status would replace it
+        events.notice("time is up: the bot plays for you (draw)", "st_bot_draw", lasting=True)
+        events.status(away)
+        return Screen.said, Screen.kept
 
     import trio
 
-    assert trio.run(run) == ["Carla se desconectó: le esperamos (1:56)",
-                             "se acabó el tiempo: el bot juega por ti (robar)"]
+    assert trio.run(run) == (["Carla se desconectó: le esperamos (1:56)",
+                              "no table at 127.0.0.1:5 yet: still trying for 3 s",
+                              "Carla se desconectó: le esperamos (1:56)"],
+                             ["se acabó el tiempo: el bot juega por ti (robar)"])
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.screen import TableScreen
+
+    screen = TableScreen(Translator("en"))
+    screen.noticed("time is up: the bot plays for you (draw)")
+    screen.set_status("waiting for Carla to draw (0:59)")
+    assert "the bot plays for you" in screen.message
 
 
 def test_status_text_while_a_seat_gone_for_good_is_removed():
@@ -75,7 +91,8 @@ def test_status_text_while_a_seat_gone_for_good_is_removed():
 async def test_turn_clock_plays_the_bots_move_for_a_silent_person(tmp_path):
     """Seat 1 is a "person" who never answers: when its turn clock (turn_time) runs out its own
     node plays the bot's move, says so, and the game finishes; nobody is blamed."""
-    rules = make_rules("classic", {"limit": 5, "reentries": 0, "turn_time": 1})
+    # showdown_time 0: the clock of a first move after a showdown starts at once (see below)
+    rules = make_rules("classic", {"limit": 5, "reentries": 0, "turn_time": 1, "showdown_time": 0})
     notices: list[str] = []
     statuses: list[NodeStatus] = []
     person = lambda view, need: Agree() if need == "agree" else None  # noqa: E731 - then silent
@@ -179,3 +196,32 @@ def test_a_stalled_seat_with_envelopes_buffered_ahead_asks_its_peers_once():
         assert len(node._mesh.sent) == 2  # once per chain length
 
     trio.run(main)
+
+
+def test_a_decision_clock_starts_when_the_showdown_is_put_away():
+    """The turn clock of a person's first move after a hand was scored starts once the
+    showdown the screen holds (``showdown_time``) is over: it used to run under the held
+    showdown, so a person reading the scores lost half the move clock, or the whole of it
+    and the bot moved for them. The others' clock for that seat counts from the same moment."""
+    from p2p_chinchon.net.node import Node
+    from test_attacks import Net
+
+    net = Net(3, seed=2)
+    assert net.run(net.expects("draw"))
+    step = net.tables[0].expected()
+    mine, theirs = Node(net.tables[step.seat]), Node(net.tables[(step.seat + 1) % 3])
+    rules = net.tables[0].rules
+    turn, shown = rules.turn_time, rules.showdown_time
+    assert turn > 0 and shown > 0
+    now = 1000.0
+    for node in (mine, theirs):
+        node._step_since = now
+    theirs._heard = {step.seat: now}  # connected: not an absence
+    assert mine._deadline(step, now).left == turn  # no hand scored yet: the clock as it was
+    for node in (mine, theirs):
+        node._scored = (1, now - 5)  # a hand was scored 5 s ago: its showdown is on screen
+    assert mine._deadline(step, now).left == shown - 5 + turn
+    assert theirs._deadline(step, now).left == shown - 5 + turn + theirs.timeouts.protocol
+    for node in (mine, theirs):
+        node._scored = (1, now - shown - 10)  # long put away: the clock runs from the step
+    assert mine._deadline(step, now).left == turn

@@ -406,8 +406,13 @@ class SeatGlue:
                 elif glue.printer is not None and text:
                     print(f"[{text}]", file=sys.stderr, flush=True)
 
-            def notice(self, text: str, key: str = "", fields: dict | None = None) -> None:
-                glue.status(glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text)
+            def notice(self, text: str, key: str = "", fields: dict | None = None,
+                       lasting: bool = False) -> None:
+                said = glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text
+                if lasting and glue.bridge is not None:
+                    glue.bridge.notify(said)
+                else:
+                    glue.status(said)
 
             def reject(self, reason: str) -> None:
                 if glue.bridge is not None:

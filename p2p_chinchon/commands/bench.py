@@ -164,6 +164,8 @@ def bench_bots(argv: list[str]) -> int:
         print(f"bot tournament: {a.games} games per level, {SEATS} seats ({a.rules}), one bot "
               f"against three easy bots, seed set {a.seed!r}; {hands} hands in {seconds:.0f} s")
         for lv in levels:
+            if not pens[lv]:
+                continue  # a level that did not play (not in --levels)
             wr = out["win_rate"].get(lv)
             print(f"  {lv:7} win rate {'-' if wr is None else f'{wr:.3f}':>6}   penalty/hand "
                   f"{out['mean_penalty_per_hand'][lv]}   decide median {out['decide_ms_median'][lv]} ms")

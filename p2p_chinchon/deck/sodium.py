@@ -85,8 +85,22 @@ def _keep_copy(copy: Path, data: bytes) -> None:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        _prune(copy.parent)
     except OSError:
         pass  # no copy: the next process goes through rbcl again
+
+
+KEPT_COPIES = 3  # one per rbcl install in use (each venv's is named after its own file)
+
+
+def _prune(folder: Path) -> None:
+    """Keep the ``KEPT_COPIES`` newest copies: every new install made another, never removed."""
+    try:
+        copies = sorted(folder.glob("libsodium-rbcl-*.so"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in copies[KEPT_COPIES:]:
+            old.unlink()  # a process that loaded it keeps its mapping (POSIX)
+    except OSError:
+        pass  # another process pruned first
 
 
 def remove_extracted_library() -> None:

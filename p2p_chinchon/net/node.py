@@ -105,10 +105,13 @@ class Events:
     def reject(self, reason: str) -> None:
         """The table refused this seat's last intent; ``reason`` is one sentence."""
 
-    def notice(self, text: str, key: str = "", fields: dict[str, Any] | None = None) -> None:
+    def notice(self, text: str, key: str = "", fields: dict[str, Any] | None = None,
+               lasting: bool = False) -> None:
         """A one-line message outside any view (e.g. "time is up: the bot plays for you
         (draw)"): ``text`` in English; ``key`` and ``fields``, when given, the same message in
-        :mod:`p2p_chinchon.ui.i18n`'s catalogues, for a UI in another language."""
+        :mod:`p2p_chinchon.ui.i18n`'s catalogues, for a UI in another language. ``lasting``:
+        the person must be able to read it after the fact (a move made for them), so a UI
+        keeps it where the next status line does not replace it."""
 
     async def wait_leave(self) -> None:
         """Return when the player asks to leave before the game begins (lobby); never, by
@@ -295,6 +298,7 @@ class Node:
         self._back_at: dict[int, float] = {}
         self._step_key: Any = None
         self._step_since = 0.0
+        self._scored = (0, None)  # (hands scored, when this node saw the last one scored)
         self._status_text = ""
         self._gap_asked = -1  # the chain length we last asked every peer to fill a gap from
         self.status = NodeStatus()
@@ -685,8 +689,12 @@ class Node:
         removal = self._removal_wait(step, now, rejoin)
         if removal is not None:
             return removal
+        # a decision's clock starts once the showdown a person's screen holds is put away
+        since = self._step_since
+        if decision and self._scored[1] is not None:
+            since = max(since, self._scored[1] + _rule(t.rules, "showdown_time", 30))
         if step.seat == t.me:
-            left = self._step_since + turn - now if decision and turn > 0 else None
+            left = since + turn - now if decision and turn > 0 else None
             return Wait(step.seat, name, step.kind, left, mine=True)
         away = self._away_since.get(step.seat)
         if away is not None or step.seat not in self._heard:
@@ -699,7 +707,7 @@ class Node:
             limit = to.decision if to.decision is not None else (turn + to.protocol if turn > 0 else None)
         else:
             limit = to.protocol
-        return Wait(step.seat, name, step.kind, None if limit is None else self._step_since + limit - now)
+        return Wait(step.seat, name, step.kind, None if limit is None else since + limit - now)
 
     def _removal_wait(self, step: tbl.Step, now: float, rejoin: float) -> Wait | None:
         """The wait while a seat gone for good is being removed (docs/protocol.md "Removal"),
@@ -745,6 +753,8 @@ class Node:
         key = (len(self.table.frames), step)
         if key != self._step_key:
             self._step_key, self._step_since = key, now
+        if len(self.table.score_history) != self._scored[0]:
+            self._scored = (len(self.table.score_history), now)
         wait = self._deadline(step, now) if step is not None else None
         await self._fill_gap(now)
         seats = tuple(
@@ -768,7 +778,7 @@ class Node:
                 need = self.table.needs_decision()
                 if need is not None and self.table.expected() == step:
                     key = f"st_bot_{need}"
-                    self.events.notice(_english(key), key)
+                    self.events.notice(_english(key), key, lasting=True)
                     await self._act(self._bot_intent(need))
             await self._decide()
             return
@@ -916,6 +926,11 @@ async def host_lobby(
             answer = await link.receive()
         if answer != b"sit" or full.is_set():
             return
+        try:
+            table.check_joiner_key(req.public_key)  # refused before the host's person is asked
+        except tbl.IntentError as exc:
+            await link.send(msgpack.packb({"error": str(exc)}))
+            return
         if approve is not None and not await approve(req, peer_ip):
             await link.send(msgpack.packb({"error": "the host did not let you sit down"}))
             return
@@ -928,12 +943,12 @@ async def host_lobby(
             await link.send(msgpack.packb({"error": str(exc)}))
             return
         name = table.pending_players[seat].name
+        if on_seated is not None:  # before any await: the count it shows is this seating's
+            on_seated(table, seat, name)
         await link.send(msgpack.packb({"seat": seat}))
         if len(table.pending_players) >= seats:
             full.set()
         seats_changed()
-        if on_seated is not None:
-            on_seated(table, seat, name)
         left = False
         sending = trio.Lock()  # held while a lobby update is sent: the seating never cancels one
 
@@ -1035,6 +1050,9 @@ async def join_lobby(
         if check_offer is not None:
             check_offer(offer, host_key)  # raises: we leave without taking a seat
         await link.send(b"sit")
+        if on_waiting is not None:  # never a silent wait: the host's person may be asked first
+            on_waiting("waiting for the host to let you sit down (the host is asked on their "
+                       "screen, without a time limit; q leaves)")
         await lob.read_answer(link, "seat", int, closed="the host closed the lobby", on_lobby=on_lobby)
         with trio.fail_after(timeout):
             seating = await lob.read_answer(link, "seating", bytes, on_lobby=on_lobby,

@@ -191,6 +191,11 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         weak = weak_proofs(t.rules, t.proof_rounds, c.min_proof_rounds)
         if weak is not None:  # the same error the table gives for its own bar
             raise tbl.ProtocolViolation(0, "weak_proofs", weak, 0)
+        if t.offer_key == c.identity.public_bytes:
+            raise tbl.IntentError(
+                "this table is hosted with your own identity key: one player cannot take two seats "
+                "(to try two seats on one computer, give the second its own config folder, e.g. "
+                "XDG_CONFIG_HOME=/tmp/seat2 p2p-chinchon join)")
         if t.offer_key != tls_key:
             raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")

@@ -22,6 +22,7 @@ class LobbyPart:
         """Host only: add a joiner (identity already checked by the lobby link). Returns its seat."""
         if self.me != 0 or self.players:
             raise IntentError("only the host may seat players, before the seating is signed")
+        self.check_joiner_key(key)
         if any(p.key == key for p in self._pending):
             return next(i for i, p in enumerate(self._pending) if p.key == key)
         if len(self._pending) >= self.max_seats:
@@ -35,6 +36,12 @@ class LobbyPart:
             unique, n = f"{name} {n}", n + 1
         self._pending.append(Player(unique, key, addr))
         return len(self._pending) - 1
+
+    def check_joiner_key(self, key: bytes) -> None:
+        """Host only: raise IntentError for a joiner holding the host's own identity key (the
+        same config folder on one computer): one player cannot take two seats."""
+        if self._pending and key == self._pending[0].key:
+            raise IntentError("that is the host's own identity key: one player cannot take two seats")
 
     def unseat_host(self, key: bytes) -> None:
         """Host only, before the seating: the joiner with identity ``key`` left the lobby; its

@@ -145,6 +145,10 @@ class TableApp:
         self.screen.rejected(reason)
         self.app.invalidate()
 
+    def noticed(self, text: str) -> None:
+        self.screen.noticed(text)
+        self.app.invalidate()
+
     def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
         self.screen.start_ask(question, answer)
         self.app.invalidate()

@@ -32,6 +32,8 @@ class Frontend(Protocol):
 
     def rejected(self, reason: str) -> None: ...
 
+    def noticed(self, text: str) -> None: ...
+
     def start_ask(self, question: str, answer: Callable[[bool], None]) -> None: ...
 
     def start_picker(self, picker: Any) -> None: ...
@@ -79,6 +81,12 @@ class UiBridge:
         self.status = str(text)
         if self._frontend is not None:
             self._frontend.status_changed(self.status)
+
+    def notify(self, text: str) -> None:
+        """A one-line notice that must stay readable (e.g. "time is up: the bot plays for
+        you"): unlike the status line, the next status does not replace it."""
+        if self._frontend is not None:
+            self._frontend.noticed(str(text))
 
     def reject(self, reason: str) -> None:
         """Tell the person the table refused their last intent (``reason``: one sentence)."""

@@ -314,6 +314,10 @@ class LineFrontend:
             self.say(".. " + text)
         self._status = text
 
+    def noticed(self, text: str) -> None:
+        self.say("!! " + text)
+        self._wake()
+
     def rejected(self, reason: str) -> None:
         self.pending = None
         self.say("!! " + self.tr("refused", reason=reason))

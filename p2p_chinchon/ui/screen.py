@@ -251,6 +251,11 @@ class TableScreen:
         self.pending = None
         self._say(self.tr("refused", reason=reason), "class:error")
 
+    def noticed(self, text: str) -> None:
+        """A notice from the node (the turn clock played for us): kept on the message line
+        until the next key or hand, where a status line would be overwritten at once."""
+        self._say(text, "class:error")
+
     def node_done(self, text: str) -> None:
         """The session ended: the final screen, after the showdown on screen (if any) is read."""
         self.final_text = text

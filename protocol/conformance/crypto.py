@@ -6,10 +6,23 @@ imports p2p_chinchon.
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets as _secrets
 import struct
+import sys
+import tempfile
 
 import rbcl
+
+# rbcl writes its bundled libsodium to a new temporary file at each import and leaves it;
+# once loaded, the file is not needed (POSIX)
+_lib = getattr(sys.modules.get("rbcl._sodium"), "lib_path", None)
+if (isinstance(_lib, str) and os.name == "posix" and os.path.basename(_lib).startswith("tmp")
+        and os.path.dirname(os.path.abspath(_lib)) == os.path.abspath(tempfile.gettempdir())):
+    try:
+        os.unlink(_lib)
+    except OSError:
+        pass
 
 L = 2**252 + 27742317777372353535851937790883648493
 O = bytes(32)

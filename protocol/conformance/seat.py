@@ -128,9 +128,9 @@ class Seat:
     # -- the game --------------------------------------------------------------------------
     async def run(self) -> int:
         a = self.args
-        work = tempfile.mkdtemp(prefix="conform-seat-")
-        server = await asyncio.start_server(self.on_accept, "127.0.0.1", 0,
-                                            ssl=links.server_context(self.sk, work))
+        with tempfile.TemporaryDirectory(prefix="conform-seat-") as work:
+            ctx = links.server_context(self.sk, work)  # the key files are read here, then go
+        server = await asyncio.start_server(self.on_accept, "127.0.0.1", 0, ssl=ctx)
         port = server.sockets[0].getsockname()[1]
         host, hport = a.connect.rsplit(":", 1)
         offer, seating, seat = await links.join(host, int(hport), self.sk, a.name, f"127.0.0.1:{port}", log)
