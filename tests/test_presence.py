@@ -225,3 +225,25 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     for node in (mine, theirs):
         node._scored = (1, now - shown - 10)  # long put away: the clock runs from the step
     assert mine._deadline(step, now).left == turn
+
+
+def test_the_others_see_the_movers_own_clock_not_their_grace():
+    """Another seat's move shows the time until that seat's own turn clock plays for it (what
+    happens next), not this node's later limit (turn clock plus the protocol's grace): a
+    screen said 1:33 while the mover's own screen said 0:03."""
+    from p2p_chinchon.net.node import Node
+    from test_attacks import Net
+
+    net = Net(3, seed=2)
+    assert net.run(net.expects("draw"))
+    step = net.tables[0].expected()
+    theirs = Node(net.tables[(step.seat + 1) % 3])
+    turn = net.tables[0].rules.turn_time
+    now = 1000.0
+    theirs._step_since, theirs._heard = now - turn + 3, {step.seat: now}
+    w = theirs._deadline(step, now)
+    assert w.shown == 3 and w.left == 3 + theirs.timeouts.protocol
+    assert NodeStatus((), w).text().endswith("(0:03)")
+    theirs._step_since = now - turn - 10  # its clock ran out: the grace is what is left
+    w = theirs._deadline(step, now)
+    assert w.shown is None and NodeStatus((), w).text().endswith(f"({clock(w.left)})")

@@ -401,6 +401,11 @@ class SeatGlue:
                     if status.key() == glue._said:
                         return
                     glue._said = status.key()
+                    w = status.wait
+                    if glue.bot and glue.bridge is None and not (
+                            (w is not None and (w.absent or w.removing))
+                            or any(not p.connected or p.back for p in status.seats)):
+                        return  # a bot's console: its log has every turn; only absences are news
                 if glue.bridge is not None:
                     glue.bridge.set_status(text)
                 elif glue.printer is not None and text:

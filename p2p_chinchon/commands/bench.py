@@ -114,7 +114,7 @@ def bench_bots(argv: list[str]) -> int:
     import statistics
     import time
 
-    p = argparse.ArgumentParser(prog="p2p-chinchon bench bots", description=bench_bots.__doc__)
+    p = argparse.ArgumentParser(prog="p2p-chinchon bench bots", description=(bench_bots.__doc__ or "").replace("``", ""))
     p.add_argument("--games", type=int, default=400, metavar="N", help="games per level (default 400)")
     p.add_argument("--rules", default="classic", metavar="PRESET", help="rule preset (default classic)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1)")

@@ -73,7 +73,12 @@ def run(args: argparse.Namespace) -> int:
     if C.check_transcript_path(args.transcript or C.default_transcript("seat0"), "join"):
         return C.resume(args, args.transcript, human, "join")  # the same command again: back to that game
 
-    async def find() -> tuple[str, int, str] | None:
+    def to_stderr(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    async def find(say: Any = to_stderr) -> tuple[str, int, str] | None:
+        """The table to join, browsed on the LAN; ``say`` takes each progress line (a
+        full-screen UI's status line: a print would land over its layout)."""
         from p2p_chinchon.net import discovery
 
         deadline = time.monotonic() + max(args.wait, 0.0)
@@ -85,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             left = deadline - time.monotonic()
             if tables or left <= 0:
                 break
-            print(f"no table found on the LAN{named} yet: still looking for {int(left + 0.5)} s", file=sys.stderr)
+            say(f"no table found on the LAN{named} yet: still looking for {int(left + 0.5)} s")
         if not tables:
             print(f"no table found on the LAN{named}", file=sys.stderr)
             return None
@@ -97,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
                   + "pick one with --connect HOST:PORT", file=sys.stderr)
             return None
         t = tables[0]
-        print(f"joining '{t.name}' at {t.host}:{t.port} (host {t.fingerprint})", file=sys.stderr)
+        say(f"joining '{t.name}' at {t.host}:{t.port} (host {t.fingerprint})")
         return t.host, t.port, t.fingerprint
 
     async def pick(bridge: Any) -> tuple[str, int, str] | None:
@@ -123,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
         if args.connect:
             host, port = parse_addr(args.connect)
         else:
-            found = await find() if bridge is None or (args.table and not await _two_named(args)) else await pick(bridge)
+            say = bridge.set_status if bridge is not None else to_stderr
+            found = await find(say) if bridge is None or (args.table and not await _two_named(args)) else await pick(bridge)
             if found is None:
                 return None
             host, port, fp = found

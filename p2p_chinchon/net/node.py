@@ -145,7 +145,9 @@ class Presence:
 class Wait:
     """Who this node waits for, for what (a step kind: "draw", "shuffle", ...), and how long
     is left (``left``, seconds; None = no limit). ``mine``: this seat's own decision (the turn
-    clock); ``absent``: the awaited seat is disconnected and the limit is its ``rejoin_wait``."""
+    clock); ``absent``: the awaited seat is disconnected and the limit is its ``rejoin_wait``.
+    ``shown``: the countdown a screen shows when it differs from ``left`` (another seat's move:
+    until its own turn clock plays for it, not this node's later limit)."""
 
     seat: int
     name: str
@@ -155,6 +157,7 @@ class Wait:
     absent: bool = False
     connecting: bool = False  # absent, but never heard from yet (the mesh is forming)
     removing: str = ""  # the name of the seat gone for good whose removal ``seat`` must sign
+    shown: float | None = None
 
 
 @cache
@@ -198,7 +201,8 @@ class NodeStatus:
         parts = []
         w = self.wait
         if w is not None:
-            left = f" ({clock(w.left)})" if w.left is not None else ""
+            n = w.shown if w.shown is not None else w.left
+            left = f" ({clock(n)})" if n is not None else ""
             what = w.what.replace("_", " ")
             if w.removing:
                 key = "st_removing_mine" if w.mine else "st_removing"
@@ -707,7 +711,10 @@ class Node:
             limit = to.decision if to.decision is not None else (turn + to.protocol if turn > 0 else None)
         else:
             limit = to.protocol
-        return Wait(step.seat, name, step.kind, None if limit is None else since + limit - now)
+        # the seat's own clock plays for it after ``turn``; our limit adds the protocol's grace
+        own = since + turn - now if decision and turn > 0 and to.decision is None else None
+        return Wait(step.seat, name, step.kind, None if limit is None else since + limit - now,
+                    shown=own if own is not None and own > 0 else None)
 
     def _removal_wait(self, step: tbl.Step, now: float, rejoin: float) -> Wait | None:
         """The wait while a seat gone for good is being removed (docs/protocol.md "Removal"),
