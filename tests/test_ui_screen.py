@@ -507,3 +507,16 @@ def test_showdown_says_onto_whose_meld_a_card_was_laid_off():
     s.key("x")
     line = next(l for l in s.render_text().splitlines() if l.startswith("Ben "))
     assert "laid off 4♥→Carla J♦ deadwood K♦ 7♣" in line, line
+
+
+def test_a_draw_from_the_stock_that_reshuffled_the_pile_says_drew():
+    """Ben's turn begins with 9 cards on the pile; he draws the last card of the stock, the
+    pile is reshuffled into a new stock (one card left on it), and he throws the 2♦: the pile
+    is smaller than when his turn began, which used to read as a take ("took 4♣", a discard he
+    had taken hands ago). His turn's own log event says what he did."""
+    s, _, _ = make(discard_view())
+    old = draw_view().events
+    s.set_view(waiting_view(discard_size=9, log_total=2))  # Ben to play
+    log = old + (ev("draw_stock", 1), ev("reshuffle", numbers=(8,)), ev("discard", 1, cards=["2♦"]))
+    s.set_view(discard_view(discard_size=2, discard_top=Card(2, 0), events=log, log_total=5))
+    assert "drew, threw 2♦" in next(l for l in lines_of(s).splitlines() if "Ben" in l)
