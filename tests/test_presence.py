@@ -247,3 +247,22 @@ def test_the_others_see_the_movers_own_clock_not_their_grace():
     theirs._step_since = now - turn - 10  # its clock ran out: the grace is what is left
     w = theirs._deadline(step, now)
     assert w.shown is None and NodeStatus((), w).text().endswith(f"({clock(w.left)})")
+
+
+def test_a_bot_console_prints_stalls_and_absences_not_every_move(capsys):
+    """``--no-ui``: the seat's log already prints every move; its status lines ("waiting for
+    Bruno to draw", "your turn to draw") were 1,351 lines of one game. Absences and stalled
+    protocol steps are still news."""
+    from p2p_chinchon.commands._common import SeatGlue
+
+    glue = SeatGlue(None, bot=True, printer=print, live=False)
+    events = glue.events()
+    here = (Presence(1, "Bruno", True), Presence(2, "Carla", True))
+    events.status(NodeStatus(here, Wait(1, "Bruno", "draw", 150.0)))
+    events.status(NodeStatus(here, Wait(0, "Ana", "discard", 60.0, mine=True)))
+    assert capsys.readouterr().err == ""
+    away = (Presence(1, "Bruno", True), Presence(2, "Carla", False, away=4.0))
+    events.status(NodeStatus(away, Wait(2, "Carla", "draw", 116.0, absent=True)))
+    events.status(NodeStatus(here, Wait(2, "Carla", "deal_shares", 80.0)))
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "Carla" in err[0] and "deal shares" in err[1]

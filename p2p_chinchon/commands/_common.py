@@ -401,11 +401,13 @@ class SeatGlue:
                     if status.key() == glue._said:
                         return
                     glue._said = status.key()
+                    from p2p_chinchon.net.node import DECISIONS  # loaded: the node sent this
+
                     w = status.wait
-                    if glue.bot and glue.bridge is None and not (
-                            (w is not None and (w.absent or w.removing))
-                            or any(not p.connected or p.back for p in status.seats)):
-                        return  # a bot's console: its log has every turn; only absences are news
+                    if (glue.bot and glue.bridge is None and w is not None and w.what in DECISIONS
+                            and not (w.absent or w.removing)
+                            and all(p.connected and not p.back for p in status.seats)):
+                        return  # a bot's console: its log has every move; stalls and absences are news
                 if glue.bridge is not None:
                     glue.bridge.set_status(text)
                 elif glue.printer is not None and text:
