@@ -520,3 +520,25 @@ def test_a_draw_from_the_stock_that_reshuffled_the_pile_says_drew():
     log = old + (ev("draw_stock", 1), ev("reshuffle", numbers=(8,)), ev("discard", 1, cards=["2♦"]))
     s.set_view(discard_view(discard_size=2, discard_top=Card(2, 0), events=log, log_total=5))
     assert "drew, threw 2♦" in next(l for l in lines_of(s).splitlines() if "Ben" in l)
+
+
+def test_rules_cut_at_80x24_scroll_so_every_rule_can_be_read_before_agreeing():
+    """At 80x24 the lobby's rules list was cut with "…" and nothing could show the rest, yet
+    the screen asked to agree to them: ↓ and ↑ scroll the cut block, every rule is reachable."""
+    from p2p_chinchon.ui.lobby import rules_in_words
+
+    s, sent, _ = make(lobby())
+    every = rules_in_words(lobby().rules, Translator("en"))
+    rows = 16  # short enough that the rules do not fit
+    seen = set()
+    first = s.render_text(80, rows)
+    assert "↓ more" in first and "Press a to agree" in first
+    for _ in range(len(every) + 5):
+        text = s.render_text(80, rows)
+        seen |= {r for r in every if r[:60] in text.replace("\n", " ")}
+        press(s, "down")
+    assert "↑ back" in s.render_text(80, rows)
+    assert seen == set(every)  # the last rule (rejoin wait) included
+    press(s, *["up"] * (len(every) + 5))
+    assert s.render_text(80, rows) == first
+    assert sent == []  # scrolling agrees to nothing

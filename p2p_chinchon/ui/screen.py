@@ -96,6 +96,8 @@ class TableScreen:
         self.status = ""
         self.message = ""
         self.message_style = ""
+        self.scroll = 0  # lines the lobby's cut block is scrolled down (↑ ↓)
+        self._scroll_max = 0
         self.mode = NORMAL
         self.order: list[Any] | None = None  # custom order after < or >; None = melds grouped
         self.picked: Any = None  # the picked card (identity, not index)
@@ -458,6 +460,10 @@ class TableScreen:
             return
         if k == "escape":
             self.message = ""
+            return
+        if view.phase == V.LOBBY and k in ("up", "down"):
+            step = 1 if k == "down" else -1
+            self.scroll = max(0, min(self.scroll + step, self._scroll_max))
             return
         if view.phase == V.LOBBY:
             if k == "a":
@@ -1109,13 +1115,24 @@ class TableScreen:
                 alloc[i] = min(len(lines), budget)
                 budget -= alloc[i]
         body: list[Line] = []
+        scrolled = False  # the first cut block scrolls (the lobby: rules a person must read)
         for (lines, _, flex), n in zip(blocks, alloc):
             if n <= 0:
                 continue
             chosen = lines[-n:] if flex else lines[:n]
             if not flex and n < len(lines):
-                chosen = chosen[:-1] + [[("class:dim", "…")]]
+                if not scrolled and n >= 2 and self.view is not None and self.view.phase == V.LOBBY:
+                    scrolled = True
+                    self._scroll_max = len(lines) - (n - 1)
+                    start = max(0, min(self.scroll, self._scroll_max))
+                    below = start + n - 1 < len(lines)
+                    chosen = lines[start:start + n - 1] + [
+                        [("class:dim", self.tr("more_below" if below else "more_above"))]]
+                else:
+                    chosen = chosen[:-1] + [[("class:dim", "…")]]
             body += [truncate(l, cols) for l in chosen]
+        if not scrolled:
+            self._scroll_max = 0
         body += [[] for _ in range(rows - 3 - len(body))]
         return [head] + body + foot
 
