@@ -267,12 +267,13 @@ def test_playing_screen_shows_everything_at_80x24():
         line = next(l for l in text.splitlines() if name in l)
         assert f"total {total}" in line
     assert "▶ Ana" in text  # whose turn
-    s.set_view(waiting_view(discard_size=4, discard_top=Card(3, 0)))  # Ben to play
-    s.set_view(discard_view(discard_size=4, last_from_discard={1: Card(4, 3)}))  # he took 4♣
+    s.set_view(waiting_view(discard_size=4, discard_top=Card(3, 0), events=(), log_total=0))  # Ben to play
+    s.set_view(discard_view(discard_size=4, last_from_discard={1: Card(4, 3)}))  # he took 4♣ (its log)
     t2 = lines_of(s)
     assert "took 4♣, threw K♠" in next(l for l in t2.splitlines() if "Ben" in l)
     s.set_view(waiting_view(discard_size=5, hand_no=1))
-    s.set_view(discard_view(discard_size=6, hand_no=1, discard_top=Card(2, 0)))
+    log = draw_view().events + (ev("draw_stock", 1), ev("discard", 1, cards=["2♦"]))
+    s.set_view(discard_view(discard_size=6, hand_no=1, discard_top=Card(2, 0), events=log, log_total=4))
     assert "drew, threw 2♦" in next(l for l in lines_of(s).splitlines() if "Ben" in l)
     assert "dealer" in next(l for l in text.splitlines() if "Carla" in l)
     assert "You may close (c): K♦ → 3" in text

@@ -120,7 +120,7 @@ class TableScreen:
         self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
         self.marks: list[tuple[int, int, str, int]] = []  # (after hand n, seat, "out"/"in", total)
         self.last_turn: dict[int, tuple[Any, Any]] = {}  # seat -> (card taken or None, thrown)
-        self._turn_start: tuple[int, int, int, int] | None = None  # (hand_no, seat, pile size, log_total)
+        self._turn_start: tuple[int, int, int] | None = None  # (hand_no, seat, log_total)
         self.bells = 0  # rings owed to the terminal (your turn, someone closed); see take_bells
 
     # ------------------------------------------------------------ inputs from the node
@@ -183,9 +183,8 @@ class TableScreen:
 
     def _track_turns(self, old: V.SeatView | None, view: V.SeatView) -> None:
         """Each player's last turn ("took 5♦, threw K♣"): when the turn passes on, its draw is
-        the seat's latest draw in the log (the pile's size misleads when the stock is
-        reshuffled from the pile in that turn); without that log event, the pile is one card
-        bigger after a draw from the stock and as big after taking its top."""
+        the seat's draw among the log events since the turn began (the pile's size misleads
+        when the stock is reshuffled from the pile in that turn)."""
         if view.phase != V.PLAYING or view.to_play is None:
             if old is not None and old.hand_no != view.hand_no:
                 self.last_turn.clear()
@@ -193,20 +192,17 @@ class TableScreen:
         start = self._turn_start
         if start is not None and start[0] == view.hand_no and start[1] != view.to_play:
             seat = start[1]
-            fresh = view.log_total - start[3]  # log events since the turn began
+            fresh = view.log_total - start[2]  # log events since the turn began
             since = view.events[max(0, len(view.events) - fresh):] if fresh > 0 else ()
             drew = next((e for e in reversed(since) if e.seat == seat
                          and e.kind in ("draw_discard", "draw_stock")), None)
-            if drew is not None:
-                took = drew.card if drew.kind == "draw_discard" else None
-            else:
-                took = view.last_from_discard.get(seat) if view.discard_size <= start[2] else None
+            took = drew.card if drew is not None and drew.kind == "draw_discard" else None
             if view.discard_top is not None:
                 self.last_turn[seat] = (took, view.discard_top)
         if start is None or start[:2] != (view.hand_no, view.to_play):
             if start is not None and start[0] != view.hand_no:
                 self.last_turn.clear()
-            self._turn_start = (view.hand_no, view.to_play, view.discard_size, view.log_total)
+            self._turn_start = (view.hand_no, view.to_play, view.log_total)
 
     def _track_showdown(self, view: V.SeatView) -> None:
         """Keep the last showdown; a new one is held on screen for the table's showdown_time
