@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 from p2p_chinchon.commands import _common as C
 
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     def to_stderr(text: str) -> None:
         print(text, file=sys.stderr)
 
-    async def find(say: Any = to_stderr) -> tuple[str, int, str] | None:
+    async def find(say: Callable[[str], None]) -> tuple[str, int, str] | None:
         """The table to join, browsed on the LAN; ``say`` takes each progress line (a
         full-screen UI's status line: a print would land over its layout)."""
         from p2p_chinchon.net import discovery
