@@ -156,10 +156,13 @@ async def test_proof_jobs_keep_their_decks_after_a_restock(tmp_path):
         tbl._verify_shuffle(*a)  # raises DeckError if its decks were changed after the fact
 
 
-def test_a_stalled_seat_with_envelopes_buffered_ahead_asks_its_peers_once():
-    """An envelope that reached some peers only (its sender died sending it): a node stalled
-    with later envelopes buffered asks every connected peer for what follows its head, once per
-    chain length."""
+def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
+    """An envelope that reached some peers only (its sender died sending it, or its link to us
+    broke): a stalled node asks every connected peer for what follows its head (``S``): at once
+    when the awaited seat's link is down, after SHOWN_AFTER seconds of stall otherwise (also with
+    nothing buffered ahead: a CI run's table hung when the seat it waited on was killed after
+    its discard reached the host only), again only after SHOWN_AFTER; never while the table
+    waits for this seat's own step."""
     import trio
 
     from p2p_chinchon.net.node import SHOWN_AFTER, SYNC, Node
@@ -175,27 +178,76 @@ def test_a_stalled_seat_with_envelopes_buffered_ahead_asks_its_peers_once():
 
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
-    node = Node(net.tables[0])
-    node._mesh = FakeMesh()
-    node._up = {1, 2}
-    n = len(net.tables[0].frames)
+    t = net.tables[0]
+    n = len(t.frames)
+    awaited = t.expected()
+    assert awaited.seat != t.me
+    ask = sorted((s, SYNC + n.to_bytes(4, "big")) for s in (1, 2))
 
-    async def tick(buffered: bool, stalled: float) -> None:
-        net.tables[0].buffer = {n + 1: {1: b"x"}} if buffered else {}
-        node._step_since = trio.current_time() - stalled
-        await node._fill_gap(trio.current_time())
+    def node_for() -> Node:
+        node = Node(t)
+        node._mesh = FakeMesh()
+        node._up = {1, 2}
+        return node
+
+    async def tick(node, stalled: float, *, buffered: bool = False, step=awaited, later: float = 0.0) -> list:
+        t.buffer = {n + 1: {1: b"x"}} if buffered else {}
+        now = trio.current_time() + later
+        node._step_since = now - stalled
+        node._mesh.sent.clear()
+        await node._fill_gap(now, step)
+        return sorted(node._mesh.sent)
 
     async def main():
-        await tick(False, 10.0)
-        assert node._mesh.sent == []  # nothing ahead of us: nothing to ask
-        await tick(True, SHOWN_AFTER / 4)
-        assert node._mesh.sent == []  # not stalled yet
-        await tick(True, 10.0)
-        assert sorted(node._mesh.sent) == [(1, SYNC + n.to_bytes(4, "big")), (2, SYNC + n.to_bytes(4, "big"))]
-        await tick(True, 10.0)
-        assert len(node._mesh.sent) == 2  # once per chain length
+        node = node_for()
+        assert await tick(node, SHOWN_AFTER / 4) == []  # a step moving along: nothing to ask
+        assert await tick(node, SHOWN_AFTER + 1) == ask  # stalled, nothing buffered: ask
+        assert await tick(node, SHOWN_AFTER + 1) == []  # not again at once
+        assert await tick(node, SHOWN_AFTER + 1, later=SHOWN_AFTER + 0.1) == ask  # again later
+        assert await tick(node, SHOWN_AFTER + 1, buffered=True, later=SHOWN_AFTER + 0.1) == ask  # news
+        mine = type(awaited)(awaited.kind, t.me)
+        assert await tick(node_for(), 60.0, step=mine) == []  # we are awaited: nobody is ahead
+        assert await tick(node_for(), 60.0, step=mine, buffered=True) == ask  # unless buffered
+        node = node_for()
+        node._up.discard(awaited.seat)  # the awaited seat's link is down: ask at once
+        assert await tick(node, 0.0) == [(s, SYNC + n.to_bytes(4, "big")) for s in (1, 2) if s != awaited.seat]
 
     trio.run(main)
+
+
+async def test_an_envelope_lost_on_one_link_reaches_the_seat_through_another(tmp_path, monkeypatch):
+    """Carla's discard reaches Bruno only (her link to Ana, the next to play, broke as it was
+    sent), with nothing after it for Ana to buffer: Ana asks the others for what follows her
+    head, gets the discard from Bruno, and the game ends normally, every transcript the same.
+    Before, Ana waited for a discard Carla believed delivered until the protocol timeout
+    blamed Carla; with Carla killed there instead (a CI run), the table hung: Bruno was
+    waited for, and he waited for Carla's removal."""
+    from p2p_chinchon import wire
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.local import SeatSpec, play_local
+    from p2p_chinchon.net.mesh import Mesh
+    from p2p_chinchon.net.node import ENVELOPE, Timeouts
+
+    lost = []
+    broadcast = Mesh.broadcast
+
+    async def lossy(self, payload):
+        if self.seat == 2 and not lost and payload[:1] == ENVELOPE:
+            env = wire.decode_envelope(payload[1:])
+            if env.kind == "discard":
+                lost.append(env.seq)
+                return frozenset(s for s in (1,) if self.send_nowait(s, payload))
+        return await broadcast(self, payload)
+
+    monkeypatch.setattr(Mesh, "broadcast", lossy)
+    rules = make_rules("classic", {"limit": 10})
+    specs = [SeatSpec("Ana"), SeatSpec("Bruno"), SeatSpec("Carla")]
+    results = await play_local(rules, specs, seed=5, proof_rounds=3, transcript_dir=tmp_path,
+                               timeouts=Timeouts(protocol=30.0))
+    assert lost, "Carla discarded"
+    assert all(r.fault is None for r in results), [r.fault for r in results]
+    data = [(tmp_path / f"seat{i}.chn").read_bytes() for i in range(3)]
+    assert data[0] == data[1] == data[2]
 
 
 def test_a_decision_clock_starts_when_the_showdown_is_put_away():

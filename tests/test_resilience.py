@@ -84,11 +84,13 @@ def kinds(path: Path) -> list[str]:
     return [e.kind for e in load_transcript(path).envelopes]
 
 
-def wait_until(cond, limit: float = 300.0, what: str = "") -> None:
+def wait_until(cond, limit: float = 300.0, what: str = "", lab: Lab | None = None) -> None:
+    """Poll ``cond`` every 0.1 s up to ``limit`` seconds; a failure shows every log's end."""
     end = time.monotonic() + limit
     while not cond():
         if time.monotonic() > end:
-            raise AssertionError(f"gave up waiting for {what}")
+            logs = sorted(p.stem for p in lab.folder.glob("*.log")) if lab is not None else []
+            raise AssertionError(f"gave up waiting for {what}\n" + (lab.tails(logs) if logs else ""))
         time.sleep(0.1)
 
 
@@ -176,7 +178,7 @@ def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
     procs["b"] = lab.start("b", cmds["b"])
     procs["c"] = lab.start("c", cmds["c"])
     path = lab.folder / f"{victim}.chn"
-    wait_until(lambda: point in kinds(path), what=f"a {point} in {path.name}")
+    wait_until(lambda: point in kinds(path), what=f"a {point} in {path.name}", lab=lab)
     secrets = lab.folder / f"{victim}.chn.secrets"
     assert secrets.exists() and secrets.stat().st_mode & 0o777 == 0o600
     procs[victim].send_signal(signal.SIGKILL)
@@ -199,12 +201,12 @@ def test_seat_asleep_mid_hand_wakes_and_the_game_finishes(lab):
     limit but within ``rejoin_wait``: the others say it is away and wait for it, it wakes
     (SIGCONT) and plays on; the game finishes with byte-identical transcripts that audit ok."""
     ph, pb, pc = start_game(lab, [])
-    wait_until(lambda: "draw" in kinds(lab.folder / "b.chn"), what="a draw")
+    wait_until(lambda: "draw" in kinds(lab.folder / "b.chn"), what="a draw", lab=lab)
     pb.send_signal(signal.SIGSTOP)
     try:
         wait_until(lambda: "Bruno disconnected: waiting for them" in lab.log("h")
                    and "Bruno disconnected: waiting for them" in lab.log("c"), limit=120,
-                   what="the others to see Bruno away")
+                   what="the others to see Bruno away", lab=lab)
     finally:
         pb.send_signal(signal.SIGCONT)
     codes = finish_all([ph, pb, pc])
@@ -220,7 +222,7 @@ def test_seat_gone_for_good_is_removed_and_the_others_finish(lab):
     removal, the hand in progress is voided, and they finish the game without it: exit 0,
     byte-identical transcripts, audit ok with the seat recorded as "left", never a cheat."""
     ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5"])
-    wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw")
+    wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
     pc.send_signal(signal.SIGKILL)
     pc.wait()
     codes = finish_all([ph, pb])
@@ -263,10 +265,10 @@ def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
     time.sleep(1.0)
     procs["b"] = lab.start("b", cmds["b"])
     procs["c"] = lab.start("c", cmds["c"])
-    wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw")
+    wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
     procs["c"].send_signal(signal.SIGKILL)
     procs["c"].wait()
-    wait_until(lambda: kinds(lab.folder / "h.chn").count("remove") == 2, what="the removal")
+    wait_until(lambda: kinds(lab.folder / "h.chn").count("remove") == 2, what="the removal", lab=lab)
     procs["b"].send_signal(signal.SIGSTOP)
     try:
         back = lab.start("c2", cmds["c"])
@@ -287,7 +289,7 @@ def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
 def test_a_seat_cut_off_from_everyone_blames_nobody(lab):
     """Both joiners gone: the host cannot tell who left whom, so its fault accuses nobody."""
     ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=3"])
-    wait_until(lambda: "draw" in kinds(lab.folder / "h.chn"), what="a draw")
+    wait_until(lambda: "draw" in kinds(lab.folder / "h.chn"), what="a draw", lab=lab)
     for p in (pb, pc):
         p.send_signal(signal.SIGKILL)
         p.wait()
@@ -309,10 +311,10 @@ def test_joiner_leaving_the_lobby_frees_its_seat(lab):
     time.sleep(1.0)
     ana = lab.start("ana", ["join", "--bot", "--connect", f"127.0.0.1:{port}", "--bind", "127.0.0.1",
                             *JOIN_FAST, "--name", "Ana", "--transcript", "ana.chn"])
-    wait_until(lambda: "Ana sat down (2/3)" in lab.log("h"), what="Ana seated")
+    wait_until(lambda: "Ana sat down (2/3)" in lab.log("h"), what="Ana seated", lab=lab)
     ana.send_signal(signal.SIGINT)
     ana.wait()
-    wait_until(lambda: "Ana left (1/3)" in lab.log("h"), limit=30, what="the host to see Ana leave")
+    wait_until(lambda: "Ana left (1/3)" in lab.log("h"), limit=30, what="the host to see Ana leave", lab=lab)
     pb, pc = lab.start("b", b), lab.start("c", c)
     assert finish_all([ph, pb, pc]) == [0, 0, 0]
     assert_identical_and_ok(lab.folder)
@@ -355,7 +357,7 @@ def test_joiner_started_before_the_host_keeps_looking(lab):
     port = free_port()
     h, b, c = three_seats(lab, port)
     pb = lab.start("b", [*b, "--wait", "60"])
-    wait_until(lambda: "still trying" in lab.log("b"), limit=60, what="the joiner to say it keeps trying")
+    wait_until(lambda: "still trying" in lab.log("b"), limit=60, what="the joiner to say it keeps trying", lab=lab)
     ph = lab.start("h", h)
     pc = lab.start("c", c)
     assert finish_all([ph, pb, pc]) == [0, 0, 0]

@@ -304,7 +304,8 @@ class Node:
         self._step_since = 0.0
         self._scored = (0, None)  # (hands scored, when this node saw the last one scored)
         self._status_text = ""
-        self._gap_asked = -1  # the chain length we last asked every peer to fill a gap from
+        self._gap_asked: Any = None  # (chain length, envelopes buffered) when we last asked peers to fill a gap
+        self._gap_at = 0.0  # and when
         self.status = NodeStatus()
         self.error: str | None = None
         self._bot: Any = None
@@ -763,7 +764,7 @@ class Node:
         if len(self.table.score_history) != self._scored[0]:
             self._scored = (len(self.table.score_history), now)
         wait = self._deadline(step, now) if step is not None else None
-        await self._fill_gap(now)
+        await self._fill_gap(now, step)
         seats = tuple(
             Presence(s, self.table.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
@@ -819,18 +820,33 @@ class Node:
         else:
             await self._call(t.timeout, "absent", False)
 
-    async def _fill_gap(self, now: float) -> None:
-        """Stalled with envelopes buffered ahead of our chain: one we lack reached some peers
-        only (its sender died sending it, e.g. a seat then removed). Ask every peer once per
-        chain length for what follows our head (``S``); any that holds it answers."""
-        n = len(self.table.frames)
-        if not self.table.buffer or now - self._step_since < SHOWN_AFTER or self._gap_asked == n:
+    async def _fill_gap(self, now: float, step: tbl.Step | None) -> None:
+        """A stalled chain: an envelope we lack may have reached some peers only (its sender
+        died sending it, or its link to us broke: a seat then removed, or a connected seat
+        waited on for an envelope it never got). Ask every connected peer for what follows our
+        head (``S``): at once when the awaited seat's link is down, else once the step stalled
+        :data:`SHOWN_AFTER` seconds (always when envelopes wait buffered ahead of our chain);
+        again every :data:`SHOWN_AFTER` seconds while it stays stalled (an ask can cross the
+        envelope on its way to the peer). Not while the table waits for this seat's own step.
+        A peer answers each starting point once per length of its chain (no amplification)."""
+        if self._mesh is None:
             return
-        self._gap_asked = n
-        if self._mesh is not None:
-            for seat in self._others():
-                if seat in self._up:
-                    self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
+        n = len(self.table.frames)
+        buffered = bool(self.table.buffer)
+        if step is None or step.seat == self.table.me:
+            if not buffered:
+                return
+            away = False
+        else:
+            away = step.seat not in self._up
+        if not away and now - self._step_since < SHOWN_AFTER:
+            return
+        if self._gap_asked == (n, buffered) and now - self._gap_at < SHOWN_AFTER:
+            return
+        self._gap_asked, self._gap_at = (n, buffered), now
+        for seat in self._others():
+            if seat in self._up:
+                self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
 
     def _publish(self, status: NodeStatus) -> None:
         self.status = status
