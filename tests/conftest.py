@@ -6,11 +6,17 @@ the benchmarks in benchmarks/, never by tests).
 
 The copy of rbcl's libsodium (``deck/sodium.py``) goes to a folder of this test session, not the
 user's cache; child processes inherit it.
+
+SIGINT: tests stop child processes with it (a person's Ctrl-C). A suite started in the
+background by a shell without job control inherits SIGINT ignored, and so would every child
+(Python leaves an ignored SIGINT ignored): a child told to leave would never hear it. The
+suite catches it again, so that each child starts with the default and its KeyboardInterrupt.
 """
 
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 
 from hypothesis import HealthCheck, settings
@@ -19,6 +25,9 @@ if "P2P_CHINCHON_SODIUM_CACHE" not in os.environ:
     _cache = tempfile.mkdtemp(prefix="p2p-chinchon-sodium-")
     os.environ["P2P_CHINCHON_SODIUM_CACHE"] = _cache
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile(
     "p2p-chinchon",

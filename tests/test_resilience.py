@@ -313,7 +313,7 @@ def test_joiner_leaving_the_lobby_frees_its_seat(lab):
                             *JOIN_FAST, "--name", "Ana", "--transcript", "ana.chn"])
     wait_until(lambda: "Ana sat down (2/3)" in lab.log("h"), what="Ana seated", lab=lab)
     ana.send_signal(signal.SIGINT)
-    ana.wait()
+    ana.wait(timeout=60)  # leaves at once
     wait_until(lambda: "Ana left (1/3)" in lab.log("h"), limit=30, what="the host to see Ana leave", lab=lab)
     pb, pc = lab.start("b", b), lab.start("c", c)
     assert finish_all([ph, pb, pc]) == [0, 0, 0]
