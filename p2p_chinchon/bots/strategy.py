@@ -13,9 +13,10 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
   the Monte Carlo estimate with every sample taken once), less the worth of the **chance that
   this draw lets it close** (a close ends the hand with its own penalty near zero and every
   opponent's deadwood counted), picks draws, discards and closes by that expected penalty,
-  and chases a chinchón (an instant win, 000 "Chinchón") when it is far behind. A discard taken from the pile is weighed against a stock draw at the same horizon:
-  the kept hand after the take is valued after one more draw, so the stock draw is credited
-  part of that second draw's gain too.
+  and chases a chinchón (an instant win, 000 "Chinchón") when it is far behind. A discard
+  taken from the pile is weighed against a stock draw at the same horizon: the kept hand
+  after the take is valued after one more draw, so the stock draw is credited part of that
+  second draw's gain too.
 
 Hands are valued with :class:`.evaluate.Evaluator` (the engine's exact meld search, memoised).
 """

@@ -304,8 +304,9 @@ class Node:
         self._step_since = 0.0
         self._scored = (0, None)  # (hands scored, when this node saw the last one scored)
         self._status_text = ""
-        self._gap_asked: Any = None  # (chain length, envelopes buffered) when we last asked peers to fill a gap
-        self._gap_at = 0.0  # and when
+        # when we last asked every peer to fill a gap: (chain length, envelopes buffered), time
+        self._gap_asked: Any = None
+        self._gap_at = 0.0
         self.status = NodeStatus()
         self.error: str | None = None
         self._bot: Any = None
@@ -833,12 +834,10 @@ class Node:
             return
         n = len(self.table.frames)
         buffered = bool(self.table.buffer)
-        if step is None or step.seat == self.table.me:
-            if not buffered:
-                return
-            away = False
-        else:
-            away = step.seat not in self._up
+        ours = step is None or step.seat == self.table.me
+        if ours and not buffered:
+            return
+        away = not ours and step.seat not in self._up
         if not away and now - self._step_since < SHOWN_AFTER:
             return
         if self._gap_asked == (n, buffered) and now - self._gap_at < SHOWN_AFTER:
