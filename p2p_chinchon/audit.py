@@ -212,6 +212,12 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
             r.rule = t.fault.rule
         elif torn_tail:
             r.detail = "the file ends in a torn frame (a crash while writing)"
+        elif t.chain and t.chain[-1].kind == "remove" and t.chain[-1].body["seat"] in t.removed:
+            # the removed seat's own record ends so (issue 20): removed, accusing nobody
+            last = t.chain[-1].body
+            r.seat, r.rule = last["seat"], "removed"
+            r.detail = (f"seat {last['seat']} was removed from the game ({last['reason']}, hand {last['hand'] + 1}) "
+                        "with every signature: the record stops there")
         else:
             step = t.expected()
             r.detail = f"the record stops while {'seat %s' % step.seat if step else 'nobody'} was to send {step.kind if step else 'anything'}"

@@ -73,6 +73,7 @@ __all__ = [
 MAX_FRAME = 1 << 20
 """Largest envelope frame in bytes (1 MiB), checked before any parsing."""
 MAX_SEATS = 8
+MAX_PROOF_FRAME = 2048  # one frame quoted in a remove's proof (a leave: reason <= 256 chars)
 GAME_ID_BYTES = 16
 HASH_BYTES = 32
 SIG_BYTES = 64
@@ -244,9 +245,13 @@ _KINDS: dict[str, dict] = {
     ),
     "leave": _map(reason=_str(256)),
     # a seat gone for good, removed by every other seat still at the table (docs/protocol.md "Removal")
-    # proof: the seat's own signed leave (reason "left", first remove only), else empty
+    # proof (first remove only, else empty): for "left" the seat's own signed leave; for "absent"
+    # the signed ``away`` votes of a strict majority of the seats in the game
     "remove": _map(seat=_ref("seat"), hand=_ref("hand"), reason=_str(16, ["absent", "left"]),
-                   proof=_bin_range(0, 1024)),
+                   proof=_list(_bin_range(0, MAX_PROOF_FRAME), MAX_SEATS)),
+    # never chained: "at my chain's head (this envelope's seq and prev) the table waits for
+    # ``seat``, away from me for rejoin_wait" (docs/protocol.md "Removal")
+    "away": _map(seat=_ref("seat"), hand=_ref("hand")),
 }
 
 ENVELOPE_FIELDS: tuple[tuple[str, dict], ...] = (

@@ -276,21 +276,25 @@ def play_without(gone: int, at: str, seed: str = "removal") -> tuple[list[bytes]
 
 def removal_vectors() -> list[dict]:
     """``game-ok-removal``: seat 2 goes silent for good when it is to draw; seats 0 and 1 each
-    sign its removal, the hand is void, they finish the game. ``game-removal-out-of-order``: the
-    same record up to the removal, whose first ``remove`` is signed by seat 1 (seat 0 starts it)."""
+    vote it away and sign its removal (the first ``remove`` carries both votes), the hand is
+    void, they finish the game. ``game-removal-without-majority``: the same record up to the
+    removal, whose first ``remove`` carries seat 0's own vote only (one of three seats)."""
     frames, ids = play_without(2, "draw")
     envs = [decode_envelope(f) for f in frames]
     full = state_at(frames, len(frames))
     i = first(envs, "remove")
-    bad = resign(envs[i], ids[1], seat=1)
+    own = [v for v in envs[i].body["proof"] if decode_envelope(v).seat == 0]
+    bad = resign(envs[i], ids[0], body=dict(envs[i].body, proof=own))
     return [
         vector("ok-removal", "a complete three-seat game (classic, limit 12, k = 2) in which seat 2 stops "
-               "answering for good when it is to draw: seats 0 and 1 each sign its removal ('absent'), the hand "
-               "is void, they finish the game; seat 2 is 'left'", frames,
+               "answering for good when it is to draw: seats 0 and 1 each vote it away and sign its removal "
+               "('absent'; the first remove carries both votes), the hand is void, they finish the game; seat 2 "
+               "is 'left'", frames,
                {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
-        vector("removal-out-of-order", "the game-ok-removal record up to its first remove, signed by seat 1 "
-               "instead of seat 0 (the first other seat starts a removal)", frames[:i] + [bad.encode()],
-               {"result": "cheat", "seat": 1, "index": i, "rule": "bad_removal"}),
+        vector("removal-without-majority", "the game-ok-removal record up to its first remove, whose proof "
+               "carries seat 0's own away vote only: one vote of three seats is no majority",
+               frames[:i] + [bad.encode()],
+               {"result": "cheat", "seat": 0, "index": i, "rule": "bad_removal"}),
     ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
@@ -318,3 +320,29 @@ def test_a_bot_console_prints_stalls_and_absences_not_every_move(capsys):
     events.status(NodeStatus(here, Wait(2, "Carla", "deal_shares", 80.0)))
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and "Carla" in err[0] and "deal shares" in err[1]
+
+
+@pytest.mark.parametrize("kind", ["draw_share", "shuffle", "key_share"])
+@pytest.mark.parametrize("back", [91.0, 100.0, 119.0])
+def test_a_seat_back_inside_rejoin_wait_gets_a_fresh_protocol_limit(kind, back):
+    """One clock per absent seat (issue 20): a seat that went away when it came to owe ``kind``
+    and is heard again ``back`` seconds later (past the 90 s protocol limit, inside the 120 s
+    ``rejoin_wait``) gets the whole protocol limit from its return. Before, it got what was
+    left of the step's own limit: nothing, and a ``timeout`` within 0.2 s of "is back"."""
+    from p2p_chinchon import table as tbl
+    from p2p_chinchon.net.node import Node
+    from test_attacks import Net
+
+    net = Net(3, seed=2)
+    assert net.run(net.expects("draw"))
+    me = net.tables[0]
+    seat = 1
+    node = Node(me, timeouts=Timeouts(protocol=90.0, rejoin=120.0))
+    now = 5000.0
+    node._step_since = now - back
+    node._heard = {seat: now}
+    node._returned_at = {seat: now - 0.2}
+    w = node._deadline(tbl.Step(kind, seat), now)
+    assert not w.absent and w.left == pytest.approx(90.0 - 0.2)
+    node._returned_at = {}  # never away: the step's own clock, which ran out
+    assert node._deadline(tbl.Step(kind, seat), now).left < 0

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from p2p_chinchon import table as tbl, view as v
+from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
+from p2p_chinchon.engine import make_rules
 
 from test_attacks import Net, stall
 
@@ -84,8 +85,10 @@ def test_silent_seat_is_removed_by_the_others_who_play_on(kind):
         assert net.run(lambda n: n.expects(kind, 2)(n) and not n.q)
     hand = net.tables[0].hand_no
     net.kill(2)
-    net.declare_absent(2, by=[1])  # seat 1 agrees first: it waits for seat 0 to start
-    assert net.tables[1].expected() == tbl.Step(kind, 2) and not net.q
+    net.declare_absent(2, by=[1])  # seat 1 votes first: it waits for seat 0 to start
+    assert net.run(lambda n: not n.q)
+    assert net.tables[1].expected() == tbl.Step(kind, 2)
+    assert net.tables[0].votes_for(2) == [1] and not net.tables[0].removed
     assert net.tables[1].removal_step() == tbl.Step("remove", 0)
     net.declare_absent(2, by=[0])
     assert net.run()
@@ -101,16 +104,18 @@ def test_silent_seat_is_removed_by_the_others_who_play_on(kind):
 
 
 def test_a_single_seat_cannot_remove_another():
-    """Seat 0 signs the first remove; seat 1 still hears seat 2 and does not sign: seat 2
-    stays in the game, the table waits for seat 1's signature."""
+    """Seat 0's clock says seat 2 is gone, seat 1 still hears it and does not vote: one vote
+    of three is no majority, so nothing is signed; the table still waits for seat 2's move."""
     net = Gone(3, seed=6)
     assert net.run(lambda n: n.expects("draw", 2)(n) and not n.q)
     net.kill(2)
     net.declare_absent(2, by=[0])
     assert net.run(lambda n: not n.q)
     for t in net.alive():
-        assert t.removed == {} and t.expected() == tbl.Step("remove", 1)
+        assert t.removed == {} and t.expected() == tbl.Step("draw", 2) and t.fault is None
         assert t.engine.active == (0, 1, 2)
+        assert not [e for e in t.chain if e.kind == "remove"]
+    assert net.tables[1].votes_for(2) == [0] and net.tables[1].votes_needed() == 2
 
 
 def test_forged_and_early_removals_are_violations():
@@ -124,15 +129,15 @@ def test_forged_and_early_removals_are_violations():
     hand = net.tables[0].hand_no
     bad = [
         # the table waits for ``mover``, not for ``third``
-        (other, {"seat": third, "hand": hand, "reason": "absent", "proof": b""}, "does not wait"),
+        (other, {"seat": third, "hand": hand, "reason": "absent", "proof": []}, "does not wait"),
         # for 'left', the seat must have signed its own leave
-        (min(other, third), {"seat": mover, "hand": hand, "reason": "left", "proof": b""}, "signed leave"),
+        (min(other, third), {"seat": mover, "hand": hand, "reason": "left", "proof": []}, "signed leave"),
         # ... its own, not another seat's
         (min(other, third), {"seat": mover, "hand": hand, "reason": "left",
-                             "proof": net.craft(max(other, third), "leave", {"reason": "x"})}, "signed leave"),
-        # the first remaining seat starts the removal
-        (max(other, third), {"seat": mover, "hand": hand, "reason": "absent", "proof": b""}, "starts the removal"),
-        (min(other, third), {"seat": mover, "hand": hand + 1, "reason": "absent", "proof": b""}, "hand"),
+                             "proof": [net.craft(max(other, third), "leave", {"reason": "x"})]}, "signed leave"),
+        # for 'absent', a majority's signed votes that the seat was away (issue 20)
+        (max(other, third), {"seat": mover, "hand": hand, "reason": "absent", "proof": []}, "majority"),
+        (min(other, third), {"seat": mover, "hand": hand + 1, "reason": "absent", "proof": []}, "hand"),
     ]
     for signer, body, words in bad:
         net2 = Gone(3, seed=7)
@@ -154,7 +159,7 @@ def test_remove_in_a_chain_is_checked_by_audit():
     mover = net.tables[0].expected().seat
     signer = next(s for s in range(3) if s != mover)
     target = 3 - mover - signer
-    frames = list(net.tables[0].frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": b""})]
+    frames = list(net.tables[0].frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": []})]
     r = audit_frames(frames)
     assert r.verdict == "cheat" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
@@ -230,42 +235,195 @@ def test_the_removed_seat_catching_up_stops_saying_so():
 
 
 def test_two_seats_cannot_remove_each_other():
-    """Two seats: the one left cannot remove the other alone; the table stops as before
-    (absent)."""
+    """Two seats: the one left is no majority; it signs nothing (no vote, no fault) and the
+    table waits (its driver stops after ``stall_limit``, signing nothing: :meth:`halt`)."""
     net = Gone(2, seed=11)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
     mover = net.tables[0].expected().seat
     other = 1 - mover
     net.kill(mover)
+    n = len(net.tables[other].frames)
     net.declare_absent(mover, by=[other])
     t = net.tables[other]
-    assert t.fault is not None and t.fault.rule == "absent" and t.fault.seat == mover
-    assert not t.removed
+    assert t.fault is None and not t.removed and not net.q and len(t.frames) == n
+    outs = t.halt("no majority")
+    assert t.fault.rule == "stalled" and t.fault.seat is None and len(t.frames) == n
+    assert [type(o).__name__ for o in outs] == ["Stopped"]
+    assert audit_frames(t.frames).verdict == "incomplete"
 
 
-def test_a_partition_stops_the_table_blaming_nobody():
-    """Seat 0 removes seat 2, but seat 1 got seat 2's move at that place: nobody is blamed;
-    seat 1 stops with ``absent`` accusing nobody, and audit of its record says no cheat."""
-    net = Gone(3, seed=13, classes={2: stall("draw_share")})
-    assert net.run(lambda n: n.expects("draw_share", 2)(n) and not n.q)
-    t0, t1, t2 = net.tables
-    # seat 2's draw share reaches seat 1 only; seat 0 removes seat 2 at the same place
-    body = t2._auto_draw_share()
-    share = net.craft(2, "draw_share", body)
-    t1.receive(share, 2)
-    net.declare_absent(2, by=[0])
-    remove = next(f for f in t0.frames if f not in t1.frames)
-    outs = t1.receive(remove, 0)
-    assert t1.fault is not None and t1.fault.seat is None and t1.fault.rule == "absent", t1.fault
-    assert t1.chain[-1].kind == "fault" and t1.chain[-1].body["accused"] == 255
-    assert any(isinstance(o, tbl.Send) for o in outs)
-    r = audit_frames(t1.frames)
-    assert r.verdict != "cheat", r.summary()
-    # seat 0: the fault follows another history (dropped, resync asked); seat 1's answer
-    # brings seat 2's share at the place of seat 0's remove: seat 0 stops blaming nobody too
-    fault = [o.frame for o in outs if isinstance(o, tbl.Send)][0]
-    asked = [o for o in t0.receive(fault, 1) if isinstance(o, tbl.Resync)]
-    assert asked and asked[0].seat == 1
-    for f in t1.frames[asked[0].from_seq:]:
-        t0.receive(f, 1)
-    assert t0.fault is not None and t0.fault.seat is None and t0.fault.rule == "absent", t0.fault
+
+
+# ---------------------------------------------------------------- a majority (issue 20)
+
+class Split(Gone):
+    """A :class:`Gone` whose seats are cut into sides (``sides[seat]``): nothing crosses from
+    one side to another, as in a network partition or with colluders that ignore the others
+    (on the wire the two look the same). Every seat's driver declares absent every seat of
+    another side that its table waits for, as soon as it waits for it (the most eager honest
+    driver: its ``rejoin_wait`` ran out)."""
+
+    def __init__(self, n, seed):
+        self.sides = [0] * n
+        super().__init__(n, seed=seed, rules=make_rules("classic", {"limit": 8, "reentries": 0}))
+
+    def handle(self, i, outs):
+        for o in outs:
+            if isinstance(o, tbl.Send):
+                self.q.extend((i, j, o.frame) for j in range(self.n) if j != i and self.sides[j] == self.sides[i])
+            elif isinstance(o, tbl.Job):
+                self.handle(i, self.tables[i].job_done(o.id, tbl.run_job(o)))
+
+    def cut(self, sides):
+        self.sides = list(sides)
+        for i, t in enumerate(self.tables):  # each driver's clock for the seats across the cut ran out
+            for x in range(self.n):
+                if sides[x] != sides[i]:
+                    t.mark_gone(x)
+        self.q = type(self.q)(m for m in self.q if self.sides[m[0]] == self.sides[m[1]])
+
+    def drive(self):
+        """Play, and declare absent whoever of another side is awaited, until nothing moves."""
+        seen: set = set()
+        for _ in range(500):
+            self.run()
+            acted = False
+            for i, t in enumerate(self.tables):
+                step = t.expected()
+                if t.fault or t.finished or step is None:
+                    continue
+                x = t.removing_seat if step.kind == "remove" and step.seat == t.me else step.seat
+                if x is not None and self.sides[x] != self.sides[i] and (i, len(t.frames), x) not in seen:
+                    seen.add((i, len(t.frames), x))
+                    self.handle(i, t.absent(x))
+                    acted = True
+            if not acted and not self.q:
+                return
+        raise AssertionError("no end")  # pragma: no cover
+
+    def heal(self):
+        """The cut is over: every seat hears the others again and each gets what the others
+        hold (the mesh's ``S`` exchange)."""
+        self.cut([0] * self.n)
+        for t in self.tables:
+            for x in range(self.n):
+                if x != t.me:
+                    t.present(x)
+        for i, t in enumerate(self.tables):
+            for j in range(self.n):
+                if j != i:
+                    self.q.extend((i, j, f) for f in t.frames)
+        self.drive()
+
+
+def _splits(n):
+    """Every two-way cut of ``n`` seats (each once: the side of seat 0 is side 0)."""
+    for mask in range(1, 2 ** (n - 1)):
+        yield [0] + [(mask >> (s - 1)) & 1 for s in range(1, n)]
+
+
+@pytest.mark.parametrize("sides", [s for n in (3, 4, 5) for s in _splits(n)], ids=lambda s: "".join(map(str, s)))
+def test_under_any_cut_at_most_one_side_removes_anyone(sides):
+    """Property, over every two-way cut of 3, 4 and 5 seats (the same on the wire as every
+    group of colluders ignoring the others): at most one side removes anyone; a seat on a
+    side with a strict majority is never removed; that side removes the others and finishes
+    the game, every transcript identical and ``ok``; a side without a majority signs no
+    ``remove`` and waits, blaming nobody. Once the cut heals, a minority seat hears that it
+    was removed (every signature in), and where no side had a majority nobody was removed
+    and the game goes on to one end."""
+    n = len(sides)
+    net = Split(n, seed=40 + n)
+    assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
+    net.cut(sides)
+    net.drive()
+    size = {side: sides.count(side) for side in (0, 1)}
+    major = next((side for side in (0, 1) if 2 * size[side] > n), None)
+    removing = {sides[i] for i, t in enumerate(net.tables) if t.removed}
+    assert len(removing) <= 1 and removing <= ({major} if major is not None else set()), removing
+    for i, t in enumerate(net.tables):
+        assert t.fault is None, (i, t.fault)
+        assert not any(sides[x] == major for x in t.removed), (i, t.removed)
+        if sides[i] != major:
+            assert not t.removed and not t.finished
+            assert not [e for e in t.chain if e.kind == "remove"]
+    if major is not None:
+        mine = [t for i, t in enumerate(net.tables) if sides[i] == major]
+        assert all(t.finished for t in mine)
+        assert all(t.frames == mine[0].frames for t in mine)
+        assert set(mine[0].removed) == {s for s in range(n) if sides[s] != major}
+        assert audit_frames(mine[0].frames).verdict == "ok"
+    net.heal()
+    if major is not None:
+        for i, t in enumerate(net.tables):
+            if sides[i] != major:
+                assert t.fault is not None and t.fault.rule == "removed" and t.fault.seat == i, (i, t.fault)
+                assert not [e for e in t.chain if e.kind == "fault"], "it signs nothing"
+    else:
+        assert all(t.finished and t.fault is None and not t.removed for t in net.tables)
+        assert all(t.frames == net.tables[0].frames for t in net.tables)
+        assert audit_frames(net.tables[0].frames).verdict == "ok"
+
+
+def test_a_remove_without_a_majority_is_its_signers_violation():
+    """Item 6 of issue 20: a seat removes the seat to move while it is present, with no votes,
+    with its own vote only, with the votes of two colluders of four, with a vote it forged
+    for another seat (signed with its own key), or with votes for another place: each is
+    ``bad_removal`` naming the signer, on every other seat and in audit; the victim is never
+    told it was removed."""
+    def crafted(net, signer, voters, *, seq=None):
+        t = net.tables[0]
+        x = t.expected().seat
+        hand = t.hand_no
+        votes = [net.craft(v, "away", {"seat": x, "hand": hand}, seq=seq) for v in voters]
+        return x, net.craft(signer, "remove", {"seat": x, "hand": hand, "reason": "absent", "proof": votes})
+
+    for n, pick in ((3, lambda x, o: []), (3, lambda x, o: [o[0]]), (4, lambda x, o: o[:2]),
+                    (3, lambda x, o: [o[0], o[0]]), (3, lambda x, o: o), (3, lambda x, o: "forged")):
+        net = Gone(n, seed=50)
+        assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
+        x = net.tables[0].expected().seat
+        others = [s for s in range(n) if s != x]
+        voters = pick(x, others)
+        signer = others[0]
+        if voters == "forged":  # the second vote claims seat others[1] but is signed by the signer
+            t = net.tables[0]
+            forged = wire.make_envelope(net.ids[signer].private_key, game=t.game, seq=len(t.chain),
+                                        seat=others[1], prev=t.head, kind="away", body={"seat": x, "hand": t.hand_no})
+            own = net.craft(signer, "away", {"seat": x, "hand": t.hand_no})
+            frame = net.craft(signer, "remove", {"seat": x, "hand": t.hand_no, "reason": "absent",
+                                                 "proof": [own, forged.encode()]})
+        elif voters == others:  # a majority, but votes for the place before this one
+            _, frame = crafted(net, signer, voters, seq=len(net.tables[0].chain) - 1)
+        else:
+            _, frame = crafted(net, signer, voters)
+        net.inject(signer, frame)
+        for t in net.tables:
+            if t.me != signer:
+                assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
+                assert not t.removed
+        victim = net.tables[x]
+        assert victim.fault.rule != "removed"
+        r = audit_frames(victim.frames)
+        assert r.verdict == "accused" and r.seat == signer and r.rule == "bad_removal", r.summary()
+
+
+def test_a_seat_hears_it_was_removed_only_with_every_signature():
+    """Seat 2 signed its draw, which nobody got; seats 0 and 1 vote it away and remove it.
+    Seat 2, catching up, meets the first ``remove`` where its chain holds its draw: one
+    signature of two tells it nothing (it waits); the second makes it stop, "removed",
+    signing nothing."""
+    net = Gone(3, seed=51)
+    assert net.run(lambda nn: nn.expects("draw", 2)(nn) and not nn.q)
+    t2 = net.tables[2]
+    net.kill(2)
+    t2.intent(v.Draw("stock"))  # its draw reaches nobody
+    n2 = len(t2.frames)
+    net.declare_absent(2)
+    assert net.run(lambda nn: not nn.q and nn.tables[0].removed)
+    removes = [f for f, e in zip(net.tables[0].frames, net.tables[0].chain) if e.kind == "remove"]
+    assert len(removes) == 2
+    t2.receive(removes[0], 0)
+    assert t2.fault is None and len(t2.frames) == n2
+    outs = t2.receive(removes[1], 1)
+    assert t2.fault is not None and t2.fault.rule == "removed" and t2.fault.seat == 2, t2.fault
+    assert not [o for o in outs if isinstance(o, tbl.Send)] and len(t2.frames) == n2

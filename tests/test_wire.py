@@ -67,7 +67,8 @@ def sample_bodies() -> dict[str, dict]:
         "game_end": {"winner": 255, "digest": b(32)},
         "fault": {"accused": 1, "rule": "equivocation", "reason": "two seq 5", "evidence": [b(200), b(10)]},
         "leave": {"reason": ""},
-        "remove": {"seat": 2, "hand": 3, "reason": "left", "proof": b(300)},
+        "remove": {"seat": 2, "hand": 3, "reason": "left", "proof": [b(300)]},
+        "away": {"seat": 2, "hand": 3},
     }
 
 

@@ -33,6 +33,7 @@ CONTRACT = {
     "fault": {"accused", "rule", "reason", "evidence"},
     "leave": {"reason"},
     "remove": {"seat", "hand", "reason", "proof"},
+    "away": {"seat", "hand"},
 }
 
 

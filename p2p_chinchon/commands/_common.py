@@ -158,13 +158,25 @@ def print_error(result: Any) -> None:
         print(f"p2p-chinchon: {result.error}", file=sys.stderr)
 
 
+EXIT_REMOVED = 4  # the others removed this seat while it was away (a majority's votes)
+EXIT_STALLED = 5  # this node stopped waiting, signing nothing: `resume` comes back to the game
+
+
 def exit_code(result: Any) -> int:
-    """0 for a finished game or for leaving it yourself; 1 when the table stopped on a fault."""
+    """0 for a finished game or for leaving it yourself; 1 when the table stopped on a fault;
+    :data:`EXIT_REMOVED` when the others removed this seat while it was away;
+    :data:`EXIT_STALLED` when this node stopped waiting for a majority (the record resumes)."""
     f = result.fault
     if result.error:
         return 1
-    # leaving yourself, or being removed by the others after leaving (issue 11), is no fault
-    return 0 if f is None or (f.rule in ("left", "removed") and f.seat == result.seat) else 1
+    if f is None:
+        return 0
+    if f.rule == "removed" and f.seat == result.seat:
+        # being removed after leaving yourself (issue 11) is no fault, nor is being removed while away
+        return 0 if f.detail == "left" else EXIT_REMOVED
+    if f.rule == "stalled":
+        return EXIT_STALLED
+    return 0 if f.rule == "left" and f.seat == result.seat else 1
 
 
 def print_result(result: Any, names: list[str] | None = None, out: Any = None,

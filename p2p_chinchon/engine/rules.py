@@ -56,6 +56,8 @@ FIELD_HELP: dict[str, str] = {
     "showdown_time": "seconds the showdown stays on screen unless everyone pressed a key (0: no wait)",
     "turn_time": "seconds per move before the bot plays it for the seat (0 = no clock)",
     "rejoin_wait": "seconds the others wait for a disconnected seat to come back",
+    "stall_limit": "seconds a table that cannot play on (no majority to remove the absent) waits before it stops, "
+                   "signing nothing (resumable)",
 }
 
 
@@ -99,6 +101,7 @@ class Rules:
     showdown_time: int = 30  # UI pacing only; never read by the engine
     turn_time: int = 60  # the node's clocks (net/node.py); never read by the engine
     rejoin_wait: int = 120
+    stall_limit: int = 900  # the node's clock (issue 20); never read by the engine
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -241,7 +244,7 @@ def _wild_face(text: str) -> tuple[int, int] | None:
 # Fields added after the wire format was fixed: absent on the wire means the default.
 # Pacing fields (screen and clocks, never the engine): on the wire exactly when not at their
 # default, so each rules value has one encoding and tables made before them still decode.
-OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait"})
+OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait", "stall_limit"})
 
 _FIELD_TYPES: dict[str, type] = {
     f.name: {"int": int, "bool": bool, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
@@ -278,6 +281,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "showdown_time": (0, 600),
     "turn_time": (0, 3600),
     "rejoin_wait": (0, 86400),
+    "stall_limit": (1, 7 * 86400),
 }
 
 

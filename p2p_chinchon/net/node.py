@@ -64,6 +64,8 @@ DECISIONS = ("agree", "draw", "discard", "reenter")
 RECORD = "record"  # the wait of a finished node for a seat to hold its whole chain
 TIMING_ENV = "P2P_CHINCHON_TIMING"
 LOBBY_RETRY = 0.2  # seconds between tries at a host not up yet (a refused connect costs nothing)
+WAKE_AFTER = 5.0  # a clock tick this late (s) means this node was asleep (lid, SIGSTOP): it listens first
+STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing nothing (resumable)
 
 
 def _timing_log() -> Any:
@@ -158,6 +160,13 @@ class Wait:
     connecting: bool = False  # absent, but never heard from yet (the mesh is forming)
     removing: str = ""  # the name of the seat gone for good whose removal ``seat`` must sign
     shown: float | None = None
+    # why a wait can only end when someone comes back (its limit is the table's stall_limit):
+    # "votes" (a majority's votes to remove the seat are being gathered: ``have`` of ``need``),
+    # "blocked" (no majority can remove it), "hears" (the others remove a seat this node still
+    # hears), "listening" (this node was asleep: it catches up first), "cutoff" (it reaches nobody)
+    note: str = ""
+    have: int = 0
+    need: int = 0
 
 
 @cache
@@ -188,7 +197,8 @@ class NodeStatus:
     def key(self) -> tuple:
         """What the status says without its clocks: a line-mode printer prints on a new key."""
         w = self.wait
-        return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None) if w else None,
+        return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None, w.note, w.have)
+                if w else None,
                 tuple((p.seat, p.connected, p.back) for p in self.seats))
 
     def text(self, tr: Callable[..., str] | None = None) -> str:
@@ -204,7 +214,15 @@ class NodeStatus:
             n = w.shown if w.shown is not None else w.left
             left = f" ({clock(n)})" if n is not None else ""
             what = w.what.replace("_", " ")
-            if w.removing:
+            if w.note in ("listening", "cutoff"):
+                parts.append(tr(f"st_{w.note}", left=left))
+            elif w.note == "hears":
+                parts.append(tr("st_hears", gone=w.removing, left=left))
+            elif w.note == "votes":
+                parts.append(tr("st_votes", name=w.name, need=w.need, have=w.have, left=left))
+            elif w.note == "blocked":
+                parts.append(tr("st_blocked", name=w.name, left=left))
+            elif w.removing:
                 key = "st_removing_mine" if w.mine else "st_removing"
                 parts.append(tr(key, gone=w.removing, name=w.name, left=left))
             elif w.mine:
@@ -315,6 +333,17 @@ class Node:
         self.keep_identity = False
         self._early_jobs: list[tbl.Job] = []
         self._gone_at: dict[int, float] = {}  # seat -> when we told the table it is gone
+        self._returned_at: dict[int, float] = {}  # seat -> when it was last heard again after an absence
+        self._declared: set[tuple[int, int]] = set()  # (chain length, seat) we told the table is gone
+        self._last_tick: float | None = None
+        # while set (since when): this node was asleep or reached nobody; it treats every seat as
+        # unknown, signs nothing, and catches up before it speaks (docs/reliability.md)
+        self._listening: float | None = None
+        self._listen_note = ""
+        self._listen_asked: set[int] = set()  # seats asked for what follows our head meanwhile
+        self._listen_asked_at = 0.0
+        self._grew_at = 0.0  # when our chain last grew
+        self._stall_since: float | None = None  # since when the table waits for a return only
         # envelopes of our chain that are on disk: only those ever leave this node (a frame the
         # disk refused must not reach a peer through a resync answer)
         self._stored = 0
@@ -345,6 +374,7 @@ class Node:
             return
         for out in outs:
             if isinstance(out, tbl.Accepted):
+                self._grew_at = trio.current_time()
                 if self._timing is not None:
                     self._log_timing(out)
                 self._progress.set()
@@ -508,7 +538,7 @@ class Node:
                 self._timing.close()
                 self._timing = None
         t = self.table
-        if self.secrets_path is not None and (t.finished or t.fault is not None):
+        if self.secrets_path is not None and (t.finished or (t.fault is not None and t.fault.rule != STALLED)):
             try:
                 self.secrets_path.unlink(missing_ok=True)  # the game is over for us: nothing to rejoin
             except OSError as exc:
@@ -584,6 +614,8 @@ class Node:
                 self._synced.pop(ev.seat, None)
                 self._resent.pop(ev.seat, None)
                 await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
+                for vote in self.table.my_votes():  # a vote sent while its link was down
+                    await mesh.send(ev.seat, ENVELOPE + vote)
             elif isinstance(ev, PeerDown):
                 log.info("link to seat %s down: %s", ev.seat, ev.reason)
                 self._up.discard(ev.seat)
@@ -612,14 +644,17 @@ class Node:
         return seat in self._up and heard is not None and now - heard < SILENT_AFTER
 
     def _update_presence(self) -> None:
-        """Track who went away (and since when) and who came back."""
+        """Track who went away (and since when) and who came back. While this node listens
+        (it was away itself) nobody's absence is counted."""
         now = trio.current_time()
         for seat in self._others():
             if self._present(seat, now):
                 if self._away_since.pop(seat, None) is not None:
-                    self._back_at[seat] = now
+                    self._back_at[seat] = self._returned_at[seat] = now
                     self._gone_at.pop(seat, None)
                     self.table.present(seat)  # no removal of it is signed here any more
+            elif self._listening is not None:
+                continue
             elif seat not in self._away_since and seat in self._heard:
                 # away since its last sign of life (a seat never heard is "connecting")
                 self._away_since[seat] = min(now, self._heard[seat] + SILENT_AFTER) if seat in self._up else now
@@ -684,11 +719,15 @@ class Node:
     # -------------------------------------------------------------- clocks
 
     def _deadline(self, step: tbl.Step, now: float) -> Wait:
-        """The current wait: for whom, for what, and how long is left (see the module doc)."""
+        """The current wait: for whom, for what, and how long is left (see the module doc).
+        One clock per seat: an absent seat's is its ``rejoin_wait`` from when it went away;
+        a connected seat's protocol limit counts from the later of the step's start and its
+        return, so a seat back inside ``rejoin_wait`` gets the whole limit again; once an
+        absent seat's ``rejoin_wait`` ran out, only the table's ``stall_limit`` runs."""
         t, to = self.table, self.timeouts
         name = t.players[step.seat].name if step.seat < len(t.players) else f"seat {step.seat}"
         turn = _rule(t.rules, "turn_time", 60)
-        rejoin = to.rejoin if to.rejoin is not None else _rule(t.rules, "rejoin_wait", 120)
+        rejoin = self._rejoin()
         decision = step.kind in DECISIONS
         if step.kind == "agree" and turn > 0:
             turn = max(turn, rejoin)  # reading the rules of a new table takes longer than a move
@@ -705,8 +744,14 @@ class Node:
         away = self._away_since.get(step.seat)
         if away is not None or step.seat not in self._heard:
             start = away if away is not None else self._step_since
-            return Wait(step.seat, name, step.kind, start + rejoin - now, absent=True,
-                        connecting=step.seat not in self._heard)
+            if start + rejoin > now or t.engine is None:  # (before the game: rejoin_wait is the limit)
+                return Wait(step.seat, name, step.kind, start + rejoin - now, absent=True,
+                            connecting=step.seat not in self._heard)
+            if t.can_remove(step.seat):
+                return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note="votes",
+                            have=len(t.votes_for(step.seat)), need=t.votes_needed())
+            return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note="blocked")
+        since = max(since, self._returned_at.get(step.seat, since))  # a fresh limit from its return
         if step.kind == "agree":
             limit = to.agree
         elif decision:
@@ -718,35 +763,49 @@ class Node:
         return Wait(step.seat, name, step.kind, None if limit is None else since + limit - now,
                     shown=own if own is not None and own > 0 else None)
 
+    def _rejoin(self) -> float:
+        to = self.timeouts
+        return to.rejoin if to.rejoin is not None else _rule(self.table.rules, "rejoin_wait", 120)
+
+    def _stall_left(self, now: float) -> float:
+        """Seconds left of the table's ``stall_limit``, counted from when the table began to
+        wait for a return only (set here on first need; :meth:`_tick` clears it)."""
+        if self._stall_since is None:
+            self._stall_since = now
+        return self._stall_since + _rule(self.table.rules, "stall_limit", 900) - now
+
     def _removal_wait(self, step: tbl.Step, now: float, rejoin: float) -> Wait | None:
         """The wait while a seat gone for good is being removed (docs/protocol.md "Removal"),
-        or None. This seat signs when its own clock for the seat ran out (``mine``: the limit is
-        that clock; if the seat is heard meanwhile, the limit is when this seat refuses); a
-        connected signer gets ``rejoin`` plus the protocol timeout; the seat that starts the
-        removal, the protocol timeout after our own clock ran out."""
+        or None. This seat co-signs when its own clock for the seat ran out (``mine``: the
+        limit is that clock); while it still hears the seat, and while a connected seat's
+        signature or the start of the removal is awaited, only the ``stall_limit`` runs
+        (nobody is blamed for not agreeing that a seat is gone)."""
         t = self.table
         if step.kind == "remove":
             x = t.removing_seat
             gone = t.players[x].name if x is not None else "?"
             if step.seat == t.me:
                 away = self._away_since.get(x)
+                if away is None and x in self._heard:
+                    return Wait(step.seat, t.players[step.seat].name, "remove", self._stall_left(now),
+                                mine=True, removing=gone, note="hears")
                 start = away if away is not None else self._step_since
                 return Wait(step.seat, t.players[step.seat].name, "remove", start + rejoin - now, mine=True,
                             removing=gone)
             if self._present(step.seat, now):
-                return Wait(step.seat, t.players[step.seat].name, "remove",
-                            self._step_since + rejoin + self.timeouts.protocol - now, removing=gone)
+                return Wait(step.seat, t.players[step.seat].name, "remove", self._stall_left(now), removing=gone)
             return None  # the signer is away too: waited for as any absent seat
         first = t.removal_step()
         if first is None or first.seat == t.me:
             return None
-        since = self._gone_at.setdefault(step.seat, now)  # (a seat that left: from now)
-        return Wait(first.seat, t.players[first.seat].name, "remove", since + self.timeouts.protocol - now,
+        return Wait(first.seat, t.players[first.seat].name, "remove", self._stall_left(now),
                     removing=t.players[step.seat].name)
 
     async def _clock_loop(self) -> None:
         """Once a second (and on every accepted envelope): recompute the wait, publish the
         status, and act on a deadline that passed."""
+        if self.table.engine is not None and self.table.me is not None:
+            self._listen(trio.current_time(), "listening")  # a seat back mid-game catches up first
         while not self._done.is_set():
             progressed = self._progress
             with trio.move_on_after(0.5):
@@ -755,32 +814,105 @@ class Node:
                 return
             await self._tick()
 
+    def _listen(self, now: float, note: str) -> None:
+        """This node was away (its clock jumped: asleep, stopped) or reaches nobody: it cannot
+        tell whether it or the others were away, so every other seat is unknown, not away; its
+        table signs nothing (``hold``) until it has caught up with the seats it reaches."""
+        self._listening, self._listen_note = now, note
+        self._listen_asked.clear()
+        self._away_since.clear()
+        self._back_at.clear()
+        self.table.catching_up = True
+        log.info("seat %s: %s: catching up before playing on", self.table.me, note)
+
+    async def _listen_tick(self, now: float) -> None:
+        """Ask every seat heard again for what follows our head; once one is back and nothing
+        new has come for :data:`SHOWN_AFTER` s after the last ask, play on: seats still not
+        heard start their ``rejoin_wait`` now."""
+        present = [s for s in self._others() if self._present(s, now)]
+        if self._mesh is not None:
+            n = len(self.table.frames)
+            for seat in present:
+                if seat not in self._listen_asked:
+                    self._listen_asked.add(seat)
+                    self._listen_asked_at = now
+                    self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
+        if not present or now - max(self._grew_at, self._listen_asked_at) < SHOWN_AFTER:
+            return
+        if self.table.buffer:
+            return  # envelopes ahead of our chain: what links them is still on its way
+        self._listening = None
+        for seat in self._others():
+            if not self._present(seat, now):
+                self._away_since[seat] = now
+        self.table.catching_up = False
+        self._step_key = None  # every clock of the current step starts now
+        log.info("seat %s: caught up, playing on", self.table.me)
+        await self._call(self.table.poll)
+        await self._decide()
+
     async def _tick(self) -> None:
         now = trio.current_time()
+        if self._last_tick is not None and now - self._last_tick > WAKE_AFTER and self._listening is None:
+            self._listen(now, "listening")  # our own clock jumped: we were asleep
+        self._last_tick = now
         self._update_presence()
+        others = self._others()
+        if (self._listening is None and others and self._heard and self.table.engine is not None
+                and not any(self._present(s, now) for s in others)):
+            self._listen(now, "cutoff")  # we reach nobody: maybe we are the one away
         step = self.table.expected()
         key = (len(self.table.frames), step)
         if key != self._step_key:
             self._step_key, self._step_since = key, now
+            self._stall_since = None
         if len(self.table.score_history) != self._scored[0]:
             self._scored = (len(self.table.score_history), now)
-        wait = self._deadline(step, now) if step is not None else None
-        await self._fill_gap(now, step)
+        if self._listening is not None:
+            await self._listen_tick(now)
+        if self._listening is not None:
+            me = self.table.players[self.table.me].name if self.table.me is not None else ""
+            wait = Wait(self.table.me or 0, me, self._listen_note, self._stall_left(now), note=self._listen_note)
+        else:
+            wait = self._deadline(step, now) if step is not None else None
+            await self._fill_gap(now, step)
+        if wait is None or not (wait.note or (wait.removing and not wait.mine)):
+            self._stall_since = None
         seats = tuple(
             Presence(s, self.table.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
                      now - self._back_at.get(s, -1e9) < BACK_SHOWN)
-            for s in self._others() if s in self._heard or s in self._away_since
+            for s in others if s in self._away_since
+            or (s in self._heard and self._listening is None)
         )
         # a protocol step that moves along is not news; a decision, an absent seat, or a step
         # stalled for SHOWN_AFTER seconds is (named within 5 s of going silent)
-        shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent or wait.removing
+        shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent or wait.removing or wait.note
                                               or now - self._step_since >= SHOWN_AFTER) else None
         self._publish(NodeStatus(seats, shown))
+        if self._listening is None and self.table.engine is not None:
+            rejoin = self._rejoin()
+            for s, since in list(self._away_since.items()):
+                if now - since >= rejoin:
+                    self.table.mark_gone(s)  # not counted on to start a removal; we co-sign its own
+        if wait is not None and wait.note in ("votes", "blocked") and step is not None:
+            # rejoin_wait ran out: our vote to remove the seat (the table signs it when it may)
+            mark = (len(self.table.frames), step.seat)
+            if mark not in self._declared:
+                self._declared.add(mark)
+                self._gone_at.setdefault(step.seat, now)
+                await self._call(self.table.absent, step.seat)
+                await self._decide()
         if wait is None or wait.left is None or wait.left > 0:
             return
-        if wait.removing:
-            await self._removal_due(step, wait)
+        if wait.note or (wait.removing and not wait.mine):
+            await self._call(self.table.halt, self._halt_reason(wait))
+            return
+        if wait.removing:  # our own clock for the seat being removed ran out: co-sign
+            x = self.table.removing_seat
+            if x is not None:
+                await self._call(self.table.absent, x)
+                await self._decide()
             return
         if wait.mine:
             async with self._lock:
@@ -791,35 +923,22 @@ class Node:
                     await self._act(self._bot_intent(need))
             await self._decide()
             return
-        present = [s for s in self._others() if self._present(s, now)]
-        if wait.absent and not present:
-            # cut off from everyone: we cannot tell who is gone, so we blame nobody
-            await self._call(self.table.timeout, "absent", False)
-        elif wait.absent:
-            # gone past rejoin_wait: the others and we remove it and play on (or, when the
-            # chain does not allow it, the table stops naming it absent)
-            self._gone_at.setdefault(step.seat, now)
-            await self._call(self.table.absent, step.seat)
-            await self._decide()
-        else:
-            await self._call(self.table.timeout, "timeout", True)
+        if wait.absent:  # before the game began: the table cannot play on without the seat
+            if any(self._present(s, now) for s in others):
+                await self._call(self.table.absent, wait.seat)
+            else:  # cut off from everyone: we cannot tell who is gone, so we blame nobody
+                await self._call(self.table.timeout, "absent", False)
+            return
+        await self._call(self.table.timeout, "timeout", True)
 
-    async def _removal_due(self, step: tbl.Step, wait: Wait) -> None:
-        """A removal's deadline passed: sign ours (our clock for the seat ran out), refuse it
-        (we still hear the seat: the table stops blaming nobody), or stop on a signer that
-        stayed silent (connected: ``timeout``; the one to start it: nobody is blamed)."""
-        t = self.table
-        if wait.mine:
-            x = t.removing_seat
-            if x is not None and x in self._away_since:
-                await self._call(t.absent, x)
-                await self._decide()
-            else:
-                await self._call(t.refuse_removal)
-        elif step.kind == "remove":
-            await self._call(t.timeout, "timeout", True)
-        else:
-            await self._call(t.timeout, "absent", False)
+    def _halt_reason(self, wait: Wait) -> str:
+        """Why this node stops waiting (one line; the table signs nothing, the record resumes)."""
+        mins = _rule(self.table.rules, "stall_limit", 900) / 60
+        if wait.note in ("listening", "cutoff"):
+            return f"no other seat could be reached for {mins:g} min: stopped waiting (resume to come back)"
+        who = wait.removing or wait.name
+        return (f"the table could not play on without {who} for {mins:g} min (no majority to remove them): "
+                "stopped waiting (resume to come back)")
 
     async def _fill_gap(self, now: float, step: tbl.Step | None) -> None:
         """A stalled chain: an envelope we lack may have reached some peers only (its sender

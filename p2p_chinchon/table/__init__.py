@@ -16,7 +16,8 @@ Flow (see docs/protocol.md for the sequence diagram)::
                restock: shuffle(round r, A) when a turn starts with an empty stock
                show(from the closer) secret(A) hand_digest(A) reenter(offered seats)
     game_end(every seat still at the table)
-    remove(every other seat still at the table): a seat gone for good (removal.py)
+    remove(every other seat still at the table): a seat gone for good, its first remove
+        carrying a majority's ``away`` votes (removal.py; votes are never chained)
 
 Every incoming envelope is checked (canonical decoding, game id, version, chain position,
 signature, speaker, kind, hand number, proofs, engine rules) before it changes anything. A bad
@@ -114,7 +115,10 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         self.removing: list[dict] = []  # removals being signed, innermost last (removal.py)
         self.gone: set[int] = set()  # seats our driver saw away past rejoin_wait, or that left
         self.leaves: dict[int, bytes] = {}  # seat -> its signed leave, kept out of the chain
+        self.votes: dict[tuple[int, bytes, int], dict[int, bytes]] = {}  # (seq, prev, seat) -> voter -> away
+        self.branch: dict[bytes, Any] = {}  # prev -> a validly signed remove of another branch
         self._replaying = False
+        self.catching_up = False  # the driver holds our own messages back (it was away: it catches up first)
         self.fault: v.Fault | None = None
         self.finished = False
         self.winner: int | None = None
@@ -233,6 +237,8 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         if isinstance(intent, v.Leave):
             self._emit_own("leave", {"reason": intent.reason[:256]})
             return self._take()
+        if self.catching_up:
+            raise IntentError("wait: catching up with the others first")
         step = self.expected()
         if isinstance(intent, v.Agree):
             if step is None or step.kind != "agree" or step.seat != self.me:
@@ -300,7 +306,7 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
     def _advance(self) -> None:
         """Send every message that is ours to send now and needs no decision."""
         guard = 0
-        while not (self.fault or self.finished) and self.me is not None and self.identity is not None:
+        while not (self.fault or self.finished or self.catching_up) and self.me is not None and self.identity is not None:
             guard += 1
             if guard > 10_000:  # pragma: no cover
                 raise RuntimeError("protocol loop")

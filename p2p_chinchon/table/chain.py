@@ -111,6 +111,11 @@ class ChainPart:
         if self.chain and env.game != self.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         n = len(self.chain)
+        if env.kind == "away":
+            if self._replaying:
+                raise ProtocolViolation(env.seat, "unexpected", "an away vote is never chained", env.seq)
+            self._note_vote(env, frame)  # removal.py: a vote, never chained
+            return
         if (env.kind == "leave" and self.players and not self._replaying and 0 <= env.seat < len(self.players)
                 and (env.seat in self.removed or self.leaves.get(env.seat) == frame)):
             return  # the same leave again (a resync answer from the leaver): already acted on
@@ -136,10 +141,14 @@ class ChainPart:
             if mine.prev == env.prev:
                 raise ProtocolViolation(env.seat, "not_your_turn",
                                         f"signed seq {env.seq} where seat {mine.seat} spoke", env.seq)
+            if self._note_branch(env):
+                return  # another branch's removal of this seat, every signature in
             raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history",
                            resync=max(0, env.seq - RESYNC_DEPTH))
         if self.players:
             self._verify_or_drop(env)
+            if (env.seq > n or env.prev != self.head) and self._note_branch(env):
+                return
         if env.seq > n:
             if env.kind in TERMINAL_KINDS and self.players and not (
                     env.kind == "leave" and self._plays_on_without(env.seat)):

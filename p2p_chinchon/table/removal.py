@@ -1,13 +1,18 @@
-"""Removal: playing on without a seat that is gone for good (issue 11 part 3).
+"""Removal: playing on without a seat that is gone for good (issue 11 part 3, issue 20).
 
 A seat that stays away past the table option ``rejoin_wait``, or that signed ``leave`` while
 still in the game (kept out of the chain: it would race the expected speaker), is removed by
 every other seat still at the table, each signing its own ``remove`` of it once the table
-waits for it: no single seat can remove another. The chain decides when a ``remove`` is
-valid (docs/protocol.md "Removal"); the driver only says when its own view agrees
-(:meth:`RemovalPart.absent`). When every signature is in, the seat is out like an eliminated
-seat (standings: "left"); a hand in progress that needs its key share is void, and the game
-goes on with the others, or ends when one is left. Knows nothing of sockets or clocks."""
+waits for it. A removal for "absent" needs a **strict majority** of the seats in the game: its
+first ``remove`` carries the signed ``away`` votes (never chained) of more than half of them,
+each bound to the chain position where the table waits for the seat, so that under any
+partition at most one side can remove anyone, and two colluders cannot push out the present
+seats. The chain decides when a ``remove`` is valid (docs/protocol.md "Removal"); the driver
+only says when its own view agrees (:meth:`RemovalPart.absent`). When every signature is in,
+the seat is out like an eliminated seat (standings: "left"); a hand in progress that needs its
+key share is void, and the game goes on with the others, or ends when one is left. A node on
+another branch learns that it was removed only from a run of ``remove`` envelopes that holds
+every required signature. Knows nothing of sockets or clocks."""
 
 from __future__ import annotations
 
@@ -16,55 +21,79 @@ from typing import Any
 
 from p2p_chinchon import view as v, wire
 
-from .common import TERMINAL_KINDS, Finished, GameEvent, ProtocolViolation, Step, Stopped, _Dropped
+from .common import TERMINAL_KINDS, Finished, GameEvent, ProtocolViolation, Send, Step, Stopped, _Dropped
+
+MAX_VOTES_AHEAD = 64  # positions ahead of our chain whose votes we keep (a node behind us)
+MAX_BRANCH = 256  # removes of another branch kept to learn whether it removed this seat
+
 
 class RemovalPart:
     """The removal part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the
     table's: ``removed`` seat -> reason, ``removing`` the removals in progress, innermost last,
-    ``gone`` the seats this node's driver declared away past ``rejoin_wait``)."""
+    ``gone`` the seats this node's driver declared away past ``rejoin_wait``, ``votes`` the
+    signed ``away`` votes heard, by (seq, prev, seat), ``branch`` removes of another branch)."""
 
     # -------------------------------------------------------------- the driver's view
 
     def absent(self, seat: int) -> list:
         """The driver's ``rejoin_wait`` for ``seat`` ran out on its own clock (the seat is
-        disconnected from this node). When the chain lets the table play on without it, this
-        seat signs its ``remove`` as soon as it is its turn to (at once when it starts the
-        removal); otherwise the table stops as before: a ``fault`` ``absent`` naming the seat
-        the table waits for. Returns the outputs, like :meth:`receive`."""
+        disconnected from this node). When the chain lets the table remove it, this seat
+        votes (a signed ``away``, sent to every peer, never chained) and signs its ``remove``
+        as soon as it is its turn to (it starts the removal once it holds a majority's votes
+        and no seat before it in seat order is still here). Before the first hand the table
+        cannot play on without anyone and stops with a ``fault`` ``absent`` naming the seat;
+        during the game, when no majority can remove it (a table of two, or too many seats
+        gone at once), nothing is signed: the table waits (the driver's ``stall_limit``).
+        Returns the outputs, like :meth:`receive`."""
         self._out = []
         if self.fault or self.finished:
             return []
-        if not self.can_remove(seat):
+        if self.engine is None:
             return self.timeout("absent", True)
+        if not self.can_remove(seat):
+            return []
         self.gone.add(seat)
+        self._vote(seat)
         self._guarded(lambda: None, ())
         return self._take()
 
-    def refuse_removal(self) -> list:
-        """It is this seat's turn to sign a removal, but its driver still hears the seat (it
-        never stayed away past ``rejoin_wait`` here): the seats disagree on who is gone, which
-        proves nothing against anyone. The table stops with a ``fault`` ``absent`` that blames
-        nobody (issue 11 part 5). Returns the outputs."""
-        self._out = []
-        step = self.expected()
-        x = self.removing_seat
-        if self.fault or self.finished or x is None or step != Step("remove", self.me):
-            return []
-        self._stop_with_fault(ProtocolViolation(
-            None, "absent", f"the others remove {self._name(x)}, who is still connected to {self._name(self.me)}: "
-            "the seats disagree on who is gone"), ())
-        return self._take()
+    def mark_gone(self, seat: int) -> None:
+        """``seat`` has been away from this node past ``rejoin_wait`` (whatever the table waits
+        for): it is not counted on to start a removal (:meth:`removal_step`), and this seat
+        co-signs its removal. Signs nothing."""
+        if 0 <= seat < len(self.players) and seat != self.me:
+            self.gone.add(seat)
 
     def present(self, seat: int) -> None:
-        """``seat`` is heard again: this seat no longer agrees to remove it (a removal already
-        signed stays signed; a seat that signed ``leave`` stays gone)."""
+        """``seat`` is heard again: this seat no longer agrees to remove it (a vote or a
+        removal already signed stays signed; a seat that signed ``leave`` stays gone)."""
         if seat not in self.leaves:
             self.gone.discard(seat)
+
+    def halt(self, reason: str) -> list:
+        """The driver gives up waiting (its ``stall_limit``: no majority could be reached, or
+        this node reached nobody): the table stops **signing nothing**, blaming nobody, and
+        the record stays resumable. Returns the outputs (a :class:`Stopped`)."""
+        self._out = []
+        if self.fault or self.finished:
+            return []
+        self.fault = v.Fault(None, "stalled", reason)
+        self.phase = v.STOPPED
+        self.log_event("stopped", (None,), detail=reason)
+        self._out.append(Stopped(self.fault))
+        return self._take()
+
+    def my_votes(self) -> list[bytes]:
+        """Our own ``away`` votes at the chain's head (sent again to a peer whose link came up)."""
+        n = len(self.chain)
+        return [f for (seq, prev, _x), by in self.votes.items() if seq == n and prev == self.head
+                for s, f in by.items() if s == self.me]
 
     def can_remove(self, seat: int) -> bool:
         """True when the chain allows removing ``seat`` now: the game has begun and is not
         over for this table, the seat is still in it, the table waits for it (or is removing
-        it already), and at least two other seats are left to sign."""
+        it already), and its signers are a strict majority of the seats in the game (so
+        that a majority of votes can exist)."""
         if self.engine is None or self.fault or self.finished or self.me is None:
             return False
         if not 0 <= seat < len(self.players) or seat in self.removed or seat == self.me:
@@ -73,7 +102,7 @@ class RemovalPart:
         waits = step is not None and step.seat == seat
         if not (waits or self.removing_seat == seat):
             return False
-        return len(self._signers(seat)) >= 2
+        return 2 * len(self._signers(seat)) > self._base()
 
     @property
     def removing_seat(self) -> int | None:
@@ -81,12 +110,102 @@ class RemovalPart:
         return self.removing[-1]["seat"] if self.removing else None
 
     def removal_step(self) -> Step | None:
-        """While the expected speaker is gone on this node's clock: who must sign the first
-        ``remove`` of it (the first other seat still at the table, in seat order), else None."""
+        """While the expected speaker is gone on this node's clock: who should sign the first
+        ``remove`` of it (the first of its signers, in seat order, that this node does not
+        count as gone), else None."""
         step = self.expected()
         if step is None or step.seat not in self.gone or not self.can_remove(step.seat):
             return None
-        return Step("remove", self._signers(step.seat)[0])
+        here = [s for s in self._signers(step.seat) if s not in self.gone]
+        return Step("remove", here[0]) if here else None
+
+    def votes_for(self, seat: int) -> list[int]:
+        """The seats whose ``away`` vote for ``seat`` at the chain's head this node holds."""
+        by = self.votes.get((len(self.chain), self.head, seat), {})
+        return sorted(by)
+
+    def votes_needed(self) -> int:
+        """How many ``away`` votes remove a seat now: a strict majority of the seats in the game."""
+        return self._base() // 2 + 1
+
+    # -------------------------------------------------------------- votes
+
+    def _vote(self, seat: int) -> None:
+        """Sign and send our ``away`` vote for ``seat`` at the head (once: Ed25519 signatures
+        are deterministic, so the same vote is the same frame)."""
+        key = (len(self.chain), self.head, seat)
+        if self.me in self.votes.get(key, {}) or self.identity is None:
+            return
+        env = wire.make_envelope(self.identity.private_key, game=self.game, seq=len(self.chain), seat=self.me,
+                                 prev=self.head, kind="away", body={"seat": seat, "hand": self.hand_no})
+        frame = env.encode()
+        self.votes.setdefault(key, {})[self.me] = frame
+        self._out.append(Send(frame))
+
+    def _note_vote(self, env: Any, frame: bytes) -> None:
+        """A peer's ``away`` vote: kept when validly signed, for this game, by a seat of the
+        seating about another, at our head or ahead of it (a vote behind our head is moot), and
+        sent on once to every peer (a seat linked to some of us only still hears it)."""
+        n = len(self.chain)
+        if not self.players or env.game != self.game or not n <= env.seq <= n + MAX_VOTES_AHEAD:
+            return
+        x = env.body["seat"]
+        if env.seat >= len(self.players) or x >= len(self.players) or x == env.seat:
+            raise _Dropped(env.seat, "bad_vote", f"seat {env.seat} votes on seat {x}")
+        self._verify_or_drop(env)
+        key = (env.seq, env.prev, x)
+        by = self.votes.setdefault(key, {})
+        if env.seat in by:
+            return
+        for old in [k for k in self.votes if k[0] < n]:
+            del self.votes[old]
+        by[env.seat] = frame
+        self._out.append(Send(frame))
+
+    def _base(self) -> int:
+        """The seats in the game when the removal in progress (the outermost) began, or now."""
+        if self.removing:
+            return self.removing[0]["base"]
+        return len(self.players) - len(self.left)
+
+    def _certificate(self, x: int) -> list[bytes] | None:
+        """Our held votes for ``x`` at the head when they are a strict majority (ours among
+        them), sorted by voter, else None."""
+        by = self.votes.get((len(self.chain), self.head, x), {})
+        signers = set(self._signers(x))
+        voters = sorted(s for s in by if s in signers)
+        if self.me not in voters or 2 * len(voters) <= self._base():
+            return None
+        return [by[s] for s in voters]
+
+    def _certificate_problem(self, env: Any, x: int) -> str | None:
+        """Why the ``proof`` of ``env``, a first ``remove`` of ``x`` for "absent", is not a
+        majority's votes, or None: every frame a validly signed ``away`` of this game, at the
+        remove's own seq and prev, on seat ``x`` and the remove's hand, by a distinct signer
+        of ``x``'s removal; the remove's signer among them; more than half the seats in the
+        game (``_base``)."""
+        signers = set(self._signers(x))
+        voters: set[int] = set()
+        for i, f in enumerate(env.body["proof"]):
+            try:
+                a = wire.decode_envelope(f)
+                ok = (a.kind == "away" and a.game == self.game and a.seq == env.seq and a.prev == env.prev
+                      and a.body["seat"] == x and a.body["hand"] == env.body["hand"] and a.seat in signers
+                      and a.seat not in voters)
+                if ok:
+                    wire.verify_envelope(a, self.players[a.seat].key)
+            except wire.WireError:
+                ok = False
+            if not ok:
+                return f"vote {i} of its proof is not a distinct signer's signed vote that seat {x} was away here"
+            voters.add(a.seat)
+        if env.seat not in voters:
+            return "its signer's own vote is not in its proof"
+        need = self._base() // 2 + 1
+        if len(voters) < need:
+            return (f"it carries {len(voters)} vote(s) that seat {x} was away, and a removal needs a majority "
+                    f"of the {self._base()} seats in the game ({need})")
+        return None
 
     # -------------------------------------------------------------- the chain's rules
 
@@ -98,7 +217,8 @@ class RemovalPart:
 
     def _plays_on_without(self, seat: int) -> bool:
         """A game is on that can go on without ``seat`` (a ``leave`` of it starts its removal
-        instead of stopping the table)."""
+        instead of stopping the table): two other seats or more (a ``left`` removal needs no
+        majority's votes: the seat's own ``leave`` is its consent)."""
         return (self.engine is not None and not self.finished and seat != self.me
                 and seat not in self.removed and len(self._signers(seat)) >= 2)
 
@@ -115,7 +235,8 @@ class RemovalPart:
 
     def _start_removal(self, seat: int, reason: str, signed: tuple[int, ...] = ()) -> None:
         """A removal of ``seat`` begins: the other signers' ``remove`` steps go first."""
-        self.removing.append({"seat": seat, "reason": reason, "signed": set(signed)})
+        base = self._base()
+        self.removing.append({"seat": seat, "reason": reason, "signed": set(signed), "base": base})
         steps = [Step("remove", s) for s in self._signers(seat) if s not in signed]
         self.queue.extendleft(reversed(steps))
 
@@ -137,15 +258,12 @@ class RemovalPart:
         first = not (top is not None and top["seat"] == x and step == Step("remove", env.seat))
         if not first and (reason != top["reason"] or b["proof"]):
             raise bad(f"the removal of seat {x} is for '{top['reason']}' (its proof is in the first remove)")
-        signers = self._signers(x)
         if first:
-            self._check_removal_proof(env, x)
             if step is None or step.seat != x:
                 raise bad(f"the table does not wait for seat {x}")
-            if len(signers) < 2:
-                raise bad("a seat is removed by two other seats or more")
-            if env.seat != signers[0]:
-                raise bad(f"seat {signers[0]} starts the removal of seat {x}")
+            if env.seat not in self._signers(x):
+                raise bad(f"seat {env.seat} does not sign the removal of seat {x}")
+            self._check_removal_proof(env, x)
 
         def commit() -> None:
             if first:
@@ -158,17 +276,21 @@ class RemovalPart:
         return commit
 
     def _check_removal_proof(self, env: Any, x: int) -> None:
-        """The first ``remove``'s ``proof``: empty for "absent"; for "left", seat ``x``'s own
-        ``leave`` envelope of this game, validly signed by its key."""
+        """The first ``remove``'s ``proof``: for "absent", a majority's ``away`` votes
+        (:meth:`_certificate_problem`); for "left", seat ``x``'s own ``leave`` envelope of
+        this game, validly signed by its key, alone."""
         reason, proof = env.body["reason"], env.body["proof"]
         if reason == "absent":
-            if proof:
-                raise ProtocolViolation(env.seat, "bad_removal", "a removal for 'absent' carries no proof", env.seq)
+            why = self._certificate_problem(env, x)
+            if why is not None:
+                raise ProtocolViolation(env.seat, "bad_removal", f"seat {env.seat} tried to remove seat {x} "
+                                        f"without a majority's signed votes that it was away: {why}", env.seq)
             return
         try:
-            leave = wire.decode_envelope(proof)
-            wire.verify_envelope(leave, self.players[x].key)
-            ok = leave.kind == "leave" and leave.seat == x and leave.game == self.game
+            leave = wire.decode_envelope(proof[0]) if len(proof) == 1 else None
+            if leave is not None:
+                wire.verify_envelope(leave, self.players[x].key)
+            ok = leave is not None and leave.kind == "leave" and leave.seat == x and leave.game == self.game
         except wire.WireError:
             ok = False
         if not ok:
@@ -179,17 +301,70 @@ class RemovalPart:
         top = self.removing[-1]
         if top["reason"] != "left" and top["seat"] not in self.gone:
             return None  # our own view does not agree (yet): the driver decides (absent)
-        return {"seat": top["seat"], "hand": self.hand_no, "reason": top["reason"], "proof": b""}
+        return {"seat": top["seat"], "hand": self.hand_no, "reason": top["reason"], "proof": []}
 
     def _removal_start_body(self, step: Step) -> dict | None:
         """Our ``remove`` that starts removing the expected speaker, when we are to start it
-        and our own clock says it is gone; else None."""
+        (:meth:`removal_step`), our own clock says it is gone, and we hold its proof (its
+        ``leave``, or a majority's votes); else None."""
         first = self.removal_step()
         if first is None or first.seat != self.me:
             return None
         leave = self.leaves.get(step.seat)
-        return {"seat": step.seat, "hand": self.hand_no, "reason": "left" if leave else "absent",
-                "proof": leave or b""}
+        if leave is not None:
+            return {"seat": step.seat, "hand": self.hand_no, "reason": "left", "proof": [leave]}
+        votes = self._certificate(step.seat)
+        if votes is None:
+            return None
+        return {"seat": step.seat, "hand": self.hand_no, "reason": "absent", "proof": votes}
+
+    # -------------------------------------------------------------- another branch
+
+    def _note_branch(self, env: Any) -> bool:
+        """``env``, a validly signed ``remove`` that does not fit our chain (another branch):
+        kept, and True when the run of removes it belongs to, hanging off our chain, holds
+        every signature that removes this seat (then it stops: "you were removed"). A node
+        hears that it was removed only when it holds every required signature."""
+        if env.kind != "remove" or self.me is None or self.fault or self.finished:
+            return False
+        if len(self.branch) < MAX_BRANCH:
+            self.branch[env.prev] = env
+        for root in list(self.branch.values()):
+            run = self._branch_run(root)
+            if run and self._run_removes_me(run):
+                x = next(e.body for e in run if e.body["seat"] == self.me)
+                self.removed[self.me] = x["reason"]
+                self.log_event("removed", (self.me,), detail=x["reason"])
+                self._removed_me(x["hand"])
+                return True
+        return False
+
+    def _branch_run(self, root: Any) -> list:
+        """The removes chained from ``root`` when ``root`` parts from our chain (another
+        envelope at its position, after the same ``prev``), else []."""
+        if root.seq >= len(self.chain) or root.prev != self.chain[root.seq].prev or \
+                root.hash() == self.chain[root.seq].hash():
+            return []
+        run = [root]
+        while (nxt := self.branch.get(run[-1].hash())) is not None and len(run) < MAX_BRANCH:
+            run.append(nxt)
+        return run
+
+    def _run_removes_me(self, run: list) -> bool:
+        """Does this run of removes remove this seat with every signature its removal needs:
+        each seat it removes signed off by every seat of the game it does not remove, and those
+        a strict majority of the seats in the game?"""
+        in_game = [s for s in range(len(self.players)) if s not in self.left]
+        out = {e.body["seat"] for e in run}
+        keep = [s for s in in_game if s not in out]
+        if self.me not in out or 2 * len(keep) <= len(in_game):
+            return False
+        signed: dict[int, set[int]] = {}
+        for e in run:
+            if e.seat in out:
+                return False
+            signed.setdefault(e.body["seat"], set()).add(e.seat)
+        return all(signed.get(x, set()) >= set(keep) for x in out)
 
     # -------------------------------------------------------------- the effect
 
@@ -272,13 +447,13 @@ class RemovalPart:
 
     def _removal_conflict(self, env: Any, mine: Any) -> bool:
         """A validly signed envelope of another seat at a position where our chain holds
-        another: True when it is handled here, because one of the two removes a seat and the
-        other is that seat's own or a ``remove`` (nobody cheated). A late frame of a seat
-        already removed is dropped; a removal of this seat means it was removed; otherwise,
-        with the same ``prev``, the seats disagree on whether the seat is gone (a partition):
-        the table stops blaming nobody. False: judge it as any other conflict."""
-        if env.kind == mine.kind == "remove":
-            return False  # one chain names one first signer: the other spoke out of turn
+        another, one of the two a ``remove``: True when it is handled here. A late frame of a
+        seat already removed is dropped. With the same ``prev``: a ``remove`` without a
+        majority's votes is its signer's violation (it tried to remove a present seat: the
+        record refutes it); one with them is another branch, kept (it tells this seat that it
+        was removed once it holds every signature) and asked for, blaming nobody; the removed
+        seat's own envelope, met after its removal began here, is dropped. False: judge it as
+        any other conflict (another history: resync)."""
         rem = env if env.kind == "remove" else mine
         if env.kind != "remove" and env.seat != mine.body["seat"]:
             return False
@@ -287,11 +462,31 @@ class RemovalPart:
             raise _Dropped(env.seat, "removed", f"seq {env.seq}: seat {x} was removed from the game here")
         if env.prev != mine.prev:
             return False  # another history: asked for below (resync), then met at its place
+        if env.kind != "remove":
+            raise _Dropped(env.seat, "removing", f"seq {env.seq}: seat {x}'s envelope came after its removal "
+                           "began here")
         misplaced = self._misplaced_remove(env, mine)
         if misplaced is not None:  # a lone seat must not make an honest seat quit, or stop
             raise misplaced        # the table blaming nobody
-        if env.kind == "remove" and x == self.me:
-            self._removed_me(self._hand_played)
+        refuted = self._refuted_remove(env, mine)
+        if refuted is not None:
+            raise refuted
+        if self._note_branch(env):
             return True
-        raise ProtocolViolation(None, "absent", f"seat {rem.seat} removes {self._name(x)} at seq {env.seq}, "
-                                f"where this seat holds another envelope: the seats disagree on who is gone")
+        raise _Dropped(env.seat, "branch", f"seq {env.seq}: seat {env.seat} removes {self._name(x)} on another "
+                       "branch, with a majority's votes: waiting to see it complete", resync=env.seq)
+
+    def _refuted_remove(self, env: Any, mine: Any) -> ProtocolViolation | None:
+        """``env``, a validly signed first ``remove`` of X where our chain holds, with the same
+        ``prev``, another envelope (X's own, or another seat's ``remove``): its proof must
+        stand on its own (a majority's votes, or X's ``leave``); else the violation naming
+        its signer, who tried to remove X while X was present. None when it stands."""
+        x = env.body["seat"]
+        try:
+            self._check_removal_proof(env, x)
+        except ProtocolViolation as exc:
+            if mine.seat == x:
+                exc.reason = (f"seat {env.seat} tried to remove {self._name(x)} while {self._name(x)} was present "
+                              f"(its own envelope holds seq {env.seq}): {exc.reason}")[:256]
+            return exc
+        return None

@@ -223,6 +223,7 @@ EN: dict[str, str] = {
     "rule_turn_time": "{s} seconds per move; then the bot plays it.",
     "rule_no_turn_time": "No clock on moves.",
     "rule_rejoin_wait": "A disconnected player is waited for {s} seconds.",
+    "rule_stall_limit": "Without a majority of the players to remove the absent, the table waits {m} min, then stops (resumable).",
     # the move log (ui/logtext.py) and the own seat in the second person
     "log_opened": "Table {table} opened",
     "log_fault": "Fault by {name} ({rule}): {reason}",
@@ -265,6 +266,7 @@ EN: dict[str, str] = {
     "log_left_table": "{name} left the table",
     "log_left_table_you": "You left the table",
     "you_left": "you left the table",
+    "you_stalled": "the table could not go on without the absent players: stopped waiting, signing nothing (p2p-chinchon resume comes back to the game)",
     "you_removed_absent": "you were removed from the game (absent since hand {n})",
     "you_removed_left": "you were removed from the game (left since hand {n})",
     "log_removed_absent": "{name} was away too long: out of the game for good, the others play on",
@@ -289,6 +291,11 @@ EN: dict[str, str] = {
     "st_wait_step": "waiting for {name}: {what}{left}",
     "st_connecting": "waiting for {name} to connect{left}",
     "st_absent": "{name} disconnected: waiting for them{left}",
+    "st_blocked": "{name} disconnected: the table cannot play on without them (no majority here to remove them); waiting{left}",
+    "st_votes": "{name} is gone: removing them needs {need} players' votes, {have} so far{left}",
+    "st_hears": "the others are removing {gone}, whom this laptop still hears: waiting{left}",
+    "st_listening": "this laptop was away: reconnecting and catching up before playing on{left}",
+    "st_cutoff": "no other player can be reached from this laptop: waiting for them, signing nothing{left}",
     "st_removing": "{gone} is gone: removing them from the game (waiting for {name}'s signature){left}",
     "st_removing_mine": "{gone} is gone: removing them from the game (waiting for this seat's own clock for them){left}",
     "st_disconnected": "{name} disconnected",
@@ -503,6 +510,7 @@ ES: dict[str, str] = {
     "rule_turn_time": "{s} segundos por jugada; después juega el bot.",
     "rule_no_turn_time": "Las jugadas no tienen reloj.",
     "rule_rejoin_wait": "A un jugador desconectado se le espera {s} segundos.",
+    "rule_stall_limit": "Sin una mayoría de jugadores para retirar a los ausentes, la mesa espera {m} min y luego se detiene (se puede reanudar).",
     "log_opened": "Mesa {table} abierta",
     "log_fault": "Falta de {name} ({rule}): {reason}",
     "log_dropped": "Se ignoró un mensaje inválido atribuido a {name} ({rule}): {reason}",
@@ -544,6 +552,7 @@ ES: dict[str, str] = {
     "log_left_table": "{name} dejó la mesa",
     "log_left_table_you": "Dejaste la mesa",
     "you_left": "dejaste la mesa",
+    "you_stalled": "la mesa no podía seguir sin los ausentes: se dejó de esperar, sin firmar nada (p2p-chinchon resume vuelve a la partida)",
     "you_removed_absent": "te sacaron de la partida (ausente desde la mano {n})",
     "you_removed_left": "te sacaron de la partida (te fuiste en la mano {n})",
     "log_removed_absent": "{name} estuvo ausente demasiado tiempo: queda fuera del juego, los demás siguen",
@@ -567,6 +576,11 @@ ES: dict[str, str] = {
     "st_wait_step": "esperando a {name}: {what}{left}",
     "st_connecting": "esperando a que {name} se conecte{left}",
     "st_absent": "{name} se desconectó: le esperamos{left}",
+    "st_blocked": "{name} se desconectó: la mesa no puede seguir sin él (aquí no hay mayoría para sacarle); esperando{left}",
+    "st_votes": "{name} se ha ido: sacarle requiere los votos de {need} jugadores, hay {have}{left}",
+    "st_hears": "los demás están sacando a {gone}, al que este equipo aún oye: esperando{left}",
+    "st_listening": "este equipo estuvo ausente: reconectando y poniéndose al día antes de seguir{left}",
+    "st_cutoff": "desde este equipo no se llega a ningún otro jugador: esperando, sin firmar nada{left}",
     "st_removing": "{gone} se ha ido: se le saca de la partida (falta la firma de {name}){left}",
     "st_removing_mine": "{gone} se ha ido: se le saca de la partida (cuando venza el reloj de este asiento){left}",
     "st_disconnected": "{name} desconectado",
@@ -783,6 +797,7 @@ FR: dict[str, str] = {
     "rule_turn_time": "{s} secondes par coup ; ensuite le bot joue.",
     "rule_no_turn_time": "Pas de limite de temps par coup.",
     "rule_rejoin_wait": "Un joueur déconnecté est attendu {s} secondes.",
+    "rule_stall_limit": "Sans une majorité de joueurs pour retirer les absents, la table attend {m} min, puis s'arrête (reprise possible).",
     "log_opened": "Table {table} ouverte",
     "log_fault": "Faute de {name} ({rule}) : {reason}",
     "log_dropped": "Message invalide ignoré, attribué à {name} ({rule}) : {reason}",
@@ -824,6 +839,7 @@ FR: dict[str, str] = {
     "log_left_table": "{name} a quitté la table",
     "log_left_table_you": "Vous avez quitté la table",
     "you_left": "vous avez quitté la table",
+    "you_stalled": "la table ne pouvait pas continuer sans les absents : on a cessé d'attendre, sans rien signer (p2p-chinchon resume reprend la partie)",
     "you_removed_absent": "vous avez été retiré de la partie (absent depuis la donne {n})",
     "you_removed_left": "vous avez été retiré de la partie (parti à la donne {n})",
     "log_removed_absent": "{name} est resté absent trop longtemps : hors du jeu, les autres continuent",
@@ -847,6 +863,11 @@ FR: dict[str, str] = {
     "st_wait_step": "on attend {name} : {what}{left}",
     "st_connecting": "on attend que {name} se connecte{left}",
     "st_absent": "{name} est déconnecté : on l'attend{left}",
+    "st_blocked": "{name} est déconnecté : la table ne peut pas continuer sans lui (pas de majorité ici pour le retirer) ; on attend{left}",
+    "st_votes": "{name} est parti : le retirer demande les votes de {need} joueurs, {have} pour l'instant{left}",
+    "st_hears": "les autres retirent {gone}, que cet ordinateur entend encore : on attend{left}",
+    "st_listening": "cet ordinateur était absent : reconnexion et mise à jour avant de reprendre{left}",
+    "st_cutoff": "cet ordinateur ne joint aucun autre joueur : on attend, sans rien signer{left}",
     "st_removing": "{gone} est parti : on le retire de la partie (il manque la signature de {name}){left}",
     "st_removing_mine": "{gone} est parti : on le retire de la partie (à la fin de l'horloge de ce siège){left}",
     "st_disconnected": "{name} déconnecté",
@@ -898,8 +919,11 @@ def removed_text(fault: Any, tr: Callable[..., str]) -> str:
 
 
 def own_stop_text(fault: Any, seat: int | None, tr: Callable[..., str]) -> str | None:
-    """The line for a table that stopped because ``seat`` (ours) left or was removed, in
-    ``tr``'s language; None when the fault is not about our own seat leaving."""
+    """The line for a table that stopped because ``seat`` (ours) left or was removed, or
+    because this node stopped waiting (``stalled``), in ``tr``'s language; None when the
+    fault is not about our own seat."""
+    if fault is not None and fault.rule == "stalled":  # ours, blaming nobody (issue 20)
+        return tr("you_stalled")
     if fault is None or fault.seat != seat:
         return None
     if fault.rule == "left":

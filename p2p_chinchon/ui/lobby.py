@@ -207,6 +207,9 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     wait = _get(rules, "rejoin_wait")
     if wait is not None:
         say("rule_rejoin_wait", "rejoin_wait", s=wait)
+    stall = _get(rules, "stall_limit")
+    if stall is not None:
+        say("rule_stall_limit", "stall_limit", m=round(stall / 60, 1) if stall % 60 else stall // 60)
     if dataclasses.is_dataclass(rules):
         for f in dataclasses.fields(rules):
             if f.name not in done:

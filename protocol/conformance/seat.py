@@ -41,6 +41,12 @@ class Seat:
         self.done = asyncio.Event()
         self.error: str | None = None
         self.tfile = open(args.transcript, "wb")
+        # "Removal": votes held per (seq, prev, seat X) -> voter -> frame; our own positions;
+        # a mid-game `leave` kept (not chained) per seat; when each peer was last heard
+        self.votes: dict[tuple, dict[int, bytes]] = {}
+        self.my_votes: set[tuple] = set()
+        self.leaves: dict[int, bytes] = {}
+        self.heard: dict[int, float] = {}
 
     # -- transcript ------------------------------------------------------------------------
     def record(self, e: wire.Envelope) -> None:
@@ -71,11 +77,16 @@ class Seat:
         if old is not None:
             old.close()
         log(f"mesh link with seat {peer} up")
+        self.heard[peer] = time.monotonic()
         await self.send(peer, b"S" + len(self.t.chain).to_bytes(4, "big"))
+        for key in self.my_votes:                      # our vote again to a seat whose link comes up
+            if key[0] == len(self.t.chain) and key[1] == self.t.head:
+                await self.send(peer, b"E" + self.votes[key][self.me])
         answered = set()
         try:
             while True:
                 p = await links.read_frame(r)
+                self.heard[peer] = time.monotonic()
                 if not p:
                     continue
                 if p[:1] == b"E":
@@ -123,6 +134,7 @@ class Seat:
         while not self.done.is_set():
             for s in list(self.links):
                 await self.send(s, b"H")
+            await self.inbox.put(None)              # wakes the game loop: votes, removals, co-signing
             await asyncio.sleep(1)
 
     # -- the game --------------------------------------------------------------------------
@@ -146,6 +158,7 @@ class Seat:
             raise links.LinkError("the seating does not give us the seat the host said")
         log(f"seating: {[p['name'] for p in self.t.players]}, we are seat {seat}")
         self.toss_nonce = secrets.token_bytes(32)
+        self.started = time.monotonic()             # a seat never heard is away from now on
         tasks = [asyncio.create_task(self.heartbeat())]
         tasks += [asyncio.create_task(self.dial(j)) for j in range(seat + 1, self.t.N)]
         try:
@@ -171,12 +184,21 @@ class Seat:
         await self.act()
         while not self.t.over:
             f = await self.inbox.get()
+            if f is None:                            # the clock: vote, start or co-sign a removal
+                await self.consider_removal()
+                await self.act()
+                continue
             try:
                 e = wire.decode(f)
             except wire.WireError as ex:
                 log(f"dropped a frame that does not decode: {ex.code}")
                 continue
             if e.game != self.t.game:
+                continue
+            if e.kind == "away":                     # never chained
+                await self.on_vote(e, f)
+                continue
+            if e.kind == "leave" and self.leave_unchained(e):
                 continue
             n = len(self.t.chain)
             if e.seq < n:
@@ -229,6 +251,8 @@ class Seat:
         try:
             while True:
                 f = await asyncio.wait_for(self.inbox.get(), 30)
+                if f is None:
+                    continue
                 e = wire.decode(f)
                 log(f"after our cheat: {e.kind} from seat {e.seat}: "
                     f"{ {k: v for k, v in e.body.items() if k != 'evidence'} }")
@@ -243,7 +267,10 @@ class Seat:
 
     async def act(self) -> None:
         while not self.t.over and self.t.exp and self.t.exp[0] == self.me:
-            kind, body = self.decide()
+            d = self.decide()
+            if d is None:                            # a removal we do not co-sign (yet): wait
+                break
+            kind, body = d
             e = wire.make(self.sk, self.t.game, len(self.t.chain), self.me, self.t.head, kind, body)
             try:
                 self.t.apply(e)      # our own move goes through the same checks
@@ -260,6 +287,105 @@ class Seat:
         if self.t.over and getattr(self.t, "complete", False):
             self.done.set()
 
+    # -- removal ("Removal (a seat gone for good)": the vote, when a node votes and signs) -------
+    def away_for(self, s: int) -> float:
+        """seconds seat s has been away from us (0 while it is heard: heartbeats every second)"""
+        now = time.monotonic()
+        last = self.heard.get(s, getattr(self, "started", now))
+        if s in self.links and now - last < 3.5:
+            return 0.0
+        return now - last
+
+    def away_long(self, s: int) -> bool:
+        return self.away_for(s) >= max(self.t.rules.get("rejoin_wait", 120), 3.5)
+
+    def in_play(self) -> bool:
+        t = self.t
+        return not t.over and t.exp is not None and t.phase not in ("offer", "seating", "agree", "toss")
+
+    async def on_vote(self, e: wire.Envelope, f: bytes) -> None:
+        """keep a validly signed `away` per (seq, prev, seat) and pass a new one on once"""
+        t = self.t
+        if not hasattr(t, "N") or e.seat >= t.N or not wire.verify_sig(e, self.keys[e.seat]) \
+                or e.body["seat"] == e.seat or e.body["seat"] >= t.N:
+            log(f"dropped an away vote of seat {e.seat}: bad signature or about itself")
+            return
+        n = len(t.chain)
+        if e.seq < n or e.seq > n + 64:             # moot (behind our head), or too far ahead
+            return
+        key = (e.seq, e.prev, e.body["seat"])
+        held = self.votes.setdefault(key, {})
+        if e.seat in held:
+            return
+        held[e.seat] = f
+        for s in list(self.links):
+            if s != e.seat:
+                await self.send(s, b"E" + f)
+        if e.seq == n and e.prev == t.head:
+            await self.consider_removal()
+            await self.act()
+
+    def leave_unchained(self, e: wire.Envelope) -> bool:
+        """a mid-game `leave` of a seat the game goes on without is kept, not chained"""
+        t = self.t
+        if not self.in_play() or e.seat >= t.N or e.seat == self.me or not t.in_game[e.seat] \
+                or e.seat in t.removed or not wire.verify_sig(e, self.keys[e.seat]):
+            return False
+        signers, _ = t.removal_signers(e.seat)
+        if len(signers) < 2:
+            return False
+        if e.seat not in self.leaves:
+            log(f"seat {e.seat} left: keeping its leave for its removal")
+            self.leaves[e.seat] = e.frame
+        return True
+
+    async def consider_removal(self) -> None:
+        """vote for the seat the table waits for when it has been away for rejoin_wait; start
+        its removal when we hold a majority's votes and every signer before us is away too
+        (or with its `leave` when we are its first present signer)"""
+        t = self.t
+        if not self.in_play():
+            return
+        X = t.exp[0]
+        if X == self.me:
+            return
+        signers, n = t.removal_signers(X)
+        if self.me not in signers or len(signers) < 2:
+            return
+        before = [s for s in signers if s < self.me]
+        if X in self.leaves:
+            if any(not self.away_for(s) for s in before):
+                return                               # an earlier present signer starts it
+            await self.start_removal(X, "left", [self.leaves[X]])
+            return
+        if not self.away_long(X) or 2 * len(signers) <= n:
+            return                                   # not away long enough, or no majority: wait
+        key = (len(t.chain), t.head, X)
+        held = self.votes.setdefault(key, {})
+        if self.me not in held:
+            v = wire.make(self.sk, t.game, len(t.chain), self.me, t.head, "away", {"seat": X, "hand": t.hand_no})
+            held[self.me] = v.frame
+            self.my_votes.add(key)
+            log(f"voting seat {X} away at envelope {len(t.chain)}")
+            await self.broadcast(v)
+        voters = [s for s in signers if s in held]
+        if 2 * len(voters) > n and all(self.away_long(s) for s in before):
+            voters = [self.me] + [s for s in voters if s != self.me]
+            await self.start_removal(X, "absent", [held[s] for s in voters[:8]])
+
+    async def start_removal(self, X: int, reason: str, proof: list[bytes]) -> None:
+        t = self.t
+        e = wire.make(self.sk, t.game, len(t.chain), self.me, t.head, "remove",
+                      {"seat": X, "hand": t.hand_no, "reason": reason, "proof": proof})
+        try:
+            t.apply(e)
+        except tb.Violation as v:
+            log(f"our own table refuses our remove of seat {X}: {v.reason}")
+            return
+        log(f"removing seat {X} ({reason}, {len(proof)} proof frames)")
+        self.record(e)
+        await self.broadcast(e)
+
     # -- decisions ---------------------------------------------------------------------------
     def share(self, slot: int) -> bytes:
         h = self.t.h
@@ -275,6 +401,13 @@ class Seat:
                              "toss_commit": wire.toss_commit(t.game, me, self.toss_nonce)}
         if "toss" in kinds:
             return "toss", {"nonce": self.toss_nonce}
+        if kinds == {"remove"}:                      # co-sign the removal being signed, or wait
+            top = t.removing[-1]
+            X = top["X"]
+            if top["reason"] != "left" and not (self.away_long(X) or X in self.leaves):
+                return None                          # a `left` removal: "the other signers sign at once"
+            log(f"co-signing the removal of seat {X} ({top['reason']})")
+            return "remove", {"seat": X, "hand": t.hand_no, "reason": top["reason"], "proof": []}
         if "game_end" in kinds:
             return "game_end", {"winner": 255 if t.winner is None else t.winner, "digest": t.head}
         h = t.h

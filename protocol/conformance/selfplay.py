@@ -83,21 +83,32 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
         if rm:                                     # the first signer starts the removal of s
             r = rm[0]
             rig["remove"].remove(r)
-            busy = [x["X"] for x in t0.removing]
-            signers = [x for x in range(n) if x != s and x not in t0.removed and x not in busy]
+            X = r.get("name", s)
+            signers, _n = t0.removal_signers(X)
             by = r.get("by", signers[0] if signers else (s + 1) % n)
-            proof = b""
-            if r.get("reason") == "left":
-                proof = wire.make(keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame
-            if r.get("no_proof"):                 # probe: left with an empty proof / absent with one
-                proof = b"" if r.get("reason") == "left" else wire.make(
-                    keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame
+            reason = r.get("reason", "absent")
+            proof = []
+            if reason == "left":
+                proof = [wire.make(keys[s], game, len(frames), s, t0.head, "leave", {"reason": "probe"}).frame]
+            else:                                  # every signer votes X away at this position
+                order = ([by] if by in signers else []) + [x for x in signers if x != by]
+                order = [x for x in order if x != r.get("skip")]       # probe: a voter left out
+                for v in order[:r.get("votes", 8)]:                    # probe: vote_seq_off, vote_hand_off
+                    proof.append(wire.make(keys[v], game, len(frames) + r.get("vote_seq_off", 0), v, t0.head,
+                                           "away", {"seat": X, "hand": t0.hand_no + r.get("vote_hand_off", 0)}).frame)
+            if r.get("chain_vote"):               # probe: the signer's vote chained as an envelope
+                e = wire.make(keys[by], game, len(frames), by, t0.head, "away", {"seat": X, "hand": t0.hand_no})
+                frames.append(e.frame)
+                deliver(tables, e, f"away of {X} by {by}")
+                break
+            if r.get("no_proof"):                 # probe: left without its leave / absent without votes
+                proof = []
             if r.get("proof_of") is not None:      # probe: a leave signed by another seat as proof
                 w = r["proof_of"]
-                proof = wire.make(keys[w], game, len(frames), w, t0.head, "leave", {"reason": "probe"}).frame
+                proof = [wire.make(keys[w], game, len(frames), w, t0.head, "leave", {"reason": "probe"}).frame]
             e = wire.make(keys[by], game, len(frames), by, t0.head, "remove",
-                          {"seat": r.get("name", s), "hand": t0.hand_no + r.get("hand_off", 0),
-                           "reason": r.get("reason", "absent"), "proof": proof})
+                          {"seat": X, "hand": t0.hand_no + r.get("hand_off", 0),
+                           "reason": reason, "proof": proof})
             frames.append(e.frame)
             if not deliver(tables, e, f"remove of {s} by {by}"):
                 break
@@ -105,7 +116,7 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
         if kinds == {"remove"}:                    # the next signer of the removal being signed
             top = t0.removing[-1]
             e = wire.make(keys[s], game, len(frames), s, t0.head, "remove",
-                          {"seat": top["X"], "hand": t0.hand_no, "reason": top["reason"], "proof": b""})
+                          {"seat": top["X"], "hand": t0.hand_no, "reason": top["reason"], "proof": []})
             for t in tables:
                 t.apply(e)
             frames.append(e.frame)
@@ -213,13 +224,17 @@ if __name__ == "__main__":
     elif probe == "restocks":
         t = play(dict(rules, limit=5), 2, out, {"min_round": 3})
     elif probe == "remove":
-        # remove seats=N limit=L then X:KIND[:HAND][:reason] ... (X is removed when it owes KIND in hand HAND)
-        n, specs = 3, []
+        # remove seats=N limit=L then X:KIND[:HAND[:REASON[:BY[:extras]]]] ... (X is removed when it owes
+        # KIND in hand HAND; an absent removal carries every signer's `away` vote, or the first
+        # K of them with votes=K, the remove's signer first)
+        n, specs, extra_rig = 3, [], {}
         for a in sys.argv[3:]:
             if ":" not in a:
                 k, v = a.split("=")
                 if k == "seats":
                     n = int(v)
+                elif k == "leave_when_out":          # seats out of the game send `leave` (chained)
+                    extra_rig["leave_when_out"] = v == "1"
                 else:
                     rules[k] = type(rules[k])(v)
                 continue
@@ -232,11 +247,11 @@ if __name__ == "__main__":
                 spec["reason"] = parts[3]
             if len(parts) > 4 and parts[4]:
                 spec["by"] = int(parts[4])
-            for extra in filter(None, parts[5:]):                # name=SEAT (remove another seat), hand_off=K, proof_of=SEAT
+            for extra in filter(None, parts[5:]):                # name=SEAT (remove another seat), hand_off=K, proof_of=SEAT, votes=K, no_proof=1
                 k, v = extra.split("=")
                 spec[k] = int(v)
             specs.append(spec)
-        t = play(rules, n, out, {"remove": specs})
+        t = play(rules, n, out, {"remove": specs, **extra_rig})
     elif probe == "chinchon":
         # the first player (seat after the dealer) is dealt A..K of oros minus 3 (a 7-run 4..K? no: 1..7)
         t = play(rules, 2, out, {"deal": {"first": list(range(0, 7)), "second": [9, 18, 27, 36, 14, 23, 31]}})

@@ -56,6 +56,8 @@ class Table:
             raise Violation("broken_chain", e.seat)
         if self.chain and e.game != self.game:
             raise Violation("wrong_game", e.seat)
+        if e.kind == "away":             # a vote is never chained ("Removal", the vote): `unexpected`
+            raise Violation("unexpected", e.seat, "an away vote is never chained")   # before the signature, as the product
         if self.phase not in ("offer",) and e.seat >= self.N_or_max():
             raise Violation("malformed", e.seat, "seat not seated")
         if not wire.verify_sig(e, self.key_of(e.seat) if self.phase != "offer" else e.body["host_key"]):
@@ -144,6 +146,46 @@ class Table:
         return self.N if hasattr(self, "N") else 1
 
     # -- removal ("Removal (a seat gone for good)") ------------------------------------------
+    def removal_signers(self, X):
+        """(signers of X's removal in seat order, N: the seats in the game) at this point: the
+        seats of the seating not X, not left or removed, not being removed (rule 4: nested);
+        N counted when the outermost removal in progress began"""
+        busy = [r["X"] for r in self.removing]
+        signers = [s for s in range(self.N) if s != X and s not in self.removed
+                   and s not in self.left and s not in busy]
+        if self.removing:
+            n = self.removing[0]["N"]
+        else:
+            n = sum(1 for s in range(self.N) if s not in self.removed and s not in self.left)
+        return signers, n
+
+    def check_votes(self, e, X, signers, n):
+        """rule 2 for `absent`: the proof is a strict majority's `away` votes (None if it
+        stands, else why not)"""
+        b = e.body
+        voters = set()
+        for raw in b["proof"]:
+            try:
+                v = wire.decode(raw)
+            except wire.WireError as ex:
+                return f"a vote does not decode ({ex.code})"
+            if v.kind != "away" or v.game != self.game:
+                return "a proof frame is not an away vote of this game"
+            if v.seq != e.seq or v.prev != e.prev:
+                return f"a vote of seat {v.seat} is for another position"
+            if v.body["seat"] != X or v.body["hand"] != b["hand"]:
+                return f"a vote of seat {v.seat} is not for seat {X} in hand {b['hand']}"
+            if v.seat not in signers or v.seat in voters:
+                return f"vote of seat {v.seat}: not a distinct signer of the removal"
+            if not wire.verify_sig(v, self.players[v.seat]["key"]):
+                return f"the vote of seat {v.seat} is not validly signed"
+            voters.add(v.seat)
+        if e.seat not in voters:
+            return "the signer's own vote is missing"
+        if 2 * len(voters) <= n:
+            return f"{len(voters)} votes of {n} seats in the game: no majority"
+        return None
+
     def _remove(self, e):
         """rules 1-4 of "When a `remove` is valid", then the effect once the last signer signed"""
         b, me = e.body, e.seat
@@ -165,23 +207,28 @@ class Table:
                 bad(f"the removal of seat {top['X']} comes first")
             if me != top["left"][0]:
                 bad(f"seat {top['left'][0]} signs next")
-            if b["reason"] != top["reason"] or b["proof"] != b"":
+            if b["reason"] != top["reason"] or b["proof"] != []:
                 bad("reason or proof differ from the first remove")
             top["left"] = top["left"][1:]
         else:                                           # rule 2 (and 4: nested)
             if self.exp[0] != X:
                 bad(f"seat {X} is not the expected speaker")
-            signers = [s for s in range(self.N) if s != X and s not in self.removed and s not in busy]
+            signers, n = self.removal_signers(X)
             if len(signers) < 2:
                 bad("fewer than two signers")
-            if me != signers[0]:
-                bad(f"the first signer is seat {signers[0]}")
+            if me not in signers:
+                bad(f"seat {me} is not a signer of the removal of seat {X}")
             if b["reason"] == "absent":
-                if b["proof"] != b"":
-                    bad("proof must be empty for absent")
+                if 2 * len(signers) <= n:
+                    bad(f"{len(signers)} signers of {n} seats in the game: no majority")
+                why = self.check_votes(e, X, signers, n)
+                if why:
+                    bad(why)
             else:
+                if len(b["proof"]) != 1:
+                    bad("the proof of a left removal is exactly the seat's leave")
                 try:
-                    lv = wire.decode(b["proof"])
+                    lv = wire.decode(b["proof"][0])
                 except wire.WireError:
                     bad("proof does not decode")
                 if lv.kind != "leave" or lv.game != self.game or lv.seat != X \
@@ -189,12 +236,13 @@ class Table:
                     bad("proof is not the seat's signed leave")
             if not stack:
                 self.removal_resume = self.exp
-            stack.append({"X": X, "reason": b["reason"], "left": signers[1:]})
+            stack.append({"X": X, "reason": b["reason"], "N": n,
+                          "left": [s for s in signers if s != me]})
         while stack and not stack[-1]["left"]:          # a removal complete
             done = stack.pop()
             Y = done["X"]
             self.removed[Y] = done["reason"]
-            if self.in_game[Y] or (self.phase == "reenter" and Y in self.h.offered):
+            if self.phase != "game_end" and (self.in_game[Y] or (self.phase == "reenter" and Y in self.h.offered)):
                 self.shown_left[Y] = done["reason"]    # audit: "left" only for a seat still in
             self.gone_now.append(Y)
             self.log.append(f"seat {Y} left ({done['reason']})")

@@ -1,0 +1,98 @@
+"""Partitions in network namespaces (issue 20): one namespace per seat on one bridge; a cut is
+iptables DROP rules in each seat's namespace for the addresses across it (links open but
+silent), a heal flushes them. Bot seats as separate processes.
+
+No timed assertions: the waits are generous upper bounds for a loaded 2-core machine.
+"""
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from netns import NetnsLab, require_netns
+from test_resilience_mdns import _seats, _tails
+
+pytestmark = pytest.mark.netns
+
+
+def _iptables(lab: NetnsLab, i: int, *args: str) -> None:
+    subprocess.run(["ip", "netns", "exec", lab.hosts[i], "iptables", *args], check=True, timeout=20)
+
+
+def _cut(lab: NetnsLab, sides: list[int]) -> None:
+    for i, side in enumerate(sides):
+        for j, other in enumerate(sides):
+            if other != side:
+                _iptables(lab, i, "-A", "INPUT", "-s", lab.addr(j), "-j", "DROP")
+                _iptables(lab, i, "-A", "OUTPUT", "-d", lab.addr(j), "-j", "DROP")
+
+
+def _heal(lab: NetnsLab, n: int) -> None:
+    for i in range(n):
+        _iptables(lab, i, "-F")
+
+
+def _kinds(path: Path) -> list[str]:
+    from p2p_chinchon.transcript import load_transcript
+
+    return [e.kind for e in load_transcript(path).envelopes] if path.exists() else []
+
+
+def _need_iptables() -> None:
+    require_netns()
+    if subprocess.run(["iptables", "--version"], capture_output=True).returncode != 0:
+        pytest.skip("iptables is not installed")
+
+
+def test_a_two_two_split_removes_nobody_and_heals_into_one_game(tmp_path: Path) -> None:
+    """Four seats cut into {host, J2} and {J1, J3} for three times ``rejoin_wait``: neither
+    half is a majority, so neither removes anyone (before issue 20 each half removed the other
+    and finished its own game, both audits ``ok``); both say they cannot play on without the
+    others. Healed, the four finish one game: exit 0, byte-identical transcripts, ``ok``."""
+    from p2p_chinchon.audit import audit_file
+
+    _need_iptables()
+    with NetnsLab(4) as lab:
+        procs, logs = _seats(lab, tmp_path, 4, "47420", [])
+        _cut(lab, [0, 1, 0, 1])
+        time.sleep(15.0)
+        assert all(p.poll() is None for p in procs), _tails(logs)
+        assert not any("remove" in _kinds(tmp_path / f"s{i}.chn") for i in range(4))
+        _heal(lab, 4)
+        codes = [p.wait(timeout=400) for p in procs]
+    assert codes == [0, 0, 0, 0], f"exit codes {codes}\n" + _tails(logs)
+    data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(4)]
+    assert all(d == data[0] for d in data), "one game, every transcript byte-identical"
+    assert "remove" not in _kinds(tmp_path / "s0.chn")
+    report = audit_file(tmp_path / "s0.chn")
+    assert report.verdict == "ok", report.summary()
+    said = "".join(log.read_text(errors="replace") for log in logs)
+    assert "players' votes" in said or "cannot play on without" in said, _tails(logs)
+
+
+def test_a_three_two_split_lets_the_three_play_on_and_the_two_wait(tmp_path: Path) -> None:
+    """Five seats cut into {host, J1, J2} and {J3, J4}: the three (a majority) vote the two
+    away, remove them and finish (exit 0, identical, ``ok`` with J3 and J4 "left"); the two
+    cannot remove anyone: they sign nothing, wait ``stall_limit`` and stop (exit 5), their
+    records resumable and accusing nobody."""
+    from p2p_chinchon.audit import audit_file
+
+    _need_iptables()
+    with NetnsLab(5) as lab:
+        procs, logs = _seats(lab, tmp_path, 5, "47430", ["--option", "stall_limit=30"])
+        _cut(lab, [0, 0, 0, 1, 1])
+        codes = [p.wait(timeout=500) for p in procs]
+    assert codes == [0, 0, 0, 5, 5], f"exit codes {codes}\n" + _tails(logs)
+    data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(3)]
+    assert data[0] == data[1] == data[2]
+    report = audit_file(tmp_path / "s0.chn")
+    assert report.verdict == "ok", report.summary()
+    assert sorted(m["seat"] for m in report.marks if m["event"] == "left") == [3, 4], report.marks
+    for i in (3, 4):
+        kinds = _kinds(tmp_path / f"s{i}.chn")
+        assert "fault" not in kinds and "remove" not in kinds, kinds
+        assert (tmp_path / f"s{i}.chn.secrets").exists()
+        assert audit_file(tmp_path / f"s{i}.chn").verdict == "incomplete"
