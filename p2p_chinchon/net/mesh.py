@@ -44,6 +44,7 @@ alternate Up, Frames..., Down, Up, ...
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import secrets
@@ -146,7 +147,10 @@ class MeshConfig:
     idle_timeout: float = 20.0  # a link that receives nothing for this long is closed
     send_queue: int = 1024  # frames queued per peer before it is declared stuck
     inbound_capacity: int = 128  # events buffered in Mesh.inbound before readers wait
-    max_pending_handshakes: int = 64
+    # Accept limits (unauthenticated connections: see Mesh's "Accept limits").
+    max_pending_handshakes: int = 64  # pending from addresses not known as a seat's, in all
+    max_pending_per_address: int = 4  # per source address (IPv6: per /64), per seat known there
+    client_hello_timeout: float = 2.0  # a connection that sends no TLS byte for this long is closed
 
 
 class MeshError(Exception):
@@ -335,6 +339,21 @@ def _peer_name(stream: trio.abc.Stream) -> str:
 
 
 _LINK_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
+_HOSTS_KEPT = 2  # source hosts remembered per seat, newest first (its reserved slots)
+
+
+def _source_key(host: str | None) -> str | None:
+    """What the accept limits count per: an IPv4 address, or an IPv6 /64 (one host's usual
+    share, which it can fill with addresses at will); None for a name or no address."""
+    try:
+        ip = ipaddress.ip_address((host or "").split("%")[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:  # a dual-stack listener: the IPv4 address it stands for
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 class Mesh:
@@ -358,6 +377,20 @@ class Mesh:
 
     Use: ``await nursery.start(mesh.run)`` (or ``async with open_mesh(...)``), read
     :attr:`inbound`, :meth:`send` / :meth:`broadcast`, then :meth:`aclose`.
+
+    Accept limits: a connection that has not finished its handshake holds a *pending* slot.
+    Each source address (an IPv6 /64) may hold ``max_pending_per_address`` of them, and all
+    addresses not known to be a seat's ``max_pending_handshakes`` together; a connection over
+    a limit is closed at once, one that sends no TLS ClientHello within
+    ``client_hello_timeout`` is closed then. A *known* address is one a lower seat (one that
+    dials us) may dial from: its seating address, its signed mDNS records' addresses (with
+    ``locate``), and the addresses its last authenticated links came from (a seat behind NAT,
+    or dialling from another interface, is known after its first link). A known address has
+    ``max_pending_per_address`` slots per seat known there, outside the strangers' total: so
+    no flood from other addresses, one or many, can refuse a seat's redial. It does not help
+    when the flood comes from the seat's own address (same host, same NAT): that flood only
+    holds a slot for ``client_hello_timeout`` per connection, and the seat's redials, with
+    backoff, compete with it for the address's slots.
     """
 
     def __init__(
@@ -419,7 +452,9 @@ class Mesh:
         self._running = False
         self._closed = False
         self._done = trio.Event()
-        self._pending = 0
+        self._pending_at: dict[str | None, int] = {}  # source (_source_key) -> pending handshakes
+        self._strangers = 0  # pending handshakes from addresses not known as a lower seat's
+        self._came_from: dict[int, list[str]] = {s: [] for s in self._accept_keys}  # seat -> last hosts
         # seat -> where else it may listen now ([(host, port)], e.g. from its mDNS record):
         # tried when dialling its known address keeps failing (its address changed)
         self._locate = locate
@@ -645,17 +680,47 @@ class Mesh:
                 log.warning("seat %d: accept failed: %r", self.seat, exc)
                 await trio.sleep(0.1)
                 continue
-            if self._pending >= self.config.max_pending_handshakes:
-                log.warning("seat %d: too many pending handshakes, refusing %s", self.seat, _peer_name(stream))
+            addr = peer_address(stream)
+            host = addr[0] if isinstance(addr, tuple) else None
+            source = _source_key(host)
+            stranger, refusal = self._admit(source)
+            if refusal is not None:
+                log.warning("seat %d: refusing %s: %s", self.seat, _peer_name(stream), refusal)
                 await trio.aclose_forcefully(stream)
                 continue
-            self._pending += 1
-            self._nursery.start_soon(self._incoming, stream)
+            self._pending_at[source] = self._pending_at.get(source, 0) + 1
+            self._strangers += stranger
+            self._nursery.start_soon(self._incoming, stream, host, source, stranger)
 
-    async def _incoming(self, stream: trio.abc.Stream) -> None:
+    def _seats_at(self) -> dict[str, int]:
+        """Source keys a lower seat may dial from (Mesh "Accept limits") -> how many seats."""
+        count: dict[str, int] = {}
+        for s in self._accept_keys:
+            hosts = {self._home[s].host, *self._came_from[s]}
+            if self._locate is not None:
+                hosts.update(h for h, _port in self._locate(s))
+            for key in {_source_key(h) for h in hosts} - {None}:
+                count[key] = count.get(key, 0) + 1
+        return count
+
+    def _admit(self, source: str | None) -> tuple[bool, str | None]:
+        """Whether a new connection from ``source`` is a stranger's, and why it is refused
+        (None: admitted)."""
+        cfg = self.config
+        seats = self._seats_at().get(source, 0) if source is not None else 0
+        cap = cfg.max_pending_per_address * max(1, seats)
+        if source is not None and self._pending_at.get(source, 0) >= cap:
+            return not seats, f"{cap} handshakes already pending from {source}"
+        if not seats and self._strangers >= cfg.max_pending_handshakes:
+            return True, f"{self._strangers} handshakes already pending from unknown addresses"
+        return not seats, None
+
+    async def _incoming(self, stream: trio.abc.Stream, host: str | None, source: str | None,
+                        stranger: bool) -> None:
         try:
             with trio.fail_after(self.config.handshake_timeout):
-                stream, cert = await accept_tls(stream, self._identity)
+                stream, cert = await accept_tls(stream, self._identity,
+                                                hello_timeout=self.config.client_hello_timeout)
                 reader = FrameReader(stream, self.config.max_frame)
                 peer = await accept_handshake(
                     stream,
@@ -676,7 +741,13 @@ class Mesh:
                 await trio.aclose_forcefully(stream)
             raise
         finally:
-            self._pending -= 1
+            self._pending_at[source] -= 1
+            if not self._pending_at[source]:
+                del self._pending_at[source]
+            self._strangers -= stranger
+        if host is not None:  # its next redial may come from here again (NAT, another interface)
+            seen = self._came_from[peer]
+            seen[:] = [host, *(h for h in seen if h != host)][:_HOSTS_KEPT]
         await self._run_link(peer, stream, reader)
 
     async def _run_link(self, seat: int, stream: trio.abc.Stream, reader: FrameReader) -> _Link:

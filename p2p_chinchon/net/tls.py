@@ -110,9 +110,16 @@ def client_context() -> ssl.SSLContext:
 _HANDSHAKE_ERRORS = (ssl.SSLError, trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 
 
-async def accept_tls(stream: trio.abc.Stream, identity: Any) -> tuple[trio.SSLStream[Any], bytes]:
+async def accept_tls(
+    stream: trio.abc.Stream, identity: Any, *, hello_timeout: float | None = None
+) -> tuple[trio.SSLStream[Any], bytes]:
     """Server side: TLS handshake presenting ``identity``'s certificate. Returns the TLS
-    stream and our certificate's fingerprint. Raises :class:`TlsError`."""
+    stream and our certificate's fingerprint. ``hello_timeout`` (seconds, None = no limit): the
+    client must send its first bytes (the ClientHello) within it, so an idle connection is
+    closed early; checked on a socket stream only (another stream has nothing to wait on).
+    Raises :class:`TlsError`, for a missing ClientHello too."""
+    if hello_timeout is not None:
+        await _await_client_hello(stream, hello_timeout)
     ctx, fp = server_context(identity)
     tls = trio.SSLStream(stream, ctx, server_side=True, https_compatible=True)
     try:
@@ -120,6 +127,21 @@ async def accept_tls(stream: trio.abc.Stream, identity: Any) -> tuple[trio.SSLSt
     except _HANDSHAKE_ERRORS as exc:
         raise TlsError(f"TLS handshake failed: {exc}") from None
     return tls, fp
+
+
+async def _await_client_hello(stream: trio.abc.Stream, timeout: float) -> None:
+    # Readable without consuming anything: the handshake then reads the ClientHello itself
+    # (or the end of the stream, and fails at once).
+    sock = getattr(stream, "socket", None)
+    if sock is None:
+        return
+    with trio.move_on_after(timeout):
+        try:
+            await trio.lowlevel.wait_readable(sock)
+        except _HANDSHAKE_ERRORS as exc:
+            raise TlsError(f"TLS handshake failed: {exc}") from None
+        return
+    raise TlsError(f"no TLS ClientHello within {timeout:g} s")
 
 
 async def dial_tls(
