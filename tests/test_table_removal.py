@@ -427,3 +427,29 @@ def test_a_seat_hears_it_was_removed_only_with_every_signature():
     outs = t2.receive(removes[1], 1)
     assert t2.fault is not None and t2.fault.rule == "removed" and t2.fault.seat == 2, t2.fault
     assert not [o for o in outs if isinstance(o, tbl.Send)] and len(t2.frames) == n2
+
+
+def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit():
+    """The seat to move draws; the signer then sends a remove of it at the same place (same
+    ``prev``), with its own vote only: every other seat holds the mover's draw there, so the
+    record refutes the removal. Each names the signer ("tried to remove ... while ... was
+    present"), and ``audit`` of a transcript confirms it from the fault's evidence."""
+    net = Gone(3, seed=52)
+    assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
+    t0 = net.tables[0]
+    x = t0.expected().seat
+    signer = next(s for s in range(3) if s != x)
+    seq, prev, hand = len(t0.chain), t0.head, t0.hand_no
+    vote = net.craft(signer, "away", {"seat": x, "hand": hand})
+    remove = net.craft(signer, "remove", {"seat": x, "hand": hand, "reason": "absent", "proof": [vote]})
+    net.handle(x, net.tables[x].intent(v.Draw("stock")))
+    assert net.run(lambda nn: not nn.q and len(nn.tables[0].chain) > seq)
+    assert all(t.chain[seq].seat == x and t.chain[seq].prev == prev for t in net.tables)
+    net.inject(signer, remove)
+    for t in net.tables:
+        if t.me != signer:
+            assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
+            assert "while" in t.fault.reason and "present" in t.fault.reason, t.fault
+            assert not t.removed
+            r = audit_frames(t.frames)
+            assert r.verdict == "accused" and r.seat == signer and "confirmed" in r.summary(), r.summary()

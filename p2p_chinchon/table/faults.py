@@ -202,9 +202,14 @@ class FaultsPart:
                 self._check_sig(e)
             except ProtocolViolation:
                 return "unverifiable", None
-            misplaced = self._misplaced_remove(e, self.chain[e.seq])
+            mine = self.chain[e.seq]
+            misplaced = self._misplaced_remove(e, mine)
             if misplaced is not None:
                 return "proves", misplaced
+            if mine.prev == e.prev and mine.seat == e.body["seat"] != e.seat:
+                refuted = self._refuted_remove(e, mine)  # X's own envelope holds the place
+                if refuted is not None:
+                    return "proves", refuted
         return self._judge_frame(e, frames[0])
 
 

@@ -24,6 +24,7 @@ from p2p_chinchon import view as v, wire
 from .common import TERMINAL_KINDS, Finished, GameEvent, ProtocolViolation, Send, Step, Stopped, _Dropped
 
 MAX_VOTES_AHEAD = 64  # positions ahead of our chain whose votes we keep (a node behind us)
+MAX_VOTES = 512  # votes kept at once (each signed by a seat of the seating: a cheat's flood is bounded)
 MAX_BRANCH = 256  # removes of another branch kept to learn whether it removed this seat
 
 
@@ -153,13 +154,16 @@ class RemovalPart:
         if env.seat >= len(self.players) or x >= len(self.players) or x == env.seat:
             raise _Dropped(env.seat, "bad_vote", f"seat {env.seat} votes on seat {x}")
         self._verify_or_drop(env)
+        if env.seq == n and env.prev != self.head:
+            return  # a vote of another branch at our head: it never counts here
         key = (env.seq, env.prev, x)
-        by = self.votes.setdefault(key, {})
-        if env.seat in by:
+        if env.seat in self.votes.get(key, {}):
             return
         for old in [k for k in self.votes if k[0] < n]:
             del self.votes[old]
-        by[env.seat] = frame
+        if sum(len(by) for by in self.votes.values()) >= MAX_VOTES:
+            raise _Dropped(env.seat, "flood", f"more than {MAX_VOTES} away votes ahead of our chain")
+        self.votes.setdefault(key, {})[env.seat] = frame
         self._out.append(Send(frame))
 
     def _base(self) -> int:
