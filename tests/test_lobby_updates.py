@@ -213,7 +213,7 @@ async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refus
     said: list[str] = []
     who: list[str] = []
 
-    async def approve(request: lob.JoinRequest, ip: str) -> bool:
+    async def approve(request: lob.JoinRequest, ip: str, **_: object) -> bool:
         who.append(request.name)
         asked.set()
         await answer.wait()
