@@ -1152,7 +1152,7 @@ def _peer_ip(link: Any) -> str:
 async def join_lobby(
     identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0,
     check_offer: Callable[[bytes, bytes], Any] | None = None, expect_fingerprint: str | None = None,
-    wait: float = 0.0, on_waiting: Callable[[str], Any] | None = None,
+    wait: float = 0.0, on_waiting: Callable[..., Any] | None = None,
     on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None = None,
     approval_wait: float = lob.APPROVAL_WAIT, local_address: str | None = None,
 ) -> tuple[bytes, bytes]:
@@ -1160,8 +1160,10 @@ async def join_lobby(
     given; returns the offer and seating frames. ``check_offer(offer_frame, host_tls_key)`` may
     refuse the table (raise) before we wait to be seated. Any hostile answer raises
     :class:`~.lobby.LobbyError` (:class:`~.lobby.Refused`, :class:`~.lobby.BadAnswer`). While
-    nobody answers at ``host:port`` we keep trying for ``wait`` seconds, telling ``on_waiting``
-    so; then the connection error (OSError) is raised. ``on_lobby(players)`` gets each of the
+    nobody answers at ``host:port`` we keep trying for ``wait`` seconds, telling
+    ``on_waiting(text)`` so; then the connection error (OSError) is raised. Once we sat down,
+    ``on_waiting(text, key, fields)`` says we wait for the host's person (English ``text``, the
+    same in :mod:`p2p_chinchon.ui.i18n` as ``key`` with ``fields``). ``on_lobby(players)`` gets each of the
     host's unsigned lobby updates, ``((name, key), ...)`` in seat order (display only). After
     ``sit`` we wait ``approval_wait`` s (and 15 s more) for the seat: then :class:`~.lobby.Refused`.
     ``local_address``: the source IP to connect from (None: the system's choice)."""
@@ -1176,7 +1178,7 @@ async def join_lobby(
         await link.send(b"sit")
         if on_waiting is not None:  # never a silent wait: the host's person may be asked first
             on_waiting(f"waiting for the host to let you sit down (the host is asked on their "
-                       f"screen; up to {approval_wait:g} s; q leaves)")
+                       f"screen; up to {approval_wait:g} s; q leaves)", "lobby_wait_host", {"s": f"{approval_wait:g}"})
         # The host refuses us when its person has not answered in APPROVAL_WAIT s; our own
         # patience ends a little later, for a host that never says.
         try:
