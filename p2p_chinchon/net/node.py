@@ -993,7 +993,7 @@ async def host_lobby(
                 await refuse(link, "the host could not seat you")
 
     async def sit_down(req: lob.JoinRequest, link: Any) -> None:
-        nonlocal told, seat_sends
+        nonlocal told
         if free() <= 0:
             await refuse(link, TABLE_FULL)
             return
