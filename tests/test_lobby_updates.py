@@ -213,7 +213,7 @@ async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refus
     said: list[str] = []
     who: list[str] = []
 
-    async def approve(request: lob.JoinRequest, ip: str) -> bool:
+    async def approve(request: lob.JoinRequest, ip: str, **_: object) -> bool:
         who.append(request.name)
         asked.set()
         await answer.wait()
@@ -231,7 +231,7 @@ async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refus
             # its seat until a third player comes (cancelled below)
             nursery.start_soon(lambda: nd.join_lobby(
                 beto, "127.0.0.1", port, name="Beto", listen_port=4002,
-                expect_fingerprint=host_id.fingerprint, on_waiting=said.append))
+                expect_fingerprint=host_id.fingerprint, on_waiting=lambda text, *_: said.append(text)))
             await asked.wait()
             assert said and "waiting for the host to let you sit down" in said[-1]
             assert [p.name for p in table.pending_players] == ["Ana"] and who == ["Beto"]

@@ -69,7 +69,7 @@ async def test_host_approves_each_joiner_before_seating() -> None:
     port = listeners[0].socket.getsockname()[1]
     asked: list[tuple[str, str, str]] = []
 
-    async def approve(req: lob.JoinRequest, ip: str) -> bool:
+    async def approve(req: lob.JoinRequest, ip: str, **_: object) -> bool:
         asked.append((req.name, fingerprint(req.public_key), ip))
         return req.name != "Eve"
 

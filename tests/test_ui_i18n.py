@@ -170,12 +170,13 @@ def test_the_hosts_seat_question_speaks_the_hosts_language():
     from p2p_chinchon.commands.host import _approver
     from p2p_chinchon.ui.lobby import seat_request
 
-    assert seat_request("Ana", "AAAA-BBBB", "10.0.0.2") == \
-        "Ana [AAAA-BBBB] from 10.0.0.2 asks to sit down. Seat them?"
+    assert seat_request("Ana", "AAAA-BBBB", "10.0.0.2", came=2, queued=3) == \
+        ("Ana [AAAA-BBBB] from 10.0.0.2 asks to sit down. Seat them? 2 already seated from this "
+         "address. (b: refuse everyone from 10.0.0.2) 3 more waiting.")
     asked: list[str] = []
 
     class Bridge:
-        async def ask(self, question: str) -> bool:
+        async def ask(self, question: str, **_: object) -> bool:
             asked.append(question)
             return True
 
@@ -186,7 +187,8 @@ def test_the_hosts_seat_question_speaks_the_hosts_language():
     import trio
 
     assert trio.run(_approver(Bridge(), "es"), Request(), "10.0.0.2") is True
-    assert asked[0].startswith("Ana [") and asked[0].endswith("desde 10.0.0.2 pide sentarse. ¿Le das el asiento?")
+    assert asked[0].startswith("Ana [") and "desde 10.0.0.2 pide sentarse. ¿Le das el asiento?" in asked[0]
+    assert asked[0].endswith("(b: rechazar a todos desde 10.0.0.2)")
 
 
 def test_being_removed_is_said_in_the_players_language():

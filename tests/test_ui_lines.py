@@ -291,3 +291,16 @@ async def test_log_lines_printed_once_each_by_their_count():
 
     _, out = await session("", node)
     assert out.count("Ben sat down (3/3)") == 1 and out.count("Ben discards K♠") == 3, out
+
+
+async def test_a_seat_question_in_line_mode_takes_block_and_can_be_withdrawn():
+    """Issue 21: ``b`` answers a seat question "refuse everyone from there"; a question the
+    node withdrew (the joiner left) is not answered by the next line."""
+    async def node(bridge):
+        with trio.CancelScope() as scope:  # asked, then withdrawn before anyone answers
+            scope.cancel()
+            await bridge.ask("First?", block=True)
+        return await bridge.ask("Second?", block=True)
+
+    answer, out = await session("b\n", node)
+    assert answer == "block" and "Second? (yes/no)" in out

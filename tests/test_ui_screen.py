@@ -543,3 +543,21 @@ def test_rules_cut_at_80x24_scroll_so_every_rule_can_be_read_before_agreeing():
     press(s, *["up"] * (len(every) + 5))
     assert s.render_text(80, rows) == first
     assert sent == []  # scrolling agrees to nothing
+
+
+def test_a_seat_question_refuses_a_whole_address_with_b_and_can_be_withdrawn():
+    """Issue 21: the host's seat question takes ``b`` (refuse everyone from that address)
+    where the asker allows it, and nowhere else; a question its asker withdrew (the joiner
+    left) leaves the screen and takes no answer."""
+    answers: list = []
+    s, sent, _ = make(draw_view())
+    s.start_ask("Carla asks to sit down", answers.append)
+    press(s, "b")
+    assert answers == [] and s.mode == "ask"
+    s.end_ask()
+    assert s.mode != "ask"
+    press(s, "y")
+    assert answers == []
+    s.start_ask("Carla asks to sit down", answers.append, block=True)
+    press(s, "b")
+    assert answers == ["block"] and s.mode != "ask" and sent == []

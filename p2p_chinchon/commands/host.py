@@ -151,20 +151,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _approver(bridge: Any, lang: str | None = None) -> Any:
-    """``approve(request, ip)`` for the lobby: one yes/no question at a time to the host's
-    person, in ``lang`` (None: the locale)."""
-    import trio
-
+    """``approve(request, ip, *, came, queued)`` for the lobby (``nd.host_lobby``, which asks
+    one at a time): a yes/no question to the host's person, in ``lang`` (None: the locale),
+    where ``b`` refuses everyone from that address (``lobby.REFUSE_ADDRESS``)."""
     from p2p_chinchon.identity import fingerprint
+    from p2p_chinchon.net.lobby import REFUSE_ADDRESS
+    from p2p_chinchon.ui.bridge import BLOCK
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.lobby import seat_request
 
     tr = Translator(lang)
 
-    one_at_a_time = trio.Lock()
-
-    async def approve(request: Any, ip: str) -> bool:
-        async with one_at_a_time:
-            return bool(await bridge.ask(seat_request(request.name, fingerprint(request.public_key), ip, tr)))
+    async def approve(request: Any, ip: str, *, came: int = 0, queued: int = 0) -> bool | str:
+        question = seat_request(request.name, fingerprint(request.public_key), ip, tr, came=came, queued=queued)
+        answer = await bridge.ask(question, block=True)
+        return REFUSE_ADDRESS if answer == BLOCK else answer is True
 
     return approve

@@ -18,7 +18,8 @@ under trio guest mode on an asyncio loop (creating a sync ``Zeroconf`` on the as
 would attach to that loop and block it). Only IPv4 is used.
 
 Gotchas handled: registration probes for about 1.7 s (``advertise`` returns after that);
-``browser.cancel()`` and ``zc.close()`` on exit, even when cancelled.
+``browser.cancel()`` and ``zc.close()`` on exit, even when cancelled, and never an error out of
+them (a blocked zeroconf loop costs the goodbyes, not the caller).
 """
 
 from __future__ import annotations
@@ -269,12 +270,26 @@ def _new_zeroconf(interfaces: Sequence[str] | None) -> Zeroconf:
 
 
 async def _close_zeroconf(zc: Zeroconf, browser: ServiceBrowser | None = None) -> None:
+    """Cancel ``browser`` and close ``zc`` (goodbyes for its services), even when cancelled.
+    Never raises: zeroconf's errors on the way out are logged, one line each. When the
+    goodbyes cannot go out (``EventLoopBlocked`` from ``unregister_all_services``: zeroconf's
+    own loop was too busy) its sockets and threads are closed without them, and the records
+    expire by their TTL on the listeners' side."""
     with trio.CancelScope(shield=True):
-        try:
-            if browser is not None:
+        if browser is not None:
+            try:
                 await trio.to_thread.run_sync(browser.cancel)
-        finally:
+            except Exception as exc:  # noqa: BLE001 - closing zeroconf must not fail the caller
+                log.warning("mDNS: stopping the browser failed: %s", exc or type(exc).__name__)
+        try:
             await trio.to_thread.run_sync(zc.close)
+        except Exception as exc:  # noqa: BLE001 - e.g. EventLoopBlocked
+            log.warning("mDNS: no goodbye sent (%s): the record expires by itself", exc or type(exc).__name__)
+            zc.unregister_all_services = lambda: None  # type: ignore[method-assign]  # close the rest
+            try:
+                await trio.to_thread.run_sync(zc.close)
+            except Exception as exc2:  # noqa: BLE001
+                log.warning("mDNS: closing zeroconf failed: %s", exc2 or type(exc2).__name__)
 
 
 class Advertisement:

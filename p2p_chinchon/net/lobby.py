@@ -57,6 +57,9 @@ __all__ = [
     "JoinRequest",
     "LobbyError",
     "Link",
+    "APPROVAL_WAIT",
+    "PromptQueue",
+    "REFUSE_ADDRESS",
     "connect_lobby",
     "format_addr",
     "lobby_players",
@@ -76,6 +79,9 @@ JOIN_MAX_FRAME = 1024  # a join request is ~200 bytes; cap what an unknown peer 
 MAX_NAME = 64
 MAX_LOBBY = MAX_SEATS  # entries in a {"lobby"} update: the most seats a table has
 _KEYS = {"v", "name", "key", "addr", "sig"}
+APPROVAL_WAIT = 120.0  # s from a joiner's "sit" to the host's answer; the joiner waits as long
+REFUSE_ADDRESS = "address"  # the host's person refuses this joiner and everyone from its address
+_ADDRESS_REFUSED = "the host refuses joiners from your address"
 
 
 class LobbyError(Exception):
@@ -328,17 +334,19 @@ async def connect_lobby(
     expect_fingerprint: str | None = None,
     max_frame: int = MAX_FRAME,
     timeout: float | None = 10.0,
+    local_address: str | None = None,
 ) -> tuple[Link, bytes]:
     """Connect to a host's lobby over TLS, pin its key (``expect_fingerprint``, see
     :func:`.tls.dial_tls`), answer its challenge with a :class:`JoinRequest` signed by
     ``identity`` (name, mesh ``listen_addr``). Returns the open :class:`Link` for the caller's
     conversation and the host's 32-byte identity key (the caller checks it against the offer).
+    ``local_address``: the source IP to connect from (None: the system's choice).
     If the host refuses the request, the link's next ``receive()`` returns ``None``.
     Raises ``OSError`` (cannot connect), ``trio.TooSlowError``, :class:`WrongHost` (TLS
     failed or another host's key), :class:`BadAnswer` (a bad challenge) or
     :class:`Refused` (the host hung up first)."""
     with trio.fail_after(math.inf if timeout is None else timeout):
-        stream = await trio.open_tcp_stream(host, port)
+        stream = await trio.open_tcp_stream(host, port, local_address=local_address)
         try:
             try:
                 tls, host_key, cert = await dial_tls(stream, expect_fingerprint=expect_fingerprint)
@@ -421,3 +429,59 @@ async def _read_map(link: Link, closed: str) -> dict:
         text = "".join(c if not unicodedata.category(c).startswith("C") else "?" for c in text)
         raise Refused(text[:MAX_REFUSAL] or "refused")
     return msg
+
+
+class PromptQueue:
+    """Host side: the host's person is asked about one joiner at a time, in arrival order
+    (docs/protocol.md "Lobby").
+
+    ``ask(request, ip, *, came, queued)`` asks the person (``came``: joiners already seated
+    from ``ip``; ``queued``: how many more wait behind this one) and returns True (seat),
+    False (refuse) or :data:`REFUSE_ADDRESS` (refuse this joiner, every queued one from the
+    same address and any later one). At most ``cap()`` joiners wait at once, the one being
+    asked included; a joiner waits at most ``wait`` seconds, queue and question together
+    (its own patience: :data:`APPROVAL_WAIT`)."""
+
+    def __init__(self, ask: Callable[..., Awaitable[bool | str]], *, cap: Callable[[], int],
+                 wait: float = APPROVAL_WAIT) -> None:
+        self._ask = ask
+        self._cap = cap
+        self.wait = wait
+        self._queue: list[tuple[str, trio.CancelScope]] = []
+        self._moved = trio.Event()
+        self.refused_ips: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    async def decide(self, request: JoinRequest, ip: str, *, came: int = 0) -> tuple[str, str | None]:
+        """Wait for this joiner's turn and the person's answer: ``(why, refusal)``, ``why``
+        one of "yes" (refusal None: seat it), "no", "address" (its address is refused),
+        "busy" (``cap()`` joiners wait already), "expired" (``wait`` s went by); ``refusal``
+        is the sentence to send the joiner (English). Cancel the call when the joiner leaves:
+        its question is withdrawn (``ask`` is cancelled) and the next one is asked."""
+        if ip in self.refused_ips:
+            return "address", _ADDRESS_REFUSED
+        if len(self._queue) >= self._cap():
+            return "busy", "too many people are waiting for the host's answer: try again later"
+        entry = (ip, trio.CancelScope(deadline=trio.current_time() + self.wait))
+        self._queue.append(entry)
+        try:
+            with entry[1]:
+                while self._queue[0] is not entry:
+                    await self._moved.wait()
+                answer = await self._ask(request, ip, came=came, queued=len(self._queue) - 1)
+                if answer == REFUSE_ADDRESS:
+                    self.refused_ips.add(ip)
+                    for other_ip, scope in self._queue:
+                        if other_ip == ip:
+                            scope.cancel()  # each is refused below, in its own call
+                    return "address", _ADDRESS_REFUSED
+                return ("yes", None) if answer is True else ("no", "the host did not let you sit down")
+            if ip in self.refused_ips:
+                return "address", _ADDRESS_REFUSED
+            return "expired", f"the host did not answer within {self.wait:g} s"
+        finally:
+            self._queue.remove(entry)
+            self._moved.set()
+            self._moved = trio.Event()

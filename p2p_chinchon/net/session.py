@@ -73,9 +73,10 @@ class HostConfig(SeatConfig):
     port: int = 0
     advertise: bool = True
     auto_agree: bool = True
-    # async (request, source_ip) -> bool: the host's person approves each joiner (name and
-    # fingerprint) before it is seated; None seats the first comers (--open: bots, demos, tests)
-    approve: Callable[[Any, str], Any] | None = None
+    # async (request, source_ip, *, came, queued) -> True, False or lobby.REFUSE_ADDRESS: the
+    # host's person approves each joiner (name and fingerprint) before it is seated
+    # (nd.host_lobby); None seats the first comers (--open: bots, demos, tests)
+    approve: Callable[..., Any] | None = None
     sockets: list | None = None
 
 
@@ -129,7 +130,10 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
         t.log_event("seated" if seat is not None else "unseated", (seat,), names=(name,), numbers=(n, c.seats))
         events.update(t.view())
         if ad is not None:
-            nursery.start_soon(ad.update, n)
+            nursery.start_soon(_quietly, "update the table's mDNS record", ad.update, n)
+
+    def notice(text: str, key: str, fields: dict) -> None:
+        events.notice(text, key, fields, lasting=True)
 
     ad = None
     left = False
@@ -141,11 +145,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
                 name=c.name, preset=_preset_name(c.rules), seats_taken=1, max_seats=c.seats,
                 fingerprint=c.identity.fingerprint,
             )
-            try:
-                ad = await nursery.start(_advertise, discovery, info, lobby_port)
-            except Exception as exc:  # mDNS is a convenience: --connect still works
-                log.warning("could not advertise the table by mDNS: %s", exc)
-                ad = None
+            ad = await nursery.start(_advertise, discovery, info, lobby_port)
         events.listening(lobby_port)
 
         async def watch_leave() -> None:
@@ -155,7 +155,8 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
             nursery.cancel_scope.cancel()  # closes the lobby and sends the mDNS goodbye
 
         nursery.start_soon(watch_leave)
-        await nd.host_lobby(table, listeners, seats=c.seats, on_seated=seated, approve=c.approve)
+        await nd.host_lobby(table, listeners, seats=c.seats, on_seated=seated, approve=c.approve,
+                            notice=notice)
         nursery.cancel_scope.cancel()  # stop advertising: the table is full
     if left and not table.seated:
         return _left_lobby(None, c.transcript_path)
@@ -165,9 +166,27 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
 
 
 async def _advertise(discovery: Any, info: Any, port: int, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-    async with discovery.advertise(info, port) as ad:
-        task_status.started(ad)
-        await trio.sleep_forever()
+    """Advertise the table until cancelled; started with the ad, or None when mDNS fails.
+    Never raises (but Cancelled): mDNS is a convenience (``--connect`` still works), so
+    zeroconf's errors, on the way in or out, are one logged line."""
+    up = False
+    try:
+        async with discovery.advertise(info, port) as ad:
+            task_status.started(ad)
+            up = True
+            await trio.sleep_forever()
+    except Exception as exc:  # noqa: BLE001 - the boundary between zeroconf and the lobby
+        log.warning("mDNS: the table's advertisement failed: %s", nd.error_text(exc))
+        if not up:
+            task_status.started(None)
+
+
+async def _quietly(what: str, fn: Callable[..., Any], *args: Any) -> None:
+    """``await fn(*args)``; an error is one logged line (``what`` failed), never the lobby's."""
+    try:
+        await fn(*args)
+    except Exception as exc:  # noqa: BLE001 - a convenience failing must not stop the table
+        log.warning("could not %s: %s", what, nd.error_text(exc))
 
 
 def _preset_name(rules: Any) -> str:

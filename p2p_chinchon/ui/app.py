@@ -149,8 +149,13 @@ class TableApp:
         self.screen.noticed(text)
         self.app.invalidate()
 
-    def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
-        self.screen.start_ask(question, answer)
+    def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
+                  block: bool = False) -> None:
+        self.screen.start_ask(question, answer, block=block)
+        self.app.invalidate()
+
+    def end_ask(self) -> None:
+        self.screen.end_ask()
         self.app.invalidate()
 
     def start_picker(self, picker: Any) -> None:

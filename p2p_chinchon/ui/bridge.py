@@ -18,6 +18,9 @@ import trio
 from ..view import Intent, SeatView
 
 
+BLOCK = "block"  # an answer to ask(block=True): no, and no to everyone else from there
+
+
 class BridgeError(RuntimeError):
     """The bridge was used before a front end and a trio run were attached to it."""
 
@@ -34,7 +37,10 @@ class Frontend(Protocol):
 
     def noticed(self, text: str) -> None: ...
 
-    def start_ask(self, question: str, answer: Callable[[bool], None]) -> None: ...
+    def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
+                  block: bool = False) -> None: ...
+
+    def end_ask(self) -> None: ...
 
     def start_picker(self, picker: Any) -> None: ...
 
@@ -93,13 +99,19 @@ class UiBridge:
         if self._frontend is not None:
             self._frontend.rejected(str(reason))
 
-    async def ask(self, question: str) -> bool:
-        """Ask a yes/no question and wait for the answer (Escape or end of input: no)."""
+    async def ask(self, question: str, *, block: bool = False) -> bool | str:
+        """Ask a yes/no question and wait for the answer (Escape or end of input: no). With
+        ``block`` the person may also answer :data:`BLOCK` (key ``b``: no, and no to everyone
+        else from the same place). Cancelling the call withdraws the question."""
         frontend = self._need_frontend()
-        send, recv = trio.open_memory_channel[bool](1)
-        frontend.start_ask(question, self._from_ui(send.send_nowait))
-        async with recv:
-            return await recv.receive()
+        send, recv = trio.open_memory_channel[bool | str](1)
+        frontend.start_ask(question, self._from_ui(send.send_nowait), block=block)
+        try:
+            async with recv:
+                return await recv.receive()
+        except BaseException:  # cancelled (the asker gave up): the question leaves the screen
+            frontend.end_ask()
+            raise
 
     async def pick_table(self, tables: AsyncIterator[list[Any]]) -> Any:
         """Show the tables heard on the LAN live and return the one chosen, or None on quit.

@@ -34,6 +34,7 @@ from .text import plain
 ACTIONS = ("draw", "discard", "close", "agree", "reenter")
 _YES = {"yes", "y", "si", "sí", "s", "oui", "o", "true", "1"}
 _NO = {"no", "n", "non", "false", "0"}
+_BLOCK = {"b", "block", "bloquear", "bloquer"}  # no, and no to all from there (a seat question)
 
 
 class CommandError(ValueError):
@@ -97,6 +98,8 @@ def parse_command(text: str) -> Command | None:
         return Command("yes")
     if head in _NO and not rest:
         return Command("no")
+    if head in _BLOCK and not rest:
+        return Command("block")
     try:  # a bare card name discards it, as typing it does on the full screen
         parse_card_text(text)
     except CardTextError:
@@ -178,7 +181,8 @@ class LineFrontend:
         self.view: V.SeatView | None = None
         self.agreed = False
         self.pending: Any = None  # intent sent and not yet resolved by a new view
-        self.ask: tuple[str, Callable[[bool], None]] | None = None
+        self.ask: tuple[str, Callable[[bool | str], None]] | None = None
+        self._ask_block = False
         self.picker: Any = None
         self._log_total = 0  # log lines printed so far (SeatView.log_total)
         self._shown_wait: Any = None
@@ -325,13 +329,21 @@ class LineFrontend:
         self._prompt_if_new()
         self._wake()
 
-    def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
+    def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
+                  block: bool = False) -> None:
         if self.eof:
             answer(False)
             return
-        self.ask = (question, answer)
+        self.ask, self._ask_block = (question, answer), block
         self._prompt_if_new()
         self._wake()
+
+    def end_ask(self) -> None:
+        """The asker withdrew its question (e.g. the joiner it was about left)."""
+        if self.ask is not None:
+            self.ask = None
+            self._shown_wait = None
+            self._wake()
 
     def start_picker(self, picker: Any) -> None:
         if self.eof:
@@ -405,6 +417,8 @@ class LineFrontend:
         if self.ask is not None:
             if cmd.kind in ("yes", "no"):
                 self._answer(cmd.kind == "yes")
+            elif cmd.kind == "block" and self._ask_block:
+                self._answer("block")
             else:
                 self.say("!! " + tr("line_prompt_ask", question=self.ask[0]))
             return True
@@ -456,7 +470,7 @@ class LineFrontend:
         self.send(V.Leave())
         return True
 
-    def _answer(self, yes: bool) -> None:
+    def _answer(self, yes: bool | str) -> None:
         assert self.ask is not None
         answer, self.ask = self.ask[1], None
         answer(yes)

@@ -15,11 +15,20 @@ from .i18n import Translator
 from .text import Line, cell, truncate
 
 
-def seat_request(name: str, fingerprint: str, address: str, tr: Translator | None = None) -> str:
+def seat_request(name: str, fingerprint: str, address: str, tr: Translator | None = None, *,
+                 came: int = 0, queued: int = 0) -> str:
     """The host's yes/no question before seating a joiner (issue 9: no seat without the host's
-    consent): the name the joiner gave, its key fingerprint to compare aloud, its address; in
-    ``tr``'s language (None: English)."""
-    return (tr or Translator("en"))("ask_seat_request", name=name, fingerprint=fingerprint, address=address)
+    consent): the name the joiner gave, its key fingerprint to compare aloud, its address, how
+    many sit already from there (``came``), the key that refuses everyone from there, and how
+    many more wait (``queued``); in ``tr``'s language (None: English)."""
+    tr = tr or Translator("en")
+    parts = [tr("ask_seat_request", name=name, fingerprint=fingerprint, address=address)]
+    if came:
+        parts.append(tr("ask_seat_came", n=came))
+    parts.append(tr("ask_seat_block", address=address))
+    if queued:
+        parts.append(tr("ask_seat_queued", n=queued))
+    return " ".join(parts)
 
 
 def _key(info: Any) -> tuple[Any, ...]:

@@ -28,6 +28,7 @@ COMMAND_KEYS = frozenset("sdchqgaynl?<>")
 # "o" (oui) could start a card name. Any other key leaves an open question open.
 YES_KEYS = frozenset({"y", "Y"})
 NO_KEYS = frozenset({"n", "N", "escape"})
+BLOCK_KEYS = frozenset({"b", "B"})  # a question that allows it: no, and no to all from there
 DEFAULT_SHOWDOWN_TIME = 30  # seconds, when the rules predate the showdown_time option
 
 
@@ -109,7 +110,8 @@ class TableScreen:
         self.final_text = ""
         self.picker: Any = None  # lobby.TablePicker while picking a table
         self.ask_question = ""
-        self._ask_answer: Callable[[bool], None] | None = None
+        self._ask_answer: Callable[[bool | str], None] | None = None
+        self._ask_block = False
         self._arr_cache: tuple[Any, Any] = (None, None)
         self._best_cache: tuple[Any, Any] = (None, None)
         self.log_line = make_log_renderer(tr, lambda: self.faces)
@@ -269,9 +271,17 @@ class TableScreen:
         if not (self.holding() or self.mode == RECALL):
             self.mode = FINAL
 
-    def start_ask(self, question: str, answer: Callable[[bool], None]) -> None:
+    def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
+                  block: bool = False) -> None:
         self.mode, self.ask_question, self._ask_answer = ASK, question, answer
+        self._ask_block = block
         self.typed = ""
+
+    def end_ask(self) -> None:
+        """The asker withdrew its question (e.g. the joiner it was about left)."""
+        if self.mode == ASK:
+            self.mode = NORMAL
+        self._ask_answer = None
 
     def start_picker(self, picker: Any) -> None:
         self.mode, self.picker = PICKER, picker
@@ -397,10 +407,11 @@ class TableScreen:
                 self.message = ""
             return
         if self.mode == ASK:
-            if (k in YES_KEYS or k in NO_KEYS) and self._ask_answer is not None:
+            block = self._ask_block and k in BLOCK_KEYS
+            if (k in YES_KEYS or k in NO_KEYS or block) and self._ask_answer is not None:
                 answer, self._ask_answer = self._ask_answer, None
                 self.mode = NORMAL
-                answer(k in YES_KEYS)
+                answer("block" if block else k in YES_KEYS)
             return
         if self.mode == PICKER and self.picker is not None:
             if k in ("q", "c-c"):
