@@ -18,7 +18,7 @@ def _as_version(frame: bytes, v: int) -> bytes:
 
 
 def test_a_version_1_transcript_is_named_in_one_line(tmp_path, capsys):
-    assert PROTOCOL_VERSION == 2
+    assert PROTOCOL_VERSION > 1
     frames = [_as_version(e.encode(), 1) for e in build(script(2))]
     r = audit_frames(frames)
     assert r.verdict == "unsupported" and r.exit_code == 1
