@@ -1138,7 +1138,9 @@ async def run_seat(
     identity seed too when ``keep_identity``). A rejoin passes the secrets it ``kept`` and the
     table's pending ``jobs`` (from its replay). ``mdns``: advertise where this seat's mesh
     listens and find a seat whose address changed by its record (:func:`.discovery.advertise_seat`;
-    ``reach``: this seat's ``--advertise`` entries, whose IPv4 hosts come first in it)."""
+    ``reach``: this seat's ``--advertise`` entries, whose IPv4 hosts come first in it). Until
+    the first hand, every seat that cannot be reached is named on the screen
+    (:func:`.reach.watch_reach`)."""
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
     if transcript_path is not None:
@@ -1161,6 +1163,10 @@ async def run_seat(
         await nursery.start(mesh.run)
         if locator is not None:
             nursery.start_soon(_seat_mdns, table, mesh.port, locator, reach)
+        if table.engine is None:  # the mesh has not formed yet: say who cannot reach whom
+            from p2p_chinchon.net.reach import watch_reach
+
+            nursery.start_soon(watch_reach, table, mesh, events)
         result = await node.run(mesh)
         await mesh.aclose()
         nursery.cancel_scope.cancel()

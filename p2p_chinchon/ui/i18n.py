@@ -299,6 +299,12 @@ EN: dict[str, str] = {
     "st_bot_draw": "time is up: the bot plays for you (draw)",
     "st_bot_discard": "time is up: the bot plays for you (discard or close)",
     "st_bot_reenter": "time is up: the bot plays for you (answer the re-entry offer)",
+    "reach_cannot_dial": ("cannot reach {name} at {places}. {name} is probably behind a home router: play "
+                          "over a VPN, or start {name} with --advertise / a forwarded --port; see docs/friends.md"),
+    "reach_not_dialled": ("{name} has not reached you at {places} after {seconds} s: you are probably behind "
+                          "a home router: play over a VPN, or start again with --advertise / a forwarded "
+                          "--port; see docs/friends.md"),
+    "reach_linked": "{name} is linked now",
 }
 
 ES: dict[str, str] = {
@@ -577,6 +583,13 @@ ES: dict[str, str] = {
     "st_bot_draw": "se acabó el tiempo: el bot juega por ti (robar)",
     "st_bot_discard": "se acabó el tiempo: el bot juega por ti (descartar o cerrar)",
     "st_bot_reenter": "se acabó el tiempo: el bot juega por ti (responder al reenganche)",
+    "reach_cannot_dial": ("no se llega a {name} en {places}. {name} está probablemente detrás de un router "
+                          "doméstico: jugad por una VPN, o que {name} empiece con --advertise / un --port "
+                          "redirigido; ver docs/friends.md"),
+    "reach_not_dialled": ("{name} no te ha alcanzado en {places} tras {seconds} s: probablemente estás detrás "
+                          "de un router doméstico: jugad por una VPN, o vuelve a empezar con --advertise / un "
+                          "--port redirigido; ver docs/friends.md"),
+    "reach_linked": "{name} ya está conectado",
 }
 
 FR: dict[str, str] = {
@@ -857,6 +870,13 @@ FR: dict[str, str] = {
     "st_bot_draw": "temps écoulé : le bot joue pour vous (piocher)",
     "st_bot_discard": "temps écoulé : le bot joue pour vous (défausser ou fermer)",
     "st_bot_reenter": "temps écoulé : le bot joue pour vous (répondre à l'offre de rachat)",
+    "reach_cannot_dial": ("impossible de joindre {name} à {places}. {name} est probablement derrière une box : "
+                          "jouez par un VPN, ou que {name} relance avec --advertise / un --port redirigé ; "
+                          "voir docs/friends.md"),
+    "reach_not_dialled": ("{name} ne vous a pas joint à {places} après {seconds} s : vous êtes probablement "
+                          "derrière une box : jouez par un VPN, ou relancez avec --advertise / un --port "
+                          "redirigé ; voir docs/friends.md"),
+    "reach_linked": "{name} est connecté maintenant",
 }
 
 CATALOGUES: dict[str, dict[str, str]] = {"en": EN, "es": ES, "fr": FR}
