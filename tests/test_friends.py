@@ -156,8 +156,9 @@ async def test_every_screen_says_who_cannot_reach_whom_and_what_to_do(autojump_c
             "forwarded --port; see docs/friends.md") == text
     assert [k for _, k, _ in events.said] == ["reach_cannot_dial", "reach_linked"]
     [(text, key, fields)] = cevents.said  # Ana (seat 0) never dialled Cai; Bea did
-    assert key == "reach_not_dialled" and fields["name"] == "Ana"
-    assert "198.51.100.7:4102, 192.168.1.8:4102" in text and "behind a home router" in text
+    assert key == "reach_not_dialled" and fields["names"] == "Ana"
+    assert text.startswith("no connection from Ana at 198.51.100.7:4102, 192.168.1.8:4102 after 8 s: ")
+    assert "behind a home router" in text
 
 
 def test_a_table_that_never_formed_audits_as_never_started() -> None:
@@ -185,3 +186,22 @@ def test_a_hosts_advertised_addresses_ride_in_its_mdns_ad() -> None:
     txt = TableAd(name="Mesa", preset="classic", seats_taken=1, max_seats=4, fingerprint="ABCD-EFGH", reach=many).txt()
     assert len(b"addrs=" + txt[b"addrs"]) <= 255 and 0 < len(_parse_txt(txt).reach) < 20
     assert _parse_txt({**ad.txt(), b"addrs": b"nonsense,10.0.0.1:7"}).reach == ("10.0.0.1:7",)
+
+
+def test_long_notices_are_wrapped_on_the_table_screen_and_stand_together() -> None:
+    """The full screen shows what to do to its end (the line used to be cut at the width) and
+    two seats' notices together; the next message replaces them."""
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.screen import TableScreen
+    from p2p_chinchon.ui.text import plain
+
+    screen = TableScreen(Translator("en"))
+    screen.set_view(_three_seated(0).view())
+    tr = Translator("en")
+    for name in ("Bea", "Cai"):
+        screen.noticed(tr("reach_cannot_dial", name=name, places="198.51.100.7:4101 (Connection refused)"))
+    shown = " ".join(plain(line) for line in screen.render(60, 40)).split()
+    text = " ".join(shown)
+    assert "start Bea with --advertise" in text and "start Cai with --advertise / a forwarded --port; see docs/friends.md" in text
+    screen.rejected("not your turn")
+    assert [plain(line) for line in screen.message_lines(60)] == ["Refused: not your turn"]

@@ -6,8 +6,8 @@ addresses, with what error, and what to do:
 
 - a seat we dial whose every place failed once (:meth:`~.mesh.Mesh.dial_trouble`): "Cannot reach
   Bea at 203.0.113.5:41234 (Connection refused), ...: Bea is probably behind a home router";
-- a lower seat that has not dialled us after :data:`ACCEPT_GRACE` seconds: "Ana has not reached
-  you at ...: you are probably behind a home router".
+- the lower seats that have not dialled us after :data:`ACCEPT_GRACE` seconds, in one message:
+  "no connection from Ana, Bea at ... after 8 s: you are probably behind a home router".
 
 Each message is said again only when the places that failed change, and "linked" follows
 once the seat is reached. The table's own clocks still decide when it stops (``rejoin_wait``); the audit calls
@@ -44,13 +44,15 @@ async def watch_reach(table: Any, mesh: Any, events: Any, *, grace: float = ACCE
     mine = ", ".join([players[me].addr, *players[me].addrs])
     start = trio.current_time()
     linked: set[int] = set()
-    said: dict[int, str] = {}
+    reported: set[int] = set()  # seats named in a message since, not yet said to be linked
+    said: dict[int, str] = {}  # what was last said about a seat we dial (-1: the lower seats)
 
-    def say(seat: int, why: str, key: str, **fields: Any) -> None:
-        """Tell the person, unless this seat's trouble is the one told last (``why``: which
-        places failed; the errors alone may flicker, e.g. an ICMP reply or a timeout)."""
-        if said.get(seat) != why:
-            said[seat] = why
+    def say(about: int, why: str, key: str, **fields: Any) -> None:
+        """Tell the person, unless this trouble is the one told last (``why``: which places
+        failed, or which seats did not dial; the errors alone may flicker, e.g. an ICMP
+        reply or a timeout on one place)."""
+        if said.get(about) != why:
+            said[about] = why
             text = _english(key, **fields)
             log.debug("%s", text)
             events.notice(text, key, fields, lasting=True)
@@ -58,16 +60,26 @@ async def watch_reach(table: Any, mesh: Any, events: Any, *, grace: float = ACCE
     while not _started(table):
         linked |= mesh.connected
         trouble = mesh.dial_trouble()
+        waited = trio.current_time() - start >= grace
+        missing = []
         for seat in range(len(players)):
             if seat == me:
                 continue
             name = players[seat].name
             if seat in linked:
-                if said.get(seat, "linked") != "linked":
-                    say(seat, "linked", "reach_linked", name=name)
+                if seat in reported:
+                    reported.discard(seat)
+                    said.pop(seat, None)
+                    text = _english("reach_linked", name=name)
+                    events.notice(text, "reach_linked", {"name": name}, lasting=True)
             elif seat > me and trouble.get(seat):
                 places = ", ".join(f"{place} ({why})" for place, why in trouble[seat])
                 say(seat, " ".join(p for p, _ in trouble[seat]), "reach_cannot_dial", name=name, places=places)
-            elif seat < me and trio.current_time() - start >= grace:
-                say(seat, "not dialled", "reach_not_dialled", name=name, places=mine, seconds=int(grace))
+                reported.add(seat)
+            elif seat < me and waited:
+                missing.append(seat)
+        if missing:
+            names = ", ".join(players[s].name for s in missing)
+            say(-1, names, "reach_not_dialled", names=names, places=mine, seconds=int(grace))
+            reported.update(missing)
         await trio.sleep(POLL)

@@ -301,7 +301,7 @@ EN: dict[str, str] = {
     "st_bot_reenter": "time is up: the bot plays for you (answer the re-entry offer)",
     "reach_cannot_dial": ("cannot reach {name} at {places}. {name} is probably behind a home router: play "
                           "over a VPN, or start {name} with --advertise / a forwarded --port; see docs/friends.md"),
-    "reach_not_dialled": ("{name} has not reached you at {places} after {seconds} s: you are probably behind "
+    "reach_not_dialled": ("no connection from {names} at {places} after {seconds} s: you are probably behind "
                           "a home router: play over a VPN, or start again with --advertise / a forwarded "
                           "--port; see docs/friends.md"),
     "reach_linked": "{name} is linked now",
@@ -586,7 +586,7 @@ ES: dict[str, str] = {
     "reach_cannot_dial": ("no se llega a {name} en {places}. {name} está probablemente detrás de un router "
                           "doméstico: jugad por una VPN, o que {name} empiece con --advertise / un --port "
                           "redirigido; ver docs/friends.md"),
-    "reach_not_dialled": ("{name} no te ha alcanzado en {places} tras {seconds} s: probablemente estás detrás "
+    "reach_not_dialled": ("ninguna conexión de {names} en {places} tras {seconds} s: probablemente estás detrás "
                           "de un router doméstico: jugad por una VPN, o vuelve a empezar con --advertise / un "
                           "--port redirigido; ver docs/friends.md"),
     "reach_linked": "{name} ya está conectado",
@@ -873,7 +873,7 @@ FR: dict[str, str] = {
     "reach_cannot_dial": ("impossible de joindre {name} à {places}. {name} est probablement derrière une box : "
                           "jouez par un VPN, ou que {name} relance avec --advertise / un --port redirigé ; "
                           "voir docs/friends.md"),
-    "reach_not_dialled": ("{name} ne vous a pas joint à {places} après {seconds} s : vous êtes probablement "
+    "reach_not_dialled": ("aucune connexion de {names} à {places} après {seconds} s : vous êtes probablement "
                           "derrière une box : jouez par un VPN, ou relancez avec --advertise / un --port "
                           "redirigé ; voir docs/friends.md"),
     "reach_linked": "{name} est connecté maintenant",
