@@ -205,3 +205,23 @@ def test_long_notices_are_wrapped_on_the_table_screen_and_stand_together() -> No
     assert "start Bea with --advertise" in text and "start Cai with --advertise / a forwarded --port; see docs/friends.md" in text
     screen.rejected("not your turn")
     assert [plain(line) for line in screen.message_lines(60)] == ["Refused: not your turn"]
+
+
+def test_a_seat_of_a_table_that_never_formed_is_told_so_and_nobody_is_blamed(capsys) -> None:
+    """The exit summary and the table screen say the table never formed, not "table stopped:
+    seat 0 (Ana): absent", which reads as blaming the seat nobody could reach."""
+    from p2p_chinchon.commands._common import print_result
+    from p2p_chinchon.net.node import NodeResult
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.screen import TableScreen
+
+    host = _three_seated(0)
+    host.timeout("absent", False)
+    result = NodeResult(winner=None, fault=host.fault, transcript=None, head=b"", seat=0,
+                        names=[p.name for p in host.players])
+    print_result(result, lang="en")
+    out = capsys.readouterr().out
+    assert out.startswith("the table never formed: the seats could not all reach each other (") and "nobody is blamed" in out
+    screen = TableScreen(Translator("es"))
+    screen.set_view(host.view())
+    assert screen.stopped_text().startswith("la mesa nunca llegó a formarse")

@@ -106,8 +106,9 @@ def test_joiners_nobody_can_reach_are_named_on_every_screen(tmp_path: Path) -> N
     """J1 and J2 share a home router that forwards nothing: the lobby works (outbound), the
     host's dials to them fail. Before anyone stops, the host's screen says it cannot reach J1
     and J2 at their router's address, each joiner's that no connection came from the host there,
-    each with what to do; then every seat stops by itself (``rejoin_wait``) and every
-    transcript audits as a table that never started (exit 3), nobody accused."""
+    each with what to do; then every seat stops by itself (``rejoin_wait``) saying the table
+    never formed, and every transcript audits as a table that never started (exit 3), nobody
+    accused."""
     from p2p_chinchon.audit import audit_file
 
     _require()
@@ -122,7 +123,7 @@ def test_joiners_nobody_can_reach_are_named_on_every_screen(tmp_path: Path) -> N
     said = [texts[0].find(f"cannot reach {name} at {wan}:") for name in ("J1", "J2")]
     said += [t.find(f"no connection from H at {wan}:") for t in texts[1:]]
     for t, at in zip([texts[0], *texts], said):
-        assert 0 <= at < t.find("table stopped"), _tails(logs)  # said before the seat stopped
+        assert 0 <= at < t.find("the table never formed: "), _tails(logs)  # said before the seat stopped
         assert "behind a home router" in t and "--advertise / a forwarded --port" in t, _tails(logs)
     for i in range(3):
         report = audit_file(tmp_path / f"s{i}.chn")

@@ -191,13 +191,15 @@ def exit_code(result: Any) -> int:
 def print_result(result: Any, names: list[str] | None = None, out: Any = None,
                  lang: str | None = None) -> None:
     """The exit summary, in ``lang`` (None: the locale; ui/i18n.py ``exit_*`` messages)."""
-    from p2p_chinchon.ui.i18n import Translator, own_stop_text
+    from p2p_chinchon.ui.i18n import Translator, never_formed_text, own_stop_text
 
     tr = Translator(lang)
     out = out or sys.stdout
     names = list(result.names or names or [])
     names += [tr("exit_seat", n=i) for i in range(len(names), 8)]
     own = own_stop_text(result.fault, result.seat, tr)  # we left, or were removed: one line
+    # a table whose seats never all reached each other: no hand, so no totals
+    own = own or never_formed_text(result.fault, bool(result.totals), tr)
     if own is not None:
         print(own, file=out)
     elif result.fault is not None:

@@ -305,6 +305,8 @@ EN: dict[str, str] = {
                           "a home router: play over a VPN, or start again with --advertise / a forwarded "
                           "--port; see docs/friends.md"),
     "reach_linked": "{name} is linked now",
+    "never_formed": ("the table never formed: the seats could not all reach each other ({reason}); nobody is "
+                     "blamed: see docs/friends.md"),
 }
 
 ES: dict[str, str] = {
@@ -590,6 +592,8 @@ ES: dict[str, str] = {
                           "de un router doméstico: jugad por una VPN, o vuelve a empezar con --advertise / un "
                           "--port redirigido; ver docs/friends.md"),
     "reach_linked": "{name} ya está conectado",
+    "never_formed": ("la mesa nunca llegó a formarse: no todos los asientos pudieron conectarse entre sí "
+                     "({reason}); no se culpa a nadie: ver docs/friends.md"),
 }
 
 FR: dict[str, str] = {
@@ -877,6 +881,8 @@ FR: dict[str, str] = {
                           "derrière une box : jouez par un VPN, ou relancez avec --advertise / un --port "
                           "redirigé ; voir docs/friends.md"),
     "reach_linked": "{name} est connecté maintenant",
+    "never_formed": ("la table ne s'est jamais formée : les places n'ont pas toutes pu se joindre ({reason}) ; "
+                     "personne n'est mis en cause : voir docs/friends.md"),
 }
 
 CATALOGUES: dict[str, dict[str, str]] = {"en": EN, "es": ES, "fr": FR}
@@ -915,6 +921,14 @@ def removed_text(fault: Any, tr: Callable[..., str]) -> str:
     if fault.detail in ("absent", "left") and fault.hand:
         return tr(f"you_removed_{fault.detail}", n=fault.hand)
     return fault.reason
+
+
+def never_formed_text(fault: Any, began: bool, tr: Callable[..., str]) -> str | None:
+    """The line for a table stopped ``absent`` before its first hand (``began`` False): its
+    seats never all reached each other (issue 22), which blames nobody; else None."""
+    if fault is None or began or fault.rule != "absent":
+        return None
+    return tr("never_formed", reason=fault.reason)
 
 
 def own_stop_text(fault: Any, seat: int | None, tr: Callable[..., str]) -> str | None:

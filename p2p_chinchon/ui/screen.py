@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from .. import view as V
-from .i18n import Translator, own_stop_text
+from .i18n import Translator, never_formed_text, own_stop_text
 from .logtext import make_log_renderer
 from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
@@ -707,6 +707,9 @@ class TableScreen:
         view = self.view
         assert view is not None and view.fault is not None
         f = view.fault
+        never = never_formed_text(f, view.dealer is not None, self.tr)  # no dealer: no hand yet
+        if never is not None:
+            return never
         reason = own_stop_text(f, view.me, self.tr) or f.reason
         return self.tr("stopped", reason=reason)
 
