@@ -283,7 +283,8 @@ class InternetLab(NetnsLab):
             self.popen(i, ["wireguard-go", "-f", dev], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env=dict(os.environ, LOG_LEVEL="error"))
             for _ in range(100):  # its device appears once the daemon is up
-                if subprocess.run(["ip", "-n", self.hosts[i], "link", "show", dev], capture_output=True).returncode == 0:
+                shown = subprocess.run(["ip", "-n", self.hosts[i], "link", "show", dev], capture_output=True)
+                if shown.returncode == 0:
                     break
                 subprocess.run(["sleep", "0.1"])
             key_file = f"/tmp/{dev}.key"

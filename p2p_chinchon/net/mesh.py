@@ -628,7 +628,9 @@ class Mesh:
     def _note_failure(self, peer: int, place: tuple[str, int], why: str) -> None:
         self._dial_errors.setdefault(peer, {})[_place(place)] = why
 
-    async def _connect_any(self, peer: int, places: Sequence[tuple[str, int]]) -> tuple[trio.SocketStream, tuple[str, int]] | None:
+    async def _connect_any(
+        self, peer: int, places: Sequence[tuple[str, int]],
+    ) -> tuple[trio.SocketStream, tuple[str, int]] | None:
         """TCP to the first of ``places`` that answers (each started :attr:`MeshConfig.stagger`
         s after the one before it, so the best place wins when it answers at once); None when
         none did (each failure noted)."""

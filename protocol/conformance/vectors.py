@@ -148,7 +148,8 @@ def lobby_verdict(i):
     assert [p for f, p in msgs if f == "joiner"][1] == b"sit"
     return {"result": "ok", "name": req["name"], "key": req["key"].hex(), "addr": req["addr"], "seat": seat,
             "offer_hash": hashlib.sha256(offer).hexdigest(),
-            "seated_addr": seating.body["players"][seat]["addr"], "seated_addrs": seating.body["players"][seat]["addrs"]}
+            "seated_addr": seating.body["players"][seat]["addr"],
+            "seated_addrs": seating.body["players"][seat]["addrs"]}
 
 
 def mesh_verdict(i):
