@@ -4,6 +4,7 @@ skipped with the reason): friends on different networks. Bot seats, each its own
 
 - routed subnets and home routers with a forwarded port (``join --port`` and ``--advertise``),
   then every seat behind its own home router with only forwarded ports: the game finishes;
+- ``host --advertise``: ``join --list`` on the host's LAN shows the addresses;
 - joiners behind a home router with nothing forwarded: every screen names the seat nobody
   reaches and its address, every seat stops by itself, every audit says "never started";
 - a mesh VPN (a real WireGuard tunnel with ``wireguard-go``, else a routed stand-in): one
@@ -152,3 +153,30 @@ def test_a_mesh_vpn(tmp_path: Path) -> None:
     [j2_seat] = [p for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"] if p["name"] == "J2"]
     assert j2_seat["addr"].startswith(lab.wan(2) + ":"), j2_seat
     assert any(a.startswith(vpn[2] + ":") for a in j2_seat["addrs"]), j2_seat
+
+
+@pytest.mark.netns
+def test_join_list_shows_the_hosts_advertised_addresses(tmp_path: Path) -> None:
+    """``host --advertise`` (a VPN address; a router's forwarded port): ``join --list`` on the
+    host's LAN shows them after its own address, ``--json`` under ``reach``."""
+    import json
+
+    from netns import NetnsLab, require_netns
+
+    require_netns()
+    with NetnsLab(2) as lab:
+        log = tmp_path / "h.log"
+        with open(log, "ab") as f:
+            lab.popen(0, _cli("host", "--bot", "--table-name", "Lejos", "--port", str(LOBBY), "--advertise",
+                              "100.101.102.103", "--advertise", "203.0.113.5:50000", *GAME,
+                              "--transcript", str(tmp_path / "h.chn")),
+                      stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT, env=_env(tmp_path), cwd=REPO)
+        _wait_for(log, "open on port")
+        listed = lab.run(1, _cli("join", "--list", "--browse", "4"), capture_output=True, text=True,
+                         env=_env(tmp_path / "j"), cwd=REPO)
+        as_json = lab.run(1, _cli("join", "--list", "--json", "--browse", "4"), capture_output=True, text=True,
+                          env=_env(tmp_path / "j"), cwd=REPO)
+    reach = [f"100.101.102.103:{LOBBY}", "203.0.113.5:50000"]
+    assert f"{lab.addr(0)}:{LOBBY}, {reach[0]}, {reach[1]}" in listed.stdout, listed.stdout + listed.stderr
+    [table] = json.loads(as_json.stdout)
+    assert table["reach"] == reach
