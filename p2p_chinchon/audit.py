@@ -9,7 +9,9 @@ Verdicts (``AuditReport.verdict``):
 
 - ``ok``: a complete game; ``winner`` set.
 - ``incomplete``: every envelope is valid but the game did not finish (a torn tail after a
-  crash, a seat that left, or a recording that simply stops).
+  crash, a seat that left, or a recording that simply stops), or it never started: a seat was
+  away before the first hand (a ``fault`` ``absent``: a table whose seats could not reach each
+  other), which accuses nobody.
 - ``cheat``: a validly signed envelope breaks the protocol: ``seat``, ``index`` and ``rule``
   name it. This is attributable: only the seat's key could have signed it.
 - ``accused``: the table stopped on a seat's ``fault`` message; ``seat`` is the accused seat
@@ -238,6 +240,13 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
         return r
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
+    if b["rule"] == "absent" and t.engine is None:
+        # a seat away before the first hand: the table never formed (a seat nobody could
+        # reach, issue 22); nothing was played, so nobody is accused of anything
+        r = AuditReport("incomplete", index=i, seat=accused, rule="absent",
+                        detail=f"never started: seat {env.seat} says: {b['reason']}")
+        _fill(r, t, marks)
+        return r
     r = AuditReport("accused", index=i, seat=accused, rule=b["rule"])
     status, proof = t.fault_judgement
     if status == "proves" and proof is not None and proof.seat == accused:

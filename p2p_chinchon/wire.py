@@ -49,6 +49,7 @@ __all__ = [
     "GAME_ID_BYTES",
     "HASH_BYTES",
     "KINDS",
+    "MAX_CANDIDATES",
     "MAX_FRAME",
     "MAX_SEATS",
     "SCHEMA",
@@ -74,6 +75,7 @@ MAX_FRAME = 1 << 20
 """Largest envelope frame in bytes (1 MiB), checked before any parsing."""
 MAX_SEATS = 8
 MAX_PROOF_FRAME = 2048  # one frame quoted in a remove's proof (a leave: reason <= 256 chars)
+MAX_CANDIDATES = 8  # more addresses of one seat in the seating (docs/protocol.md "Lobby")
 GAME_ID_BYTES = 16
 HASH_BYTES = 32
 SIG_BYTES = 64
@@ -212,7 +214,8 @@ _KINDS: dict[str, dict] = {
         host_key=_bin(PUBLIC_KEY_BYTES),  # seat 0's identity key: verifies this offer
     ),
     "seating": _map(
-        players=_list(_map(name=_str(32), key=_bin(PUBLIC_KEY_BYTES), addr=_str(64)), MAX_SEATS, 2),
+        players=_list(_map(name=_str(32), key=_bin(PUBLIC_KEY_BYTES), addr=_str(64),
+                                addrs=_list(_str(64), MAX_CANDIDATES)), MAX_SEATS, 2),
     ),
     "agree": _map(rules_hash=_ref("hash"), seating_hash=_ref("hash"), toss_commit=_ref("hash")),
     "toss": _map(nonce=_ref("nonce")),

@@ -291,6 +291,9 @@ def cert_der(identity: Identity) -> bytes:
     return ssl.PEM_cert_to_DER_cert(identity.certificate.decode("ascii"))
 
 
+CANDIDATES = ["203.0.113.7:7301", "192.168.1.11:7301"]  # the joiner's: advertised, then private
+
+
 def lobby_vectors() -> list[dict]:
     """One joiner sits down at a two-seat table: the real host_lobby and join_lobby over TLS on
     loopback, the host's challenge from a seeded stream; every frame payload either side sends
@@ -327,7 +330,8 @@ def lobby_vectors() -> list[dict]:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(functools.partial(nd.host_lobby, host, listeners, seats=2))
             got = await nd.join_lobby(joiner_id, "127.0.0.1", port, name="Beto", listen_port=7301,
-                                      check_offer=check, expect_fingerprint=fingerprint(host_id.public_bytes))
+                                      candidates=CANDIDATES, check_offer=check,
+                                      expect_fingerprint=fingerprint(host_id.public_bytes))
         return got
 
     challenges = SeededRng("spec vectors: lobby challenges")
@@ -344,22 +348,23 @@ def lobby_vectors() -> list[dict]:
     cert = tls.cert_fingerprint(host_der)
     assert cert == tls.server_context(host_id)[1] and seen == [(offer, host_id.public_bytes)]
     req = msgpack.unpackb(join)
-    assert req["v"] == 2 and len(challenge) == 32
-    signed = (b"p2p-chinchon/join/v2\x00" + packb([req["name"], req["key"], req["addr"]]) + challenge
+    assert req["v"] == 3 and len(challenge) == 32 and req["addrs"] == CANDIDATES
+    signed = (b"p2p-chinchon/join/v3\x00" + packb([req["name"], req["key"], req["addr"], req["addrs"]]) + challenge
               + hashlib.sha256(host_der).digest())
-    assert signed == lob.JoinRequest.signed_bytes(req["name"], req["key"], req["addr"], challenge, cert)
+    assert signed == lob.JoinRequest.signed_bytes(req["name"], req["key"], req["addr"], req["addrs"], challenge, cert)
     joiner_id.private_key.public_key().verify(req["sig"], signed)
     seated = wire.decode_envelope(seating).body["players"]
-    assert seated[1]["addr"] == "127.0.0.1:7301" and sit == b"sit"
+    assert seated[1]["addr"] == "127.0.0.1:7301" and seated[1]["addrs"] == CANDIDATES and sit == b"sit"
     inp = {"host_key": blob(host_id.public_bytes), "host_certificate": blob(host_der), "cert_hash": cert.hex(),
            "messages": [{"from": who, "payload": blob(data)} for who, data in log]}
     verdict = {"result": "ok", "name": req["name"], "key": req["key"].hex(), "addr": req["addr"],
                "seat": msgpack.unpackb(seat_msg)["seat"], "offer_hash": hashlib.sha256(offer).hexdigest(),
-               "seated_addr": seated[1]["addr"]}
+               "seated_addr": seated[1]["addr"], "seated_addrs": seated[1]["addrs"]}
     out = [vec("lobby", "join", "inside TLS (the host is the server and presents host_certificate): the host's "
-               "32-byte challenge, the joiner's v2 join request (mesh listener on port 7301) signed over the "
-               "challenge and SHA-256(host_certificate), {offer}, sit, {seat}, {seating}; the host, which sees "
-               "the joiner from 127.0.0.1, writes 127.0.0.1:7301 in the seating", inp, verdict,
+               "32-byte challenge, the joiner's v3 join request (mesh listener on port 7301, two candidate "
+               "addresses: an advertised one, then a private one) signed over the challenge and "
+               "SHA-256(host_certificate), {offer}, sit, {seat}, {seating}; the host, which sees the joiner from "
+               "127.0.0.1, writes 127.0.0.1:7301 as its addr and the candidates, in order, as its addrs", inp, verdict,
                {"join_signed_bytes": blob(signed)})]
     forged = msgpack.unpackb(join)
     forged["addr"] = "0.0.0.0:7302"

@@ -66,7 +66,8 @@ def lobby_script(seats: list[Identity], r: SeededRng, game: bytes = GAME) -> lis
     the chain as a valid, incomplete game)."""
     rules = make_rules("classic").to_wire()
     names = ["Ana", "Beto", "Carla", "Dani", "Eva", "Fede", "Gala", "Hugo"]
-    players = [{"name": n, "key": s.public_bytes, "addr": f"192.168.1.{10 + i}:7300"}
+    players = [{"name": n, "key": s.public_bytes, "addr": f"192.168.1.{10 + i}:7300",
+                "addrs": [f"203.0.113.{10 + i}:7300"] if i else []}
                for i, (n, s) in enumerate(zip(names, seats))]
     script: list[tuple[int, str, dict]] = [
         (0, "offer", {"name": "Mesa de Ana", "rules": rules, "max_seats": max(4, len(seats)), "app": "p2p-chinchon",
@@ -256,7 +257,7 @@ def frame_vectors() -> list[dict]:
     deck = [PROTOCOL_VERSION, GAME, 52, 1, bytes(32), "shuffle", {"deck": bytes(40 * 64 + 1), "hand": 0, "proof": b"", "round": 0}]
     bad("deck-not-multiple", raw_signed(deck, s1), "out_of_range", "deck length not a multiple of 64")
     seating = [PROTOCOL_VERSION, GAME, 1, 0, bytes(32), "seating",
-               {"players": [{"addr": "", "key": bytes(32), "name": str(i)} for i in range(9)]}]
+               {"players": [{"addr": "", "addrs": [], "key": bytes(32), "name": str(i)} for i in range(9)]}]
     bad("nine-players", raw_signed(seating, host), "out_of_range", "a seating of 9")
 
     # non-canonical encodings of a validly signed envelope: the signature still verifies

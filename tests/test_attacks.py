@@ -454,7 +454,7 @@ def _host_and_joiner(seating_players):
 
 
 def _p(ident, name="x"):
-    return {"name": name, "key": ident.public_bytes, "addr": "127.0.0.1:2"}
+    return {"name": name, "key": ident.public_bytes, "addr": "127.0.0.1:2", "addrs": []}
 
 
 @pytest.mark.parametrize("variant", ["twice", "host_not_first", "over_max"])

@@ -86,7 +86,8 @@ async def test_join_conversation() -> None:
 
 
 def forged(req: JoinRequest, **changes: object) -> bytes:
-    body = {"v": 2, "name": req.name, "key": req.public_key, "addr": req.listen_addr, "sig": req.signature}
+    body = {"v": 3, "name": req.name, "key": req.public_key, "addr": req.listen_addr, "addrs": list(req.candidates),
+            "sig": req.signature}
     body.update(changes)
     return msgpack.packb(body, use_bin_type=True)
 
@@ -256,7 +257,7 @@ def test_decode_garbage_only_raises_bad_join_request(data: bytes) -> None:
 
 @given(
     st.dictionaries(
-        st.sampled_from(["v", "name", "key", "addr", "sig", "x"]),
+        st.sampled_from(["v", "name", "key", "addr", "addrs", "sig", "x"]),
         st.one_of(st.integers(min_value=-(2**63), max_value=2**64 - 1), st.text(max_size=70), st.binary(max_size=70), st.none(), st.booleans()),
     )
 )

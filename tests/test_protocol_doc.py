@@ -439,7 +439,7 @@ LOBBY_VECTORS = ["lobby-join", "lobby-bad-join-signature", "lobby-replayed-join"
 @pytest.mark.parametrize("name", LOBBY_VECTORS)
 def test_join_requests_as_documented(name: str) -> None:
     """The host's certificate as documented; the join request's signature over
-    "p2p-chinchon/join/v2" || 00 || msgpack([name, key, addr]) || CHALLENGE || C."""
+    "p2p-chinchon/join/v3" || 00 || msgpack([name, key, addr, addrs]) || CHALLENGE || C."""
     vec = load(name)
     inp = vec["input"]
     der = unblob(inp["host_certificate"])
@@ -449,8 +449,9 @@ def test_join_requests_as_documented(name: str) -> None:
     (who_c, challenge), (who_j, join) = ((m["from"], unblob(m["payload"])) for m in inp["messages"][:2])
     assert (who_c, who_j, len(challenge)) == ("host", "joiner", 32)
     req = msgpack.unpackb(join)
-    assert set(req) == {"v", "name", "key", "addr", "sig"} and req["v"] == 2
-    signed = b"p2p-chinchon/join/v2\x00" + msgpack.packb([req["name"], req["key"], req["addr"]]) + challenge + c
+    assert set(req) == {"v", "name", "key", "addr", "addrs", "sig"} and req["v"] == 3
+    fields = [req["name"], req["key"], req["addr"], req["addrs"]]
+    signed = b"p2p-chinchon/join/v3\x00" + msgpack.packb(fields) + challenge + c
     assert ed25519_ok(req["key"], req["sig"], signed) == (vec["verdict"]["result"] == "ok")
     if "join_signed_bytes" in vec.get("trace", {}):
         assert unblob(vec["trace"]["join_signed_bytes"]) == signed

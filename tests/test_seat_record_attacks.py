@@ -1,5 +1,5 @@
 """A hostile LAN neighbour forges mDNS seat records (net/discovery.py ``advertise_seat``, mesh
-``_relocate``): on loopback, a dialler whose locator names an impostor's listener must never
+``_places``): on loopback, a dialler whose locator names an impostor's listener must never
 bind a link to the impostor's key, and a forged record must not stop it dialling the seating's
 address for good."""
 

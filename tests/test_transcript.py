@@ -31,7 +31,7 @@ def script(n_seats: int = 3) -> list[tuple[int, str, dict]]:
     out: list[tuple[int, str, dict]] = [
         (0, "offer", {"name": "t", "rules": {}, "max_seats": 4, "app": "p2p-chinchon", "nonce": RNG.token_bytes(32),
                       "proof_rounds": 64, "host_key": SEATS[0].public_bytes}),
-        (0, "seating", {"players": [{"name": f"p{i}", "key": SEATS[i].public_bytes, "addr": ""} for i in range(n_seats)]}),
+        (0, "seating", {"players": [{"name": f"p{i}", "key": SEATS[i].public_bytes, "addr": "", "addrs": []} for i in range(n_seats)]}),
     ]
     out += [(s, "toss", {"nonce": RNG.token_bytes(32)}) for s in range(n_seats)]
     out += [(s, "key_commit", {"hand": 0, "commit": RNG.token_bytes(32)}) for s in range(n_seats)]

@@ -35,7 +35,7 @@ def build(n: int) -> list[Envelope]:
     steps = [
         (0, "offer", {"name": "t", "rules": {"a": 1}, "max_seats": 2, "app": "p2p-chinchon", "nonce": bytes(32),
                       "proof_rounds": 64, "host_key": SEATS[0].public_bytes}),
-        (0, "seating", {"players": [{"name": f"p{i}", "key": s.public_bytes, "addr": ""} for i, s in enumerate(SEATS)]}),
+        (0, "seating", {"players": [{"name": f"p{i}", "key": s.public_bytes, "addr": "", "addrs": []} for i, s in enumerate(SEATS)]}),
     ]
     while len(steps) < n:
         seat = len(steps) % 2

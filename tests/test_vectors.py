@@ -164,7 +164,8 @@ def lobby_verdict(inp: dict[str, Any]) -> dict[str, Any]:
     seating = decode_envelope(answers[2]["seating"])
     return {"result": "ok", "name": req.name, "key": req.public_key.hex(), "addr": req.listen_addr,
             "seat": answers[1]["seat"], "offer_hash": hashlib.sha256(offer).hexdigest(),
-            "seated_addr": seating.body["players"][answers[1]["seat"]]["addr"]}
+            "seated_addr": seating.body["players"][answers[1]["seat"]]["addr"],
+            "seated_addrs": list(seating.body["players"][answers[1]["seat"]]["addrs"])}
 
 
 def mesh_verdict(inp: dict[str, Any]) -> dict[str, Any]:

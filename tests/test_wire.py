@@ -48,8 +48,9 @@ def sample_bodies() -> dict[str, dict]:
         "offer": {"name": "Mesa", "rules": {"preset": "classic", "limit": 100, "wild": False, "neg": -5},
                   "max_seats": 8, "app": "p2p-chinchon", "nonce": b(32),
                   "proof_rounds": 64, "host_key": ALICE.public_bytes},
-        "seating": {"players": [{"name": "Ana", "key": ALICE.public_bytes, "addr": "10.0.0.1:7300"},
-                                {"name": "Beto", "key": BOB.public_bytes, "addr": "10.0.0.2:7300"}]},
+        "seating": {"players": [{"name": "Ana", "key": ALICE.public_bytes, "addr": "10.0.0.1:7300", "addrs": []},
+                                {"name": "Beto", "key": BOB.public_bytes, "addr": "10.0.0.2:7300",
+                                 "addrs": ["203.0.113.2:7300"]}]},
         "agree": {"rules_hash": b(32), "seating_hash": b(32), "toss_commit": b(32)},
         "toss": {"nonce": b(32)},
         "key_commit": {"hand": 0, "commit": b(32)},
@@ -193,8 +194,8 @@ def test_make_envelope_rejects_bad_bodies(kind: str, body: dict, code: str) -> N
 
 def test_error_names_the_field() -> None:
     with pytest.raises(WireError, match=r"body\.players\[1\]\.key"):
-        env_of("seating", {"players": [{"name": "a", "key": bytes(32), "addr": ""},
-                                       {"name": "b", "key": bytes(31), "addr": ""}]})
+        env_of("seating", {"players": [{"name": "a", "key": bytes(32), "addr": "", "addrs": []},
+                                       {"name": "b", "key": bytes(31), "addr": "", "addrs": []}]})
 
 
 @pytest.mark.parametrize(

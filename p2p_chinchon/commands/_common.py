@@ -29,6 +29,26 @@ def make_rules(args: argparse.Namespace) -> Any:
         raise UsageError(str(exc)) from None
 
 
+def add_advertise_argument(p: argparse.ArgumentParser, what: str) -> None:
+    """``--advertise HOST[:PORT]``, repeatable (issue 22: friends on other networks)."""
+    p.add_argument("--advertise", action="append", default=[], metavar="HOST[:PORT]",
+                   help=f"another address where the others can reach {what} (a VPN address, or your "
+                        "router's public address with a forwarded port); repeatable; see docs/friends.md")
+
+
+def check_advertise(args: argparse.Namespace, command: str) -> bool:
+    """True when every ``--advertise`` parses; else says why on stderr (then exit 2)."""
+    from p2p_chinchon.net.addresses import parse_advertise
+
+    for text in getattr(args, "advertise", None) or ():
+        try:
+            parse_advertise(text)
+        except ValueError as exc:
+            print(f"p2p-chinchon {command}: --advertise: {exc}", file=sys.stderr)
+            return False
+    return True
+
+
 def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--transcript", type=Path, metavar="PATH", help="where to save this seat's signed transcript")
     p.add_argument("--bot", action="store_true", help="let a bot play this seat")
@@ -96,7 +116,8 @@ def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> i
                               timeouts=make_timeouts(args), bind=getattr(args, "bind", "0.0.0.0"),
                               auto_agree=not human,
                               # by mDNS unless this seat was told addresses (--no-mdns, --connect)
-                              mdns=not getattr(args, "no_mdns", False) and not getattr(args, "connect", None))
+                              mdns=not getattr(args, "no_mdns", False) and not getattr(args, "connect", None),
+                              reach=tuple(getattr(args, "advertise", None) or ()))
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
             result = await resume_game(config, glue.events())
@@ -182,13 +203,15 @@ def exit_code(result: Any) -> int:
 def print_result(result: Any, names: list[str] | None = None, out: Any = None,
                  lang: str | None = None) -> None:
     """The exit summary, in ``lang`` (None: the locale; ui/i18n.py ``exit_*`` messages)."""
-    from p2p_chinchon.ui.i18n import Translator, own_stop_text
+    from p2p_chinchon.ui.i18n import Translator, never_formed_text, own_stop_text
 
     tr = Translator(lang)
     out = out or sys.stdout
     names = list(result.names or names or [])
     names += [tr("exit_seat", n=i) for i in range(len(names), 8)]
     own = own_stop_text(result.fault, result.seat, tr)  # we left, or were removed: one line
+    # a table whose seats never all reached each other: no hand, so no totals
+    own = own or never_formed_text(result.fault, bool(result.totals), tr)
     if own is not None:
         print(own, file=out)
     elif result.fault is not None:

@@ -19,6 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=int, default=0, help="TCP port for joiners (default: any free port)")
     p.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all)")
     p.add_argument("--no-mdns", action="store_true", help="do not advertise; joiners use --connect")
+    C.add_advertise_argument(p, "the table's lobby (shown by join --list; the port defaults to --port)")
     p.add_argument("--player", dest="name", default=None, help=argparse.SUPPRESS)  # before issue 13
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--proof-rounds", type=int, default=64, metavar="K", help="shadow shuffles per shuffle proof")
@@ -59,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
     problem = _table_name_problem(table_name)
     if problem is not None:
         print(f"p2p-chinchon host: --table-name: {problem}", file=sys.stderr)
+        return 2
+    if not C.check_advertise(args, "host"):
         return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
@@ -134,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             identity=identity, rng=rng, player_name=player, transcript_path=path, timeouts=C.make_timeouts(args),
             bind=args.bind, rules=rules, seats=args.seats, name=table_name, proof_rounds=args.proof_rounds,
             port=args.port, advertise=not args.no_mdns, keep_identity=not human, approve=approve,
-            sockets=sockets,
+            sockets=sockets, reach=tuple(args.advertise),
         )
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)

@@ -19,13 +19,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wait", type=float, default=30.0, metavar="S",
                    help="seconds to keep looking when the table is not up yet (default 30)")
     p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
+    p.add_argument("--port", type=int, default=0, metavar="PORT",
+                   help="TCP port the other seats dial you on (default: any free port; fix it to forward it "
+                        "on your router)")
+    C.add_advertise_argument(p, "you (the port defaults to --port)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--min-proof-rounds", type=int, default=None, metavar="K",
                    help="refuse tables whose cut-and-choose shuffle proofs use fewer rounds (default 64; tests use less)")
     C.add_play_arguments(p)
 
 
-TABLE_FIELDS = ("name", "host", "port", "preset", "seats_taken", "max_seats", "fingerprint", "version")
+TABLE_FIELDS = ("name", "host", "port", "preset", "seats_taken", "max_seats", "fingerprint", "version", "reach")
 
 
 def list_tables(args: argparse.Namespace) -> int:
@@ -41,20 +45,29 @@ def list_tables(args: argparse.Namespace) -> int:
     if args.table:
         tables = [t for t in tables if t.name == args.table]
     if args.json:
-        print(json.dumps([{k: getattr(t, k) for k in TABLE_FIELDS} for t in tables], ensure_ascii=False))
+        print(json.dumps([{k: _plain(getattr(t, k)) for k in TABLE_FIELDS} for t in tables], ensure_ascii=False))
     elif tables:
         for i, t in enumerate(tables):
             print(f"{i + 1:>2}. {t.name}  [{t.preset}]  {t.seats_taken}/{t.max_seats} seats  "
-                  f"host {t.fingerprint}  {t.host}:{t.port}")
+                  f"host {t.fingerprint}  {t.host}:{t.port}" + "".join(f", {a}" for a in t.reach))
         print("join one: p2p-chinchon join TABLE (or --connect HOST:PORT)", file=sys.stderr)
     else:
         print("no table heard on the LAN" + (f" named {args.table!r}" if args.table else ""), file=sys.stderr)
     return 0 if tables else 1
 
 
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
 def run(args: argparse.Namespace) -> int:
     import trio
 
+    if not C.check_advertise(args, "join"):
+        return 2
+    if not 0 <= args.port < 65536:
+        print("p2p-chinchon join: --port must be 0-65535", file=sys.stderr)
+        return 2
     human = not args.bot
     player = args.name or ("bot" if args.bot else "guest")
     [level] = C.bot_levels(args, 1, "join")
@@ -144,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             identity=identity, rng=rng, player_name=player, transcript_path=path_for,
             timeouts=C.make_timeouts(args), bind=args.bind, keep_identity=not human, auto_agree=not human, host=host, port=port,
             min_proof_rounds=args.min_proof_rounds, expect_fingerprint=fp, wait=args.wait,
-            mdns=not args.connect,
+            mdns=not args.connect, mesh_port=args.port, reach=tuple(args.advertise),
         )
         events = glue.events()
         if bridge is not None:  # "connecting to HOST:PORT…" until the table shows

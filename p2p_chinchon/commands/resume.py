@@ -20,6 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
     p.add_argument("--no-mdns", action="store_true", help="reach the others only at their seating addresses "
                    "(default: also find a seat whose address changed by mDNS)")
+    C.add_advertise_argument(p, "you (in this seat's mDNS record; the port is the seating's)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     C.add_play_arguments(p)
 
@@ -33,6 +34,8 @@ def newest_unfinished(folder: Path) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not C.check_advertise(args, "resume"):
+        return 2
     path = args.transcript or newest_unfinished(C.data_dir() / "transcripts")
     if path is None or not path.exists():
         print("p2p-chinchon resume: no unfinished game found" + (f" at {path}" if path else ""), file=sys.stderr)

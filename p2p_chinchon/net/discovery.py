@@ -35,7 +35,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-import ifaddr
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 import trio
@@ -49,6 +48,7 @@ from zeroconf import (
 )
 
 from p2p_chinchon import PROTOCOL_VERSION as _PROTOCOL_VERSION
+from p2p_chinchon.net.addresses import local_addresses
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -104,6 +104,7 @@ class TableAd:
     max_seats: int
     fingerprint: str
     version: int = PROTOCOL_VERSION
+    reach: tuple[str, ...] = ()  # host --advertise: more "host:port" of the lobby (TXT "addrs")
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -129,6 +130,14 @@ class TableAd:
             b"seats": f"{self.seats_taken}/{self.max_seats}".encode(),
             b"fp": self.fingerprint.encode(),
         }
+        reach = ""
+        for a in self.reach:  # as many as fit in one TXT entry
+            more = f"{reach},{a}" if reach else a
+            if len(b"addrs=") + len(more.encode()) > MAX_TXT_ENTRY:
+                break
+            reach = more
+        if reach:
+            props[b"addrs"] = reach.encode()
         for k, v in props.items():
             assert len(k) + 1 + len(v) <= MAX_TXT_ENTRY, k
         return props
@@ -159,6 +168,7 @@ class TableInfo:
     version: int
     addresses: tuple[str, ...] = ()
     instance: str = ""
+    reach: tuple[str, ...] = ()  # more "host:port" the host advertised (--advertise)
 
     @property
     def seats_free(self) -> int:
@@ -183,7 +193,22 @@ def _parse_txt(props: dict[bytes, bytes | None]) -> TableAd:
         max_seats=int(max_s),
         fingerprint=get(b"fp"),
         version=int(version),
+        reach=_reach(props.get(b"addrs")),
     )
+
+
+def _reach(value: bytes | None) -> tuple[str, ...]:
+    """TXT ``addrs``: the host's advertised lobby addresses; malformed entries are dropped."""
+    from p2p_chinchon.net.lobby import parse_addr
+
+    out = []
+    for a in (value or b"").decode("utf-8", "replace").split(","):
+        try:
+            parse_addr(a)
+        except ValueError:
+            continue
+        out.append(a)
+    return tuple(out[:8])
 
 
 def table_info_from_service(info: ServiceInfo) -> TableInfo:
@@ -205,33 +230,8 @@ def table_info_from_service(info: ServiceInfo) -> TableInfo:
         version=ad.version,
         addresses=addresses,
         instance=info.name,
+        reach=ad.reach,
     )
-
-
-def local_addresses(include_loopback: bool | None = None) -> list[str]:
-    """This machine's IPv4 addresses (from ``ifaddr``). Loopback is excluded unless it is the
-    only one (``include_loopback=None``) or asked for (True). Link-local 169.254/16 is kept
-    last, as a last resort."""
-    found: list[ipaddress.IPv4Address] = []
-    for adapter in ifaddr.get_adapters():
-        for ip in adapter.ips:
-            if isinstance(ip.ip, str):
-                try:
-                    addr = ipaddress.IPv4Address(ip.ip)
-                except ValueError:
-                    continue
-                if addr not in found:
-                    found.append(addr)
-    others = [a for a in found if not a.is_loopback]
-    loops = [a for a in found if a.is_loopback] or [ipaddress.IPv4Address("127.0.0.1")]
-    if include_loopback is True:
-        chosen = others + loops
-    elif include_loopback is False:
-        chosen = others
-    else:
-        chosen = others or loops
-    chosen.sort(key=lambda a: a.is_link_local)
-    return [str(a) for a in chosen]
 
 
 def _packed_addresses(port: int, addresses: Iterable[str] | None) -> list[bytes]:
@@ -593,13 +593,14 @@ class SeatLocator:
 async def advertise_seat(
     game: bytes, seat: int, port: int | None, *, locator: SeatLocator | None = None,
     interfaces: Sequence[str] | None = None, sign: Callable[[bytes], bytes] | None = None,
+    addresses: Iterable[str] | None = None,
 ) -> AsyncIterator[SeatLocator]:
     """Watch the seats' records of ``game`` (into ``locator``, or a new :class:`SeatLocator`)
     and advertise this seat's mesh listener on ``port`` (None: a seat that only dials) while
     the body runs (goodbye on exit). Yields the locator; entering takes ~2 s (mDNS probing),
     the watching starts at once. Raises ``ValueError`` (bad arguments), ``OSError`` (no mDNS
-    sockets)."""
-    service = seat_service_info(game, seat, port, sign=sign) if port is not None else None
+    sockets). ``addresses``: the IPv4 addresses of the record (default :func:`local_addresses`)."""
+    service = seat_service_info(game, seat, port, addresses, sign=sign) if port is not None else None
     locator = locator if locator is not None else SeatLocator(game)
 
     def ours(name: str, change: ServiceStateChange) -> bool:

@@ -10,12 +10,14 @@ Protocol (every message one frame, :mod:`.framing`, inside TLS, :mod:`.tls`):
 2. host -> joiner: CHALLENGE, 32 fresh random bytes.
 3. joiner -> host: the join request, a msgpack map with exactly these keys::
 
-    "v":    2
-    "name": str, 1..64 characters, no control characters (the player's display name)
-    "key":  bin 32, the joiner's Ed25519 identity public key
-    "addr": str "host:port" (IPv6 as "[::1]:port") where the joiner's mesh listens
-    "sig":  bin 64, Ed25519 over  b"p2p-chinchon/join/v2\\0" + msgpack([name, key, addr])
-            + CHALLENGE + SHA-256(host's certificate, DER)
+    "v":     3
+    "name":  str, 1..64 characters, no control characters (the player's display name)
+    "key":   bin 32, the joiner's Ed25519 identity public key
+    "addr":  str "host:port" (IPv6 as "[::1]:port") where the joiner's mesh listens
+    "addrs": array of at most 8 str "host:port": the joiner's candidate addresses, best first
+             (each --advertise, then its interface addresses with its mesh port)
+    "sig":   bin 64, Ed25519 over  b"p2p-chinchon/join/v3\\0" + msgpack([name, key, addr, addrs])
+             + CHALLENGE + SHA-256(host's certificate, DER)
 
 The host verifies it against its own challenge and certificate, then hands the request and
 the framed :class:`~.framing.Link` to the caller's ``on_join``; everything after that is opaque
@@ -55,6 +57,7 @@ __all__ = [
     "Refused",
     "WrongHost",
     "JoinRequest",
+    "check_candidates",
     "LobbyError",
     "Link",
     "APPROVAL_WAIT",
@@ -70,15 +73,17 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-JOIN_DOMAIN = b"p2p-chinchon/join/v2\x00"
-JOIN_VERSION = 2
+JOIN_DOMAIN = b"p2p-chinchon/join/v3\x00"
+JOIN_VERSION = 3
 CHALLENGE_SIZE = 32
 CERT_FP_SIZE = 32
 MAX_REFUSAL = 300  # characters of a host's refusal shown to the joiner
-JOIN_MAX_FRAME = 1024  # a join request is ~200 bytes; cap what an unknown peer may send
+JOIN_MAX_FRAME = 2048  # a join request is ~200-900 bytes; cap what an unknown peer may send
 MAX_NAME = 64
 MAX_LOBBY = MAX_SEATS  # entries in a {"lobby"} update: the most seats a table has
-_KEYS = {"v", "name", "key", "addr", "sig"}
+_KEYS = {"v", "name", "key", "addr", "addrs", "sig"}
+MAX_CANDIDATES = 8  # candidate addresses in a join request (and per seat in the seating)
+MAX_ADDR_BYTES = 64
 APPROVAL_WAIT = 120.0  # s from a joiner's "sit" to the host's answer; the joiner waits as long
 REFUSE_ADDRESS = "address"  # the host's person refuses this joiner and everyone from its address
 _ADDRESS_REFUSED = "the host refuses joiners from your address"
@@ -135,27 +140,45 @@ def _check_name(name: object) -> str:
     return name
 
 
+def check_candidates(addrs: object) -> tuple[str, ...]:
+    """A join request's ``addrs``: at most :data:`MAX_CANDIDATES` distinct ``"host:port"``
+    strings of at most 64 bytes each. Raises ``ValueError``."""
+    if not isinstance(addrs, (list, tuple)) or len(addrs) > MAX_CANDIDATES:
+        raise ValueError(f"addrs must be a list of at most {MAX_CANDIDATES} addresses")
+    for a in addrs:
+        parse_addr(a)
+        if len(a.encode()) > MAX_ADDR_BYTES:
+            raise ValueError(f"address {a[:70]!r} is longer than {MAX_ADDR_BYTES} bytes")
+    if len(set(addrs)) != len(addrs):
+        raise ValueError("addrs lists an address twice")
+    return tuple(addrs)
+
+
 @dataclass(frozen=True, slots=True)
 class JoinRequest:
-    """A joiner's signed request to sit at a table. Build with :meth:`create`."""
+    """A joiner's signed request to sit at a table. Build with :meth:`create`. ``candidates``:
+    more addresses where its mesh may be reached, best first (docs/protocol.md "Lobby")."""
 
     name: str
     public_key: bytes
     listen_addr: str
     signature: bytes
+    candidates: tuple[str, ...] = ()
 
     @staticmethod
-    def signed_bytes(name: str, public_key: bytes, listen_addr: str, challenge: bytes, cert: bytes) -> bytes:
+    def signed_bytes(name: str, public_key: bytes, listen_addr: str, candidates: Sequence[str],
+                     challenge: bytes, cert: bytes) -> bytes:
         """The exact bytes the signature covers: the fields, the host's ``challenge`` (32
         bytes) and the SHA-256 ``cert`` of the host's TLS certificate (32 bytes)."""
         if len(challenge) != CHALLENGE_SIZE or len(cert) != CERT_FP_SIZE:
             raise ValueError("challenge and certificate hash are 32 bytes each")
-        return JOIN_DOMAIN + msgpack.packb([name, public_key, listen_addr], use_bin_type=True) + challenge + cert
+        fields = [name, public_key, listen_addr, list(candidates)]
+        return JOIN_DOMAIN + msgpack.packb(fields, use_bin_type=True) + challenge + cert
 
     @classmethod
     def create(
         cls, name: str, public_key: bytes, listen_addr: str, sign: Callable[[bytes], bytes], *,
-        challenge: bytes, cert: bytes,
+        challenge: bytes, cert: bytes, candidates: Sequence[str] = (),
     ) -> JoinRequest:
         """Validate the fields and sign them, bound to the host's ``challenge`` and ``cert``
         (see :meth:`signed_bytes`), with ``sign`` (the identity key's Ed25519 sign).
@@ -164,8 +187,9 @@ class JoinRequest:
         if not isinstance(public_key, bytes) or len(public_key) != 32:
             raise BadJoinRequest("public key must be 32 bytes")
         parse_addr(listen_addr)
-        sig = sign(cls.signed_bytes(name, public_key, listen_addr, challenge, cert))
-        return cls(name, public_key, listen_addr, sig)
+        candidates = check_candidates(tuple(candidates))
+        sig = sign(cls.signed_bytes(name, public_key, listen_addr, candidates, challenge, cert))
+        return cls(name, public_key, listen_addr, sig, candidates)
 
     @property
     def listen_host_port(self) -> tuple[str, int]:
@@ -178,6 +202,7 @@ class JoinRequest:
                 "name": self.name,
                 "key": self.public_key,
                 "addr": self.listen_addr,
+                "addrs": list(self.candidates),
                 "sig": self.signature,
             },
             use_bin_type=True,
@@ -206,13 +231,15 @@ class JoinRequest:
             raise BadJoinRequest("sig must be 64 bytes")
         try:
             parse_addr(addr)
+            candidates = check_candidates(obj["addrs"])
         except ValueError as exc:
             raise BadJoinRequest(str(exc)) from None
         try:
-            Ed25519PublicKey.from_public_bytes(key).verify(sig, cls.signed_bytes(name, key, addr, challenge, cert))
+            Ed25519PublicKey.from_public_bytes(key).verify(
+                sig, cls.signed_bytes(name, key, addr, candidates, challenge, cert))
         except (InvalidSignature, ValueError):
             raise BadJoinRequest("signature does not verify under the request's key") from None
-        return cls(name, key, addr, sig)
+        return cls(name, key, addr, sig, candidates)
 
 
 def _peer(stream: trio.abc.Stream) -> str:
@@ -331,6 +358,7 @@ async def connect_lobby(
     *,
     name: str,
     listen_addr: str,
+    candidates: Sequence[str] = (),
     expect_fingerprint: str | None = None,
     max_frame: int = MAX_FRAME,
     timeout: float | None = 10.0,
@@ -338,7 +366,7 @@ async def connect_lobby(
 ) -> tuple[Link, bytes]:
     """Connect to a host's lobby over TLS, pin its key (``expect_fingerprint``, see
     :func:`.tls.dial_tls`), answer its challenge with a :class:`JoinRequest` signed by
-    ``identity`` (name, mesh ``listen_addr``). Returns the open :class:`Link` for the caller's
+    ``identity`` (name, mesh ``listen_addr``, more ``candidates``). Returns the open :class:`Link` for the caller's
     conversation and the host's 32-byte identity key (the caller checks it against the offer).
     ``local_address``: the source IP to connect from (None: the system's choice).
     If the host refuses the request, the link's next ``receive()`` returns ``None``.
@@ -359,7 +387,7 @@ async def connect_lobby(
             if len(challenge) != CHALLENGE_SIZE:
                 raise BadAnswer(f"the host's challenge has {len(challenge)} bytes, expected {CHALLENGE_SIZE}")
             req = JoinRequest.create(name, identity.public_bytes, listen_addr, identity.private_key.sign,
-                                     challenge=challenge, cert=cert)
+                                     challenge=challenge, cert=cert, candidates=candidates)
             await link.send(req.encode())
         except BaseException:
             await trio.aclose_forcefully(stream)

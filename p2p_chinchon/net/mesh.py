@@ -101,11 +101,14 @@ CERT_FP_SIZE = 32
 
 @dataclass(frozen=True, slots=True)
 class PeerAddr:
-    """Where a seat listens and which Ed25519 identity key (32 raw bytes) it must prove."""
+    """Where a seat listens and which Ed25519 identity key (32 raw bytes) it must prove;
+    ``alternates``: more ``(host, port)`` where it may be reached (its candidates in the
+    seating), dialled together with ``host:port``."""
 
     host: str
     port: int
     public_key: bytes
+    alternates: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,7 @@ class MeshConfig:
     max_pending_handshakes: int = 64  # pending from addresses not known as a seat's, in all
     max_pending_per_address: int = 4  # per source address (IPv6: per /64), per seat known there
     client_hello_timeout: float = 2.0  # a connection that sends no TLS byte for this long is closed
+    stagger: float = 0.25  # a dial tries a seat's places together, the next this much later
 
 
 class MeshError(Exception):
@@ -356,6 +360,24 @@ def _source_key(host: str | None) -> str | None:
     return str(ip)
 
 
+def _place(place: tuple[str, int]) -> str:
+    host, port = place
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _dial_error(exc: BaseException) -> str:
+    """Why a TCP connect failed, in a few words ("Connection refused", "No route to host")."""
+    while True:
+        if isinstance(exc, OSError) and exc.strerror:
+            return exc.strerror.rsplit(": ", 1)[-1]  # trio's "Error connecting to (...): why"
+        inner = exc.exceptions[0] if isinstance(exc, BaseExceptionGroup) else exc.__cause__
+        if inner is None:
+            break
+        exc = inner
+    text = str(exc)
+    return text.rsplit(": ", 1)[-1] if ": " in text else text or type(exc).__name__
+
+
 class Mesh:
     """One seat's links to every other seat of a seated table.
 
@@ -428,7 +450,12 @@ class Mesh:
                 continue
             self._peers[s] = addr
             self._keys[s] = key
-        self._home = dict(self._peers)  # the seating's addresses (_relocate)
+        self._home = dict(self._peers)  # the seating's addresses and candidates (_places)
+        self._answered: dict[int, tuple[str, int]] = {}  # where each dialled seat last answered
+        # seat we dial -> place "host:port" -> why the last dial there failed, and how many
+        # dials in a row failed everywhere (cleared when a link comes up): dial_trouble()
+        self._dial_errors: dict[int, dict[str, str]] = {}
+        self._dial_failures: dict[int, int] = {}
         self._accept_keys = {s: k for s, k in self._keys.items() if s < seat}
         if listener is None:
             self._listeners: list[trio.abc.Listener[Any]] = []
@@ -473,6 +500,17 @@ class Mesh:
     def is_up(self, seat: int) -> bool:
         link = self._links.get(seat)
         return link is not None and link.alive
+
+    def dial_trouble(self) -> dict[int, list[tuple[str, str]]]:
+        """Seats this seat dials that it has not reached since its last dial began failing:
+        ``{seat: [("host:port", why the last dial there failed), ...]}``, in dialling order
+        (what a person is told when a seat cannot be reached)."""
+        out = {}
+        for seat, n in self._dial_failures.items():
+            if n and not self.is_up(seat):
+                errors = self._dial_errors.get(seat, {})
+                out[seat] = [(p, errors[p]) for p in map(_place, self._places(seat)) if p in errors]
+        return out
 
     @property
     def port(self) -> int | None:
@@ -607,63 +645,116 @@ class Mesh:
         # 50-100 % of the delay, so seats that lost a link together do not redial in lockstep
         return delay * (0.5 + secrets.randbelow(1001) / 2000)
 
-    def _relocate(self, peer: int) -> None:
-        """After failed dials: move to the next address for ``peer``, in turn among the
-        seating's and those the locator knows (the key stays the seating's: a wrong address
-        only fails the handshake). The seating's address stays in the round: an mDNS record
-        is unsigned, and a forged one must not stop us dialling the right place for good."""
-        if self._locate is None:
-            return
-        addr, home = self._peers[peer], self._home[peer]
-        places = [(home.host, home.port)]
-        places += [p for p in self._locate(peer) if p not in places]
-        here = (addr.host, addr.port)
-        host, port = places[(places.index(here) + 1) % len(places)] if here in places else places[0]
-        if (host, port) != here:
-            log.info("seat %d: seat %d moved? trying %s:%d (was %s:%d)", self.seat, peer, host, port,
-                     addr.host, addr.port)
-            self._peers[peer] = PeerAddr(host, port, addr.public_key)
+    def _places(self, peer: int) -> list[tuple[str, int]]:
+        """Where to dial ``peer``, best first: where it last answered, the seating's address
+        (observed by the host), its candidates in the seating (advertised, then private), then
+        what the locator knows (its signed mDNS records). All are dialled together (staggered),
+        so a dead or forged place costs one failed connect, never the right place (the key
+        stays the seating's: a wrong place only fails TLS or the handshake)."""
+        home = self._home[peer]
+        places = [(home.host, home.port), *home.alternates]
+        if self._locate is not None:
+            places += self._locate(peer)
+        last = self._answered.get(peer)
+        if last is not None:
+            places.insert(0, last)
+        return list(dict.fromkeys(places))
+
+    def _note_failure(self, peer: int, place: tuple[str, int], why: str) -> None:
+        self._dial_errors.setdefault(peer, {})[_place(place)] = why
+
+    async def _connect_any(
+        self, peer: int, places: Sequence[tuple[str, int]],
+    ) -> tuple[trio.SocketStream, tuple[str, int]] | None:
+        """TCP to the first of ``places`` that answers (each started :attr:`MeshConfig.stagger`
+        s after the one before it, so the best place wins when it answers at once); None when
+        none did (each failure noted)."""
+        cfg = self.config
+        won: tuple[trio.SocketStream, tuple[str, int]] | None = None
+
+        async def attempt(i: int, place: tuple[str, int], scope: trio.CancelScope) -> None:
+            nonlocal won
+            await trio.sleep(i * cfg.stagger)
+            try:
+                with trio.fail_after(cfg.connect_timeout):
+                    stream = await trio.open_tcp_stream(*place)
+            except trio.TooSlowError:
+                self._note_failure(peer, place, f"no answer in {cfg.connect_timeout:g} s")
+                return
+            except OSError as exc:
+                self._note_failure(peer, place, _dial_error(exc))
+                return
+            if won is not None:
+                await trio.aclose_forcefully(stream)
+                return
+            won = (stream, place)
+            scope.cancel()
+
+        try:
+            async with trio.open_nursery() as nursery:
+                for i, place in enumerate(places):
+                    nursery.start_soon(attempt, i, place, nursery.cancel_scope)
+        except BaseException:
+            if won is not None:
+                with trio.CancelScope(shield=True):
+                    await trio.aclose_forcefully(won[0])
+            raise
+        return won
 
     async def _dial_loop(self, peer: int) -> None:
         cfg = self.config
         delay = cfg.backoff_min
-        failures = 0
+        refused: set[tuple[str, int]] = set()  # places whose TLS or handshake failed last time
         while True:
-            addr = self._peers[peer]
+            places = self._places(peer)
+            tried = [p for p in places if p not in refused] or places
+            refused = set()
+            place: tuple[str, int] | None = None
             stream: trio.SocketStream | None = None
             link: _Link | None = None
             try:
-                with trio.fail_after(cfg.connect_timeout):
-                    stream = await trio.open_tcp_stream(addr.host, addr.port)
-                with trio.fail_after(cfg.handshake_timeout):
-                    stream, _key, cert = await dial_tls(stream, expect_key=addr.public_key)
-                    reader = FrameReader(stream, cfg.max_frame)
-                    await dial_handshake(
-                        stream,
-                        reader,
-                        game_id=self.game_id,
-                        seat=self.seat,
-                        peer_seat=peer,
-                        sign=self._sign,
-                        peer_key=self._keys[peer],
-                        cert=cert,
-                    )
-                owned, stream = stream, None  # _run_link closes it from here on
-                link = await self._run_link(peer, owned, reader)
+                got = await self._connect_any(peer, tried)
+                if got is not None:
+                    stream, place = got
+                    with trio.fail_after(cfg.handshake_timeout):
+                        stream, _key, cert = await dial_tls(stream, expect_key=self._home[peer].public_key)
+                        reader = FrameReader(stream, cfg.max_frame)
+                        await dial_handshake(
+                            stream,
+                            reader,
+                            game_id=self.game_id,
+                            seat=self.seat,
+                            peer_seat=peer,
+                            sign=self._sign,
+                            peer_key=self._keys[peer],
+                            cert=cert,
+                        )
+                    owned, stream = stream, None  # _run_link closes it from here on
+                    home = self._home[peer]
+                    if place != (home.host, home.port) and self._answered.get(peer) != place:
+                        log.info("seat %d: seat %d answered at %s (the seating's address is %s:%d)",
+                                 self.seat, peer, _place(place), home.host, home.port)
+                    self._answered[peer] = place
+                    self._dial_failures[peer] = 0
+                    self._dial_errors.pop(peer, None)
+                    link = await self._run_link(peer, owned, reader)
             except (HandshakeError, FrameError, TlsError) as exc:
-                log.warning("seat %d: refused seat %d at %s:%d: %s", self.seat, peer, addr.host, addr.port, exc)
+                assert place is not None
+                log.warning("seat %d: refused seat %d at %s: %s", self.seat, peer, _place(place), exc)
+                self._note_failure(peer, place, f"not seat {peer}: {exc}")
+                refused.add(place)
             except (trio.TooSlowError, *_LINK_ERRORS) as exc:
+                if place is not None:
+                    self._note_failure(peer, place, "the connection broke before the link was up"
+                                       if not isinstance(exc, trio.TooSlowError) else "no answer to TLS in time")
                 log.debug("seat %d: dial seat %d failed: %r", self.seat, peer, exc)
             finally:
                 if stream is not None:
                     with trio.CancelScope(shield=True):
                         await trio.aclose_forcefully(stream)
             if link is None:
-                failures += 1
-                if failures % 3 == 0:  # its address may have changed: ask the locator
-                    self._relocate(peer)
-            else:
-                failures = 0
+                self._dial_failures[peer] = self._dial_failures.get(peer, 0) + 1
+                log.debug("seat %d: cannot reach seat %d: %s", self.seat, peer, self._dial_errors.get(peer))
             if link is not None and trio.current_time() - link.started_at > 2 * cfg.backoff_max:
                 delay = cfg.backoff_min  # it was a working link: redial promptly
             await trio.sleep(self._jitter(delay))

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 import msgpack
 import trio
@@ -1019,10 +1019,18 @@ def read_secrets(path: Path) -> dict:
 
 
 def peers_of(table: tbl.Table) -> dict[int, PeerAddr]:
+    """Every seat's place in the signed seating: its ``addr`` (the address the host saw it
+    from), then its other candidates (``addrs``: advertised, then private), best first."""
     out = {}
     for i, p in enumerate(table.players):
         host, port = lob.parse_addr(p.addr)
-        out[i] = PeerAddr(host, port, p.key)
+        more = []
+        for a in p.addrs:
+            try:
+                more.append(lob.parse_addr(a))
+            except ValueError:  # a bad candidate costs nothing: the others are still dialled
+                log.warning("seat %d's address %r in the seating is not host:port", i, a)
+        out[i] = PeerAddr(host, port, p.key, tuple(more))
     return out
 
 
@@ -1164,7 +1172,9 @@ async def host_lobby(
                 if free() <= 0:
                     return TABLE_FULL
             try:
-                seat = table.seat_host(req.name, req.public_key, lob.format_addr(peer_ip, port))
+                # observed first (the address the others can most likely reach), then the
+                # joiner's own signed candidates: advertised, then its interfaces
+                seat = table.seat_host(req.name, req.public_key, lob.format_addr(peer_ip, port), req.candidates)
             except tbl.IntentError as exc:
                 return str(exc)
             name, seated = table.pending_players[seat].name, True
@@ -1270,14 +1280,16 @@ def _peer_ip(link: Any) -> str:
 
 async def join_lobby(
     identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0,
+    candidates: Sequence[str] = (),
     check_offer: Callable[[bytes, bytes], Any] | None = None, expect_fingerprint: str | None = None,
     wait: float = 0.0, on_waiting: Callable[..., Any] | None = None,
     on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None = None,
     approval_wait: float = lob.APPROVAL_WAIT, local_address: str | None = None,
 ) -> tuple[bytes, bytes]:
     """Joiner side: sit down at ``host:port`` over TLS, pinning ``expect_fingerprint`` if
-    given; returns the offer and seating frames. ``check_offer(offer_frame, host_tls_key)`` may
-    refuse the table (raise) before we wait to be seated. Any hostile answer raises
+    given, offering ``candidates`` (more addresses of our mesh, best first) besides the one the
+    host sees us from; returns the offer and seating frames. ``check_offer(offer_frame,
+    host_tls_key)`` may refuse the table (raise) before we wait to be seated. Any hostile answer raises
     :class:`~.lobby.LobbyError` (:class:`~.lobby.Refused`, :class:`~.lobby.BadAnswer`). While
     nobody answers at ``host:port`` we keep trying for ``wait`` seconds, telling
     ``on_waiting(text)`` so; then the connection error (OSError) is raised. Once we sat down,
@@ -1288,8 +1300,8 @@ async def join_lobby(
     ``local_address``: the source IP to connect from (None: the system's choice)."""
     link, host_key = await _connect_patiently(
         wait, on_waiting, host, port, identity, name=name,
-        listen_addr=lob.format_addr("0.0.0.0", listen_port), expect_fingerprint=expect_fingerprint,
-        local_address=local_address)
+        listen_addr=lob.format_addr("0.0.0.0", listen_port), candidates=candidates,
+        expect_fingerprint=expect_fingerprint, local_address=local_address)
     async with link:
         offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
@@ -1347,12 +1359,16 @@ async def run_seat(
     kept: dict | None = None,
     jobs: tuple = (),
     mdns: bool = False,
+    reach: Sequence[str] = (),
 ) -> NodeResult:
     """Build the mesh for a seated table and play to the end. With a transcript, this seat's
     secrets are kept beside it (:func:`secrets_path_for`) while the game lasts (with the
     identity seed too when ``keep_identity``). A rejoin passes the secrets it ``kept`` and the
     table's pending ``jobs`` (from its replay). ``mdns``: advertise where this seat's mesh
-    listens and find a seat whose address changed by its record (:func:`.discovery.advertise_seat`)."""
+    listens and find a seat whose address changed by its record (:func:`.discovery.advertise_seat`;
+    ``reach``: this seat's ``--advertise`` entries, whose IPv4 hosts come first in it). Until
+    the first hand, every seat that cannot be reached is named on the screen
+    (:func:`.reach.watch_reach`)."""
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
     if transcript_path is not None:
@@ -1374,21 +1390,30 @@ async def run_seat(
     async with trio.open_nursery() as nursery:
         await nursery.start(mesh.run)
         if locator is not None:
-            nursery.start_soon(_seat_mdns, table, mesh.port, locator)
+            nursery.start_soon(_seat_mdns, table, mesh.port, locator, reach)
+        if table.engine is None:  # the mesh has not formed yet: say who cannot reach whom
+            from p2p_chinchon.net.reach import watch_reach
+
+            nursery.start_soon(watch_reach, table, mesh, events)
         result = await node.run(mesh)
         await mesh.aclose()
         nursery.cancel_scope.cancel()
     return result
 
 
-async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any) -> None:
+async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any, reach: Sequence[str] = ()) -> None:
     """Keep this seat's mDNS record up and the others' in ``locator`` (issue 11: addresses
     change under DHCP); a LAN without mDNS costs only this warning."""
     from p2p_chinchon.net import discovery
 
+    addresses = None
+    if reach and port is not None:  # the advertised IPv4 hosts on our port, then our interfaces
+        from p2p_chinchon.net.addresses import advertised_ipv4
+
+        addresses = advertised_ipv4(reach, port) + discovery.local_addresses()
     try:
         async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
-                                            sign=table.identity.private_key.sign):
+                                            sign=table.identity.private_key.sign, addresses=addresses):
             await trio.sleep_forever()
     except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
         log.warning("mDNS for this seat is off: %s", exc)

@@ -78,6 +78,10 @@ class HostConfig(SeatConfig):
     # (nd.host_lobby); None seats the first comers (--open: bots, demos, tests)
     approve: Callable[..., Any] | None = None
     sockets: list | None = None
+    # --advertise: more addresses where joiners may reach the lobby ("HOST[:PORT]", e.g. a VPN
+    # address or a router's public address with a forwarded port): in the mDNS ad, for
+    # ``join --list`` (seat 0 only dials: its mesh needs no address)
+    reach: tuple[str, ...] = ()
 
 
 @dataclass
@@ -85,7 +89,10 @@ class JoinConfig(SeatConfig):
     """Where to sit: the host's lobby ``host:port``; ``expect_fingerprint``: the host key the LAN
     advertised (the lobby's TLS key is pinned to it); ``min_proof_rounds``: refuse weaker
     cut-and-choose tables (None: :data:`CUT_AND_CHOOSE_MIN_ROUNDS`, see :func:`weak_proofs`);
-    ``wait``: seconds to keep trying while nobody answers at that address (host not up yet)."""
+    ``wait``: seconds to keep trying while nobody answers at that address (host not up yet).
+    ``mesh_port``: the port our mesh listens on (0 = any: a player who forwards a port picks
+    it); ``reach``: ``--advertise HOST[:PORT]`` entries, offered before our interface
+    addresses as where the others may dial us (docs/protocol.md "Lobby")."""
 
     host: str = "127.0.0.1"
     port: int = 0
@@ -94,6 +101,8 @@ class JoinConfig(SeatConfig):
     expect_fingerprint: str | None = None
     wait: float = 0.0
     mdns: bool = False  # found by mDNS: advertise this seat and find moved seats the same way
+    mesh_port: int = 0
+    reach: tuple[str, ...] = ()
 
 
 def _left_lobby(table: tbl.Table | None, path: Any) -> nd.NodeResult:
@@ -143,7 +152,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
 
             info = discovery.TableAd(
                 name=c.name, preset=_preset_name(c.rules), seats_taken=1, max_seats=c.seats,
-                fingerprint=c.identity.fingerprint,
+                fingerprint=c.identity.fingerprint, reach=lobby_reach(c.reach, lobby_port),
             )
             ad = await nursery.start(_advertise, discovery, info, lobby_port)
         events.listening(lobby_port)
@@ -189,6 +198,14 @@ async def _quietly(what: str, fn: Callable[..., Any], *args: Any) -> None:
         log.warning("could not %s: %s", what, nd.error_text(exc))
 
 
+def lobby_reach(reach: Any, port: int) -> tuple[str, ...]:
+    """A host's ``--advertise HOST[:PORT]`` entries as ``"host:port"`` (the lobby's ``port``
+    when none is given)."""
+    from p2p_chinchon.net.addresses import candidate_addresses
+
+    return tuple(candidate_addresses(port, reach, interfaces=()))
+
+
 def _preset_name(rules: Any) -> str:
     return getattr(rules, "preset", None) or getattr(rules, "name", None) or "custom"
 
@@ -198,8 +215,11 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     port goes in the join request; the host fills in the address it sees us from. Leaving
     (``events.wait_leave``) before the seating frees our seat at once."""
     c, events = config, events or nd.Events()
-    listeners = await trio.open_tcp_listeners(0, host=c.bind)
+    from p2p_chinchon.net.addresses import candidate_addresses
+
+    listeners = await trio.open_tcp_listeners(c.mesh_port, host=c.bind)
     listen_port = listeners[0].socket.getsockname()[1]
+    candidates = candidate_addresses(listen_port, c.reach)
     box: list[tbl.Table] = []
 
     def check_offer(offer: bytes, tls_key: bytes) -> None:
@@ -238,7 +258,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
 
             nursery.start_soon(watch_leave)
             _offer, seating = await nd.join_lobby(
-                c.identity, c.host, c.port, name=c.player_name, listen_port=listen_port,
+                c.identity, c.host, c.port, name=c.player_name, listen_port=listen_port, candidates=candidates,
                 check_offer=check_offer, expect_fingerprint=c.expect_fingerprint, wait=c.wait,
                 on_waiting=events.notice, on_lobby=on_lobby)
             nursery.cancel_scope.cancel()
@@ -262,7 +282,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     events.table_ready(table)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
     return await nd.run_seat(table, listeners, events, transcript_path=path, timeouts=c.timeouts,
-                             keep_identity=c.keep_identity, mdns=c.mdns)
+                             keep_identity=c.keep_identity, mdns=c.mdns, reach=c.reach)
 
 
 @dataclass
@@ -278,6 +298,7 @@ class ResumeConfig:
     bind: str = "0.0.0.0"
     auto_agree: bool = False
     mdns: bool = False  # advertise this seat and find moved seats by mDNS (addresses change)
+    reach: tuple[str, ...] = ()  # --advertise: put first in this seat's mDNS record (its IPv4 hosts)
 
 
 class ResumeError(Exception):
@@ -341,4 +362,4 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
     events.table_ready(table)
     return await nd.run_seat(table, listeners, events, transcript_path=config.transcript,
                              timeouts=config.timeouts, keep_identity="identity" in saved,
-                             kept=saved, jobs=tuple(jobs), mdns=config.mdns)
+                             kept=saved, jobs=tuple(jobs), mdns=config.mdns, reach=config.reach)

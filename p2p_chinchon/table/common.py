@@ -173,6 +173,7 @@ class Player:
     name: str
     key: bytes
     addr: str
+    addrs: tuple[str, ...] = ()  # more places the seat may be reached (docs/protocol.md "Lobby")
 
     @cached_property
     def fingerprint(self) -> str:

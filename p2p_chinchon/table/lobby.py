@@ -18,8 +18,10 @@ from .common import (
 class LobbyPart:
     """The lobby part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
 
-    def seat_host(self, name: str, key: bytes, addr: str) -> int:
-        """Host only: add a joiner (identity already checked by the lobby link). Returns its seat."""
+    def seat_host(self, name: str, key: bytes, addr: str, addrs: Any = ()) -> int:
+        """Host only: add a joiner (identity already checked by the lobby link) whose mesh
+        listens at ``addr`` (the address the host saw it come from) and maybe at ``addrs`` (its
+        other candidates, best first: advertised, then its interfaces). Returns its seat."""
         if self.me != 0 or self.players:
             raise IntentError("only the host may seat players, before the seating is signed")
         self.check_joiner_key(key)
@@ -29,12 +31,16 @@ class LobbyPart:
             raise IntentError("the table is full")
         if len(addr.encode()) > 64:
             raise IntentError("the joiner's address is too long")
+        more: list[str] = []
+        for a in addrs:  # the seating's addrs: distinct, not addr, each fits the wire
+            if a != addr and a not in more and len(a.encode()) <= 64 and len(more) < wire.MAX_CANDIDATES:
+                more.append(a)
         name = _clip_utf8(name, 29) or "?"
         taken = {p.name for p in self._pending}
         unique, n = name, 2
         while unique in taken:  # two "Ana"s at one table would be ambiguous in every log line
             unique, n = f"{name} {n}", n + 1
-        self._pending.append(Player(unique, key, addr))
+        self._pending.append(Player(unique, key, addr, tuple(more)))
         return len(self._pending) - 1
 
     def check_joiner_key(self, key: bytes) -> None:
@@ -79,7 +85,8 @@ class LobbyPart:
         players = self.pending_players
         if len(players) < 2:
             raise IntentError("a table needs at least two players")
-        body = {"players": [{"name": p.name, "key": p.key, "addr": p.addr} for p in players]}
+        body = {"players": [{"name": p.name, "key": p.key, "addr": p.addr, "addrs": list(p.addrs)}
+                            for p in players]}
         self._out = []
         self._emit_own("seating", body)
         self._guarded(lambda: None, ())
@@ -129,7 +136,7 @@ class LobbyPart:
 
         def commit() -> None:
             self.queue.popleft()
-            self.players = [Player(p["name"], p["key"], p["addr"]) for p in players]
+            self.players = [Player(p["name"], p["key"], p["addr"], tuple(p["addrs"])) for p in players]
             if self.identity is not None:
                 mine = [i for i, p in enumerate(self.players) if p.key == self.identity.public_bytes]
                 self.me = mine[0] if mine else None

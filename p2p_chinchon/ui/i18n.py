@@ -313,6 +313,14 @@ EN: dict[str, str] = {
     "st_bot_draw": "time is up: the bot plays for you (draw)",
     "st_bot_discard": "time is up: the bot plays for you (discard or close)",
     "st_bot_reenter": "time is up: the bot plays for you (answer the re-entry offer)",
+    "reach_cannot_dial": ("cannot reach {name} at {places}. {name} is probably behind a home router: play "
+                          "over a VPN, or start {name} with --advertise / a forwarded --port; see docs/friends.md"),
+    "reach_not_dialled": ("no connection from {names} at {places} after {seconds} s: you are probably behind "
+                          "a home router: play over a VPN, or start again with --advertise / a forwarded "
+                          "--port; see docs/friends.md"),
+    "reach_linked": "{name} is linked now",
+    "never_formed": ("the table never formed: the seats could not all reach each other ({reason}); nobody is "
+                     "blamed: see docs/friends.md"),
 }
 
 ES: dict[str, str] = {
@@ -605,6 +613,15 @@ ES: dict[str, str] = {
     "st_bot_draw": "se acabó el tiempo: el bot juega por ti (robar)",
     "st_bot_discard": "se acabó el tiempo: el bot juega por ti (descartar o cerrar)",
     "st_bot_reenter": "se acabó el tiempo: el bot juega por ti (responder al reenganche)",
+    "reach_cannot_dial": ("no se llega a {name} en {places}. {name} está probablemente detrás de un router "
+                          "doméstico: jugad por una VPN, o que {name} empiece con --advertise / un --port "
+                          "redirigido; ver docs/friends.md"),
+    "reach_not_dialled": ("ninguna conexión de {names} en {places} tras {seconds} s: probablemente estás detrás "
+                          "de un router doméstico: jugad por una VPN, o vuelve a empezar con --advertise / un "
+                          "--port redirigido; ver docs/friends.md"),
+    "reach_linked": "{name} ya está conectado",
+    "never_formed": ("la mesa nunca llegó a formarse: no todos los asientos pudieron conectarse entre sí "
+                     "({reason}); no se culpa a nadie: ver docs/friends.md"),
 }
 
 FR: dict[str, str] = {
@@ -899,6 +916,15 @@ FR: dict[str, str] = {
     "st_bot_draw": "temps écoulé : le bot joue pour vous (piocher)",
     "st_bot_discard": "temps écoulé : le bot joue pour vous (défausser ou fermer)",
     "st_bot_reenter": "temps écoulé : le bot joue pour vous (répondre à l'offre de rachat)",
+    "reach_cannot_dial": ("impossible de joindre {name} à {places}. {name} est probablement derrière une box : "
+                          "jouez par un VPN, ou que {name} relance avec --advertise / un --port redirigé ; "
+                          "voir docs/friends.md"),
+    "reach_not_dialled": ("aucune connexion de {names} à {places} après {seconds} s : vous êtes probablement "
+                          "derrière une box : jouez par un VPN, ou relancez avec --advertise / un --port "
+                          "redirigé ; voir docs/friends.md"),
+    "reach_linked": "{name} est connecté maintenant",
+    "never_formed": ("la table ne s'est jamais formée : les places n'ont pas toutes pu se joindre ({reason}) ; "
+                     "personne n'est mis en cause : voir docs/friends.md"),
 }
 
 CATALOGUES: dict[str, dict[str, str]] = {"en": EN, "es": ES, "fr": FR}
@@ -937,6 +963,14 @@ def removed_text(fault: Any, tr: Callable[..., str]) -> str:
     if fault.detail in ("absent", "left") and fault.hand:
         return tr(f"you_removed_{fault.detail}", n=fault.hand)
     return fault.reason
+
+
+def never_formed_text(fault: Any, began: bool, tr: Callable[..., str]) -> str | None:
+    """The line for a table stopped ``absent`` before its first hand (``began`` False): its
+    seats never all reached each other (issue 22), which blames nobody; else None."""
+    if fault is None or began or fault.rule != "absent":
+        return None
+    return tr("never_formed", reason=fault.reason)
 
 
 def own_stop_text(fault: Any, seat: int | None, tr: Callable[..., str]) -> str | None:

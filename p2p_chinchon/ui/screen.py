@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from .. import view as V
-from .i18n import Translator, own_stop_text
+from .i18n import Translator, never_formed_text, own_stop_text
 from .logtext import make_log_renderer
 from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
@@ -30,6 +30,8 @@ YES_KEYS = frozenset({"y", "Y"})
 NO_KEYS = frozenset({"n", "N", "escape"})
 BLOCK_KEYS = frozenset({"b", "B"})  # a question that allows it: no, and no to all from there
 DEFAULT_SHOWDOWN_TIME = 30  # seconds, when the rules predate the showdown_time option
+NOTICE_LINES = 6  # screen lines the node's notices may take (wrapped; the newest kept)
+NOTICES_KEPT = 3  # notices shown together until the next key (e.g. two seats nobody reaches)
 
 
 def _arrangement(hand: Sequence[Any], rules: Any) -> Any:
@@ -97,6 +99,7 @@ class TableScreen:
         self.status = ""
         self.message = ""
         self.message_style = ""
+        self._notices: list[str] = []  # what self.message holds when it is the node's notices
         self.scroll = 0  # lines the lobby's cut block is scrolled down (↑ ↓)
         self._scroll_max = 0
         self.mode = NORMAL
@@ -261,9 +264,13 @@ class TableScreen:
         self._say(self.tr("refused", reason=reason), "class:error")
 
     def noticed(self, text: str) -> None:
-        """A notice from the node (the turn clock played for us): kept on the message line
-        until the next key or hand, where a status line would be overwritten at once."""
-        self._say(text, "class:error")
+        """A notice from the node (the turn clock played for us, a seat nobody can reach):
+        kept on the message line until the next key or hand, where a status line would be
+        overwritten at once; the last :data:`NOTICES_KEPT` notices stand together, wrapped
+        (:meth:`message_lines`), so a long one is read to its end."""
+        shown = self._notices if self._notices and self.message == "\n".join(self._notices) else []
+        self._notices = [*shown, text][-NOTICES_KEPT:]
+        self._say("\n".join(self._notices), "class:error")
 
     def node_done(self, text: str) -> None:
         """The session ended: the final screen, after the showdown on screen (if any) is read."""
@@ -711,6 +718,9 @@ class TableScreen:
         view = self.view
         assert view is not None and view.fault is not None
         f = view.fault
+        never = never_formed_text(f, view.dealer is not None, self.tr)  # no dealer: no hand yet
+        if never is not None:
+            return never
         reason = own_stop_text(f, view.me, self.tr) or f.reason
         return self.tr("stopped", reason=reason)
 
@@ -1027,6 +1037,17 @@ class TableScreen:
             return [(self.message_style, self.message)]
         return []
 
+    def message_lines(self, cols: int, most: int = NOTICE_LINES) -> list[Line]:
+        """The message line; the node's notices wrapped over at most ``most`` lines (the
+        newest kept), every other message cut to one line."""
+        import textwrap
+
+        if self.mode in (FINAL, ASK) or not self._notices or self.message != "\n".join(self._notices):
+            return [truncate(self.message_line(), cols)]
+        out = [[(self.message_style, part)] for notice in self._notices
+               for part in textwrap.wrap(notice, max(cols, 1)) or [""]]
+        return [truncate(line, cols) for line in out[-max(most, 1):]]
+
     def body_blocks(self, cols: int) -> list[tuple[list[Line], int, bool]]:
         """``(lines, priority, flexible)`` in display order; lower priority numbers are kept
         first when space is short; the flexible block (the log) shows its last lines. The
@@ -1108,7 +1129,8 @@ class TableScreen:
         foot = [truncate(self.message_line(), cols), truncate(self.keybar(), cols)]
         if rows <= 3:
             return ([head] + foot)[-rows:] if rows < 3 else [head] + foot
-        budget = rows - 3
+        foot = self.message_lines(cols, min(NOTICE_LINES, rows // 3)) + foot[1:]
+        budget = rows - 1 - len(foot)
         blocks = self.body_blocks(cols)
         alloc = [0] * len(blocks)
         for i in sorted(range(len(blocks)), key=lambda i: blocks[i][1]):
@@ -1140,7 +1162,7 @@ class TableScreen:
             body += [truncate(l, cols) for l in chosen]
         if not scrolled:
             self._scroll_max = 0
-        body += [[] for _ in range(rows - 3 - len(body))]
+        body += [[] for _ in range(rows - 1 - len(foot) - len(body))]
         return [head] + body + foot
 
     def render(self, cols: int, rows: int) -> list[Line]:

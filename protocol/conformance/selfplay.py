@@ -59,7 +59,7 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
                        "nonce": secrets.token_bytes(32), "proof_rounds": rules["shuffle_proof_rounds"],
                        "host_key": pub[0]})
     seating = wire.make(keys[0], game, 1, 0, offer.hash, "seating",
-                        {"players": [{"name": f"p{i}", "key": pub[i], "addr": f"127.0.0.1:{7000 + i}"}
+                        {"players": [{"name": f"p{i}", "key": pub[i], "addr": f"127.0.0.1:{7000 + i}", "addrs": []}
                                      for i in range(n)]})
     tables = [tb.Table(me=i) for i in range(n)]
     for t in tables:

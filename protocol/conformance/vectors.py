@@ -133,9 +133,9 @@ def lobby_verdict(i):
         return {"result": "our certificate differs"}
     msgs = [(m["from"], b(m["payload"])) for m in i["messages"]]
     challenge, req = msgs[0][1], msgpack.unpackb(msgs[1][1], raw=False)
-    if set(req) != {"v", "name", "key", "addr", "sig"} or req["v"] != 2:
+    if set(req) != {"v", "name", "key", "addr", "addrs", "sig"} or req["v"] != 3:
         return {"result": "BadJoinRequest"}
-    signed = (b"p2p-chinchon/join/v2\x00" + wire.packb([req["name"], req["key"], req["addr"]]) + challenge
+    signed = (b"p2p-chinchon/join/v3\x00" + wire.packb([req["name"], req["key"], req["addr"], req["addrs"]]) + challenge
               + hashlib.sha256(cert).digest())
     try:
         Ed25519PublicKey.from_public_bytes(req["key"]).verify(req["sig"], signed)
@@ -148,7 +148,8 @@ def lobby_verdict(i):
     assert [p for f, p in msgs if f == "joiner"][1] == b"sit"
     return {"result": "ok", "name": req["name"], "key": req["key"].hex(), "addr": req["addr"], "seat": seat,
             "offer_hash": hashlib.sha256(offer).hexdigest(),
-            "seated_addr": seating.body["players"][seat]["addr"]}
+            "seated_addr": seating.body["players"][seat]["addr"],
+            "seated_addrs": seating.body["players"][seat]["addrs"]}
 
 
 def mesh_verdict(i):
