@@ -567,3 +567,47 @@ def test_an_eliminated_seat_gone_home_does_not_block_a_removal():
     for t in net.alive():
         assert t.fault is None, t.fault
         assert x in t.removed or t.removing_seat is not None, (t.me, t.votes_for(x), t.votes_needed())
+
+
+# ------------------------------------------------------------------ left removals
+
+
+@pytest.mark.xfail(strict=True, reason="check_evidence takes any validly signed leave of the accused, for rule 'left', "
+                   "as proof: after the leaver's removal a cheater's fault quoting that leave stops the table, every "
+                   "node and audit put the stop on the seat that left, and the cheater is not named")
+def test_a_fault_quoting_a_leave_already_acted_on_does_not_stop_the_game_on_the_leaver():
+    """Four seats; X leaves mid-game (a signed ``leave``) and is removed for 'left'; the
+    three others play on. Cheater C (losing, say) signs a ``fault`` accusing X of ``left``,
+    quoting X's leave: a leave of a seat the game went on without stops nothing; the stop
+    must be C's, not X's."""
+    from p2p_chinchon import view as v
+
+    net, x, (a, b, c) = _at_draw(4, seed=74)
+    outs = net.tables[x].intent(v.Leave("home"))
+    leave = next(o.frame for o in outs if isinstance(o, tbl.Send))
+    net.handle(x, outs)
+    net.kill(x)
+    assert net.run(lambda nn: not nn.q and nn.tables[a].removed and nn.alive()[0].expected() is not None
+                   and nn.alive()[0].expected().kind == "draw")
+    net.inject(c, _fault(net, c, x, "left", [leave]), to=[a, b])
+    _nobody_blames([net.tables[a], net.tables[b]], x)
+    r = audit_frames(net.tables[a].frames)
+    assert r.seat != x, r.summary()
+
+
+def test_a_leave_of_another_game_or_seat_does_not_remove_for_left():
+    """The first signer proves 'left' with X's leave of another game, or with the leave of a
+    seat that is not X (C's own): ``bad_removal``, X (awaited, present) stays."""
+    net, x, (a, b, c) = _at_draw(4, seed=75)
+    t = net.tables[a]
+    other_game = wire.make_envelope(net.ids[x].private_key, game=bytes(16), seq=3, seat=x, prev=bytes(32),
+                                    kind="leave", body={"reason": "bye"}).encode()
+    own = net.craft(c, "leave", {"reason": "bye"})
+    first = min(a, b, c)
+    for proof in (other_game, own):
+        nn, *_ = _at_draw(4, seed=75)
+        nn.inject(first, nn.craft(first, "remove", _removes(x, t.hand_no, "left", [proof])))
+        for tt in nn.tables:
+            if tt.me != first:
+                assert tt.fault is not None and tt.fault.seat == first and tt.fault.rule == "bad_removal", tt.fault
+                assert not tt.removed
