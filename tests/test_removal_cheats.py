@@ -611,3 +611,34 @@ def test_a_leave_of_another_game_or_seat_does_not_remove_for_left():
             if tt.me != first:
                 assert tt.fault is not None and tt.fault.seat == first and tt.fault.rule == "bad_removal", tt.fault
                 assert not tt.removed
+
+
+# ------------------------------------------------------------------ phases
+
+
+@pytest.mark.parametrize("kind", ["secret", "hand_digest", "reenter"])
+def test_a_seat_gone_in_a_late_phase_is_removed_and_the_game_plays_on(kind):
+    """Four seats; the seat gone for good owes a ``secret`` or a ``hand_digest`` of a scored
+    hand, or its answer to a re-entry offer: the three others (a majority) remove it, every
+    transcript is the same and audits ``ok``, the seat "left" (or "out")."""
+    from p2p_chinchon.engine import make_rules
+
+    from test_attacks import stall
+
+    if kind == "reenter":  # a decision: the seat simply never answers
+        net = Gone(4, seed=94, rules=make_rules("classic", {"limit": 8, "reentries": 2}))
+        assert net.run(lambda nn: nn.expects("reenter")(nn) and not nn.q)
+    else:
+        net = Gone(4, seed=90, classes={3: stall(kind)}, rules=make_rules("classic", {"limit": 30, "reentries": 2}))
+        assert net.run(lambda nn: nn.expects(kind, 3)(nn) and not nn.q)
+    victim = net.tables[0].expected().seat
+    net.kill(victim)
+    net.declare_absent(victim)
+    assert net.run()
+    alive = net.alive()
+    assert all(t.finished and t.fault is None and t.removed == {victim: "absent"} for t in alive)
+    assert all(t.frames == alive[0].frames for t in alive)
+    r = audit_frames(alive[0].frames)
+    assert r.verdict == "ok" and r.winner != victim, r.summary()
+    # "left", or "out" when the hand's standing scores put it over the limit (spec "Effect")
+    assert any(m.get("seat") == victim and m.get("event") in ("left", "out") for m in r.marks), r.marks
