@@ -65,6 +65,7 @@ RECORD = "record"  # the wait of a finished node for a seat to hold its whole ch
 TIMING_ENV = "P2P_CHINCHON_TIMING"
 LOBBY_RETRY = 0.2  # seconds between tries at a host not up yet (a refused connect costs nothing)
 WAKE_AFTER = 5.0  # a clock tick this late (s) means this node was asleep (lid, SIGSTOP): it listens first
+LISTEN_FOR_GAPS = 10.0  # s a listening node waits for what links envelopes buffered ahead of its chain
 STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing nothing (resumable)
 
 
@@ -829,6 +830,8 @@ class Node:
         """Ask every seat heard again for what follows our head; once one is back and nothing
         new has come for :data:`SHOWN_AFTER` s after the last ask, play on: seats still not
         heard start their ``rejoin_wait`` now."""
+        if self._listening is None:
+            return
         present = [s for s in self._others() if self._present(s, now)]
         if self._mesh is not None:
             n = len(self.table.frames)
@@ -839,8 +842,9 @@ class Node:
                     self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
         if not present or now - max(self._grew_at, self._listen_asked_at) < SHOWN_AFTER:
             return
-        if self.table.buffer:
-            return  # envelopes ahead of our chain: what links them is still on its way
+        if self.table.buffer and now - self._listening < LISTEN_FOR_GAPS:
+            return  # envelopes ahead of our chain: what links them may be on its way (not for ever:
+            # a cheat's frame far ahead, on another history, would keep us listening)
         self._listening = None
         for seat in self._others():
             if not self._present(seat, now):

@@ -110,9 +110,12 @@ class ChainPart:
                 raise _Dropped(link_seat, "malformed", str(exc)) from None
         if self.chain and env.game != self.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
+        self._current_seat = env.seat  # what goes wrong judging it is its signer's, not the last one's
         n = len(self.chain)
         if env.kind == "away":
-            if self._replaying:
+            if self._replaying:  # a forged one is damage, not its named seat's (signature first)
+                if self.players:
+                    self._check_sig(env)
                 raise ProtocolViolation(env.seat, "unexpected", "an away vote is never chained", env.seq)
             self._note_vote(env, frame)  # removal.py: a vote, never chained
             return

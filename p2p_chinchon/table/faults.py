@@ -179,6 +179,11 @@ class FaultsPart:
         if len(envs) != 1:
             return "unverifiable", None
         e = envs[0]
+        if e.kind == "away":
+            return "valid", None  # a vote is never a step of the chain: it proves nothing against its voter
+        if e.kind == "leave" and claim is not None and claim[:2] == ("left", e.seat) and (
+                e.seat in self.removed or e.seat in self.leaves):
+            return "valid", None  # acted on already: the game went on without the seat, it stops nothing
         if e.kind == "leave" and claim is not None and claim[:2] == ("left", e.seat):
             try:  # the leaver's own signed leave, quoted by the seat it stopped
                 self._check_sig(e)

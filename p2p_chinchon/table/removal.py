@@ -24,8 +24,8 @@ from p2p_chinchon import view as v, wire
 from .common import TERMINAL_KINDS, Finished, GameEvent, ProtocolViolation, Send, Step, Stopped, _Dropped
 
 MAX_VOTES_AHEAD = 64  # positions ahead of our chain whose votes we keep (a node behind us)
-MAX_VOTES = 512  # votes kept at once (each signed by a seat of the seating: a cheat's flood is bounded)
-MAX_BRANCH = 256  # removes of another branch kept to learn whether it removed this seat
+MAX_VOTES_EACH = 16  # votes ahead of our head kept per voter (at the head: one per seat voted on)
+MAX_BRANCH_EACH = 32  # removes of another branch kept per signer
 
 
 class RemovalPart:
@@ -145,24 +145,33 @@ class RemovalPart:
 
     def _note_vote(self, env: Any, frame: bytes) -> None:
         """A peer's ``away`` vote: kept when validly signed, for this game, by a seat of the
-        seating about another, at our head or ahead of it (a vote behind our head is moot), and
-        sent on once to every peer (a seat linked to some of us only still hears it)."""
+        seating about another, at our head (then for the hand being played) or ahead of it (a
+        vote behind our head is moot), and sent on once to every peer (a seat linked to some of
+        us only still hears it). Each voter keeps at most :data:`MAX_VOTES_EACH` votes ahead of
+        our head, so one seat's flood crowds out nobody else's."""
         n = len(self.chain)
         if not self.players or env.game != self.game or not n <= env.seq <= n + MAX_VOTES_AHEAD:
             return
+        if env.seat >= len(self.players):
+            raise _Dropped(None, "bad_vote", f"a vote of seat {env.seat}, not a seat of the seating")
+        try:  # before anything names its signer: an unsigned vote names nobody
+            self._check_sig(env)
+        except ProtocolViolation as exc:
+            raise _Dropped(None, exc.rule, exc.reason) from None
         x = env.body["seat"]
-        if env.seat >= len(self.players) or x >= len(self.players) or x == env.seat:
+        if x >= len(self.players) or x == env.seat:
             raise _Dropped(env.seat, "bad_vote", f"seat {env.seat} votes on seat {x}")
-        self._verify_or_drop(env)
-        if env.seq == n and env.prev != self.head:
-            return  # a vote of another branch at our head: it never counts here
+        if env.seq == n and (env.prev != self.head or env.body["hand"] != self.hand_no):
+            return  # a vote of another branch, or of another hand, at our head: it never counts here
         key = (env.seq, env.prev, x)
         if env.seat in self.votes.get(key, {}):
             return
         for old in [k for k in self.votes if k[0] < n]:
             del self.votes[old]
-        if sum(len(by) for by in self.votes.values()) >= MAX_VOTES:
-            raise _Dropped(env.seat, "flood", f"more than {MAX_VOTES} away votes ahead of our chain")
+        ahead = sum(1 for k, by in self.votes.items() if k[0] > n and env.seat in by)
+        if env.seq > n and ahead >= MAX_VOTES_EACH:
+            raise _Dropped(env.seat, "flood", f"seat {env.seat} sent more than {MAX_VOTES_EACH} away votes "
+                           "ahead of our chain")
         self.votes.setdefault(key, {})[env.seat] = frame
         self._out.append(Send(frame))
 
@@ -173,37 +182,64 @@ class RemovalPart:
         return len(self.players) - len(self.left)
 
     def _certificate(self, x: int) -> list[bytes] | None:
-        """Our held votes for ``x`` at the head when they are a strict majority (ours among
-        them), sorted by voter, else None."""
-        by = self.votes.get((len(self.chain), self.head, x), {})
-        signers = set(self._signers(x))
-        voters = sorted(s for s in by if s in signers)
-        if self.me not in voters or 2 * len(voters) <= self._base():
+        """The proof of our first ``remove`` of ``x`` at the head, when we hold a strict
+        majority's votes (ours among them): the held votes that pass every check of
+        :meth:`_vote_problem` (a cheat's vote of another hand must not spoil it), and for a
+        signer that left, its ``leave``; sorted by seat, no more than a majority. Else None."""
+        n, head, hand = len(self.chain), self.head, self.hand_no
+        by = self.votes.get((n, head, x), {})
+        signers = self._signers(x)
+        good: dict[int, bytes] = {}
+        for s in signers:
+            if s in by and self._vote_problem(by[s], x, n, head, hand, set(signers)) is None:
+                good[s] = by[s]
+            elif s in self.leaves:
+                good[s] = self.leaves[s]  # a seat that left counts as voting (its own signed word)
+        need = self._base() // 2 + 1
+        if self.me not in by or self.me not in good or len(good) < need:
             return None
-        return [by[s] for s in voters]
+        chosen = [self.me] + [s for s in sorted(good) if s != self.me][:need - 1]
+        return [good[s] for s in sorted(chosen)]
+
+    def _vote_problem(self, frame: bytes, x: int, seq: int, prev: bytes, hand: int, signers: set[int],
+                      leaves: bool = True) -> str | None:
+        """Why ``frame`` is not a vote that seat ``x`` was away at (``seq``, ``prev``, ``hand``),
+        by a signer of its removal: None when it is one, and then its voter is
+        ``wire.decode_envelope(frame).seat``. A signer's own signed ``leave`` of this game
+        counts as its vote (``leaves``)."""
+        try:
+            a = wire.decode_envelope(frame)
+            if a.seat not in signers or a.game != self.game:
+                return "not a signer's envelope of this game"
+            if a.kind == "leave" and leaves:
+                wire.verify_envelope(a, self.players[a.seat].key)
+                return None
+            if not (a.kind == "away" and a.seq == seq and a.prev == prev and a.body["seat"] == x
+                    and a.body["hand"] == hand):
+                return "not a vote on this seat at this place and hand"
+            wire.verify_envelope(a, self.players[a.seat].key)
+        except wire.WireError:
+            return "not validly signed"
+        return None
 
     def _certificate_problem(self, env: Any, x: int) -> str | None:
         """Why the ``proof`` of ``env``, a first ``remove`` of ``x`` for "absent", is not a
         majority's votes, or None: every frame a validly signed ``away`` of this game, at the
-        remove's own seq and prev, on seat ``x`` and the remove's hand, by a distinct signer
-        of ``x``'s removal; the remove's signer among them; more than half the seats in the
-        game (``_base``)."""
+        remove's own seq and prev, on seat ``x`` and the remove's hand, or the signed ``leave``
+        of this game of a seat that left, each by a distinct signer of ``x``'s removal; the
+        remove's signer's own ``away`` among them; more than half the seats in the game
+        (``_base``)."""
         signers = set(self._signers(x))
         voters: set[int] = set()
+        own = False
         for i, f in enumerate(env.body["proof"]):
-            try:
-                a = wire.decode_envelope(f)
-                ok = (a.kind == "away" and a.game == self.game and a.seq == env.seq and a.prev == env.prev
-                      and a.body["seat"] == x and a.body["hand"] == env.body["hand"] and a.seat in signers
-                      and a.seat not in voters)
-                if ok:
-                    wire.verify_envelope(a, self.players[a.seat].key)
-            except wire.WireError:
-                ok = False
-            if not ok:
+            why = self._vote_problem(f, x, env.seq, env.prev, env.body["hand"], signers)
+            seat = wire.decode_envelope(f).seat if why is None else None
+            if why is not None or seat in voters:
                 return f"vote {i} of its proof is not a distinct signer's signed vote that seat {x} was away here"
-            voters.add(a.seat)
-        if env.seat not in voters:
+            voters.add(seat)
+            own = own or (seat == env.seat and wire.decode_envelope(f).kind == "away")
+        if not own:
             return "its signer's own vote is not in its proof"
         need = self._base() // 2 + 1
         if len(voters) < need:
@@ -331,8 +367,15 @@ class RemovalPart:
         hears that it was removed only when it holds every required signature."""
         if env.kind != "remove" or self.me is None or self.fault or self.finished:
             return False
-        if len(self.branch) < MAX_BRANCH:
-            self.branch[env.prev] = env
+        mine = [h for h, e in self.branch.items() if e.seat == env.seat]
+        if len(mine) >= MAX_BRANCH_EACH:  # make room: drop this signer's removes that hang off nothing
+            for h in mine:
+                e = self.branch[h]
+                off_chain = not (e.seq < len(self.chain) and e.prev == self.chain[e.seq].prev)
+                if off_chain and e.prev not in self.branch:
+                    del self.branch[h]
+        if sum(1 for e in self.branch.values() if e.seat == env.seat) < MAX_BRANCH_EACH:
+            self.branch[env.hash()] = env
         for root in list(self.branch.values()):
             run = self._branch_run(root)
             if run and self._run_removes_me(run):
@@ -350,8 +393,14 @@ class RemovalPart:
                 root.hash() == self.chain[root.seq].hash():
             return []
         run = [root]
-        while (nxt := self.branch.get(run[-1].hash())) is not None and len(run) < MAX_BRANCH:
-            run.append(nxt)
+        by_prev: dict[bytes, list] = {}
+        for e in self.branch.values():
+            by_prev.setdefault(e.prev, []).append(e)
+        while len(run) <= len(self.branch):  # the first that follows (a fork of it is the signer's)
+            nxt = by_prev.get(run[-1].hash())
+            if not nxt:
+                break
+            run.append(min(nxt, key=lambda e: e.seat))
         return run
 
     def _run_removes_me(self, run: list) -> bool:
@@ -359,7 +408,7 @@ class RemovalPart:
         each seat it removes signed off by every seat of the game it does not remove, and those
         a strict majority of the seats in the game?"""
         in_game = [s for s in range(len(self.players)) if s not in self.left]
-        out = {e.body["seat"] for e in run}
+        out = {e.body["seat"] for e in run if e.body["seat"] < len(self.players)}
         keep = [s for s in in_game if s not in out]
         if self.me not in out or 2 * len(keep) <= len(in_game):
             return False
@@ -458,10 +507,17 @@ class RemovalPart:
         was removed once it holds every signature) and asked for, blaming nobody; the removed
         seat's own envelope, met after its removal began here, is dropped. False: judge it as
         any other conflict (another history: resync)."""
+        if mine.kind == "remove" and mine.body["seat"] == env.seat and env.prev == mine.prev:
+            # the sender's own removal began here: its envelope (a co-sign of another removal
+            # included) came too late for this place; nobody is to blame
+            raise _Dropped(env.seat, "removing", f"seq {env.seq}: seat {env.seat}'s envelope came after its "
+                           "removal began here")
         rem = env if env.kind == "remove" else mine
         if env.kind != "remove" and env.seat != mine.body["seat"]:
             return False
         x = rem.body["seat"]
+        if x >= len(self.players):
+            raise ProtocolViolation(env.seat, "bad_removal", f"seq {env.seq}: there is no seat {x}", env.seq)
         if x in self.removed:
             raise _Dropped(env.seat, "removed", f"seq {env.seq}: seat {x} was removed from the game here")
         if env.prev != mine.prev:
