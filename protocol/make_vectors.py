@@ -368,6 +368,13 @@ def chain_vectors() -> list[dict]:
         [file_of(base[:5] + [damaged] + base[6:])], err("CorruptFrameError", 5, None, code="unknown_field"))
     vec("unparseable", "an 0xc1 byte after envelope 7: nothing after it can be framed",
         [file_of(base[:8], b"\xc1" + file_of(base[8:]))], err("CorruptFrameError", 8, None, code="unparseable"))
+    vec("inserted-header", "5 bytes (a bin32 header claiming 4 GiB) inserted after envelope 7: a header claiming "
+        "more than a frame may be is damage, not a torn tail", [file_of(base[:8], b"\xc6\xff\xff\xff\xff" + file_of(base[8:]))],
+        err("CorruptFrameError", 8, None, code="frame_too_large"))
+    vec("inserted-short-header", "3 bytes (a bin16 header claiming 65535 bytes, more than the rest) inserted after "
+        "envelope 7: the stream ends inside it, but a frame cut short starts with an envelope's header (0x98), "
+        "so this is damage, not a torn tail", [file_of(base[:8], b"\xc5\xff\xff" + file_of(base[8:]))],
+        err("CorruptFrameError", 8, None, code="malformed"))
 
     b_side = chain([(e.seat, e.kind, e.body) for e in base[:8]] + [(0, "key_commit", {"hand": 0, "commit": bytes(32)})])
     assert b_side[:8] == base[:8] and b_side[8] != base[8]
