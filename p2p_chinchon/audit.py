@@ -30,7 +30,7 @@ from typing import Any, Callable, Sequence
 import msgpack
 
 from p2p_chinchon import PROTOCOL_VERSION, table as tbl, wire
-from p2p_chinchon.transcript import load_transcript
+from p2p_chinchon.transcript import LoadResult, load_transcript, signed_by
 
 
 # Violations a third party could have produced with no key of the accused seat: a damaged or
@@ -252,10 +252,11 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
     return r
 
 
-def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = None) -> AuditReport:
+def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = None, *,
+               loaded: LoadResult | None = None) -> AuditReport:
     """Load a transcript file (recovering a torn tail) and replay it (``progress``: see
-    :func:`audit_frames`)."""
-    res = load_transcript(path)
+    :func:`audit_frames`; ``loaded``: the file already loaded)."""
+    res = loaded if loaded is not None else load_transcript(path)
     if res.errors and res.errors[0].index == 0 and res.errors[0].code == "version":
         other = _other_version(res.frames[0]) if res.frames else None
         if other is None:
@@ -276,3 +277,137 @@ def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = No
             r.detail = f"{first.code}: {first.reason} at byte {first.offset}"
         return r
     return audit_frames(res.envelopes, torn_tail=res.torn_tail is not None, progress=progress)
+
+
+# --- several seats' transcripts of one game ---------------------------------------------------
+
+
+@dataclass
+class Parting:
+    """How two transcripts of one game relate (``files``: their positions on the command line).
+
+    ``verdict``: ``same`` (byte for byte), ``shorter`` (one is a prefix of the other: a record
+    that stops earlier, which proves nothing about what it lacks), ``fork`` (two different
+    validly signed continuations of one common prefix under one game id: ``seats`` are the
+    seats that signed envelopes on both continuations, each of whom put its signature on two
+    histories), ``damaged`` (they part at an envelope that does not decode or is not validly
+    signed by its seat in one of them: damage or forgery, nobody to blame) or ``other_game``
+    (different game ids from envelope 0: not one game)."""
+
+    files: list[int]
+    verdict: str
+    common: int  # envelopes both hold from the start, byte for byte
+    at: int | None = None  # index of the first envelope that differs (fork, damaged)
+    seats: list[int] = field(default_factory=list)
+    detail: str = ""
+
+
+def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)) -> Parting:
+    """Compare two loaded transcripts frame by frame (see :class:`Parting`)."""
+    fa, fb = a.frames, b.frames
+    common = 0
+    while common < min(len(fa), len(fb)) and fa[common] == fb[common]:
+        common += 1
+    part = Parting(list(files), "same", common)
+    if common == len(fa) == len(fb):
+        return part
+    if common == min(len(fa), len(fb)):
+        shorter, longer = (files[0], files[1]) if len(fa) < len(fb) else (files[1], files[0])
+        part.verdict = "shorter"
+        part.detail = (f"file {shorter} holds the first {common} envelopes of file {longer}, which goes on "
+                       f"to {max(len(fa), len(fb))}: one record stops earlier, none contradicts the other")
+        return part
+    part.at = common
+    envs = [_decoded(fa), _decoded(fb)]
+    if common == 0 or any(e[0] is None for e in envs) or envs[0][0].game != envs[1][0].game:
+        part.verdict = "other_game"
+        part.detail = "the files do not start with one offer of one game id: they are not one game"
+        return part
+    keys = _seat_keys(envs[0][:common]) or _seat_keys(envs[1][:common])
+    signers = []
+    for side, frames in zip(envs, (fa, fb)):
+        e = side[common]
+        if e is None or keys is None or not signed_by(e, keys) or e.game != side[0].game:
+            part.verdict = "damaged"
+            part.detail = (f"envelope {common} of file {files[len(signers)]} does not decode or is not validly "
+                           "signed by its seat: damage or forgery, not attributable to any seat")
+            return part
+        signers.append({x.seat for x in side[common:] if x is not None and x.game == side[0].game and signed_by(x, keys)})
+    part.verdict = "fork"
+    part.seats = sorted(signers[0] & signers[1])
+    ea, eb = envs[0][common], envs[1][common]
+    part.detail = (f"after {common} common envelopes the files part: envelope {common} is seat {ea.seat}'s "
+                   f"{ea.kind} in file {files[0]} and seat {eb.seat}'s {eb.kind} in file {files[1]}, both validly "
+                   f"signed under one game id; seats that signed both continuations: "
+                   + (", ".join(str(s) for s in part.seats) or "none"))
+    return part
+
+
+def _decoded(frames: list[bytes]) -> list[wire.Envelope | None]:
+    out: list[wire.Envelope | None] = []
+    for f in frames:
+        try:
+            out.append(wire.decode_envelope(f))
+        except wire.WireError:
+            out.append(None)
+    return out
+
+
+def _seat_keys(envs: Sequence[wire.Envelope | None]) -> tuple[bytes, ...] | None:
+    from p2p_chinchon.transcript import seat_keys
+
+    seating = next((e for e in envs if e is not None and e.kind == "seating"), None)
+    return seat_keys(seating) if seating is not None else None
+
+
+@dataclass
+class MultiReport:
+    """``audit A B ...``: each file's own report, and how each pair of files relates."""
+
+    paths: list[str]
+    reports: list[AuditReport]
+    partings: list[Parting]
+
+    @property
+    def verdict(self) -> str:
+        """``fork``, ``damaged`` or ``other_game`` when a pair says so; else ``agree``."""
+        for worst in ("fork", "damaged", "other_game"):
+            if any(p.verdict == worst for p in self.partings):
+                return worst
+        return "agree"
+
+    @property
+    def exit_code(self) -> int:
+        codes = [r.exit_code for r in self.reports]
+        if self.verdict != "agree" or 1 in codes:
+            return 1
+        return 3 if 3 in codes else 0
+
+    def to_json(self) -> dict:
+        return {"verdict": self.verdict, "complete": self.exit_code == 0,
+                "files": [{"path": p, **r.to_json()} for p, r in zip(self.paths, self.reports)],
+                "partings": [asdict(p) for p in self.partings]}
+
+    def summary(self) -> str:
+        lines = []
+        for i, (p, r) in enumerate(zip(self.paths, self.reports)):
+            lines.append(f"== file {i}: {p}")
+            lines.extend("   " + line for line in r.summary().splitlines())
+        for part in self.partings:
+            a, b = part.files
+            head = {"same": "identical", "shorter": "one is shorter", "fork": "FORK", "damaged": "DAMAGED",
+                    "other_game": "NOT ONE GAME"}[part.verdict]
+            lines.append(f"files {a} and {b}: {head}, {part.common} envelopes in common"
+                         + (f": {part.detail}" if part.detail else ""))
+        return "\n".join(lines)
+
+
+def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any] | None = None) -> MultiReport:
+    """Audit each of several seats' transcripts of one game and compare every pair of them:
+    where they part, and whether that is a fork or one record being shorter. ``OSError`` if a
+    file cannot be read."""
+    loaded = [load_transcript(p) for p in paths]
+    reports = [audit_file(p, progress=progress, loaded=res) for p, res in zip(paths, loaded)]
+    partings = [compare_loaded(loaded[i], loaded[j], (i, j))
+                for i in range(len(loaded)) for j in range(i + 1, len(loaded))]
+    return MultiReport([str(p) for p in paths], reports, partings)

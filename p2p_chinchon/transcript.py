@@ -70,6 +70,7 @@ __all__ = [
     "load_transcript",
     "parse_transcript",
     "seat_keys",
+    "signed_by",
     "split_frames",
     "verify_chain",
     "verify_loaded",
@@ -399,6 +400,11 @@ def _keys_from(envs: list[Envelope]) -> tuple[bytes, ...] | None:
             if _valid(e, host if host is not None else candidate[0]):
                 return candidate
     return (host,) if host is not None else None
+
+
+def signed_by(env: Envelope, keys: Sequence[bytes]) -> bool:
+    """True if ``env`` is validly signed by the seat it names, under ``keys`` (index = seat)."""
+    return env.seat < len(keys) and _valid(env, keys[env.seat])
 
 
 def _valid(env: Envelope, key: bytes) -> bool:
