@@ -221,7 +221,12 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
 
 def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) -> AuditReport:
     """A seat stopped the table with a ``fault``: check its signature and re-check the
-    evidence against the state just before it."""
+    evidence against the state just before it. A fault that quotes a peer's fault which
+    reached it after our chain had moved on (``Table.quoted_fault``) is judged as that fault,
+    at its own position: the verdict the transcript of a seat that chained it gets."""
+    quoted = t.quoted_fault(env)
+    judged = quoted and t.check_evidence(quoted.body["evidence"], (
+        quoted.body["rule"], quoted.body["accused"] if quoted.body["accused"] != 255 else None, quoted.seat), at=quoted)
     try:
         t.replay(env)  # checks the accuser's signature and chain position
     except tbl.ProtocolViolation as exc:
@@ -230,10 +235,12 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
             r.verdict = "corrupt"
         _fill(r, t, marks)
         return r
+    status, proof = t.fault_judgement
+    if quoted is not None and judged:
+        env, i, (status, proof) = quoted, quoted.seq, judged
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
     r = AuditReport("accused", index=i, seat=accused, rule=b["rule"])
-    status, proof = t.fault_judgement
     if status == "proves" and proof is not None and proof.seat == accused:
         r.detail = f"confirmed: {proof.rule}: {proof.reason}"
         r.rule = proof.rule

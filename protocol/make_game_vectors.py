@@ -212,6 +212,32 @@ def three_seat_vector() -> dict:
                   frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
 
 
+def race_vectors() -> list[dict]:
+    """A ``timeout`` fault that races the accused seat's move, in the three-seat game: seat 1
+    signs it at the position of seat 0's draw. A seat that chains the fault judges it there; a
+    seat whose chain already holds the draw stops with its own fault quoting it (blaming
+    nobody), and the quoted fault is judged at its own position: one verdict for both."""
+    frames, ids = play(THREE_SEAT_SEED, seats=3, limit=15)
+    envs = [decode_envelope(f) for f in frames]
+    i = first(envs, "draw", after=first(envs, "deal_shares"), seat=0)
+    out = []
+    for accused, name, verdict in ((2, "false", {"result": "cheat", "seat": 1, "index": i, "rule": "false_accusation"}),
+                                   (0, "consistent", {"result": "accused", "seat": 0, "index": i, "rule": "timeout"})):
+        q = make_envelope(ids[1].private_key, game=envs[i].game, seq=i, seat=1, prev=envs[i].prev, kind="fault",
+                          body={"accused": accused, "rule": "timeout", "reason": "did not send draw in time", "evidence": []})
+        own = make_envelope(ids[0].private_key, game=envs[i].game, seq=i + 1, seat=0, prev=envs[i].hash(), kind="fault",
+                            body={"accused": 255, "rule": "stopped_by_peer", "evidence": [q.encode()],
+                                  "reason": "seat 1 stopped the table off our chain: timeout"})
+        whom = "seat 2, who was not to speak" if accused == 2 else "seat 0, who was to draw"
+        out.append(vector(f"timeout-race-{name}-chained", f"three seats: seat 1 accuses {whom} of a timeout at the "
+                          "position of seat 0's draw; this seat chained the fault there", frames[:i] + [q.encode()], verdict))
+        out.append(vector(f"timeout-race-{name}-off-chain", f"the same fault reached seat 0 after its draw: seat 0's "
+                          "transcript holds the draw, then seat 0's fault quoting seat 1's (accusing nobody); the "
+                          "quoted fault is judged at its own position, so both transcripts get one verdict",
+                          frames[:i + 1] + [own.encode()], verdict))
+    return out
+
+
 def cut_and_choose_vector() -> dict:
     """The two-seat game of ``game-ok-2-seats`` at a table whose rules choose the cut-and-choose
     shuffle proof (``shuffle_proof=cut-and-choose``, k = 2) instead of Terelius-Wikström."""
@@ -298,7 +324,7 @@ def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
             for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
-                                  *removal_vectors()]}
+                                  *removal_vectors(), *race_vectors()]}
 
 
 def main(argv: list[str]) -> int:

@@ -106,8 +106,9 @@ class Table:
             self.__dict__.update(snapshot)
             raise Violation(rule_of(ex), e.seat, str(ex)) from ex
 
-    def judge(self, f: wire.Envelope) -> str:
-        """re-check a fault's evidence against the state at this point ("Faults and audit")"""
+    def judge(self, f: wire.Envelope, at: int | None = None) -> str:
+        """re-check a fault's evidence against the state at this point ("Faults and audit");
+        at: the position of a quoted fault that raced the move our chain holds there"""
         b = f.body
         acc, rule = b["accused"], b["rule"]
         frames = []
@@ -116,6 +117,12 @@ class Table:
                 frames.append(wire.decode(raw))
             except wire.WireError:
                 pass
+        if at is None and acc == 255 and len(frames) == 1 and len(b["evidence"]) == 1:
+            q = frames[0]   # a peer's fault that reached the signer after its chain moved on
+            if (q.kind == "fault" and q.seat != f.seat and q.game == self.game and 0 < q.seq < len(self.chain)
+                    and self.chain[q.seq].prev == q.prev and self.chain[q.seq].frame != q.frame
+                    and q.seat < self.N and wire.verify_sig(q, self.players[q.seat]["key"])):
+                return self.judge(q, at=q.seq)
         signed = [x for x in frames if x.game == self.game and hasattr(self, "players")
                   and x.seat == acc and x.seat < self.N and wire.verify_sig(x, self.players[x.seat]["key"])]
         if rule == "equivocation":
@@ -124,7 +131,13 @@ class Table:
                 return f"accused: seat {acc}: equivocation: confirmed"
             return f"false_accusation by seat {f.seat}"
         if rule == "timeout":
-            if self.exp and self.exp[0] == acc:
+            if at is None:
+                speaker = self.exp[0] if self.exp else None
+            elif self.chain[at].kind in ("fault", "leave", "remove"):
+                return f"seat {f.seat} accuses seat {acc} (unverifiable): {rule}"
+            else:
+                speaker = self.chain[at].seat   # it spoke there as the expected speaker
+            if speaker == acc != f.seat:
                 return f"accused: seat {acc}: timeout: consistent with the chain"
             return f"false_accusation by seat {f.seat}"
         if not signed:

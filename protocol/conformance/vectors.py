@@ -107,7 +107,8 @@ def check(name, d):
         if want == "incomplete":
             return summary.startswith("incomplete")
         if want == "accused":
-            return summary.startswith("stopped") and f"accused: seat {v['seat']}: {v['rule']}: confirmed" in summary
+            return summary.startswith("stopped") and any(
+                f"accused: seat {v['seat']}: {v['rule']}: {how}" in summary for how in ("confirmed", "consistent"))
         if want == "cheat" and v.get("rule") == "false_accusation":
             return summary.startswith("stopped") and "false_accusation" in summary
         if want == "cheat":
