@@ -23,13 +23,16 @@ Verdicts (``AuditReport.verdict``):
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import msgpack
 
-from p2p_chinchon import PROTOCOL_VERSION, table as tbl, wire
+from p2p_chinchon import PROTOCOL_VERSION, deck, table as tbl, wire
 from p2p_chinchon.transcript import LoadResult, load_transcript, signed_by
 
 
@@ -59,7 +62,9 @@ class AuditReport:
     rule: str | None = None
     detail: str = ""
     head: str = ""
-    proof_rounds: int = 0  # k of the table's cut-and-choose shuffle proofs (soundness 2^-k)
+    # the offer's proof_rounds (= rules.shuffle_proof_rounds), whatever the proof system: the
+    # k of cut-and-choose proofs (soundness 2^-k); a Terelius-Wikström table signs it too, unused
+    proof_rounds: int = 0
     proof_system: str = ""  # rules.shuffle_proof: terelius-wikstrom or cut-and-choose
     # eliminations and re-entries: {"after_hand": n, "seat": s, "event": "out"|"reentered"|"left",
     # "total": the seat's total then} (a re-entry restarts the total: the columns add up);
@@ -96,8 +101,8 @@ class AuditReport:
             lines.append("players: " + ", ".join(f"{i}: {p['name']} [{p['fingerprint']}]" for i, p in enumerate(self.players)))
         lines.append(f"envelopes: {self.envelopes}, hands: {self.hands}"
                      + (f", shuffle proofs k = {self.proof_rounds}" + (" (weak: under 40)" if self.proof_rounds < 40 else "")
-                        if self.proof_rounds else "")
-                     + (f", shuffle proofs {self.proof_system}" if self.proof_system and not self.proof_rounds else ""))
+                        if self.proof_system == "cut-and-choose" else "")
+                     + (f", shuffle proofs {self.proof_system}" if self.proof_system not in ("", "cut-and-choose") else ""))
         for h, row in enumerate(self.scores):
             lines.append(f"  hand {h + 1}: " + "  ".join(f"{names[s] if s < len(names) else s} {p:+d}" for s, p in enumerate(row)))
             for m in self.marks:
@@ -129,7 +134,7 @@ def _fill(report: AuditReport, t: tbl.Table, marks: list[dict] | None = None) ->
     report.envelopes = len(t.chain)
     report.head = t.head.hex()
     report.proof_system = t.rules.shuffle_proof if t.chain and t.rules is not None else ""
-    report.proof_rounds = t.proof_rounds if report.proof_system == "cut-and-choose" else 0
+    report.proof_rounds = t.proof_rounds if report.proof_system else 0
 
 
 def _other_version(frame: bytes) -> AuditReport | None:
@@ -166,18 +171,77 @@ def _track(t: tbl.Table, marks: list[dict], seen: dict[int, tuple[bool, int]]) -
             seen[s] = now
 
 
+def default_jobs() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def _check_proofs(checks: list[tuple[int, Callable[..., Any], tuple]]) -> int | None:
+    """A pool worker: checks the table handed to its ``proof_sink`` (shuffle proofs, an
+    envelope's DLEQ share proofs), in envelope order; the envelope index of the first that
+    fails, or None."""
+    for seq, fn, args in checks:
+        try:
+            fn(*args)
+        except deck.DeckError:
+            return seq
+    return None
+
+
+CHECKS_PER_TASK = 8  # one pool task carries this many checks: a task's round trip costs ~0.2 ms
+
+
 def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = False,
-                 progress: Callable[[int, int], Any] | None = None) -> AuditReport:
+                 progress: Callable[[int, int], Any] | None = None, jobs: int = 1) -> AuditReport:
     """Replay ``frames`` (envelope encodings in chain order, or the envelopes
     :func:`~p2p_chinchon.wire.decode_envelope` made of them: each frame is decoded once).
     ``progress(done, total)`` is called after each frame (a progress display; it must not
-    raise)."""
+    raise). ``jobs`` > 1: the shuffle proofs and the decryption shares' DLEQ proofs (most of
+    the work) are checked by that many worker processes while this one replays everything
+    else; the report is the one a serial replay gives, byte for byte. If a check fails at
+    an envelope the serial replay would reach (at or before the one the replay stopped at),
+    the replay is run again up to the first such envelope, every check before it trusted
+    (they passed) and its own made in place: its verdict is the serial one."""
+    if jobs <= 1:
+        return _replay(frames, torn_tail, progress)[0]
+    context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        tasks: list[concurrent.futures.Future] = []
+        batch: list[tuple[int, Callable[..., Any], tuple]] = []
+
+        def sink(seq: int, fn: Callable[..., Any], args: tuple) -> None:
+            batch.append((seq, fn, args))
+            if len(batch) >= CHECKS_PER_TASK:
+                tasks.append(pool.submit(_check_proofs, batch[:]))
+                batch.clear()
+
+        r, stopped = _replay(frames, torn_tail, progress, sink)
+        if batch:
+            tasks.append(pool.submit(_check_proofs, batch))
+        failed = min((seq for task in tasks if (seq := task.result()) is not None and seq <= stopped), default=None)
+        if failed is not None:
+            return _replay(frames[: failed + 1], False, None, lambda *_: None, inline_at=failed)[0]
+    return r
+
+
+def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: Callable[[int, int], Any] | None,
+            sink: Callable[..., Any] | None = None, inline_at: int | None = None) -> tuple[AuditReport, int]:
+    """:func:`audit_frames`' replay: the report, and the index of the envelope the replay
+    stopped at (the length when it went through them all). ``sink(seq, fn, args)`` takes the
+    proof checks (``Table.proof_sink``) instead of this process, except at index
+    ``inline_at`` and in a fault's evidence."""
     t = tbl.Table.observer()
+    t.proof_sink = sink
     marks: list[dict] = []
     seen: dict[int, tuple[bool, int]] = {}
     for i, frame in enumerate(frames):
         if progress is not None:
             progress(i, len(frames))
+        if i == inline_at:
+            t.proof_sink = None
         if isinstance(frame, wire.Envelope):
             env = frame
         else:
@@ -185,12 +249,13 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
                 env = wire.decode_envelope(frame)
             except wire.WireError as exc:
                 if i == 0 and exc.code == "version" and (other := _other_version(frame)):
-                    return other
+                    return other, i
                 r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
                 _fill(r, t, marks)
-                return r
+                return r, i
         if env.kind == "fault" and t.players:
-            return _judge_fault(t, env, i, marks)
+            t.proof_sink = None  # the evidence is judged here, every check made
+            return _judge_fault(t, env, i, marks), i
         try:
             t.replay(env)  # the decoded envelope: the table does not decode it again
         except tbl.ProtocolViolation as exc:
@@ -200,7 +265,7 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
                 reason = exc.reason if exc.reason.startswith(exc.rule) else f"{exc.rule}: {exc.reason}"
                 r.detail = f"{reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
             _fill(r, t, marks)
-            return r
+            return r, i
         _track(t, marks, seen)
     if progress is not None:
         progress(len(frames), len(frames))
@@ -216,7 +281,7 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
             step = t.expected()
             r.detail = f"the record stops while {'seat %s' % step.seat if step else 'nobody'} was to send {step.kind if step else 'anything'}"
     _fill(r, t, marks)
-    return r
+    return r, len(frames)
 
 
 def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) -> AuditReport:
@@ -260,9 +325,9 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
 
 
 def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = None, *,
-               loaded: LoadResult | None = None) -> AuditReport:
-    """Load a transcript file (recovering a torn tail) and replay it (``progress``: see
-    :func:`audit_frames`; ``loaded``: the file already loaded)."""
+               loaded: LoadResult | None = None, jobs: int = 1) -> AuditReport:
+    """Load a transcript file (recovering a torn tail) and replay it (``progress``, ``jobs``:
+    see :func:`audit_frames`; ``loaded``: the file already loaded)."""
     res = loaded if loaded is not None else load_transcript(path)
     if res.errors and res.errors[0].index == 0 and res.errors[0].code == "version":
         other = _other_version(res.frames[0]) if res.frames else None
@@ -277,13 +342,13 @@ def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = No
         first = res.errors[0]
         # the envelopes decoded by the load, up to the first frame that did not decode
         good = res.envelopes[: first.index] if first.index is not None else res.envelopes
-        r = audit_frames(good, progress=progress)
+        r = audit_frames(good, progress=progress, jobs=jobs)
         if r.verdict in ("ok", "incomplete"):
             r.verdict = "corrupt"
             r.index = first.index if first.index is not None else len(res.frames)
             r.detail = f"{first.code}: {first.reason} at byte {first.offset}"
         return r
-    return audit_frames(res.envelopes, torn_tail=res.torn_tail is not None, progress=progress)
+    return audit_frames(res.envelopes, torn_tail=res.torn_tail is not None, progress=progress, jobs=jobs)
 
 
 # --- several seats' transcripts of one game ---------------------------------------------------
@@ -409,12 +474,13 @@ class MultiReport:
         return "\n".join(lines)
 
 
-def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any] | None = None) -> MultiReport:
+def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any] | None = None,
+                jobs: int = 1) -> MultiReport:
     """Audit each of several seats' transcripts of one game and compare every pair of them:
     where they part, and whether that is a fork or one record being shorter. ``OSError`` if a
     file cannot be read."""
     loaded = [load_transcript(p) for p in paths]
-    reports = [audit_file(p, progress=progress, loaded=res) for p, res in zip(paths, loaded)]
+    reports = [audit_file(p, progress=progress, loaded=res, jobs=jobs) for p, res in zip(paths, loaded)]
     partings = [compare_loaded(loaded[i], loaded[j], (i, j))
                 for i in range(len(loaded)) for j in range(i + 1, len(loaded))]
     return MultiReport([str(p) for p in paths], reports, partings)

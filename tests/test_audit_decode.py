@@ -116,3 +116,12 @@ def test_table_replay_takes_a_frame_or_its_envelope_alike(game):
         assert exc.value.rule == "seq"
     by_env.replay(wire.decode_envelope(game[PREFIX]))
     assert by_env.head == wire.decode_envelope(game[PREFIX]).hash()
+
+
+def test_the_report_carries_the_offers_proof_rounds_under_every_proof_system(game):
+    """Issue 25: ``audit --json`` said ``"proof_rounds": 0`` for every Terelius-Wikström game."""
+    r = audit_frames(game)
+    offer = wire.decode_envelope(game[0])
+    assert r.proof_system == "terelius-wikstrom" and r.proof_rounds == offer.body["proof_rounds"] == 2
+    assert r.to_json()["proof_rounds"] == 2
+    assert "k = " not in r.summary() and "shuffle proofs terelius-wikstrom" in r.summary()
