@@ -253,6 +253,10 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
                 r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
                 _fill(r, t, marks)
                 return r, i
+        if i == 0 and env.kind != "offer":  # nothing in the file says whose key signed it
+            r = AuditReport("corrupt", index=0, detail=f"a transcript starts with the host's offer, not a {env.kind}")
+            _fill(r, t, marks)
+            return r, 0
         if env.kind == "fault" and t.players:
             t.proof_sink = None  # the evidence is judged here, every check made
             return _judge_fault(t, env, i, marks), i

@@ -14,7 +14,7 @@ Chain rules (:func:`verify_chain`, first violation wins, by envelope index):
   from another game);
 * its ``seq`` is ``i`` (:class:`ChainSeqError`) and its ``prev`` is the hash of envelope
   ``i - 1``, zeros for ``i == 0`` (:class:`ChainLinkError`);
-* up to and including the first ``seating``, only seat 0 (the host) speaks, and its envelopes
+* envelope 0 is an ``offer``; up to and including the first ``seating``, only seat 0 (the host) speaks, and its envelopes
   are checked under the offer's ``host_key`` (or, for an offer without one, the seating's
   ``players[0].key``); the seating must give seat 0 that same key; after the seating, seat ``s``
   must exist and its key is ``players[s].key`` (:class:`ChainSeatError`);
@@ -294,6 +294,8 @@ def verify_chain(
         lobby = seating_index is None or i <= seating_index
         if lobby and env.seat != 0:
             raise ChainSeatError(i, env.seat, "only the host (seat 0) speaks before and in the seating")
+        if i == 0 and env.kind != "offer":
+            raise ChainSeatError(0, env.seat, f"a chain starts with the host's offer, not a {env.kind}")
         key: bytes | None
         if keys is not None:
             if env.seat >= len(keys):

@@ -181,6 +181,15 @@ def build() -> list[dict]:
     out.append(vector("equivocation", "seat 0 stops the table holding two different discards signed by seat 1 for one position",
                       frames[: i + 1] + [fault.encode()], {"result": "accused", "seat": 1, "rule": "equivocation"}))
 
+    # envelope 0 must be the offer; a frame written twice is out of place
+    out.append(vector("first-not-offer", "the game without its offer: a transcript starts with the host's offer, "
+                      "and nothing else says whose key signed the lobby: damage, not attributable",
+                      frames[1:], {"result": "corrupt", "index": 0}))
+    i = first(envs, "draw")
+    out.append(vector("duplicate-frame", f"envelope {i} written twice in a row: the copy stands where seq {i + 1} "
+                      "belongs (an envelope copied from another position, not attributable)",
+                      frames[: i + 1] + frames[i:], {"result": "corrupt", "index": i + 1}))
+
     # a false accusation: seat 0 accuses seat 1 with seat 1's next, perfectly valid envelope
     i = first(envs, "draw", seat=1)
     fault = make_envelope(ids[0].private_key, game=envs[i].game, seq=i, seat=0, prev=envs[i].prev, kind="fault",

@@ -422,6 +422,11 @@ def chain_vectors() -> list[dict]:
         [file_of(base[:5] + [damaged] + base[6:])], err("CorruptFrameError", 5, None, code="unknown_field"))
     vec("unparseable", "an 0xc1 byte after envelope 7: nothing after it can be framed",
         [file_of(base[:8], b"\xc1" + file_of(base[8:]))], err("CorruptFrameError", 8, None, code="unparseable"))
+    vec("first-not-offer", "the chain of ok-3-seats without its offer, re-chained from seq 0 and re-signed by the "
+        "host: envelope 0 must be an offer", [file_of(chain([(e.seat, e.kind, e.body) for e in base[1:]]))],
+        err("ChainSeatError", 0, 0))
+    vec("duplicate-frame", "envelope 5 written twice in a row: the second copy is at index 6, where seq 6 belongs",
+        [file_of(base[:6] + base[5:])], err("ChainSeqError", 6, base[5].seat))
     vec("inserted-header", "5 bytes (a bin32 header claiming 4 GiB) inserted after envelope 7: a header claiming "
         "more than a frame may be is damage, not a torn tail", [file_of(base[:8], b"\xc6\xff\xff\xff\xff" + file_of(base[8:]))],
         err("CorruptFrameError", 8, None, code="frame_too_large"))
