@@ -30,6 +30,22 @@ def deck(x):
 def check(name, d):
     i, v = d["input"], d["verdict"]
     layer = d["layer"]
+    if layer == "showdown":
+        import engine as en
+        eng = en.Engine(i["rules"], i["players"])
+        kept = [tuple(c) for c in i["closer"]]
+        try:
+            score, chinchon = eng.close_result(kept)
+        except en.RuleError:
+            return v == {"result": "illegal"}
+        melds, clean = eng.close_melds(kept)
+        pens = eng.showdown(melds, clean, [[tuple(c) for c in h] for h in i["hands"]])
+        got = {"result": "ok", "score": score, "chinchon": chinchon, "clean": clean, "game_won": chinchon,
+               "closer_melds": sorted(sorted(list(c) for c in m) for m in melds), "penalties": [score, *pens]}
+        ok = all(got[k] == v[k] for k in got)
+        if not ok:
+            print("   got", got, "want", v)
+        return ok
     if layer == "card_point":
         return cr.card_point(i["index"]).hex() == v["point"]
     if layer == "rules_hash":
