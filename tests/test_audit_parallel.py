@@ -18,6 +18,7 @@ from p2p_chinchon.transcript import parse_transcript
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 GAMES = sorted(VECTORS.glob("game-*.json"))
+CHAINS = sorted(VECTORS.glob("chain-*.json"))
 SEED = 2026  # protocol/make_game_vectors.py: game-ok-2-seats, its seats' keys from seat_rng(SEED, seat)
 
 
@@ -32,6 +33,12 @@ def _same(frames: list[bytes]) -> dict:
 def test_every_game_vector_gets_the_serial_report(path):
     loaded = parse_transcript(unblob(json.loads(path.read_text("utf-8"))["input"]["transcript"]))
     _same(loaded.frames)
+
+
+def test_every_chain_vector_transcript_gets_the_serial_report():
+    for path in CHAINS:
+        for t in json.loads(path.read_text("utf-8"))["input"]["transcripts"]:
+            _same(parse_transcript(unblob(t)).frames)
 
 
 @pytest.fixture(scope="module")
