@@ -190,6 +190,38 @@ def build() -> list[dict]:
                       "belongs (an envelope copied from another position, not attributable)",
                       frames[: i + 1] + frames[i:], {"result": "corrupt", "index": i + 1}))
 
+    # rule ids of a close and a show with the wrong slots (checked before any share)
+    i = first(envs, "discard", after=first(envs, "deal_shares"))
+    e = envs[i]
+    t = state_at(frames, i)
+    kept = [x for x in t.engine.hands[e.seat] if x != e.body["slot"]]
+    wrong = kept[:-1] + [t.engine.stock[0]]
+    bad = resign(e, ids[e.seat], kind="close", body={"hand": e.body["hand"], "slot": e.body["slot"],
+                                                    "shares": [{"slot": x, "share": bytes(96)} for x in wrong]})
+    out.append(vector("close-wrong-slots", "a close whose shares are for six kept slots and a stock slot (not "
+                      "exactly the seven kept ones): rule close, before any share is checked", frames[:i] + [bad.encode()],
+                      {"result": "cheat", "seat": e.seat, "index": i, "rule": "close"}))
+    i = first(envs, "show")
+    e = envs[i]
+    shares = list(e.body["shares"])
+    shares[0] = {**shares[0], "slot": state_at(frames, i).engine.close_discard}
+    bad = resign(e, ids[e.seat], body={**e.body, "shares": shares})
+    out.append(vector("show-wrong-slots", "a show with the closer's face-down slot in place of one of its own: "
+                      "rule show", frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "show"}))
+
+    # verdict classes: a chained leave; a fault that accuses nobody
+    i = first(envs, "draw", after=first(envs, "deal_shares"))
+    e = envs[i]
+    leave = make_envelope(ids[1].private_key, game=e.game, seq=i, seat=1, prev=e.prev, kind="leave",
+                          body={"reason": "left the table"})
+    out.append(vector("leave-chained", "seat 1 leaves mid-game at a two-seat table (no seat to play on with): the "
+                      "leave is chained and ends the table; not a fault: incomplete, naming seat 1 and rule left",
+                      frames[:i] + [leave.encode()], {"result": "incomplete", "seat": 1, "rule": "left"}))
+    nobody = make_envelope(ids[0].private_key, game=e.game, seq=i, seat=0, prev=e.prev, kind="fault",
+                           body={"accused": 255, "rule": "absent", "reason": "no seat heard", "evidence": []})
+    out.append(vector("fault-accusing-nobody", "seat 0 stops the table blaming nobody (absent): accused, no seat",
+                      frames[:i] + [nobody.encode()], {"result": "accused", "seat": None, "rule": "absent"}))
+
     # a false accusation: seat 0 accuses seat 1 with seat 1's next, perfectly valid envelope
     i = first(envs, "draw", seat=1)
     fault = make_envelope(ids[0].private_key, game=envs[i].game, seq=i, seat=0, prev=envs[i].prev, kind="fault",

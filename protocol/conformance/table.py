@@ -721,6 +721,8 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
     if getattr(t, "complete", False):
         gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
+    if t.over and t.chain[-1].kind == "leave":   # a chained leave is no fault ("Faults and audit")
+        return False, f"incomplete: {len(frames)} envelopes, seat {t.chain[-1].seat} left"
     if t.over:
         return False, f"stopped at envelope {len(t.chain) - 1}: {t.log[-1] if t.log else ''}"
     return False, f"incomplete: {len(frames)} envelopes, next {t.exp}"
