@@ -179,6 +179,9 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+_DEFERRED = "deferred"  # internal: the replay broke on a value whose check was deferred
+
+
 def _check_proofs(checks: list[tuple[int, Callable[..., Any], tuple]]) -> int | None:
     """A pool worker: checks the table handed to its ``proof_sink`` (shuffle proofs, an
     envelope's DLEQ share proofs), in envelope order; the envelope index of the first that
@@ -224,6 +227,8 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
         failed = min((seq for task in tasks if (seq := task.result()) is not None and seq <= stopped), default=None)
         if failed is not None:
             return _replay(frames[: failed + 1], False, None, lambda *_: None, inline_at=failed)[0]
+    if r.verdict == _DEFERRED:  # no check failed: the serial replay says what broke
+        return _replay(frames, torn_tail, None)[0]
     return r
 
 
@@ -270,6 +275,12 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
                 r.detail = f"{reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
             _fill(r, t, marks)
             return r, i
+        except Exception:  # noqa: BLE001
+            if sink is None:
+                raise
+            # a value whose check was deferred (an unchecked share) broke something after the
+            # checks: a serial replay stops at or before this envelope
+            return AuditReport(_DEFERRED, index=i), i
         _track(t, marks, seen)
     if progress is not None:
         progress(len(frames), len(frames))

@@ -65,6 +65,13 @@ def _bad_share(envs, ids, index) -> list[wire.Envelope]:
     return _changed(envs, ids, index, {"shares": shares})
 
 
+def _bad_share_point(envs, ids, index) -> list[wire.Envelope]:
+    """The same with the share's point d itself changed (no longer a valid point, or another one)."""
+    shares = list(envs[index].body["shares"])
+    shares[0] = bytes([shares[0][0] ^ 0x40]) + shares[0][1:]
+    return _changed(envs, ids, index, {"shares": shares})
+
+
 def _changed(envs, ids, index, change) -> list[wire.Envelope]:
     e = envs[index]
     out = list(envs[:index])
@@ -85,6 +92,7 @@ def test_mutated_records_get_the_serial_report(game):
     sh = _shuffles(envs)
     first, later = sh[1], sh[len(sh) // 2]
     deal = next(i for i, e in enumerate(envs) if e.kind == "deal_shares" and i > first)
+    last_deal = max(i for i, e in enumerate(envs) if e.kind == "deal_shares" and i < later)  # it opens the upcard
     frames = [e.encode() for e in envs]
     cases = {
         "bad proof, rest re-signed": [e.encode() for e in _bad_proof(envs, ids, later)],
@@ -94,6 +102,7 @@ def test_mutated_records_get_the_serial_report(game):
         "honest": frames,
         "bad share, rest re-signed": [e.encode() for e in _bad_share(envs, ids, deal)],
         "bad share after a bad proof": [e.encode() for e in _bad_share(_bad_proof(envs, ids, later), ids, deal)],
+        "bad share point": [e.encode() for e in _bad_share_point(envs, ids, last_deal)],
     }
     damaged = bytearray(cases["damage before a bad proof"][first + 3])
     damaged[-5] ^= 1
@@ -106,6 +115,7 @@ def test_mutated_records_get_the_serial_report(game):
     assert got["honest"]["verdict"] == "ok"
     assert (got["bad share, rest re-signed"]["index"], got["bad share, rest re-signed"]["rule"]) == (deal, "share")
     assert got["bad share after a bad proof"]["index"] == min(deal, later)
+    assert (got["bad share point"]["verdict"], got["bad share point"]["index"]) == ("cheat", last_deal)
 
 
 def test_the_command_takes_jobs(tmp_path, capsys):
