@@ -237,12 +237,14 @@ def self_play(
     max_envelopes: int = 1_000_000,
     view_after_call: bool = False,
     around: Callable[[int], Any] | None = None,
+    max_seats: int | None = None,
 ) -> SelfPlay:
     """Play one game among ``seats`` bot seats in this thread and return the result.
 
     ``view_after_call`` rebuilds each seat's SeatView after every call (what a node with a UI
     or a console printer does). ``around(seat)``, if given, returns a context manager entered
     around every call into that seat's table (e.g. to switch a profiler on for one seat).
+    ``max_seats``: the offer's (default ``seats``); the host seats ``seats`` players.
     """
     if rules is None:
         from p2p_chinchon.engine import make_rules
@@ -283,7 +285,7 @@ def self_play(
 
     # joiners refuse a table whose k is below their minimum: accept the k we were asked for
     weak = {"min_proof_rounds": min(k, tbl.MIN_PROOF_ROUNDS)} if hasattr(tbl, "MIN_PROOF_ROUNDS") else {}
-    host = tbl.Table.create(ids[0], rngs[0], name="bench table", rules=rules, max_seats=seats,
+    host = tbl.Table.create(ids[0], rngs[0], name="bench table", rules=rules, max_seats=max_seats or seats,
                             addr="127.0.0.1:1", proof_rounds=k, auto_agree=True, defer_proofs=True)
     host.set_host_name(BOT_NAMES[0])
     tables = [host]

@@ -45,13 +45,13 @@ OUT = ROOT / "protocol" / "vectors"
 
 
 @functools.lru_cache(maxsize=4)
-def play(seed: int = SEED, seats: int = 2, **options) -> tuple[list[bytes], list[Identity]]:
+def play(seed: int = SEED, seats: int = 2, max_seats: int | None = None, **options) -> tuple[list[bytes], list[Identity]]:
     """A classic game of ``seats`` seats (``options`` over ``limit=12``), played in this thread by the deterministic self-play driver of
     ``benchmarks/audit.py`` (the same Table code as a live node; only delivery differs), with
     fixed mesh addresses in the seating, so the transcript is byte-reproducible."""
     from audit import self_play  # benchmarks/audit.py
 
-    game = self_play(seats, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}))
+    game = self_play(seats, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}), max_seats=max_seats)
     assert game.fault is None and game.winner is not None
     # self_play derives each seat's identity from the seat's seeded stream, first thing
     ids = [Identity.generate(seat_rng(seed, i)) for i in range(seats)]
@@ -279,6 +279,20 @@ def race_vectors() -> list[dict]:
     return out
 
 
+def fewer_seated_vector() -> dict:
+    """The deck is built for the seating's player count: an offer for 3 seats whose rules take
+    two packs from 3 players (``decks`` 0, ``two_decks_from`` 3: 80 cards), seated with 2
+    players, plays one pack of 40 (every shuffle carries 40 ciphertexts)."""
+    frames, _ = play(SEED, seats=2, max_seats=3, decks=0, two_decks_from=3)
+    envs = [decode_envelope(f) for f in frames]
+    assert envs[0].body["max_seats"] == 3 and len(envs[1].body["players"]) == 2
+    assert all(len(e.body["deck"]) == 40 * 64 for e in envs if e.kind == "shuffle" and e.body["round"] == 0)
+    full = state_at(frames, len(frames))
+    return vector("ok-fewer-seated", "a complete game offered for 3 seats (two packs from 3 players: 80 cards) "
+                  "and seated with 2: the deck is built for the 2 seated, one pack of 40", frames,
+                  {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+
+
 def cut_and_choose_vector() -> dict:
     """The two-seat game of ``game-ok-2-seats`` at a table whose rules choose the cut-and-choose
     shuffle proof (``shuffle_proof=cut-and-choose``, k = 2) instead of Terelius-Wikström."""
@@ -365,7 +379,7 @@ def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
             for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
-                                  *removal_vectors(), *race_vectors()]}
+                                  *removal_vectors(), *race_vectors(), fewer_seated_vector()]}
 
 
 def main(argv: list[str]) -> int:
