@@ -279,6 +279,33 @@ def race_vectors() -> list[dict]:
     return out
 
 
+def first_round_close_vector() -> dict:
+    """``first_round_ban`` counts the closer's own turn as unfinished: in the last hand of the
+    two-seat game, the dealer (the second to play) closes on its first turn, after the other
+    seat has finished one. Its shares are real (the dealer's key of that hand, which its table
+    still holds at the game's end), so the close fails on the ban alone."""
+    from audit import self_play  # benchmarks/audit.py
+
+    game = self_play(2, seed=SEED, k=2, rules=make_rules("classic", {"limit": 12}))
+    frames, ids = play()
+    assert game.frames == frames
+    envs = [decode_envelope(f) for f in frames]
+    h = max(e.body["hand"] for e in envs if e.kind == "discard")
+    i = [j for j, e in enumerate(envs) if e.kind == "discard" and e.body["hand"] == h][1]
+    e = envs[i]
+    t = state_at(frames, i)
+    assert t.engine.turns_taken[1 - e.seat] == 1 and t.engine.turns_taken[e.seat] == 0
+    keypair = game.tables[e.seat].hc.keypair
+    ctx = deck.Context(t.game, h, e.seat)
+    kept = [x for x in t.engine.hands[e.seat] if x != e.body["slot"]]
+    shares = [{"slot": x, "share": deck.decryption_share(ctx, keypair, t.cts[x], x, seat_rng("first-round", x))}
+              for x in kept]
+    bad = resign(e, ids[e.seat], kind="close", body={"hand": h, "slot": e.body["slot"], "shares": shares})
+    return vector("first-round-close", "the dealer closes on its first turn of the last hand, after the other seat "
+                  "has finished one: the closer's own turn does not count, so the first-round ban still holds",
+                  frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "first_round_close"})
+
+
 def fewer_seated_vector() -> dict:
     """The deck is built for the seating's player count: an offer for 3 seats whose rules take
     two packs from 3 players (``decks`` 0, ``two_decks_from`` 3: 80 cards), seated with 2
@@ -379,7 +406,8 @@ def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
             for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
-                                  *removal_vectors(), *race_vectors(), fewer_seated_vector()]}
+                                  *removal_vectors(), *race_vectors(), fewer_seated_vector(),
+                                  first_round_close_vector()]}
 
 
 def main(argv: list[str]) -> int:
