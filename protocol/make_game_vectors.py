@@ -306,6 +306,29 @@ def first_round_close_vector() -> dict:
                   frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "first_round_close"})
 
 
+REENTRY_SEED = 7  # with three seats, limit 15, one re-entry while two seats remain: seat 0 re-enters
+
+
+def reentry_vectors() -> list[dict]:
+    """A complete three-seat game with a re-entry, and the same record whose ``reenter``
+    names the next hand: the ``hand`` of a ``reenter`` is the hand just scored."""
+    frames, ids = play(REENTRY_SEED, seats=3, limit=15, reentries=1, reentry_min_remaining=2)
+    envs = [decode_envelope(f) for f in frames]
+    i = first(envs, "reenter")
+    e = envs[i]
+    assert envs[i - 1].kind == "hand_digest" and envs[i - 1].body["hand"] == e.body["hand"]
+    full = state_at(frames, len(frames))
+    bad = resign(e, ids[e.seat], body={**e.body, "hand": e.body["hand"] + 1})
+    return [
+        vector("ok-reentry", "a complete three-seat game (classic, limit 15, one re-entry while two seats remain) in "
+               f"which seat {e.seat} goes over the limit after hand {e.body['hand']} and re-enters", frames,
+               {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+        vector("reenter-next-hand", "the game-ok-reentry record up to its reenter, which names the next hand instead "
+               "of the hand just scored", frames[:i] + [bad.encode()],
+               {"result": "cheat", "seat": e.seat, "index": i, "rule": "wrong_hand"}),
+    ]
+
+
 def fewer_seated_vector() -> dict:
     """The deck is built for the seating's player count: an offer for 3 seats whose rules take
     two packs from 3 players (``decks`` 0, ``two_decks_from`` 3: 80 cards), seated with 2
@@ -407,7 +430,7 @@ def all_files() -> dict[Path, str]:
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
             for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
                                   *removal_vectors(), *race_vectors(), fewer_seated_vector(),
-                                  first_round_close_vector()]}
+                                  first_round_close_vector(), *reentry_vectors()]}
 
 
 def main(argv: list[str]) -> int:
