@@ -264,7 +264,7 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
             return r, 0
         if env.kind == "fault" and t.players:
             t.proof_sink = None  # the evidence is judged here, every check made
-            return _judge_fault(t, env, i, marks), i
+            return _judge_fault(t, env, i, marks, frames), i
         try:
             t.replay(env)  # the decoded envelope: the table does not decode it again
         except tbl.ProtocolViolation as exc:
@@ -299,14 +299,24 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
     return r, len(frames)
 
 
-def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) -> AuditReport:
+def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict],
+                 frames: Sequence[bytes | wire.Envelope]) -> AuditReport:
     """A seat stopped the table with a ``fault``: check its signature and re-check the
     evidence against the state just before it. A fault that quotes a peer's fault which
     reached it after our chain had moved on (``Table.quoted_fault``) is judged as that fault,
-    at its own position: the verdict the transcript of a seat that chained it gets."""
+    against the state at its own position (the record replayed again up to it, its proofs
+    not checked twice): the verdict the transcript of a seat that chained it gets."""
     quoted = t.quoted_fault(env)
-    judged = quoted and t.check_evidence(quoted.body["evidence"], (
-        quoted.body["rule"], quoted.body["accused"] if quoted.body["accused"] != 255 else None, quoted.seat), at=quoted)
+    judged = None
+    if quoted is not None:
+        there = tbl.Table.observer()
+        there.proof_sink = lambda *_: None  # every check before the fault passed (or is pending) in t
+        for frame in frames[: quoted.seq]:
+            there.replay(frame)
+        there.proof_sink = None  # the evidence itself gets every check
+        b = quoted.body
+        judged = there.check_evidence(b["evidence"], (b["rule"], b["accused"] if b["accused"] != 255 else None,
+                                                      quoted.seat), at=quoted)
     try:
         t.replay(env)  # checks the accuser's signature and chain position
     except tbl.ProtocolViolation as exc:
@@ -316,7 +326,7 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
         _fill(r, t, marks)
         return r
     status, proof = t.fault_judgement
-    if quoted is not None and judged:
+    if quoted is not None and judged is not None:
         env, i, (status, proof) = quoted, quoted.seq, judged
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
