@@ -237,12 +237,14 @@ def self_play(
     max_envelopes: int = 1_000_000,
     view_after_call: bool = False,
     around: Callable[[int], Any] | None = None,
+    max_seats: int | None = None,
 ) -> SelfPlay:
     """Play one game among ``seats`` bot seats in this thread and return the result.
 
     ``view_after_call`` rebuilds each seat's SeatView after every call (what a node with a UI
     or a console printer does). ``around(seat)``, if given, returns a context manager entered
     around every call into that seat's table (e.g. to switch a profiler on for one seat).
+    ``max_seats``: the offer's (default ``seats``); the host seats ``seats`` players.
     """
     if rules is None:
         from p2p_chinchon.engine import make_rules
@@ -283,7 +285,7 @@ def self_play(
 
     # joiners refuse a table whose k is below their minimum: accept the k we were asked for
     weak = {"min_proof_rounds": min(k, tbl.MIN_PROOF_ROUNDS)} if hasattr(tbl, "MIN_PROOF_ROUNDS") else {}
-    host = tbl.Table.create(ids[0], rngs[0], name="bench table", rules=rules, max_seats=seats,
+    host = tbl.Table.create(ids[0], rngs[0], name="bench table", rules=rules, max_seats=max_seats or seats,
                             addr="127.0.0.1:1", proof_rounds=k, auto_agree=True, defer_proofs=True)
     host.set_host_name(BOT_NAMES[0])
     tables = [host]
@@ -398,6 +400,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", metavar="DIR", type=Path, help="keep the recorded game in DIR")
     ap.add_argument("--profile", action="store_true", help="also print a cProfile of the replay")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="processes checking shuffle proofs beside the replay (audit --jobs; default 1: "
+                         "all in this process, where the breakdown sees every call; with more, the CPU "
+                         "and breakdown are this process's only, and the wall time is the figure)")
     args = ap.parse_args(argv)
     if args.limit is not None and not args.in_process:
         ap.error("--limit needs --in-process")
@@ -428,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         t = time.process_time()
         if prof:
             prof.enable()
-        report = audit_frames(frames)
+        report = audit_frames(frames, jobs=args.jobs)
         if prof:
             prof.disable()
         cpu = time.process_time() - t
@@ -451,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         "audit_cpu_s": round(cpu, 3), "audit_wall_s": round(wall, 3),
         "envelopes_per_s": round(len(frames) / cpu, 1),
         "s_per_hand": round(cpu / hands, 3),
+        "jobs": args.jobs,
+        "wall_s_per_hand": round(wall / hands, 3),
         "proof_share": round(proofs / cpu, 3),
         "breakdown_s": breakdown,
         "calls": dict(calls),
@@ -473,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
               f"k = {res['k']}, {res['shuffles']} shuffles, {res['shares']} decryption shares")
         print(f"  source: {res['source']}")
         print(f"  replay: {res['audit_cpu_s']} s CPU ({res['audit_wall_s']} s wall): "
-              f"{res['envelopes_per_s']} envelopes/s, {res['s_per_hand']} s per hand; "
+              f"{res['envelopes_per_s']} envelopes/s, {res['s_per_hand']} s per hand "
+              f"({res['wall_s_per_hand']} s wall, {res['jobs']} proof job(s)); "
               f"verdict {res['verdict']}")
         print(f"  proof verification: {res['proof_share'] * 100:.1f}% of the time")
         for c, s in res["breakdown_s"].items():

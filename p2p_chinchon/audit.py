@@ -25,14 +25,17 @@ Verdicts (``AuditReport.verdict``):
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import msgpack
 
-from p2p_chinchon import PROTOCOL_VERSION, table as tbl, wire
-from p2p_chinchon.transcript import load_transcript
+from p2p_chinchon import PROTOCOL_VERSION, deck, table as tbl, wire
+from p2p_chinchon.transcript import LoadResult, load_transcript, signed_by
 
 
 # Violations a third party could have produced with no key of the accused seat: a damaged or
@@ -61,7 +64,9 @@ class AuditReport:
     rule: str | None = None
     detail: str = ""
     head: str = ""
-    proof_rounds: int = 0  # k of the table's cut-and-choose shuffle proofs (soundness 2^-k)
+    # the offer's proof_rounds (= rules.shuffle_proof_rounds), whatever the proof system: the
+    # k of cut-and-choose proofs (soundness 2^-k); a Terelius-Wikström table signs it too, unused
+    proof_rounds: int = 0
     proof_system: str = ""  # rules.shuffle_proof: terelius-wikstrom or cut-and-choose
     # eliminations and re-entries: {"after_hand": n, "seat": s, "event": "out"|"reentered"|"left",
     # "total": the seat's total then} (a re-entry restarts the total: the columns add up);
@@ -98,8 +103,8 @@ class AuditReport:
             lines.append("players: " + ", ".join(f"{i}: {p['name']} [{p['fingerprint']}]" for i, p in enumerate(self.players)))
         lines.append(f"envelopes: {self.envelopes}, hands: {self.hands}"
                      + (f", shuffle proofs k = {self.proof_rounds}" + (" (weak: under 40)" if self.proof_rounds < 40 else "")
-                        if self.proof_rounds else "")
-                     + (f", shuffle proofs {self.proof_system}" if self.proof_system and not self.proof_rounds else ""))
+                        if self.proof_system == "cut-and-choose" else "")
+                     + (f", shuffle proofs {self.proof_system}" if self.proof_system not in ("", "cut-and-choose") else ""))
         for h, row in enumerate(self.scores):
             lines.append(f"  hand {h + 1}: " + "  ".join(f"{names[s] if s < len(names) else s} {p:+d}" for s, p in enumerate(row)))
             for m in self.marks:
@@ -131,7 +136,7 @@ def _fill(report: AuditReport, t: tbl.Table, marks: list[dict] | None = None) ->
     report.envelopes = len(t.chain)
     report.head = t.head.hex()
     report.proof_system = t.rules.shuffle_proof if t.chain and t.rules is not None else ""
-    report.proof_rounds = t.proof_rounds if report.proof_system == "cut-and-choose" else 0
+    report.proof_rounds = t.proof_rounds if report.proof_system else 0
 
 
 def _other_version(frame: bytes) -> AuditReport | None:
@@ -168,18 +173,82 @@ def _track(t: tbl.Table, marks: list[dict], seen: dict[int, tuple[bool, int]]) -
             seen[s] = now
 
 
+def default_jobs() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+_DEFERRED = "deferred"  # internal: the replay broke on a value whose check was deferred
+
+
+def _check_proofs(checks: list[tuple[int, Callable[..., Any], tuple]]) -> int | None:
+    """A pool worker: checks the table handed to its ``proof_sink`` (shuffle proofs, an
+    envelope's DLEQ share proofs), in envelope order; the envelope index of the first that
+    fails, or None."""
+    for seq, fn, args in checks:
+        try:
+            fn(*args)
+        except deck.DeckError:
+            return seq
+    return None
+
+
+CHECKS_PER_TASK = 8  # one pool task carries this many checks: a task's round trip costs ~0.2 ms
+
+
 def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = False,
-                 progress: Callable[[int, int], Any] | None = None) -> AuditReport:
+                 progress: Callable[[int, int], Any] | None = None, jobs: int = 1) -> AuditReport:
     """Replay ``frames`` (envelope encodings in chain order, or the envelopes
     :func:`~p2p_chinchon.wire.decode_envelope` made of them: each frame is decoded once).
     ``progress(done, total)`` is called after each frame (a progress display; it must not
-    raise)."""
+    raise). ``jobs`` > 1: the shuffle proofs and the decryption shares' DLEQ proofs (most of
+    the work) are checked by that many worker processes while this one replays everything
+    else; the report is the one a serial replay gives, byte for byte. If a check fails at
+    an envelope the serial replay would reach (at or before the one the replay stopped at),
+    the replay is run again up to the first such envelope, every check before it trusted
+    (they passed) and its own made in place: its verdict is the serial one."""
+    if jobs <= 1:
+        return _replay(frames, torn_tail, progress)[0]
+    context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        tasks: list[concurrent.futures.Future] = []
+        batch: list[tuple[int, Callable[..., Any], tuple]] = []
+
+        def sink(seq: int, fn: Callable[..., Any], args: tuple) -> None:
+            batch.append((seq, fn, args))
+            if len(batch) >= CHECKS_PER_TASK:
+                tasks.append(pool.submit(_check_proofs, batch[:]))
+                batch.clear()
+
+        r, stopped = _replay(frames, torn_tail, progress, sink)
+        if batch:
+            tasks.append(pool.submit(_check_proofs, batch))
+        failed = min((seq for task in tasks if (seq := task.result()) is not None and seq <= stopped), default=None)
+        if failed is not None:
+            return _replay(frames[: failed + 1], False, None, lambda *_: None, inline_at=failed)[0]
+    if r.verdict == _DEFERRED:  # no check failed: the serial replay says what broke
+        return _replay(frames, torn_tail, None)[0]
+    return r
+
+
+def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: Callable[[int, int], Any] | None,
+            sink: Callable[..., Any] | None = None, inline_at: int | None = None) -> tuple[AuditReport, int]:
+    """:func:`audit_frames`' replay: the report, and the index of the envelope the replay
+    stopped at (the length when it went through them all). ``sink(seq, fn, args)`` takes the
+    proof checks (``Table.proof_sink``) instead of this process, except at index
+    ``inline_at`` and in a fault's evidence."""
     t = tbl.Table.observer()
+    t.proof_sink = sink
     marks: list[dict] = []
     seen: dict[int, tuple[bool, int]] = {}
     for i, frame in enumerate(frames):
         if progress is not None:
             progress(i, len(frames))
+        if i == inline_at:
+            t.proof_sink = None
         if isinstance(frame, wire.Envelope):
             env = frame
         else:
@@ -187,12 +256,17 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
                 env = wire.decode_envelope(frame)
             except wire.WireError as exc:
                 if i == 0 and exc.code == "version" and (other := _other_version(frame)):
-                    return other
+                    return other, i
                 r = AuditReport("corrupt", index=i, detail=f"frame does not decode: {exc}")
                 _fill(r, t, marks)
-                return r
+                return r, i
+        if i == 0 and env.kind != "offer":  # nothing in the file says whose key signed it
+            r = AuditReport("corrupt", index=0, detail=f"a transcript starts with the host's offer, not a {env.kind}")
+            _fill(r, t, marks)
+            return r, 0
         if env.kind == "fault" and t.players:
-            return _judge_fault(t, env, i, marks)
+            t.proof_sink = None  # the evidence is judged here, every check made
+            return _judge_fault(t, env, i, marks, frames), i
         try:
             t.replay(env)  # the decoded envelope: the table does not decode it again
         except tbl.ProtocolViolation as exc:
@@ -202,7 +276,13 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
                 reason = exc.reason if exc.reason.startswith(exc.rule) else f"{exc.rule}: {exc.reason}"
                 r.detail = f"{reason} ({NOT_ATTRIBUTABLE[exc.rule]}; not attributable to seat {exc.seat})"
             _fill(r, t, marks)
-            return r
+            return r, i
+        except Exception:  # noqa: BLE001
+            if sink is None:
+                raise
+            # a value whose check was deferred (an unchecked share) broke something after the
+            # checks: a serial replay stops at or before this envelope
+            return AuditReport(_DEFERRED, index=i), i
         _track(t, marks, seen)
     if progress is not None:
         progress(len(frames), len(frames))
@@ -224,12 +304,27 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
             step = t.expected()
             r.detail = f"the record stops while {'seat %s' % step.seat if step else 'nobody'} was to send {step.kind if step else 'anything'}"
     _fill(r, t, marks)
-    return r
+    return r, len(frames)
 
 
-def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) -> AuditReport:
+def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict],
+                 frames: Sequence[bytes | wire.Envelope]) -> AuditReport:
     """A seat stopped the table with a ``fault``: check its signature and re-check the
-    evidence against the state just before it."""
+    evidence against the state just before it. A fault that quotes a peer's fault which
+    reached it after our chain had moved on (``Table.quoted_fault``) is judged as that fault,
+    against the state at its own position (the record replayed again up to it, its proofs
+    not checked twice): the verdict the transcript of a seat that chained it gets."""
+    quoted = t.quoted_fault(env)
+    judged = None
+    if quoted is not None:
+        there = tbl.Table.observer()
+        there.proof_sink = lambda *_: None  # every check before the fault passed (or is pending) in t
+        for frame in frames[: quoted.seq]:
+            there.replay(frame)
+        there.proof_sink = None  # the evidence itself gets every check
+        b = quoted.body
+        judged = there.check_evidence(b["evidence"], (b["rule"], b["accused"] if b["accused"] != 255 else None,
+                                                      quoted.seat), at=quoted)
     try:
         t.replay(env)  # checks the accuser's signature and chain position
     except tbl.ProtocolViolation as exc:
@@ -238,6 +333,9 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
             r.verdict = "corrupt"
         _fill(r, t, marks)
         return r
+    status, proof = t.fault_judgement
+    if quoted is not None and judged is not None:
+        env, i, (status, proof) = quoted, quoted.seq, judged
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
     if b["rule"] == "absent" and t.engine is None:
@@ -248,7 +346,6 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
         _fill(r, t, marks)
         return r
     r = AuditReport("accused", index=i, seat=accused, rule=b["rule"])
-    status, proof = t.fault_judgement
     if status == "proves" and proof is not None and proof.seat == accused:
         r.detail = f"confirmed: {proof.rule}: {proof.reason}"
         r.rule = proof.rule
@@ -267,10 +364,11 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict]) ->
     return r
 
 
-def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = None) -> AuditReport:
-    """Load a transcript file (recovering a torn tail) and replay it (``progress``: see
-    :func:`audit_frames`)."""
-    res = load_transcript(path)
+def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = None, *,
+               loaded: LoadResult | None = None, jobs: int = 1) -> AuditReport:
+    """Load a transcript file (recovering a torn tail) and replay it (``progress``, ``jobs``:
+    see :func:`audit_frames`; ``loaded``: the file already loaded)."""
+    res = loaded if loaded is not None else load_transcript(path)
     if res.errors and res.errors[0].index == 0 and res.errors[0].code == "version":
         other = _other_version(res.frames[0]) if res.frames else None
         if other is None:
@@ -284,10 +382,145 @@ def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = No
         first = res.errors[0]
         # the envelopes decoded by the load, up to the first frame that did not decode
         good = res.envelopes[: first.index] if first.index is not None else res.envelopes
-        r = audit_frames(good, progress=progress)
+        r = audit_frames(good, progress=progress, jobs=jobs)
         if r.verdict in ("ok", "incomplete"):
             r.verdict = "corrupt"
             r.index = first.index if first.index is not None else len(res.frames)
             r.detail = f"{first.code}: {first.reason} at byte {first.offset}"
         return r
-    return audit_frames(res.envelopes, torn_tail=res.torn_tail is not None, progress=progress)
+    return audit_frames(res.envelopes, torn_tail=res.torn_tail is not None, progress=progress, jobs=jobs)
+
+
+# --- several seats' transcripts of one game ---------------------------------------------------
+
+
+@dataclass
+class Parting:
+    """How two transcripts of one game relate (``files``: their positions on the command line).
+
+    ``verdict``: ``same`` (byte for byte), ``shorter`` (one is a prefix of the other: a record
+    that stops earlier, which proves nothing about what it lacks), ``fork`` (two different
+    validly signed continuations of one common prefix under one game id: ``seats`` are the
+    seats that signed envelopes on both continuations, each of whom put its signature on two
+    histories), ``damaged`` (they part at an envelope that does not decode or is not validly
+    signed by its seat in one of them: damage or forgery, nobody to blame) or ``other_game``
+    (different game ids from envelope 0: not one game)."""
+
+    files: list[int]
+    verdict: str
+    common: int  # envelopes both hold from the start, byte for byte
+    at: int | None = None  # index of the first envelope that differs (fork, damaged)
+    seats: list[int] = field(default_factory=list)
+    detail: str = ""
+
+
+def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)) -> Parting:
+    """Compare two loaded transcripts frame by frame (see :class:`Parting`)."""
+    fa, fb = a.frames, b.frames
+    common = 0
+    while common < min(len(fa), len(fb)) and fa[common] == fb[common]:
+        common += 1
+    part = Parting(list(files), "same", common)
+    if common == len(fa) == len(fb):
+        return part
+    if common == min(len(fa), len(fb)):
+        shorter, longer = (files[0], files[1]) if len(fa) < len(fb) else (files[1], files[0])
+        part.verdict = "shorter"
+        part.detail = (f"file {shorter} holds the first {common} envelopes of file {longer}, which goes on "
+                       f"to {max(len(fa), len(fb))}: one record stops earlier, none contradicts the other")
+        return part
+    part.at = common
+    envs = [_decoded(fa), _decoded(fb)]
+    if common == 0 or any(e[0] is None for e in envs) or envs[0][0].game != envs[1][0].game:
+        part.verdict = "other_game"
+        part.detail = "the files do not start with one offer of one game id: they are not one game"
+        return part
+    keys = _seat_keys(envs[0][:common]) or _seat_keys(envs[1][:common])
+    signers = []
+    for side, frames in zip(envs, (fa, fb)):
+        e = side[common]
+        if e is None or keys is None or not signed_by(e, keys) or e.game != side[0].game:
+            part.verdict = "damaged"
+            part.detail = (f"envelope {common} of file {files[len(signers)]} does not decode or is not validly "
+                           "signed by its seat: damage or forgery, not attributable to any seat")
+            return part
+        signers.append({x.seat for x in side[common:] if x is not None and x.game == side[0].game and signed_by(x, keys)})
+    part.verdict = "fork"
+    part.seats = sorted(signers[0] & signers[1])
+    ea, eb = envs[0][common], envs[1][common]
+    part.detail = (f"after {common} common envelopes the files part: envelope {common} is seat {ea.seat}'s "
+                   f"{ea.kind} in file {files[0]} and seat {eb.seat}'s {eb.kind} in file {files[1]}, both validly "
+                   f"signed under one game id; seats that signed both continuations: "
+                   + (", ".join(str(s) for s in part.seats) or "none"))
+    return part
+
+
+def _decoded(frames: list[bytes]) -> list[wire.Envelope | None]:
+    out: list[wire.Envelope | None] = []
+    for f in frames:
+        try:
+            out.append(wire.decode_envelope(f))
+        except wire.WireError:
+            out.append(None)
+    return out
+
+
+def _seat_keys(envs: Sequence[wire.Envelope | None]) -> tuple[bytes, ...] | None:
+    from p2p_chinchon.transcript import seat_keys
+
+    seating = next((e for e in envs if e is not None and e.kind == "seating"), None)
+    return seat_keys(seating) if seating is not None else None
+
+
+@dataclass
+class MultiReport:
+    """``audit A B ...``: each file's own report, and how each pair of files relates."""
+
+    paths: list[str]
+    reports: list[AuditReport]
+    partings: list[Parting]
+
+    @property
+    def verdict(self) -> str:
+        """``fork``, ``damaged`` or ``other_game`` when a pair says so; else ``agree``."""
+        for worst in ("fork", "damaged", "other_game"):
+            if any(p.verdict == worst for p in self.partings):
+                return worst
+        return "agree"
+
+    @property
+    def exit_code(self) -> int:
+        codes = [r.exit_code for r in self.reports]
+        if self.verdict != "agree" or 1 in codes:
+            return 1
+        return 3 if 3 in codes else 0
+
+    def to_json(self) -> dict:
+        return {"verdict": self.verdict, "complete": self.exit_code == 0,
+                "files": [{"path": p, **r.to_json()} for p, r in zip(self.paths, self.reports)],
+                "partings": [asdict(p) for p in self.partings]}
+
+    def summary(self) -> str:
+        lines = []
+        for i, (p, r) in enumerate(zip(self.paths, self.reports)):
+            lines.append(f"== file {i}: {p}")
+            lines.extend("   " + line for line in r.summary().splitlines())
+        for part in self.partings:
+            a, b = part.files
+            head = {"same": "identical", "shorter": "one is shorter", "fork": "FORK", "damaged": "DAMAGED",
+                    "other_game": "NOT ONE GAME"}[part.verdict]
+            lines.append(f"files {a} and {b}: {head}, {part.common} envelopes in common"
+                         + (f": {part.detail}" if part.detail else ""))
+        return "\n".join(lines)
+
+
+def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any] | None = None,
+                jobs: int = 1) -> MultiReport:
+    """Audit each of several seats' transcripts of one game and compare every pair of them:
+    where they part, and whether that is a fork or one record being shorter. ``OSError`` if a
+    file cannot be read."""
+    loaded = [load_transcript(p) for p in paths]
+    reports = [audit_file(p, progress=progress, loaded=res, jobs=jobs) for p, res in zip(paths, loaded)]
+    partings = [compare_loaded(loaded[i], loaded[j], (i, j))
+                for i in range(len(loaded)) for j in range(i + 1, len(loaded))]
+    return MultiReport([str(p) for p in paths], reports, partings)

@@ -14,7 +14,7 @@ Chain rules (:func:`verify_chain`, first violation wins, by envelope index):
   from another game);
 * its ``seq`` is ``i`` (:class:`ChainSeqError`) and its ``prev`` is the hash of envelope
   ``i - 1``, zeros for ``i == 0`` (:class:`ChainLinkError`);
-* up to and including the first ``seating``, only seat 0 (the host) speaks, and its envelopes
+* envelope 0 is an ``offer``; up to and including the first ``seating``, only seat 0 (the host) speaks, and its envelopes
   are checked under the offer's ``host_key`` (or, for an offer without one, the seating's
   ``players[0].key``); the seating must give seat 0 that same key; after the seating, seat ``s``
   must exist and its key is ``players[s].key`` (:class:`ChainSeatError`);
@@ -36,6 +36,7 @@ from typing import Iterable, Iterator, Sequence
 from p2p_chinchon import PROTOCOL_VERSION
 from p2p_chinchon._fs import fsync_dir as _fsync_dir
 from p2p_chinchon.wire import (
+    MAX_FRAME,
     ZERO_HASH,
     Envelope,
     SignatureError,
@@ -69,6 +70,7 @@ __all__ = [
     "load_transcript",
     "parse_transcript",
     "seat_keys",
+    "signed_by",
     "split_frames",
     "verify_chain",
     "verify_loaded",
@@ -292,6 +294,8 @@ def verify_chain(
         lobby = seating_index is None or i <= seating_index
         if lobby and env.seat != 0:
             raise ChainSeatError(i, env.seat, "only the host (seat 0) speaks before and in the seating")
+        if i == 0 and env.kind != "offer":
+            raise ChainSeatError(0, env.seat, f"a chain starts with the host's offer, not a {env.kind}")
         key: bytes | None
         if keys is not None:
             if env.seat >= len(keys):
@@ -400,6 +404,11 @@ def _keys_from(envs: list[Envelope]) -> tuple[bytes, ...] | None:
     return (host,) if host is not None else None
 
 
+def signed_by(env: Envelope, keys: Sequence[bytes]) -> bool:
+    """True if ``env`` is validly signed by the seat it names, under ``keys`` (index = seat)."""
+    return env.seat < len(keys) and _valid(env, keys[env.seat])
+
+
 def _valid(env: Envelope, key: bytes) -> bool:
     try:
         verify_envelope(env, key)
@@ -449,12 +458,21 @@ class _Unparseable(Exception):
     pass
 
 
-def _object_end(data: bytes, pos: int) -> int | None:
+class _TooLarge(Exception):
+    pass
+
+
+def _object_end(data: bytes, pos: int, limit: int = MAX_FRAME) -> int | None:
     """End offset of the msgpack object starting at ``pos``, from headers only; None if the data
-    ends first. Raises _Unparseable on the reserved byte 0xc1."""
+    ends first. Raises _Unparseable on the reserved byte 0xc1, _TooLarge when the headers
+    read so far claim more than ``limit`` bytes (every element takes at least one byte), so a
+    damaged or inserted header is never taken for a frame cut short."""
     n = len(data)
+    start = pos
     pending = 1
     while pending:
+        if pos - start + pending > limit:
+            raise _TooLarge(pos - start + pending)
         if pos >= n:
             return None
         b = data[pos]
@@ -488,6 +506,8 @@ def _object_end(data: bytes, pos: int) -> int | None:
             pos += 1 + width
         else:  # pragma: no cover - every byte value is covered above
             raise _Unparseable(pos)
+    if pos - start > limit:
+        raise _TooLarge(pos - start)
     return pos if pos <= n else None
 
 
@@ -511,11 +531,21 @@ def split_frames(data: bytes) -> tuple[list[tuple[int, bytes]], bytes | None, Lo
         except _Unparseable as exc:
             bad = exc.args[0]
             return frames, None, LoadError(None, pos, "unparseable", f"invalid msgpack byte 0xc1 at offset {bad}; {n - pos} bytes from offset {pos} skipped")
+        except _TooLarge as exc:
+            return frames, None, LoadError(None, pos, "frame_too_large", (
+                f"the headers at offset {pos} claim at least {exc.args[0]} bytes, more than a frame "
+                f"may be ({MAX_FRAME}); {n - pos} bytes from offset {pos} skipped"))
+        if end is None and n - pos >= MAX_FRAME:  # more bytes than any frame: not one frame cut short
+            return frames, None, LoadError(None, pos, "frame_too_large", (
+                f"{n - pos} bytes from offset {pos} do not end a frame; a frame is at most {MAX_FRAME}"))
         if end is None:
             return frames, data[pos:], None
         frames.append((pos, data[pos:end]))
         pos = end
     return frames, None, None
+
+
+ENVELOPE_HEADER = 0x98  # msgpack fixarray of 8: the first byte of every envelope frame
 
 
 def parse_transcript(data: bytes) -> LoadResult:
@@ -529,6 +559,13 @@ def parse_transcript(data: bytes) -> LoadResult:
             envelopes.append(decode_envelope(frame))
         except WireError as exc:
             errors.append(LoadError(index, offset, exc.code, exc.reason))
+    if torn is not None and torn[0] != ENVELOPE_HEADER and torn.strip(b"\x00"):
+        # a crash cuts an envelope, whose frame starts with its array header: anything else
+        # is damage (e.g. bytes inserted before well-formed frames), not a torn tail
+        errors.append(LoadError(None, len(data) - len(torn), "malformed", (
+            f"{len(torn)} bytes from offset {len(data) - len(torn)} start with 0x{torn[0]:02x}, "
+            f"not an envelope's array header (0x{ENVELOPE_HEADER:02x}): not a frame cut short")))
+        torn = None
     if stop is not None:
         errors.append(stop)
     complete = pieces[-1][0] + len(pieces[-1][1]) if pieces else 0
@@ -589,7 +626,7 @@ class TranscriptWriter:
                     raise TranscriptError(f"{self.path} is being written by another process") from None
             data = _read_all(fd)
             self.recovered = parse_transcript(data)
-            if any(e.code == "unparseable" for e in self.recovered.errors):
+            if any(e.index is None for e in self.recovered.errors):  # bytes no frame delimits
                 raise TranscriptError(f"{self.path}: not a transcript past offset {self.recovered.complete_bytes}; refusing to append")
             first = self.recovered.envelopes[0] if self.recovered.envelopes else None
             if game is not None and first is not None and first.game != game:

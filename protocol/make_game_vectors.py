@@ -45,13 +45,13 @@ OUT = ROOT / "protocol" / "vectors"
 
 
 @functools.lru_cache(maxsize=4)
-def play(seed: int = SEED, seats: int = 2, **options) -> tuple[list[bytes], list[Identity]]:
+def play(seed: int = SEED, seats: int = 2, max_seats: int | None = None, **options) -> tuple[list[bytes], list[Identity]]:
     """A classic game of ``seats`` seats (``options`` over ``limit=12``), played in this thread by the deterministic self-play driver of
     ``benchmarks/audit.py`` (the same Table code as a live node; only delivery differs), with
     fixed mesh addresses in the seating, so the transcript is byte-reproducible."""
     from audit import self_play  # benchmarks/audit.py
 
-    game = self_play(seats, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}))
+    game = self_play(seats, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}), max_seats=max_seats)
     assert game.fault is None and game.winner is not None
     # self_play derives each seat's identity from the seat's seeded stream, first thing
     ids = [Identity.generate(seat_rng(seed, i)) for i in range(seats)]
@@ -181,6 +181,47 @@ def build() -> list[dict]:
     out.append(vector("equivocation", "seat 0 stops the table holding two different discards signed by seat 1 for one position",
                       frames[: i + 1] + [fault.encode()], {"result": "accused", "seat": 1, "rule": "equivocation"}))
 
+    # envelope 0 must be the offer; a frame written twice is out of place
+    out.append(vector("first-not-offer", "the game without its offer: a transcript starts with the host's offer, "
+                      "and nothing else says whose key signed the lobby: damage, not attributable",
+                      frames[1:], {"result": "corrupt", "index": 0}))
+    i = first(envs, "draw")
+    out.append(vector("duplicate-frame", f"envelope {i} written twice in a row: the copy stands where seq {i + 1} "
+                      "belongs (an envelope copied from another position, not attributable)",
+                      frames[: i + 1] + frames[i:], {"result": "corrupt", "index": i + 1}))
+
+    # rule ids of a close and a show with the wrong slots (checked before any share)
+    i = first(envs, "discard", after=first(envs, "deal_shares"))
+    e = envs[i]
+    t = state_at(frames, i)
+    kept = [x for x in t.engine.hands[e.seat] if x != e.body["slot"]]
+    wrong = kept[:-1] + [t.engine.stock[0]]
+    bad = resign(e, ids[e.seat], kind="close", body={"hand": e.body["hand"], "slot": e.body["slot"],
+                                                    "shares": [{"slot": x, "share": bytes(96)} for x in wrong]})
+    out.append(vector("close-wrong-slots", "a close whose shares are for six kept slots and a stock slot (not "
+                      "exactly the seven kept ones): rule close, before any share is checked", frames[:i] + [bad.encode()],
+                      {"result": "cheat", "seat": e.seat, "index": i, "rule": "close"}))
+    i = first(envs, "show")
+    e = envs[i]
+    shares = list(e.body["shares"])
+    shares[0] = {**shares[0], "slot": state_at(frames, i).engine.close_discard}
+    bad = resign(e, ids[e.seat], body={**e.body, "shares": shares})
+    out.append(vector("show-wrong-slots", "a show with the closer's face-down slot in place of one of its own: "
+                      "rule show", frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "show"}))
+
+    # verdict classes: a chained leave; a fault that accuses nobody
+    i = first(envs, "draw", after=first(envs, "deal_shares"))
+    e = envs[i]
+    leave = make_envelope(ids[1].private_key, game=e.game, seq=i, seat=1, prev=e.prev, kind="leave",
+                          body={"reason": "left the table"})
+    out.append(vector("leave-chained", "seat 1 leaves mid-game at a two-seat table (no seat to play on with): the "
+                      "leave is chained and ends the table; not a fault: incomplete, naming seat 1 and rule left",
+                      frames[:i] + [leave.encode()], {"result": "incomplete", "seat": 1, "rule": "left"}))
+    nobody = make_envelope(ids[0].private_key, game=e.game, seq=i, seat=0, prev=e.prev, kind="fault",
+                           body={"accused": 255, "rule": "absent", "reason": "no seat heard", "evidence": []})
+    out.append(vector("fault-accusing-nobody", "seat 0 stops the table blaming nobody (absent): accused, no seat",
+                      frames[:i] + [nobody.encode()], {"result": "accused", "seat": None, "rule": "absent"}))
+
     # a false accusation: seat 0 accuses seat 1 with seat 1's next, perfectly valid envelope
     i = first(envs, "draw", seat=1)
     fault = make_envelope(ids[0].private_key, game=envs[i].game, seq=i, seat=0, prev=envs[i].prev, kind="fault",
@@ -210,6 +251,96 @@ def three_seat_vector() -> dict:
     assert len(full.score_history) >= 3
     return vector("ok-3-seats", "a complete three-seat game (classic, limit 15, k = 2) of three hands",
                   frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+
+
+def race_vectors() -> list[dict]:
+    """A ``timeout`` fault that races the accused seat's move, in the three-seat game: seat 1
+    signs it at the position of seat 0's draw. A seat that chains the fault judges it there; a
+    seat whose chain already holds the draw stops with its own fault quoting it (blaming
+    nobody), and the quoted fault is judged at its own position: one verdict for both."""
+    frames, ids = play(THREE_SEAT_SEED, seats=3, limit=15)
+    envs = [decode_envelope(f) for f in frames]
+    i = first(envs, "draw", after=first(envs, "deal_shares"), seat=0)
+    out = []
+    for accused, name, verdict in ((2, "false", {"result": "cheat", "seat": 1, "index": i, "rule": "false_accusation"}),
+                                   (0, "consistent", {"result": "accused", "seat": 0, "index": i, "rule": "timeout"})):
+        q = make_envelope(ids[1].private_key, game=envs[i].game, seq=i, seat=1, prev=envs[i].prev, kind="fault",
+                          body={"accused": accused, "rule": "timeout", "reason": "did not send draw in time", "evidence": []})
+        own = make_envelope(ids[0].private_key, game=envs[i].game, seq=i + 1, seat=0, prev=envs[i].hash(), kind="fault",
+                            body={"accused": 255, "rule": "stopped_by_peer", "evidence": [q.encode()],
+                                  "reason": "seat 1 stopped the table off our chain: timeout"})
+        whom = "seat 2, who was not to speak" if accused == 2 else "seat 0, who was to draw"
+        out.append(vector(f"timeout-race-{name}-chained", f"three seats: seat 1 accuses {whom} of a timeout at the "
+                          "position of seat 0's draw; this seat chained the fault there", frames[:i] + [q.encode()], verdict))
+        out.append(vector(f"timeout-race-{name}-off-chain", f"the same fault reached seat 0 after its draw: seat 0's "
+                          "transcript holds the draw, then seat 0's fault quoting seat 1's (accusing nobody); the "
+                          "quoted fault is judged at its own position, so both transcripts get one verdict",
+                          frames[:i + 1] + [own.encode()], verdict))
+    return out
+
+
+def first_round_close_vector() -> dict:
+    """``first_round_ban`` counts the closer's own turn as unfinished: in the last hand of the
+    two-seat game, the dealer (the second to play) closes on its first turn, after the other
+    seat has finished one. Its shares are real (the dealer's key of that hand, which its table
+    still holds at the game's end), so the close fails on the ban alone."""
+    from audit import self_play  # benchmarks/audit.py
+
+    game = self_play(2, seed=SEED, k=2, rules=make_rules("classic", {"limit": 12}))
+    frames, ids = play()
+    assert game.frames == frames
+    envs = [decode_envelope(f) for f in frames]
+    h = max(e.body["hand"] for e in envs if e.kind == "discard")
+    i = [j for j, e in enumerate(envs) if e.kind == "discard" and e.body["hand"] == h][1]
+    e = envs[i]
+    t = state_at(frames, i)
+    assert t.engine.turns_taken[1 - e.seat] == 1 and t.engine.turns_taken[e.seat] == 0
+    keypair = game.tables[e.seat].hc.keypair
+    ctx = deck.Context(t.game, h, e.seat)
+    kept = [x for x in t.engine.hands[e.seat] if x != e.body["slot"]]
+    shares = [{"slot": x, "share": deck.decryption_share(ctx, keypair, t.cts[x], x, seat_rng("first-round", x))}
+              for x in kept]
+    bad = resign(e, ids[e.seat], kind="close", body={"hand": h, "slot": e.body["slot"], "shares": shares})
+    return vector("first-round-close", "the dealer closes on its first turn of the last hand, after the other seat "
+                  "has finished one: the closer's own turn does not count, so the first-round ban still holds",
+                  frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "first_round_close"})
+
+
+REENTRY_SEED = 7  # with three seats, limit 15, one re-entry while two seats remain: seat 0 re-enters
+
+
+def reentry_vectors() -> list[dict]:
+    """A complete three-seat game with a re-entry, and the same record whose ``reenter``
+    names the next hand: the ``hand`` of a ``reenter`` is the hand just scored."""
+    frames, ids = play(REENTRY_SEED, seats=3, limit=15, reentries=1, reentry_min_remaining=2)
+    envs = [decode_envelope(f) for f in frames]
+    i = first(envs, "reenter")
+    e = envs[i]
+    assert envs[i - 1].kind == "hand_digest" and envs[i - 1].body["hand"] == e.body["hand"]
+    full = state_at(frames, len(frames))
+    bad = resign(e, ids[e.seat], body={**e.body, "hand": e.body["hand"] + 1})
+    return [
+        vector("ok-reentry", "a complete three-seat game (classic, limit 15, one re-entry while two seats remain) in "
+               f"which seat {e.seat} goes over the limit after hand {e.body['hand']} and re-enters", frames,
+               {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+        vector("reenter-next-hand", "the game-ok-reentry record up to its reenter, which names the next hand instead "
+               "of the hand just scored", frames[:i] + [bad.encode()],
+               {"result": "cheat", "seat": e.seat, "index": i, "rule": "wrong_hand"}),
+    ]
+
+
+def fewer_seated_vector() -> dict:
+    """The deck is built for the seating's player count: an offer for 3 seats whose rules take
+    two packs from 3 players (``decks`` 0, ``two_decks_from`` 3: 80 cards), seated with 2
+    players, plays one pack of 40 (every shuffle carries 40 ciphertexts)."""
+    frames, _ = play(SEED, seats=2, max_seats=3, decks=0, two_decks_from=3)
+    envs = [decode_envelope(f) for f in frames]
+    assert envs[0].body["max_seats"] == 3 and len(envs[1].body["players"]) == 2
+    assert all(len(e.body["deck"]) == 40 * 64 for e in envs if e.kind == "shuffle" and e.body["round"] == 0)
+    full = state_at(frames, len(frames))
+    return vector("ok-fewer-seated", "a complete game offered for 3 seats (two packs from 3 players: 80 cards) "
+                  "and seated with 2: the deck is built for the 2 seated, one pack of 40", frames,
+                  {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
 
 
 def cut_and_choose_vector() -> dict:
@@ -302,7 +433,8 @@ def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
             for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
-                                  *removal_vectors()]}
+                                  *removal_vectors(), *race_vectors(), fewer_seated_vector(),
+                                  first_round_close_vector(), *reentry_vectors()]}
 
 
 def main(argv: list[str]) -> int:

@@ -51,7 +51,7 @@ from p2p_chinchon.rng import SeededRng  # noqa: E402
 
 OUT = ROOT / "protocol" / "vectors"
 LAYERS = ("rules_hash", "seating_hash", "toss", "hand_digest", "card_point", "key_share", "dleq",
-          "lobby", "mesh")
+          "lobby", "mesh", "showdown")
 
 
 def framed(*parts: bytes) -> bytes:
@@ -205,6 +205,65 @@ def hand_digest_vectors() -> list[dict]:
 
 def _ctx_hash_input(label: bytes, ctx: deck.Context, *parts: bytes) -> bytes:
     return deck.DOMAIN + label + b"\x00" + framed(ctx.encode(), *parts)
+
+
+def showdown_verdict(inp: dict) -> dict:
+    """What the engine makes of a closed hand (``tests/test_vectors.py`` runs this too)."""
+    from p2p_chinchon.engine import Card, Rules
+    from p2p_chinchon.engine.melds import close_result
+    from p2p_chinchon.engine.scoring import score_showdown
+
+    rules = Rules.from_wire(inp["rules"])
+
+    def cards(xs: list) -> list:
+        return [Card(*x) for x in xs]
+
+    closed = close_result(cards(inp["closer"]), rules)
+    if closed is None:
+        return {"result": "illegal"}
+    sd = score_showdown(rules, cards(inp["closer"]), [cards(h) for h in inp["hands"]], n_players=inp["players"])
+    return {"result": "ok", "score": closed.score, "chinchon": closed.chinchon, "wild_run": closed.wild_chinchon,
+            "clean": closed.clean, "game_won": sd.game_won,
+            "closer_melds": sorted(sorted([c.rank, c.suit, c.copy] for c in m.cards) for m in closed.arrangement.melds),
+            "penalties": list(sd.penalties)}
+
+
+def showdown_vectors() -> list[dict]:
+    """Closed hands scored by the engine ("What the engine computes"): the melds a closer shows
+    and whether its close is clean after a chinchón or a wild seven-run, a natural wild card in
+    its own place, a meld that is both a set and a run, lay-off after a clean close. Cards are
+    [rank, suit, copy] ("Cards and card indices")."""
+    from p2p_chinchon.engine import make_rules
+
+    out = []
+    D, H, S, C = 0, 1, 2, 3
+
+    def run(suit: int, ranks: tuple) -> list:
+        return [[r, suit, 0] for r in ranks]
+
+    def case(name: str, desc: str, preset: str, options: dict, closer: list, hands: list) -> None:
+        rules = make_rules(preset, options)
+        inp = {"rules": rules.to_wire(), "players": 1 + len(hands), "closer": closer, "hands": hands}
+        out.append(vec("showdown", name, desc, inp, showdown_verdict(inp)))
+
+    seven = (1, 2, 3, 4, 5, 6, 7)
+    other = run(S, (1, 2, 3)) + [[10, H, 0], [11, C, 0], [4, C, 0], [12, S, 0]]
+    case("chinchon", "classic: 1-7 of hearts, natural: a chinchón, one meld shown (the seven-card run), clean, "
+         "the game won; the other seat's J♥ may not be laid off on it (lay_off_after_clean = others: not on the "
+         "closer's melds)", "classic", {}, run(H, seven), [other])
+    case("natural-wild-in-its-place", "online (the 1 of oros wild): 1-7 of oros is a seven-run with one wild card "
+         "standing in its own place, not a chinchón: -25 beats the clean close's -10; one meld shown; clean, so "
+         "nobody lays off (lay_off_after_clean = none)", "online", {},
+         run(D, seven), [run(C, (1, 2, 3)) + [[10, D, 0], [11, H, 0], [4, H, 0], [12, S, 0]]])
+    case("wild-run", "classic with jokers: 1-6 of clubs and a joker is a wild seven-run worth -50, "
+         "better than the clean close's -10: one meld shown, clean", "classic", {"jokers": 2},
+         run(C, (1, 2, 3, 4, 5, 6)) + [[0, 0, 0]], [run(S, (1, 2, 3)) + [[10, H, 0], [11, D, 0], [4, D, 0], [12, S, 0]]])
+    case("set-or-run", "classic with jokers (two per meld, one natural): the closer's 5♦ with both jokers is a "
+         "meld that could be a set or a run: it is a set of fives, so the other seat lays off its 5♥ but "
+         "not its 6♦", "classic", {"jokers": 2, "min_real_per_meld": 1, "lay_off_after_clean": "same"},
+         [[5, D, 0], [0, 0, 0], [0, 1, 0], [1, C, 0], [2, C, 0], [3, C, 0], [4, C, 0]],
+         [[[5, H, 0], [6, D, 0], [10, S, 0], [11, S, 0], [12, H, 0], [1, H, 0], [2, S, 0]]])
+    return out
 
 
 def card_point_vectors() -> list[dict]:
@@ -488,7 +547,7 @@ def mesh_vectors() -> list[dict]:
 
 def build() -> list[dict]:
     return (rules_vectors() + seating_vectors() + toss_vectors() + hand_digest_vectors() + card_point_vectors()
-            + key_share_vectors() + dleq_vectors() + lobby_vectors() + mesh_vectors())
+            + key_share_vectors() + dleq_vectors() + lobby_vectors() + mesh_vectors() + showdown_vectors())
 
 
 def owns(path: Path) -> bool:

@@ -133,6 +133,58 @@ BASE = chain(lobby_script(SEATS, SeededRng("lobby")))
 # --- frame vectors ----------------------------------------------------------------------------
 
 
+def signature_edge_vectors(env: Envelope) -> list[dict]:
+    """Ed25519 edge cases, each an envelope with a made signature and key: the verdict is the
+    one the protocol requires (RFC 8032 verification as OpenSSL does it: S must be below L, R is
+    compared as bytes, the equation is cofactorless; small-order or non-canonical public keys
+    and a small-order R are *accepted*). libsodium refuses the accepted ones, so a verifier
+    built on it must fall back (docs/protocol.md "Envelope"). Points come from libsodium
+    (``crypto_scalarmult_ed25519_base_noclamp``)."""
+    import ctypes
+
+    from p2p_chinchon.deck import sodium
+
+    lib = sodium.library()
+    L, P = 2 ** 252 + 27742317777372353535851937790883648493, 2 ** 255 - 19
+
+    def base(k: int) -> bytes:
+        buf = ctypes.create_string_buffer(32)
+        assert lib.crypto_scalarmult_ed25519_base_noclamp(buf, k.to_bytes(32, "little")) == 0
+        return buf.raw
+
+    def le(x: int) -> bytes:
+        return x.to_bytes(32, "little")
+
+    msg = env.signed_bytes()
+    identity = le(1)  # the neutral element (0, 1): order 1
+    r, a = 1234567, 7654321  # any scalar below L
+    any_message = base(r) + le(r)  # R = rB, S = r: valid under any key A with [h]A = O
+    A = base(a)
+    h = int.from_bytes(hashlib.sha512(identity + A + msg).digest(), "little") % L
+    seat1 = SEATS[1]
+    real = env.sig
+    s_real = int.from_bytes(real[32:], "little")
+    cases = [
+        ("small-order-key", "public key = the identity (small order); R = rB, S = r: accepted", any_message, identity, True),
+        ("non-canonical-key", "public key = the identity encoded as p + 1 (non-canonical y): accepted", any_message, le(P + 1), True),
+        ("negative-zero-key", "public key = the identity with the sign bit of x set (x = 0): accepted", any_message,
+         le(1 | 1 << 255), True),
+        ("small-order-r", "R = the identity (small order), S = h*a for the key aB: accepted", identity + le(h * a % L), A, True),
+        ("s-not-canonical", "seat 1's real signature with S + L in place of S: refused", real[:32] + le(s_real + L),
+         seat1.public_bytes, False),
+        ("r-not-canonical", "R = the identity encoded as p + 1, S = 0, key = the identity: refused",
+         le(P + 1) + bytes(32), identity, False),
+    ]
+    out = []
+    for name, desc, sig, key, valid in cases:
+        e = Envelope(env.v, env.game, env.seq, env.seat, env.prev, env.kind, env.body, sig)
+        verdict = ({"result": "ok", "kind": e.kind, "seq": e.seq, "seat": e.seat, "hash": hashlib.sha256(e.encode()).hexdigest()}
+                   if valid else {"result": "SignatureError", "code": "bad_signature"})
+        out.append({"name": f"frame-sig-{name}", "layer": "frame", "description": f"envelope 3 re-signed: {desc}",
+                    "input": {"frame": blob(e.encode()), "public_key": blob(key)}, "verdict": verdict})
+    return out
+
+
 def frame_vectors() -> list[dict]:
     out: list[dict] = []
     host = SEATS[0]
@@ -178,6 +230,8 @@ def frame_vectors() -> list[dict]:
     flipped[-1] ^= 1
     bad("signature-bit-flip", bytes(flipped), "bad_signature", "last bit of the offer's signature flipped",
         "SignatureError", host)
+
+    out.extend(signature_edge_vectors(BASE[3]))
 
     # a shuffle whose proof alone is over the frame cap
     fields = [PROTOCOL_VERSION, GAME, 41, 1, bytes(32), "shuffle",
@@ -369,6 +423,18 @@ def chain_vectors() -> list[dict]:
         [file_of(base[:5] + [damaged] + base[6:])], err("CorruptFrameError", 5, None, code="unknown_field"))
     vec("unparseable", "an 0xc1 byte after envelope 7: nothing after it can be framed",
         [file_of(base[:8], b"\xc1" + file_of(base[8:]))], err("CorruptFrameError", 8, None, code="unparseable"))
+    vec("first-not-offer", "the chain of ok-3-seats without its offer, re-chained from seq 0 and re-signed by the "
+        "host: envelope 0 must be an offer", [file_of(chain([(e.seat, e.kind, e.body) for e in base[1:]]))],
+        err("ChainSeatError", 0, 0))
+    vec("duplicate-frame", "envelope 5 written twice in a row: the second copy is at index 6, where seq 6 belongs",
+        [file_of(base[:6] + base[5:])], err("ChainSeqError", 6, base[5].seat))
+    vec("inserted-header", "5 bytes (a bin32 header claiming 4 GiB) inserted after envelope 7: a header claiming "
+        "more than a frame may be is damage, not a torn tail", [file_of(base[:8], b"\xc6\xff\xff\xff\xff" + file_of(base[8:]))],
+        err("CorruptFrameError", 8, None, code="frame_too_large"))
+    vec("inserted-short-header", "3 bytes (a bin16 header claiming 65535 bytes, more than the rest) inserted after "
+        "envelope 7: the stream ends inside it, but a frame cut short starts with an envelope's header (0x98), "
+        "so this is damage, not a torn tail", [file_of(base[:8], b"\xc5\xff\xff" + file_of(base[8:]))],
+        err("CorruptFrameError", 8, None, code="malformed"))
 
     b_side = chain([(e.seat, e.kind, e.body) for e in base[:8]] + [(0, "key_commit", {"hand": 0, "commit": bytes(32)})])
     assert b_side[:8] == base[:8] and b_side[8] != base[8]

@@ -62,6 +62,19 @@ def test_a_torn_or_damaged_file_is_still_judged_at_the_right_envelope(game, tmp_
     assert r.verdict == "corrupt" and r.index == 5, r.summary()
 
 
+@pytest.mark.parametrize("inserted", [b"\xc6\xff\xff\xff\xff", b"\xc5\xff\xff"])
+def test_a_header_inserted_before_the_last_frames_is_damage_not_a_torn_tail(game, tmp_path, inserted):
+    """Issue 25: five bytes claiming a 4 GiB bin before the last frames read as "a torn frame
+    (a crash while writing)", exit 3, hiding whatever those frames held. A header claiming more
+    than a frame may be, or a tail that cannot start an envelope, is damage: exit 1."""
+    cut = len(game) - 8
+    path = tmp_path / "inserted.chn"
+    path.write_bytes(b"".join(game[:cut]) + inserted + b"".join(game[cut:]))
+    r = audit_file(path)
+    assert (r.verdict, r.index, r.exit_code) == ("corrupt", cut, 1), r.summary()
+    assert "torn" not in r.detail
+
+
 PREFIX = 60  # the mutations are judged on the first hand (an audit of a whole game takes seconds)
 
 
@@ -103,3 +116,12 @@ def test_table_replay_takes_a_frame_or_its_envelope_alike(game):
         assert exc.value.rule == "seq"
     by_env.replay(wire.decode_envelope(game[PREFIX]))
     assert by_env.head == wire.decode_envelope(game[PREFIX]).hash()
+
+
+def test_the_report_carries_the_offers_proof_rounds_under_every_proof_system(game):
+    """Issue 25: ``audit --json`` said ``"proof_rounds": 0`` for every Terelius-Wikström game."""
+    r = audit_frames(game)
+    offer = wire.decode_envelope(game[0])
+    assert r.proof_system == "terelius-wikstrom" and r.proof_rounds == offer.body["proof_rounds"] == 2
+    assert r.to_json()["proof_rounds"] == 2
+    assert "k = " not in r.summary() and "shuffle proofs terelius-wikstrom" in r.summary()

@@ -44,3 +44,9 @@ def test_bench_audit_reports_throughput_and_floor(tmp_path):
     assert r["verdict"] == "ok" and r["envelopes"] > 0 and r["hands"] >= 1
     assert r["envelopes_per_s"] > 0 and r["floor_s"] > 0 and r["ratio"] > 0
     assert 0 < r["proof_share"] <= 1
+
+
+def test_bench_play_start_compares_exec_and_fork(tmp_path):
+    r = bench(tmp_path, "play_start", "--runs", "1", "--bots", "1")
+    for key in ("to_seating", "seating_to_first_turn", "to_first_turn"):
+        assert r[key]["exec_s"] > 0 and r[key]["fork_s"] > 0 and r[key]["ratio"] > 0

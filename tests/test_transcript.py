@@ -80,13 +80,14 @@ def test_offer_is_checked_under_its_host_key_before_any_seating() -> None:
     assert (err.value.index, err.value.seat) == (0, 0)
 
 
-def test_chain_without_offer_or_seating_leaves_signatures_unverified() -> None:
+def test_a_chain_starts_with_the_offer() -> None:
+    """Issue 25: envelope 0 must be an ``offer`` (a chain of two leaves used to pass, its
+    signatures "unverified")."""
     chain = build([(0, "leave", {"reason": "a"}), (0, "leave", {"reason": "b"})])
-    info = verify_chain(chain)
-    assert info.unverified == (0, 1) and not info.fully_verified
-    assert verify_chain(chain, keys=[SEATS[0].public_bytes]).fully_verified
-    with pytest.raises(ChainSignatureError):
-        verify_chain(chain, keys=[SEATS[1].public_bytes])
+    for keys in (None, [SEATS[0].public_bytes]):
+        with pytest.raises(ChainSeatError) as err:
+            verify_chain(chain, keys=keys)
+        assert (err.value.index, err.value.seat) == (0, 0)
 
 
 def test_seating_must_keep_the_host_key() -> None:

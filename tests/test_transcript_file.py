@@ -24,7 +24,7 @@ from p2p_chinchon.transcript import (
     split_frames,
     verify_loaded,
 )
-from p2p_chinchon.wire import WireError, ZERO_HASH, Envelope, make_envelope
+from p2p_chinchon.wire import MAX_FRAME, WireError, ZERO_HASH, Envelope, make_envelope
 
 RNG = SeededRng("test_transcript_file")
 SEATS = [Identity.generate(RNG) for _ in range(2)]
@@ -203,6 +203,25 @@ def test_unparseable_bytes_stop_the_loader_and_the_writer(tmp_path: Path) -> Non
     with pytest.raises(TranscriptError):
         TranscriptWriter(path)
     assert path.read_bytes() == data  # evidence kept
+
+
+def test_a_header_claiming_more_than_a_frame_is_damage_not_a_torn_tail(tmp_path: Path) -> None:
+    first = len(CHAIN[0].encode())
+    for inserted, code in ((b"\xc6\xff\xff\xff\xff", "frame_too_large"), (b"\xdd\x00\x20\x00\x00", "frame_too_large"),
+                           (b"\xc5\xff\xff", "malformed")):
+        data = DATA[:first] + inserted + DATA[first:]
+        result = parse_transcript(data)
+        assert result.envelopes == CHAIN[:1] and result.torn_tail is None, inserted
+        assert [(e.index, e.offset, e.code) for e in result.errors] == [(None, first, code)]
+        with pytest.raises(CorruptFrameError) as info:
+            verify_loaded(result)
+        assert (info.value.index, info.value.code) == (1, code)
+        path = tmp_path / "t"
+        path.write_bytes(data)
+        with pytest.raises(TranscriptError):  # a writer never appends after such bytes
+            TranscriptWriter(path)
+    result = parse_transcript(DATA + b"\x98\xc6\x00\x10\x00\x00" + bytes(MAX_FRAME))
+    assert result.torn_tail is None and [e.code for e in result.errors] == ["frame_too_large"]
 
 
 def test_writer_is_exclusive(tmp_path: Path) -> None:

@@ -208,6 +208,19 @@ def mesh_verdict(inp: dict[str, Any]) -> dict[str, Any]:
     return {"result": "ok", "dialler": i, "acceptor": j}
 
 
+def showdown_verdict(inp: dict[str, Any]) -> dict[str, Any]:
+    """A closed hand scored by the engine (the generator's own function: the engine is the
+    thing measured; the independent check is protocol/conformance's)."""
+    import sys
+
+    sys.path.insert(0, str(VECTOR_DIR.parent))
+    try:
+        from make_spec_vectors import showdown_verdict as verdict
+    finally:
+        sys.path.remove(str(VECTOR_DIR.parent))
+    return verdict(inp)
+
+
 VERDICTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "frame": frame_verdict,
     "chain": chain_verdict,
@@ -222,6 +235,7 @@ VERDICTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "dleq": dleq_verdict,
     "lobby": lobby_verdict,
     "mesh": mesh_verdict,
+    "showdown": showdown_verdict,
 }
 
 

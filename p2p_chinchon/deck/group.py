@@ -28,7 +28,7 @@ from typing import Protocol
 from p2p_chinchon.deck import sodium
 from p2p_chinchon.deck.errors import DeckError
 
-_sodium = sodium.load()  # rbcl's libsodium, called directly (rbcl's wrappers hide return codes)
+_sodium = sodium.library()  # rbcl's libsodium, called directly (rbcl's wrappers hide return codes)
 
 
 __all__ = ["Group", "Ristretto255Group", "RISTRETTO255", "GROUP", "L"]

@@ -130,6 +130,18 @@ def _through_rbcl(copy: Path | None) -> Any:
     return module._sodium
 
 
+_LIBRARY: Any = None
+
+
+def library() -> Any:
+    """:func:`load`, once per process (the deck's group operations and the envelope
+    signatures share one library)."""
+    global _LIBRARY
+    if _LIBRARY is None:
+        _LIBRARY = load()
+    return _LIBRARY
+
+
 def load() -> Any:
     """libsodium (a ``ctypes.CDLL``), initialised. Raises RuntimeError if it cannot start."""
     copy = _copy_path()

@@ -82,6 +82,10 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         # before this seat reveals its end-of-hand secret (DESIGN "Deck").
         self.defer_proofs = defer_proofs
         self.pending_proofs: dict[int, tuple[int, int, bytes]] = {}  # job id -> (seat, seq, frame)
+        # audit only: a peer's shuffle proof and decryption shares' DLEQ proofs are handed to
+        # proof_sink(seq, fn, args) instead of being checked here (fn(*args) raises DeckError
+        # if one fails: a pool runs it, and the audit names the first envelope that fails)
+        self.proof_sink: Any = None
         self._jobs = 0
         self._prep: Any = None
         self._prep_job: int | None = None

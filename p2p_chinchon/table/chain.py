@@ -67,7 +67,7 @@ class ChainPart:
         if env.kind == "fault":
             b = env.body
             accused = b["accused"] if b["accused"] != 255 else None
-            self.fault_judgement = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat))
+            self.fault_judgement = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat), at=env)
         self._replaying = True  # a recorded leave is applied where it stands
         try:
             self._accept_frame(frame, None, env)

@@ -13,7 +13,7 @@ from typing import Any
 from p2p_chinchon import deck, view as v, wire
 
 from .common import (
-    PRIVATE_OPEN_RULES, ProtocolViolation, Accepted, Send, Evidence, Stopped, Finished, proof_frames,
+    TERMINAL_KINDS, PRIVATE_OPEN_RULES, ProtocolViolation, Accepted, Send, Evidence, Stopped, Finished, proof_frames,
     _fit_evidence, _Equivocation, _verify_shuffle,
 )
 
@@ -69,10 +69,7 @@ class FaultsPart:
         """Judge a peer's ``fault``: what we can prove ourselves, and what to show."""
         b = env.body
         accused = b["accused"] if b["accused"] != 255 else None
-        claim = (b["rule"], accused, env.seat)
-        if b["rule"] == "timeout" and env.seq != len(self.chain):
-            claim = None  # who was to speak is known only at the fault's own position
-        status, proof = self.check_evidence(b["evidence"], claim)
+        status, proof = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat), at=env)
         if status == "proves" and proof is not None and proof.seat == accused:
             return proof, v.Fault(accused, proof.rule, f"{self._name(env.seat)} caught it, confirmed here: {proof.reason}")
         if status == "valid":
@@ -144,8 +141,46 @@ class FaultsPart:
                                     f"seat {env.seat} stopped the table off our chain: {env.body['rule']}")
             self._stop_with_fault(exc, (env.encode(),), shown)
 
-    def check_evidence(self, frames: list, claim: tuple[str, int | None, int] | None = None
-                       ) -> tuple[str, ProtocolViolation | None]:
+    def _speaker_at(self, env: Any) -> int | None:
+        """The seat that was to speak where the fault ``env`` stands: the expected speaker at
+        our head, or, for a fault whose ``prev`` is an ancestor of our head (it raced the move
+        our chain holds there), the signer of our envelope at its position, which was that
+        position's expected speaker; None when that is unknown (a ``fault``, ``leave`` or
+        ``remove`` there, or another history)."""
+        n = len(self.chain)
+        if env.seq == n:
+            step = self.expected()
+            return step.seat if step is not None else None
+        if 0 < env.seq < n and self.chain[env.seq].prev == env.prev and self.chain[env.seq].kind not in (
+                *TERMINAL_KINDS, "remove"):
+            return self.chain[env.seq].seat
+        return None
+
+    def quoted_fault(self, env: Any) -> Any:
+        """The peer's ``fault`` that our ``fault`` ``env`` quotes when it stopped us off our
+        chain (``stopped_by_peer``, blaming nobody, its one evidence frame that fault, validly
+        signed by another seat of this game, its ``prev`` an ancestor of our head), else None.
+        ``audit`` judges the quoted fault at its own position, as the seat that chained it did,
+        so honest transcripts of one game get one verdict."""
+        b = env.body
+        if env.kind != "fault" or b["accused"] != 255 or len(b["evidence"]) != 1:
+            return None
+        try:
+            q = wire.decode_envelope(b["evidence"][0])
+        except wire.WireError:
+            return None
+        if q.kind != "fault" or q.seat == env.seat or q.game != self.game or not 0 < q.seq < len(self.chain):
+            return None
+        if self.chain[q.seq].prev != q.prev or self.frames[q.seq] == b["evidence"][0]:
+            return None
+        try:
+            self._check_sig(q)
+        except ProtocolViolation:
+            return None
+        return q
+
+    def check_evidence(self, frames: list, claim: tuple[str, int | None, int] | None = None,
+                       at: Any = None) -> tuple[str, ProtocolViolation | None]:
         """Judge a fault's evidence against this state (audit uses the state just before the
         fault). Returns ``("proves", violation)`` when a frame is validly signed and breaks a
         rule attributable to its signer (or two frames prove equivocation), ``("valid", None)``
@@ -153,13 +188,19 @@ class FaultsPart:
         ``("unverifiable", None)`` otherwise (no evidence, damaged or unsigned frames, another
         history). ``claim`` = (rule, accused, accuser) lets the chain check what needs no
         frame: a ``timeout`` is ``("consistent", None)`` when the accused was the expected
-        speaker here, ``("valid", None)`` (false) when it was not."""
+        speaker here, ``("valid", None)`` (false) when it was not; ``at``: the fault envelope,
+        whose own position decides who was to speak (:meth:`_speaker_at`)."""
         if claim is not None and claim[1] is None:
             return "unverifiable", None  # a fault that blames nobody has nothing to prove
         if claim is not None and claim[0] == "timeout" and not frames:
-            step = self.expected()
-            ok = step is not None and step.seat == claim[1] != claim[2]
-            return ("consistent" if ok else "valid"), None
+            if at is not None:
+                speaker = self._speaker_at(at)
+            else:
+                step = self.expected()
+                speaker = step.seat if step is not None else None
+            if speaker is None:
+                return "unverifiable", None  # who was to speak there is not in our chain
+            return ("consistent" if speaker == claim[1] != claim[2] else "valid"), None
         if not frames:
             return "unverifiable", None
         try:

@@ -178,7 +178,7 @@ class HandPart:
             deck_out = deck.decode_deck(b["deck"], len(deck_in))
             args = args[:3] + (deck_out,) + args[4:]
             # our own proof was just made by this code; a peer's is checked now or as a Job
-            if not self._emitting_own and not self.defer_proofs:
+            if not self._emitting_own and not self.defer_proofs and self.proof_sink is None:
                 _verify_shuffle(*args)
         except deck.DeckError as exc:
             raise ProtocolViolation(env.seat, "shuffle", exc.reason, env.seq) from None
@@ -187,7 +187,9 @@ class HandPart:
         def commit() -> None:
             self.queue.popleft()
             self._shuffle_args[env.seq] = args
-            if self.defer_proofs and not self._emitting_own:
+            if self.proof_sink is not None and not self._emitting_own:
+                self.proof_sink(env.seq, _verify_shuffle, args)
+            elif self.defer_proofs and not self._emitting_own:
                 jid = self._new_job("verify_shuffle", _verify_shuffle, args)
                 self.pending_proofs[jid] = (env.seat, env.seq, frame)
             if hc.round:
@@ -244,13 +246,20 @@ class HandPart:
         ctx = self._ctx(env.seat)
         public = self.hc.publics[env.seat]
         out = []
+        later = []  # (ciphertext, slot, share) for the proof_sink
         for slot, share in pairs:
             if not (0 <= slot < len(self.cts)):
                 raise ProtocolViolation(env.seat, "share", f"no slot {slot}", env.seq)
+            if self.proof_sink is not None and type(share) is bytes and len(share) == deck.SHARE_LEN:
+                later.append((self.cts[slot], slot, share))
+                out.append((slot, share[:32]))  # d, as the check returns it when it passes
+                continue
             try:
                 out.append((slot, deck.verify_decryption_share(ctx, public, self.cts[slot], slot, share)))
             except deck.DeckError as exc:
                 raise ProtocolViolation(env.seat, "share", f"slot {slot}: {exc.reason}", env.seq) from None
+        if later:
+            self.proof_sink(env.seq, _verify_share_batch, (ctx, public, later))
         return out
 
     def _finish_deal(self, faces: dict[int, Any]) -> None:
@@ -442,3 +451,10 @@ class HandPart:
 
     def _auto_hand_digest(self) -> dict:
         return {"hand": self._hand_played, "digest": self.hc.digest, "totals": list(self.engine.totals)}
+
+
+def _verify_share_batch(ctx: Any, public: bytes, items: list) -> None:
+    """The DLEQ checks of one envelope's decryption shares, ``(ciphertext, slot, share)``
+    each (``Table.proof_sink``: an audit's pool runs them)."""
+    for ct, slot, share in items:
+        deck.verify_decryption_share(ctx, public, ct, slot, share)

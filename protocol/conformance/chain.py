@@ -8,22 +8,60 @@ import msgpack
 import wire
 
 
+MAX_FRAME = 1 << 20
+
+
+def claimed(data: bytes, pos: int) -> int:
+    """the fewest bytes the msgpack headers from pos claim for the object there (each element
+    at least one byte), as far as the data goes: a tail is torn only if this stays <= 1 MiB"""
+    start, pending = pos, 1
+    lens = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4}
+    exts = {0xC7: 1, 0xC8: 2, 0xC9: 4}
+    fixed = {0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8, 0xCA: 4, 0xCB: 8,
+             0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
+    while pending and pos < len(data):
+        c, pending, pos = data[pos], pending - 1, pos + 1
+        if 0x80 <= c <= 0x8F:
+            pending += 2 * (c & 0x0F)
+        elif 0x90 <= c <= 0x9F:
+            pending += c & 0x0F
+        elif 0xA0 <= c <= 0xBF:
+            pos += c & 0x1F
+        elif c in lens or c in exts:
+            w = lens.get(c) or exts[c]
+            pos += w + (c in exts) + int.from_bytes(data[pos:pos + w], "big")
+        elif c in fixed:
+            pos += fixed[c]
+        elif c in (0xDC, 0xDD, 0xDE, 0xDF):
+            w = 2 if c in (0xDC, 0xDE) else 4
+            pending += int.from_bytes(data[pos:pos + w], "big") * (2 if c >= 0xDE else 1)
+            pos += w
+        if pos - start + pending > MAX_FRAME:
+            break
+    return pos - start + pending
+
+
 def cut(data: bytes):
-    """(frames, torn_tail_bytes, unparseable_at_frame_index or None), from the headers alone"""
+    """(frames, torn_tail_bytes, (frame index, code) of bytes nothing after can be framed, or None),
+    from the headers alone"""
     frames, pos = [], 0
     while pos < len(data):
         if data[pos] == 0xC1:
-            return frames, 0, len(frames)
+            return frames, 0, (len(frames), "unparseable")
         if not any(data[pos:]):
             return frames, len(data) - pos, None
+        if claimed(data, pos) > MAX_FRAME or len(data) - pos >= MAX_FRAME and claimed(data, pos) > len(data) - pos:
+            return frames, 0, (len(frames), "frame_too_large")
         u = msgpack.Unpacker(raw=True, strict_map_key=False, ext_hook=lambda c, d: None)
         u.feed(data[pos:])
         try:
             u.skip()
         except msgpack.OutOfData:
+            if data[pos] != 0x98:   # only an envelope (fixarray 8) can be cut short by a crash
+                return frames, 0, (len(frames), "malformed")
             return frames, len(data) - pos, None
         except Exception:  # noqa: BLE001  (0xc1 inside a frame, ...)
-            return frames, 0, len(frames)
+            return frames, 0, (len(frames), "unparseable")
         n = u.tell()
         frames.append(data[pos:pos + n])
         pos += n
@@ -64,7 +102,7 @@ def verify(data: bytes):
             return {"result": "ChainSignatureError", "index": i, "seat": e.seat}
         envs.append(e)
     if unparseable is not None:
-        return {"result": "CorruptFrameError", "index": unparseable, "seat": None, "code": "unparseable"}
+        return {"result": "CorruptFrameError", "index": unparseable[0], "seat": None, "code": unparseable[1]}
     return {"result": "ok", "envelopes": len(envs), "head": envs[-1].hash.hex() if envs else None,
             "torn_tail": torn, "_envs": envs, "_keys": keys}
 

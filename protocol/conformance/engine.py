@@ -175,12 +175,14 @@ class Engine:
         return min(cands), False   # (a) first on a tie: the same score either way
 
     def close_melds(self, kept):
-        """the melds the closer shows: its limited arrangement's, or the seven-card run"""
+        """the melds the closer shows: the seven-card run for a chinchón and when the wild
+        seven-run's score wins, else its limited arrangement's ("Close score", melds shown)"""
         r = self.r
+        score, chinchon = self.close_result(kept)
         a = self.best(kept, r["close_max_unmatched"], r["close_wild_unmatched"])
-        if a is not None and a[0] <= r["close_max_points"]:
-            return a[2], a[1] == 0
-        return [sorted(kept)], True
+        if chinchon or a is None or a[0] > r["close_max_points"] or score < (r["clean_close_points"] if a[1] == 0 else a[0]):
+            return [sorted(kept)], True
+        return a[2], a[1] == 0
 
     def _kind(self, meld):
         real = [c for c in meld if not self.is_wild(c)]

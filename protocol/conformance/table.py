@@ -108,8 +108,9 @@ class Table:
             self.__dict__.update(snapshot)
             raise Violation(rule_of(ex), e.seat, str(ex)) from ex
 
-    def judge(self, f: wire.Envelope) -> str:
-        """re-check a fault's evidence against the state at this point ("Faults and audit")"""
+    def judge(self, f: wire.Envelope, at: int | None = None) -> str:
+        """re-check a fault's evidence against the state at this point ("Faults and audit");
+        at: the position of a quoted fault that raced the move our chain holds there"""
         b = f.body
         acc, rule = b["accused"], b["rule"]
         frames = []
@@ -118,6 +119,12 @@ class Table:
                 frames.append(wire.decode(raw))
             except wire.WireError:
                 pass
+        if at is None and acc == 255 and len(frames) == 1 and len(b["evidence"]) == 1:
+            q = frames[0]   # a peer's fault that reached the signer after its chain moved on
+            if (q.kind == "fault" and q.seat != f.seat and q.game == self.game and 0 < q.seq < len(self.chain)
+                    and self.chain[q.seq].prev == q.prev and self.chain[q.seq].frame != q.frame
+                    and q.seat < self.N and wire.verify_sig(q, self.players[q.seat]["key"])):
+                return self.judge(q, at=q.seq)
         signed = [x for x in frames if x.game == self.game and hasattr(self, "players")
                   and x.seat == acc and x.seat < self.N and wire.verify_sig(x, self.players[x.seat]["key"])]
         if rule == "equivocation":
@@ -126,7 +133,13 @@ class Table:
                 return f"accused: seat {acc}: equivocation: confirmed"
             return f"false_accusation by seat {f.seat}"
         if rule == "timeout":
-            if self.exp and self.exp[0] == acc:
+            if at is None:
+                speaker = self.exp[0] if self.exp else None
+            elif self.chain[at].kind in ("fault", "leave", "remove"):
+                return f"seat {f.seat} accuses seat {acc} (unverifiable): {rule}"
+            else:
+                speaker = self.chain[at].seat   # it spoke there as the expected speaker
+            if speaker == acc != f.seat:
                 return f"accused: seat {acc}: timeout: consistent with the chain"
             return f"false_accusation by seat {f.seat}"
         if not signed:
@@ -756,6 +769,8 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
     if getattr(t, "complete", False):
         gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
+    if t.over and t.chain[-1].kind == "leave":   # a chained leave is no fault ("Faults and audit")
+        return False, f"incomplete: {len(frames)} envelopes, seat {t.chain[-1].seat} left"
     if t.over:
         return False, f"stopped at envelope {len(t.chain) - 1}: {t.log[-1] if t.log else ''}"
     return False, f"incomplete: {len(frames)} envelopes, next {t.exp}"

@@ -30,6 +30,22 @@ def deck(x):
 def check(name, d):
     i, v = d["input"], d["verdict"]
     layer = d["layer"]
+    if layer == "showdown":
+        import engine as en
+        eng = en.Engine(i["rules"], i["players"])
+        kept = [tuple(c) for c in i["closer"]]
+        try:
+            score, chinchon = eng.close_result(kept)
+        except en.RuleError:
+            return v == {"result": "illegal"}
+        melds, clean = eng.close_melds(kept)
+        pens = eng.showdown(melds, clean, [[tuple(c) for c in h] for h in i["hands"]])
+        got = {"result": "ok", "score": score, "chinchon": chinchon, "clean": clean, "game_won": chinchon,
+               "closer_melds": sorted(sorted(list(c) for c in m) for m in melds), "penalties": [score, *pens]}
+        ok = all(got[k] == v[k] for k in got)
+        if not ok:
+            print("   got", got, "want", v)
+        return ok
     if layer == "card_point":
         return cr.card_point(i["index"]).hex() == v["point"]
     if layer == "rules_hash":
@@ -105,9 +121,12 @@ def check(name, d):
             return ok and summary.startswith("ok") and f"winner seat {v['winner']}" in summary \
                 and f"{v['hands']} hands" in summary
         if want == "incomplete":
-            return summary.startswith("incomplete")
+            return summary.startswith("incomplete") and (v.get("rule") != "left" or f"seat {v['seat']} left" in summary)
+        if want == "accused" and v.get("seat") is None:   # a fault that blames nobody
+            return summary.startswith("stopped") and "accuses seat 255 (unverifiable)" in summary
         if want == "accused":
-            return summary.startswith("stopped") and f"accused: seat {v['seat']}: {v['rule']}: confirmed" in summary
+            return summary.startswith("stopped") and any(
+                f"accused: seat {v['seat']}: {v['rule']}: {how}" in summary for how in ("confirmed", "consistent"))
         if want == "cheat" and v.get("rule") == "false_accusation":
             return summary.startswith("stopped") and "false_accusation" in summary
         if want == "cheat":

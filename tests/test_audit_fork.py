@@ -1,0 +1,71 @@
+"""``audit A B ...`` (issue 25, item 3): several seats' transcripts of one game checked
+together: their common prefix, where they part, and whether that is a fork (two different
+continuations signed under one game id, naming the seats that signed both) or one record
+being shorter."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_attacks import Net
+
+from p2p_chinchon import cli, wire
+from p2p_chinchon.audit import audit_files
+
+
+@pytest.fixture(scope="module")
+def split():
+    """A three-seat game's first 70 envelopes, and a second record that parts from it at a
+    move: the mover signed another version of it, and the next seat signed an answer to that
+    version too."""
+    net = Net(3, seed=5)
+    assert net.run(lambda n: len(n.tables[0].chain) >= 70)
+    frames = list(net.tables[0].frames)[:70]
+    envs = [wire.decode_envelope(f) for f in frames]
+    i = next(j for j in range(40, 70) if envs[j].kind == "draw" and envs[j + 1].seat != envs[j].seat)
+    a, b = envs[i], envs[i + 1]
+    other = {"source": "discard" if a.body["source"] == "stock" else "stock"}
+    alt = wire.make_envelope(net.ids[a.seat].private_key, game=a.game, seq=a.seq, seat=a.seat, prev=a.prev,
+                             kind=a.kind, body={**a.body, **other})
+    answer = wire.make_envelope(net.ids[b.seat].private_key, game=b.game, seq=b.seq, seat=b.seat, prev=alt.hash(),
+                                kind=b.kind, body=b.body)
+    return frames, frames[:i] + [alt.encode(), answer.encode()], i, sorted({a.seat, b.seat})
+
+
+def _write(tmp_path, name, frames):
+    path = tmp_path / name
+    path.write_bytes(b"".join(frames))
+    return path
+
+
+def test_a_fork_across_two_files_is_named(split, tmp_path, capsys):
+    frames, forked, i, seats = split
+    a, b = _write(tmp_path, "a.chn", frames), _write(tmp_path, "b.chn", forked)
+    m = audit_files([a, b])
+    assert [p.verdict for p in m.partings] == ["fork"] and m.verdict == "fork" and m.exit_code == 1
+    part = m.partings[0]
+    assert (part.common, part.at, part.seats) == (i, i, seats), part
+    assert cli.main(["audit", "--json", str(a), str(b)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "fork" and out["partings"][0]["seats"] == seats and not out["complete"]
+    assert [f["path"] for f in out["files"]] == [str(a), str(b)]
+    assert cli.main(["audit", str(b), str(a)]) == 1
+    assert "FORK" in capsys.readouterr().out
+
+
+def test_a_shorter_record_is_not_a_fork(split, tmp_path):
+    frames, _, i, _ = split
+    a, b = _write(tmp_path, "a.chn", frames), _write(tmp_path, "b.chn", frames[:i])
+    m = audit_files([a, b, a])
+    assert [(p.files, p.verdict, p.common) for p in m.partings] == [
+        ([0, 1], "shorter", i), ([0, 2], "same", len(frames)), ([1, 2], "shorter", i)]
+    assert m.verdict == "agree" and m.exit_code == 3  # valid, and neither record is a whole game
+
+
+def test_a_damaged_envelope_where_they_part_blames_nobody(split, tmp_path):
+    frames, forked, i, _ = split
+    bad = bytearray(forked[i])
+    bad[-2] ^= 1  # the signature no longer verifies
+    m = audit_files([_write(tmp_path, "a.chn", frames), _write(tmp_path, "b.chn", forked[:i] + [bytes(bad)])])
+    assert [(p.verdict, p.at, p.seats) for p in m.partings] == [("damaged", i, [])]
