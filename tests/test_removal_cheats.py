@@ -459,6 +459,25 @@ def test_one_cheater_on_both_sides_of_a_cut_does_not_let_both_sides_play_on():
     assert len(played_on) <= 1, [(i, t.removed, t.finished) for i, t in enumerate(net.tables)]
 
 
+def test_a_seat_that_signed_on_both_sides_of_a_cut_is_named_by_the_records(tmp_path):
+    """The case above, after the fact: an honest seat of each side keeps its record; ``audit``
+    of the two together finds two validly signed continuations of one game and names the
+    seat that signed both: the cheater (and nobody honest, who signed on one side only)."""
+    from p2p_chinchon.audit import audit_files
+
+    net = _Straddle(5, seed=45)
+    assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
+    net.straddle(2, [0, 0, 0, 1, 1])
+    net.drive()
+    paths = []
+    for i in (0, 3):
+        paths.append(tmp_path / f"seat{i}.chn")
+        paths[-1].write_bytes(b"".join(net.tables[i].frames))
+    m = audit_files(paths)
+    assert m.verdict == "fork" and m.exit_code == 1, m
+    assert m.partings[0].seats == [2], m.partings[0]
+
+
 # ------------------------------------------------------------------ the driver: listening first
 
 

@@ -173,17 +173,25 @@ class Table:
         return signers, n
 
     def check_votes(self, e, X, signers, n):
-        """rule 2 for `absent`: the proof is a strict majority's `away` votes (None if it
-        stands, else why not)"""
+        """rule 2 for `absent`: the proof is a strict majority's votes, each an `away` or the
+        signed `leave` of a signer that left (None if it stands, else why not)"""
         b = e.body
         voters = set()
+        own = False
         for raw in b["proof"]:
             try:
                 v = wire.decode(raw)
             except wire.WireError as ex:
                 return f"a vote does not decode ({ex.code})"
+            if v.kind == "leave" and v.game == self.game:
+                if v.seat not in signers or v.seat in voters:
+                    return f"leave of seat {v.seat}: not a distinct signer of the removal"
+                if not wire.verify_sig(v, self.players[v.seat]["key"]):
+                    return f"the leave of seat {v.seat} is not validly signed"
+                voters.add(v.seat)
+                continue
             if v.kind != "away" or v.game != self.game:
-                return "a proof frame is not an away vote of this game"
+                return "a proof frame is not an away vote (or a leave) of this game"
             if v.seq != e.seq or v.prev != e.prev:
                 return f"a vote of seat {v.seat} is for another position"
             if v.body["seat"] != X or v.body["hand"] != b["hand"]:
@@ -193,7 +201,8 @@ class Table:
             if not wire.verify_sig(v, self.players[v.seat]["key"]):
                 return f"the vote of seat {v.seat} is not validly signed"
             voters.add(v.seat)
-        if e.seat not in voters:
+            own = own or v.seat == e.seat
+        if not own:
             return "the signer's own vote is missing"
         if 2 * len(voters) <= n:
             return f"{len(voters)} votes of {n} seats in the game: no majority"
