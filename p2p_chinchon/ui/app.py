@@ -13,6 +13,9 @@ or an 80x24 terminal never overlaps or wraps.
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import trio
@@ -31,6 +34,7 @@ from prompt_toolkit.styles import Style
 from ..view import SeatView
 from .bridge import UiBridge
 from .i18n import Translator
+from .quiet import quiet_terminal
 from .render import Faces, resolve_faces
 from .screen import HintFn, TableScreen
 
@@ -64,6 +68,8 @@ STYLE = Style.from_dict({
     "winner": "bold reverse",
     "log": "",
 })
+
+LOG_NOTICE_EVERY = 60.0  # seconds between two "connection refused" notices
 
 _KEY_NAMES = {
     Keys.Left: "left", Keys.Right: "right", Keys.Up: "up", Keys.Down: "down",
@@ -99,6 +105,8 @@ class TableApp:
         self.bridge = bridge
         self.bell = bell
         self.loop: asyncio.AbstractEventLoop | None = None  # the host loop, set when running
+        self.log_file: Path | None = None  # where log records go while the screen runs
+        self._log_said = -LOG_NOTICE_EVERY
         self.cancel_node: Callable[[], None] = lambda: None
         self.screen = TableScreen(tr, faces, send=bridge.submit, hint=hint, exit=self._exit,
                                   force_quit=lambda: self.cancel_node())
@@ -111,6 +119,10 @@ class TableApp:
 
         for key, name in _KEY_NAMES.items():
             kb.add(key)(self._named(name))
+
+        @kb.add(Keys.ControlL)
+        def _repaint(event: KeyPressEvent) -> None:
+            self.repaint()
         self.window = Window(_ScreenControl(self.screen), wrap_lines=False)
         self.app: Application[Any] = Application(
             layout=Layout(self.window), key_bindings=kb, full_screen=True, style=STYLE,
@@ -123,6 +135,30 @@ class TableApp:
             self.screen.key(name)
 
         return handler
+
+    def repaint(self) -> None:
+        """Ctrl-L: clear the terminal and draw the whole screen again (whatever scribbled on
+        it is gone)."""
+        self.app.renderer.clear()
+        self.app.invalidate()
+
+    def log_noticed(self, record: logging.LogRecord) -> None:
+        """A network warning (any thread): a refused connection is told on the message line,
+        at most once a minute, pointing at the log file; the raw line never reaches the screen."""
+        if "refused" not in record.getMessage() or self.loop is None:
+            return
+
+        def say() -> None:
+            now = time.monotonic()
+            if now - self._log_said < LOG_NOTICE_EVERY:
+                return
+            self._log_said = now
+            self.noticed(self.screen.tr("log_refused", path=self.log_file or "-"))
+
+        try:
+            self.loop.call_soon_threadsafe(say)
+        except RuntimeError:  # the loop is closed: the screen is gone
+            pass
 
     def _exit(self) -> None:
         if not self.app.is_done:
@@ -195,8 +231,9 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                             pt_input: Any = None, pt_output: Any = None,
                             hint: HintFn | None = None,
                             on_app: Callable[[TableApp], None] | None = None,
-                            bell: bool = True) -> Any:
-    """:func:`run_with_ui` inside an already running asyncio loop."""
+                            bell: bool = True, log_file: Path | None = None) -> Any:
+    """:func:`run_with_ui` inside an already running asyncio loop; ``log_file``: where log
+    records and stderr go meanwhile (default :func:`p2p_chinchon.ui.quiet.log_path`)."""
     tr = Translator(lang)
     encoding = pt_output.encoding() if pt_output is not None else None
     faces = resolve_faces(None, charset, encoding=encoding)
@@ -206,6 +243,11 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
     bridge.attach(ui)
     if on_app is not None:
         on_app(ui)
+    with quiet_terminal(log_file, notice=ui.log_noticed) as ui.log_file:
+        return await _run(ui, bridge, node_main)
+
+
+async def _run(ui: TableApp, bridge: UiBridge, node_main: Callable[[UiBridge], Awaitable[Any]]) -> Any:
     loop = ui.loop = asyncio.get_running_loop()
     finished: asyncio.Future[Any] = loop.create_future()
 

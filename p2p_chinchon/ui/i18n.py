@@ -78,6 +78,7 @@ EN: dict[str, str] = {
     "seats_n": "{taken}/{max} seats",
     # messages
     "refused": "Refused: {reason}",
+    "log_refused": "A connection was refused (details in {path})",
     "leaving": "Leaving the table…",
     "confirm_quit": "Leave the table? y = yes, n = no",
     "bad_card_name": "No such card in your hand: {text}",
@@ -358,6 +359,7 @@ ES: dict[str, str] = {
     "no_tables_yet": "Escuchando… todavía ninguna mesa.",
     "seats_n": "{taken}/{max} asientos",
     "refused": "Rechazado: {reason}",
+    "log_refused": "Se rechazó una conexión (detalles en {path})",
     "leaving": "Dejando la mesa…",
     "confirm_quit": "¿Dejar la mesa? y = sí, n = no",
     "bad_card_name": "No tienes esa carta: {text}",
@@ -637,6 +639,7 @@ FR: dict[str, str] = {
     "no_tables_yet": "À l'écoute… aucune table pour l'instant.",
     "seats_n": "{taken}/{max} places",
     "refused": "Refusé : {reason}",
+    "log_refused": "Une connexion a été refusée (détails dans {path})",
     "leaving": "Vous quittez la table…",
     "confirm_quit": "Quitter la table ? y = oui, n = non",
     "bad_card_name": "Pas de telle carte dans votre main : {text}",
