@@ -44,6 +44,27 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a connected peer's automatic step, and after its turn clock ran out (default 90)")
 
 
+def add_comeback_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--new", action="store_true",
+                   help="do not resume an unfinished game of yours (by default host and join come back to it)")
+
+
+def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, table: str | None = None) -> Any:
+    """The resume step of ``host`` and ``join`` (issue 24, item 1): with ``path`` (the
+    transcript asked for) holding a game with its secrets, or an unfinished game of this
+    identity found by :func:`p2p_chinchon.commands.comeback.find_comeback`, that game is
+    resumed and its exit code returned; an int exit code when the person must choose first;
+    None to go on with the command as typed."""
+    if check_transcript_path(path, command):
+        return resume(args, path, human, command)  # the same command again: back to that game
+    from p2p_chinchon.commands.comeback import find_comeback
+
+    found = find_comeback(args, command, table=table)
+    if isinstance(found, int):
+        return found
+    return None if found is None else resume(args, found, human, command)
+
+
 def check_transcript_path(path: Path, command: str) -> bool:
     """Before sitting down: the transcript's folder must take a write (read-only or full disks
     fail here, not mid-game), and an existing file must be empty (a game is never appended to
