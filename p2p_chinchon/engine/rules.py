@@ -56,6 +56,10 @@ FIELD_HELP: dict[str, str] = {
     "showdown_time": "seconds the showdown stays on screen unless everyone pressed a key (0: no wait)",
     "turn_time": "seconds per move before the bot plays it for the seat (0 = no clock)",
     "rejoin_wait": "seconds the others wait for a disconnected seat to come back",
+    "discard_taken": "may the card just taken from the discard pile be discarded in the same turn "
+                     "(the documents are silent: yes by default)",
+    "max_reshuffles": "times a hand's stock may be re-made from the discard pile; the next time "
+                      "it runs out the hand is void (0 = no limit, as every rule document)",
 }
 
 
@@ -99,6 +103,8 @@ class Rules:
     showdown_time: int = 30  # UI pacing only; never read by the engine
     turn_time: int = 60  # the node's clocks (net/node.py); never read by the engine
     rejoin_wait: int = 120
+    max_reshuffles: int = 0  # issue 24: an option no document states; off by default
+    discard_taken: bool = True  # issue 24: the documents are silent; legal unless forbidden
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -241,7 +247,8 @@ def _wild_face(text: str) -> tuple[int, int] | None:
 # Fields added after the wire format was fixed: absent on the wire means the default.
 # Pacing fields (screen and clocks, never the engine): on the wire exactly when not at their
 # default, so each rules value has one encoding and tables made before them still decode.
-OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait"})
+OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait", "max_reshuffles",
+                             "discard_taken"})
 
 _FIELD_TYPES: dict[str, type] = {
     f.name: {"int": int, "bool": bool, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
@@ -278,6 +285,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "showdown_time": (0, 600),
     "turn_time": (0, 3600),
     "rejoin_wait": (0, 86400),
+    "max_reshuffles": (0, 100),
 }
 
 

@@ -207,6 +207,13 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     wait = _get(rules, "rejoin_wait")
     if wait is not None:
         say("rule_rejoin_wait", "rejoin_wait", s=wait)
+    reshuffles = _get(rules, "max_reshuffles")
+    if reshuffles:  # issue 24: options no document states, said only when on
+        say("rule_max_reshuffles", "max_reshuffles", n=reshuffles)
+    done.add("max_reshuffles")
+    if _get(rules, "discard_taken") is False:
+        say("rule_no_discard_taken", "discard_taken")
+    done.add("discard_taken")
     if dataclasses.is_dataclass(rules):
         for f in dataclasses.fields(rules):
             if f.name not in done:
