@@ -27,6 +27,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     C.add_play_arguments(p)
 
 
+def _own_name() -> str:
+    """The person's name at a ``play`` table without ``--name``: the login name, capitalised
+    (it is signed into the transcript, so never a UI word such as "You"/"Tú", issue 24);
+    "Ana" for root or when none can be read."""
+    import getpass
+
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):
+        login = ""
+    login = login.strip()
+    if not login or login == "root" or not login.isprintable() or len(login.encode()) > 32:
+        return "Ana"
+    return login[:1].upper() + login[1:]
+
+
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= 7:
         print("p2p-chinchon play: --bots must be 1-7", file=sys.stderr)
@@ -36,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from p2p_chinchon.ui.i18n import Translator
 
     tr = Translator(args.lang)
-    names = [tr("you_name") if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
+    names = [_own_name() if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
     levels = C.bot_levels(args, args.bots, "play")  # one per bot peer, in seat order
     if args.name:
         names[0] = args.name
@@ -94,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             result = await host_game(HostConfig(
                 identity=identity, rng=rng, player_name=names[0], transcript_path=my_path,
                 timeouts=C.make_timeouts(args), bind="127.0.0.1", rules=rules, seats=args.bots + 1,
-                name=(tr("your_table") if names[0] == tr("you_name") else f"{names[0]}'s table")[:64],
+                name=f"{names[0]}'s table"[:64],
                 proof_rounds=args.proof_rounds, advertise=False, sockets=sockets,
             ), events)
             with trio.move_on_after(5):

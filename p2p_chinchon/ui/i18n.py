@@ -15,6 +15,19 @@ from typing import Any, Callable, Mapping
 
 LANGS = ("en", "es", "fr")
 
+_ONE_POINT = None  # compiled on first use
+
+
+def _singular(text: str) -> str:
+    """"1 puntos" / "1 points" / "-1 points" read "1 punto" / "1 point" (the catalogues say
+    "{n} points" for any n)."""
+    global _ONE_POINT
+    if _ONE_POINT is None:
+        import re
+
+        _ONE_POINT = re.compile(r"(?<![\d.,])([-−]?1) (punto|point)s\b")
+    return _ONE_POINT.sub(r"\1 \2", text)
+
 EN: dict[str, str] = {
     # header and phases
     "connecting": "connecting…",
@@ -511,7 +524,7 @@ ES: dict[str, str] = {
     "rule_max_reshuffles": "Una mano cuyo mazo se agota tras {n} rebarajadas queda nula.",
     "rule_no_discard_taken": "La carta tomada del descarte no se puede descartar en el mismo turno.",
     "void_reshuffles": "el mazo se agotó demasiadas veces",
-    "log_opened": "Mesa {table} abierta",
+    "log_opened": "Mesa «{table}» abierta",
     "log_fault": "Falta de {name} ({rule}): {reason}",
     "log_dropped": "Se ignoró un mensaje inválido atribuido a {name} ({rule}): {reason}",
     "log_stopped_by": "{name} detuvo la mesa: {reason}",
@@ -795,7 +808,7 @@ FR: dict[str, str] = {
     "rule_max_reshuffles": "Une donne dont la pioche s'épuise après {n} remélanges est annulée.",
     "rule_no_discard_taken": "La carte prise à la défausse ne peut pas être rejetée au même tour.",
     "void_reshuffles": "la pioche s'est épuisée trop de fois",
-    "log_opened": "Table {table} ouverte",
+    "log_opened": "Table « {table} » ouverte",
     "log_fault": "Faute de {name} ({rule}) : {reason}",
     "log_dropped": "Message invalide ignoré, attribué à {name} ({rule}) : {reason}",
     "log_stopped_by": "{name} a arrêté la table : {reason}",
@@ -932,4 +945,4 @@ class Translator:
         template = self._cat.get(key)
         if template is None:
             template = EN[key]  # KeyError: unknown key, a programming error
-        return template.format(**fields) if fields else template
+        return _singular(template.format(**fields)) if fields else template

@@ -40,11 +40,13 @@ class CardTextError(ValueError):
 @dataclass(frozen=True)
 class Faces:
     """How to draw cards: ``deck`` is "french" or "spanish"; ``unicode`` allows suit symbols;
-    ``color`` allows coloured suits."""
+    ``color`` allows coloured suits; ``courts``: the letters of the French deck's jack, queen
+    and king in the reader's language ("JQK"; French readers: "VDR", valet, dame, roi)."""
 
     deck: str = "french"
     unicode: bool = True
     color: bool = True
+    courts: str = "JQK"
 
 
 def deck_style(rules: Any) -> str:
@@ -117,8 +119,11 @@ def card_text(card: Any, faces: Faces, compact: bool = False) -> str:
         return f"{RANK_SPANISH.get(rank, str(rank))} {SUIT_SPANISH[suit]}"
     if rank == 0:
         return "JK"
-    r = RANK_FRENCH.get(rank, str(rank))
+    r = faces.courts[rank - 10] if 10 <= rank <= 12 else RANK_FRENCH.get(rank, str(rank))
     return r + (SUIT_SYMBOL[suit] if faces.unicode else SUIT_LETTER[suit])
+
+
+COURTS = {"fr": "VDR"}  # language -> French-deck court letters (default "JQK")
 
 
 def card_style(card: Any, faces: Faces) -> str:

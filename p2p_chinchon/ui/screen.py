@@ -10,13 +10,14 @@ serves the prompt_toolkit control, resizes and headless tests.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Callable, Sequence
 
 from .. import view as V
 from .i18n import Translator, own_stop_text
 from .logtext import make_log_renderer
-from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
+from .render import COURTS, CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
 
 HintFn = Callable[[V.SeatView], Any]  # an intent (worded by the screen), a str, or None
@@ -87,7 +88,7 @@ class TableScreen:
                  force_quit: Callable[[], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.tr = tr
-        self._faces_base = faces or Faces()
+        self._faces_base = dataclasses.replace(faces or Faces(), courts=COURTS.get(tr.lang, "JQK"))
         self.send = send or (lambda intent: None)
         self.hint = hint
         self.exit = exit or (lambda: None)
@@ -128,7 +129,7 @@ class TableScreen:
     def faces(self) -> Faces:
         rules = self.view.rules if self.view is not None else None
         base = self._faces_base
-        return Faces(deck_style(rules) if rules is not None else base.deck, base.unicode, base.color)
+        return Faces(deck_style(rules) if rules is not None else base.deck, base.unicode, base.color, base.courts)
 
     def set_view(self, view: V.SeatView) -> None:
         old, pending = self.view, self.pending
