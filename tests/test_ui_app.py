@@ -94,7 +94,9 @@ def test_a_hand_played_with_keys():
         await settle()
         screen_close = ui.snapshot(80, 24)
         assert ui.screen.picked is None  # after taking the discard nothing is picked (issue 13)
-        keys("Kdc")  # name the K♦, then c closes with it
+        keys("Kdc")  # name the K♦, then c closes with it (once confirmed with y)
+        await until(lambda: ui.screen.mode == "ask")
+        keys("y")
         got.append(await next_intent(bridge))
         return got, screen_wait, screen_close
 

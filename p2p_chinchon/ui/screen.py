@@ -589,10 +589,29 @@ class TableScreen:
                                   points=best[1]), "class:error")
                 return
             if not self._busy():
-                self._send(V.Close(card))
+                self._confirm_close(card, options[0][1])
             return
         if not self._busy():
             self._send(V.Discard(card))
+
+    def _confirm_close(self, card: Any, points: int) -> None:
+        """A close is signed and cannot be undone: ask first (issue 24), saying when it puts
+        this seat over the limit."""
+        view = self.view
+        me = next((s for s in view.seats if s.seat == view.me), None)
+        limit = getattr(view.rules, "limit", None)
+        after = me.total + points if me is not None else None
+        text = self.tr("confirm_close", card=card_text(card, self.faces), points=points)
+        if after is not None and limit is not None and after > limit:
+            text = self.tr("confirm_close_over", card=card_text(card, self.faces), points=points,
+                           total=after, limit=limit)
+        hand = view.hand_no
+
+        def answer(yes: bool) -> None:
+            if yes and self.view is not None and self.view.hand_no == hand and self.view.my_turn:
+                self._send(V.Close(card))
+
+        self.start_ask(text, answer)
 
     def _hint(self) -> None:
         if self.hint is None or self.view is None:
