@@ -48,3 +48,39 @@ def test_play_signs_a_name_not_the_word_for_you(monkeypatch):
     assert _own_name() == "Bruno"
     for lang in LANGS:
         assert _own_name() != Translator(lang)("you_name")
+
+
+def test_help_tells_the_clock_and_ctrl_l_and_fits_80x24():
+    """Issue 24, item 4: ? mentions the turn clock and Ctrl-L, in every language."""
+    from test_ui_fakes import draw_view as view
+
+    for lang in LANGS:
+        s = TableScreen(Translator(lang), Faces())
+        s.set_view(view())
+        s.key("?")
+        text = s.render_text(80, 24)
+        assert "Ctrl-L" in text and "0:42" in text, text
+        assert all(len(row) <= 80 for row in text.splitlines())
+
+
+def test_a_new_hand_is_grouped_again_after_a_custom_order():
+    """Issue 24, item 4: a hand reordered with < or > does not carry into the next hand."""
+    import dataclasses
+
+    from test_ui_fakes import discard_view
+
+    s = TableScreen(Translator("en"), Faces())
+    s.set_view(discard_view())
+    s.key("1")
+    s.key("escape")
+    s.key(">")
+    assert s.order is not None
+    s.set_view(dataclasses.replace(draw_view(), hand_no=2))
+    assert s.order is None
+
+
+def test_help_lists_every_benchmark():
+    from p2p_chinchon.cli import COMMANDS
+
+    for name in ("bots", "soak"):
+        assert name in COMMANDS["bench"]

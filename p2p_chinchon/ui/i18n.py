@@ -169,6 +169,9 @@ EN: dict[str, str] = {
         "  h            hint (picks its card)    a  agree (lobby)    y n  yes, no\n"
         "  l            the last hand's showdown and the score sheet\n"
         "  q            leave the table (asks first)\n"
+        "  Ctrl-L       repaint the screen\n"
+        "The clock in the status line (0:42) is the time left for the move awaited;\n"
+        "when yours runs out, the bot plays it for you.\n"
         "Any key closes this help."
     ),
     # line mode
@@ -453,6 +456,9 @@ ES: dict[str, str] = {
         "  h            pista (elige su carta)    a  aceptar (sala)    y n  sí, no\n"
         "  l            la última mano mostrada y la hoja de puntos\n"
         "  q            dejar la mesa (pregunta antes)\n"
+        "  Ctrl-L       volver a dibujar la pantalla\n"
+        "El reloj de la línea de estado (0:42) es el tiempo que queda para la jugada\n"
+        "esperada; si se acaba el tuyo, el bot juega por ti.\n"
         "Cualquier tecla cierra esta ayuda."
     ),
     "line_help": (
@@ -738,6 +744,9 @@ FR: dict[str, str] = {
         "  h            conseil (choisit sa carte)    a  accepter (salon)    y n  oui, non\n"
         "  l            la dernière donne montrée et la feuille de marque\n"
         "  q            quitter la table (avec confirmation)\n"
+        "  Ctrl-L       redessiner l'écran\n"
+        "L'horloge de la ligne d'état (0:42) est le temps restant pour le coup attendu ;\n"
+        "quand le vôtre est écoulé, le bot joue pour vous.\n"
         "Une touche quelconque ferme cette aide."
     ),
     "line_help": (

@@ -138,6 +138,8 @@ class TableScreen:
         if old is not None and (old.hand_no != view.hand_no or old.phase != view.phase):
             if view.phase in (V.PLAYING, V.SHUFFLING):
                 self.message = ""
+        if old is not None and old.hand_no != view.hand_no:
+            self.order = None  # a new hand starts grouped by melds (issue 24), not in the last order
         if view.phase != V.LOBBY:
             self.agreed = False
         self._track_marks(old, view)
