@@ -84,3 +84,15 @@ def test_help_lists_every_benchmark():
 
     for name in ("bots", "soak"):
         assert name in COMMANDS["bench"]
+
+
+def test_what_enter_discards_is_never_cut_at_80_columns():
+    """Issue 24, item 4: "Enter discards X" stayed cut off at 80 columns (French here)."""
+    from test_ui_fakes import DRAWN, discard_view
+
+    for lang, word in (("en", "Enter discards"), ("es", "Intro descarta"), ("fr", "Entrée défausse")):
+        s = TableScreen(Translator(lang), Faces())
+        s.set_view(discard_view(close_options=((DRAWN, 3, False),), first_round=False))
+        s.key("8")
+        row = next(r for r in s.render_text(80, 24).splitlines() if word in r)
+        assert row.endswith(word + " 3♥"), row

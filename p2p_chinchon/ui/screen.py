@@ -817,11 +817,13 @@ class TableScreen:
         if self.order is not None:
             title.append(("class:dim", "  (" + tr("custom_order") + ")"))
         if keys and view.my_turn and view.step == "discard" and self.picked in cards:
-            title.append(("", " · "))
             enter = tr("enter_discards", card="\x00").split("\x00")
-            title.append(("class:prompt", enter[0]))
-            title += self._card_frags(self.picked)
-            title.append(("class:prompt", enter[-1] if len(enter) > 1 else ""))
+            said: Line = [("", " · "), ("class:prompt", enter[0]), *self._card_frags(self.picked),
+                          ("class:prompt", enter[-1] if len(enter) > 1 else "")]
+            if width(title + said) > cols:  # what Enter does is never cut off (issue 24): the
+                title = title[:1]           # deadwood summary gives way, the card row says it
+                said = said[1:]
+            title += said
         for compact in (False, True):
             row, nums = self._hand_row(cards, groups, compact)
             if width(row) <= cols:
