@@ -94,6 +94,9 @@ EN: dict[str, str] = {
     "log_refused": "A connection was refused (details in {path})",
     "leaving": "Leaving the table…",
     "confirm_quit": "Leave the table? y = yes, n = no",
+    "pile_title": "Discard pile this hand: what each player threw (+ took), oldest first",
+    "pile_reshuffles": "The stock was re-made {n} times this hand.",
+    "pile_help": "Any key goes back to the table.",
     "confirm_close": "Close with {card} ({points} points)? It is signed and cannot be undone.",
     "confirm_close_over": "Close with {card} ({points} points)? You would have {total}: over {limit}!",
     "bad_card_name": "No such card in your hand: {text}",
@@ -168,6 +171,7 @@ EN: dict[str, str] = {
         "  < >          move the picked card; g groups melds again\n"
         "  h            hint (picks its card)    a  agree (lobby)    y n  yes, no\n"
         "  l            the last hand's showdown and the score sheet\n"
+        "  p            the discard pile: who threw what this hand\n"
         "  q            leave the table (asks first)\n"
         "  Ctrl-L       repaint the screen\n"
         "The clock in the status line (0:42) is the time left for the move awaited;\n"
@@ -383,6 +387,9 @@ ES: dict[str, str] = {
     "log_refused": "Se rechazó una conexión (detalles en {path})",
     "leaving": "Dejando la mesa…",
     "confirm_quit": "¿Dejar la mesa? y = sí, n = no",
+    "pile_title": "Descartes de esta mano: lo que tiró cada jugador (+ tomó), del primero al último",
+    "pile_reshuffles": "El mazo se rehízo {n} veces en esta mano.",
+    "pile_help": "Cualquier tecla vuelve a la mesa.",
     "confirm_close": "¿Cerrar con {card} ({points} puntos)? Va firmado y no se deshace.",
     "confirm_close_over": "¿Cerrar con {card} ({points} puntos)? Tendrías {total}: ¡más de {limit}!",
     "bad_card_name": "No tienes esa carta: {text}",
@@ -455,6 +462,7 @@ ES: dict[str, str] = {
         "  < >          mover la carta elegida; g vuelve a agrupar las jugadas\n"
         "  h            pista (elige su carta)    a  aceptar (sala)    y n  sí, no\n"
         "  l            la última mano mostrada y la hoja de puntos\n"
+        "  p            los descartes: quién tiró qué en esta mano\n"
         "  q            dejar la mesa (pregunta antes)\n"
         "  Ctrl-L       volver a dibujar la pantalla\n"
         "El reloj de la línea de estado (0:42) es el tiempo que queda para la jugada\n"
@@ -671,6 +679,9 @@ FR: dict[str, str] = {
     "log_refused": "Une connexion a été refusée (détails dans {path})",
     "leaving": "Vous quittez la table…",
     "confirm_quit": "Quitter la table ? y = oui, n = non",
+    "pile_title": "Défausse de cette donne : ce que chacun a jeté (+ pris), du premier au dernier",
+    "pile_reshuffles": "La pioche a été refaite {n} fois dans cette donne.",
+    "pile_help": "Une touche quelconque ramène à la table.",
     "confirm_close": "Fermer avec {card} ({points} points) ? C'est signé et définitif.",
     "confirm_close_over": "Fermer avec {card} ({points} points) ? Vous auriez {total} : plus de {limit} !",
     "bad_card_name": "Pas de telle carte dans votre main : {text}",
@@ -743,6 +754,7 @@ FR: dict[str, str] = {
         "  < >          déplacer la carte choisie ; g regroupe les combinaisons\n"
         "  h            conseil (choisit sa carte)    a  accepter (salon)    y n  oui, non\n"
         "  l            la dernière donne montrée et la feuille de marque\n"
+        "  p            la défausse : qui a jeté quoi dans cette donne\n"
         "  q            quitter la table (avec confirmation)\n"
         "  Ctrl-L       redessiner l'écran\n"
         "L'horloge de la ligne d'état (0:42) est le temps restant pour le coup attendu ;\n"

@@ -23,8 +23,9 @@ from .text import Line, asciify, cell, pad, plain, truncate, width
 HintFn = Callable[[V.SeatView], Any]  # an intent (worded by the screen), a str, or None
 # screen modes (UI-local); HOLD keeps a showdown up after the table moved on, RECALL shows it again
 NORMAL, HELP, CONFIRM_QUIT, ASK, PICKER, FINAL = "normal", "help", "confirm", "ask", "picker", "final"
+PILE = "pile"  # the discard pile's history this hand (p), until any key
 HOLD, RECALL = "hold", "recall"
-COMMAND_KEYS = frozenset("sdchqgaynl?<>")
+COMMAND_KEYS = frozenset("sdchqgaynlp?<>")
 # One answer key per meaning in every language: "y" is no game action, whereas "s" (sí) draws and
 # "o" (oui) could start a card name. Any other key leaves an open question open.
 YES_KEYS = frozenset({"y", "Y"})
@@ -116,6 +117,10 @@ class TableScreen:
         self.log_line = make_log_renderer(tr, lambda: self.faces)
         self.clock = clock
         self.shown: V.SeatView | None = None  # the last showdown seen (HOLD and RECALL show it)
+        # this hand's discard pile, as it went: (seat, card, "threw" / "took"), or (-1, n,
+        # "reshuffle"); built from every view's new log events (a view keeps only the last 50)
+        self.pile: list[tuple[int, Any, str]] = []
+        self._pile_seen = 0
         self._shown_key: Any = None
         self.hold_until = 0.0
         self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
@@ -142,6 +147,7 @@ class TableScreen:
             self.order = None  # a new hand starts grouped by melds (issue 24), not in the last order
         if view.phase != V.LOBBY:
             self.agreed = False
+        self._track_pile(view)
         self._track_marks(old, view)
         self._track_turns(old, view)
         self._track_showdown(view)
@@ -312,6 +318,42 @@ class TableScreen:
             self._best_cache = (key, best)
         return self._best_cache[1]
 
+    def _track_pile(self, view: V.SeatView) -> None:
+        fresh = view.log_total - self._pile_seen
+        self._pile_seen = view.log_total
+        if fresh <= 0:
+            return
+        for ev in view.events[-fresh:]:
+            if ev.kind == "deal":
+                self.pile = []
+            elif ev.kind in ("discard", "draw_discard") and ev.seats and ev.cards:
+                self.pile.append((ev.seats[0], ev.cards[0], "threw" if ev.kind == "discard" else "took"))
+            elif ev.kind == "upcard" and ev.cards:
+                self.pile.append((-1, ev.cards[0], "upcard"))
+            elif ev.kind == "reshuffle":
+                self.pile.append((-1, ev.numbers[0] if ev.numbers else 0, "reshuffle"))
+
+    def pile_lines(self, cols: int) -> list[Line]:
+        """The discard pile's history this hand, one line per seat: the cards it threw, in
+        order (a taken card is marked ``+``), then the re-shuffles; newest last."""
+        view, tr = self.view, self.tr
+        out: list[Line] = [[("class:label", tr("pile_title"))]]
+        for seat in [s.seat for s in view.seats]:
+            line: Line = [("class:label", f"{self.seat_name(seat)[:12]:<13}")]
+            for who, card, what in self.pile:
+                if who == seat and what in ("threw", "took"):
+                    if what == "took":
+                        line.append(("class:dim", " +"))
+                    else:
+                        line.append(("", " "))
+                    line += self._card_frags(card)
+            out.append(truncate(line, cols))
+        shuffles = sum(1 for _, _, what in self.pile if what == "reshuffle")
+        if shuffles:
+            out.append([("class:dim", tr("pile_reshuffles", n=shuffles))])
+        out.append([("class:dim", tr("pile_help"))])
+        return out
+
     def display_hand(self) -> tuple[list[Any], list[int | None]]:
         """``(cards, group)``: the hand in display order and, per card, the index of its meld
         (None for deadwood or in a custom order)."""
@@ -377,7 +419,7 @@ class TableScreen:
                 return
             self.exit()
             return
-        if self.mode == HELP:
+        if self.mode in (HELP, PILE):
             self.mode = NORMAL
             return
         self.holding()  # a hold whose time has passed is over: this key is for the table
@@ -450,6 +492,9 @@ class TableScreen:
             self.mode = HELP
             return
         if view is None:
+            return
+        if k == "p":  # who threw what this hand (issue 24): online players read hands from it
+            self.mode = PILE
             return
         if k == "l":
             if self.shown is not None:
@@ -1054,6 +1099,8 @@ class TableScreen:
         view, tr = self.view, self.tr
         if self.mode == HELP:
             return [(self.help_lines(), 0, False)]
+        if self.mode == PILE and view is not None:
+            return [(self.pile_lines(cols), 0, True)]
         if self.mode == PICKER and self.picker is not None:
             return [(self.picker.lines(cols, self.tr), 0, True)]
         if view is None:
