@@ -168,8 +168,24 @@ def finish(result: Any, args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         print_result(result, lang=getattr(args, "lang", None))
+        print_tally(result, lang=getattr(args, "lang", None))
     print_error(result)
     return exit_code(result)
+
+
+def print_tally(result: Any, out: Any = None, lang: str | None = None) -> None:
+    """Record a finished game in this evening's tally (:mod:`p2p_chinchon.commands.tally`)
+    and print the standings among its players once they have played two games or more."""
+    from p2p_chinchon.commands.tally import after_game
+    from p2p_chinchon.ui.i18n import Translator
+
+    standings = after_game(result)
+    games = max((s.games for s in standings), default=0)
+    if games < 2:
+        return
+    tr = Translator(lang)
+    rows = ", ".join(tr("exit_tally_row", name=s.name, wins=s.wins, points=s.points) for s in standings)
+    print(tr("exit_tally", n=games, rows=rows), file=out or sys.stdout)
 
 
 def print_error(result: Any) -> None:
