@@ -9,7 +9,7 @@ import logging
 import os
 import sys
 
-from test_ui_app import play, settle, until
+from test_ui_app import next_intent, play, settle, until
 from test_ui_fakes import draw_view
 
 from p2p_chinchon.ui.screen import FINAL
@@ -70,3 +70,26 @@ def test_ctrl_l_repaints_the_whole_screen(tmp_path):
 
     mode, _ = run(script, tmp_path / "l.log")
     assert mode != FINAL
+
+
+def test_ctrl_z_suspends_and_sigcont_makes_the_screen_raw_and_whole_again(tmp_path):
+    """Issue 24, item 4: after Ctrl-Z and fg the table redraws and reads keys again."""
+    import signal
+
+    async def script(bridge, keys, ui):
+        bridge.update(draw_view())
+        await settle()
+        suspended, cleared = [], []
+        ui.app.suspend_to_background = lambda: suspended.append(1)
+        real = ui.app.renderer.clear
+        ui.app.renderer.clear = lambda: (cleared.append(1), real())
+        keys("\x1a")  # Ctrl-Z
+        await until(lambda: suspended)
+        os.kill(os.getpid(), signal.SIGCONT)  # fg
+        await until(lambda: cleared)
+        keys("s")  # keys are read again
+        return await next_intent(bridge)
+
+    got, _ = run(script, tmp_path / "l.log")
+    from p2p_chinchon import view as V
+    assert got == V.Draw("stock")

@@ -1073,9 +1073,11 @@ async def join_lobby(
             check_offer(offer, host_key)  # raises: we leave without taking a seat
         await link.send(b"sit")
         if on_waiting is not None:  # never a silent wait: the host's person may be asked first
-            on_waiting("waiting for the host to let you sit down (the host is asked on their "
-                       "screen, without a time limit; q leaves)")
+            on_waiting(f"waiting for the host to let you sit down (your fingerprint {identity.fingerprint}: "
+                       "the host checks it on their screen, without a time limit; q leaves)")
         await lob.read_answer(link, "seat", int, closed="the host closed the lobby", on_lobby=on_lobby)
+        if on_waiting is not None:  # seated: the last line must not stay "waiting for the host"
+            on_waiting(f"seated (your fingerprint {identity.fingerprint}): waiting for the table to fill")
         with trio.fail_after(timeout):
             seating = await lob.read_answer(link, "seating", bytes, on_lobby=on_lobby,
                                             closed="the host closed the lobby before seating")

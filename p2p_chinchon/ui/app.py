@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -123,6 +124,12 @@ class TableApp:
         @kb.add(Keys.ControlL)
         def _repaint(event: KeyPressEvent) -> None:
             self.repaint()
+
+        @kb.add(Keys.ControlZ)
+        def _suspend(event: KeyPressEvent) -> None:
+            # the terminal is raw (no ISIG): Ctrl-Z is a key; suspend like a shell job would,
+            # prompt_toolkit leaves raw mode first and redraws after fg
+            self.app.suspend_to_background()
         self.window = Window(_ScreenControl(self.screen), wrap_lines=False)
         self.app: Application[Any] = Application(
             layout=Layout(self.window), key_bindings=kb, full_screen=True, style=STYLE,
@@ -141,6 +148,17 @@ class TableApp:
         it is gone)."""
         self.app.renderer.clear()
         self.app.invalidate()
+
+    def resumed(self) -> None:
+        """SIGCONT (fg after a stop from outside, e.g. the shell's Ctrl-Z or kill -STOP): the
+        shell may have put the terminal back in cooked mode; make it raw again and repaint,
+        or the table would neither redraw nor read a key."""
+        if self.app.is_running:
+            try:
+                self.app.input.raw_mode().__enter__()  # left by the app's own raw mode at exit
+            except Exception:  # noqa: BLE001 - not a terminal (tests): nothing to restore
+                pass
+            self.repaint()
 
     def log_noticed(self, record: logging.LogRecord) -> None:
         """A network warning (any thread): a refused connection is told on the message line,
@@ -266,9 +284,17 @@ async def _run(ui: TableApp, bridge: UiBridge, node_main: Callable[[UiBridge], A
 
     trio.lowlevel.start_guest_run(trio_main, run_sync_soon_threadsafe=loop.call_soon_threadsafe,
                                   done_callback=done, host_uses_signal_set_wakeup_fd=True)
+    cont = getattr(signal, "SIGCONT", None)
+    if cont is not None:
+        try:
+            loop.add_signal_handler(cont, ui.resumed)
+        except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
+            cont = None
     try:
         await ui.app.run_async()
     finally:
+        if cont is not None:
+            loop.remove_signal_handler(cont)
         if not finished.done():
             try:
                 ui.cancel_node()
