@@ -96,3 +96,20 @@ def test_what_enter_discards_is_never_cut_at_80_columns():
         s.key("8")
         row = next(r for r in s.render_text(80, 24).splitlines() if word in r)
         assert row.endswith(word + " 3♥"), row
+
+
+def test_equal_cards_get_one_suggestion():
+    """Issue 24, item 4: "deadwood 3 after discarding K♦ · Enter discards K♠" named two cards
+    for one move when both leave the same deadwood: the picked one is named."""
+    from test_ui_fakes import discard_view
+
+    hand = tuple(parse_cards("5d 6d 7d Qs Qh Qc Kd Ks"))  # K♦ or K♠: either leaves 10
+    s = TableScreen(Translator("en"), Faces())
+    s.set_view(discard_view(hand=hand))
+    for i in (7, 8):
+        s.key(str(i))
+        s.key("escape")
+        text = s.render_text(100, 24)
+        row = next(r for r in text.splitlines() if r.startswith("Your hand"))
+        face = row.split("Enter discards ")[1]
+        assert f"after discarding {face}" in row, row

@@ -302,21 +302,30 @@ class TableScreen:
 
     def best_discard(self) -> tuple[int, Any] | None:
         """``(deadwood, card)``: the least deadwood a seven-card hand keeps after discarding one
-        of the eight held, and that card (display only; None when unavailable)."""
+        of the eight held, and that card (display only; None when unavailable). Of cards that
+        leave the same least deadwood, the picked one is named, so that the screen never makes
+        two suggestions for equal cards (issue 24)."""
         view = self.view
         if view is None or len(view.hand) != 8:
             return None
         key = ("best", tuple(view.hand), id(view.rules))
         if self._best_cache[0] != key:
-            best = None
+            best: tuple[int, list[Any]] | None = None
             for card in dict.fromkeys(view.hand):  # each distinct card once
                 rest = list(view.hand)
                 _remove(rest, card)
                 arr = _arrangement(rest, view.rules)
-                if arr is not None and (best is None or arr.points < best[0]):
-                    best = (arr.points, card)
+                if arr is None:
+                    continue
+                if best is None or arr.points < best[0]:
+                    best = (arr.points, [card])
+                elif arr.points == best[0]:
+                    best[1].append(card)
             self._best_cache = (key, best)
-        return self._best_cache[1]
+        best = self._best_cache[1]
+        if best is None:
+            return None
+        return best[0], self.picked if self.picked in best[1] else best[1][0]
 
     def _track_pile(self, view: V.SeatView) -> None:
         fresh = view.log_total - self._pile_seen
