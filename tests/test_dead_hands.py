@@ -150,3 +150,19 @@ def test_the_options_are_told_in_the_lobby_and_the_void_in_the_log():
     assert not any("rebarajadas" in s or "reshuffles" in s or "discard taken" in s for s in plain_rules)
     line = log_line(event("void", detail="reshuffles"), tr, resolve_faces(None, "unicode"))
     assert plain(line) == "Mano nula: el mazo se agotó demasiadas veces"
+
+
+def test_preset_defaults_add_no_limit_their_document_does_not_state():
+    """Issue 24, item 7: 000 asks only for two real cards per meld and 001 states no cap: no
+    cap on the wild cards of one meld (it was 2 and 1); 003 says one per meld."""
+    from p2p_chinchon.engine import PRESETS
+    from p2p_chinchon.engine.melds import make_meld
+
+    assert PRESETS["classic"].max_wild_per_meld == 8 and PRESETS["classic"].min_real_per_meld == 2
+    assert PRESETS["online"].max_wild_per_meld == 8
+    assert PRESETS["cardgames"].max_wild_per_meld == 1
+    two_packs = make_rules("classic", {"jokers": "2", "decks": "2"})
+    assert make_meld(parse_cards("3♦ 4♦ joker joker joker"), two_packs) is not None
+    assert make_meld(parse_cards("3♦ joker joker joker"), two_packs) is None  # two real cards
+    for name in ("classic", "online", "fournier", "cardgames"):  # the options off by default
+        assert PRESETS[name].max_reshuffles == 0 and PRESETS[name].discard_taken

@@ -318,14 +318,16 @@ def _validate(r: Rules) -> None:
 PRESET_NAMES = ("classic", "online", "fournier", "cardgames")
 
 
-CLASSIC = Rules(preset="classic")
+# Issue 24: no document caps the wild cards of one meld except 003 ("one per meld"); 000
+# asks only for two real cards per meld, 001 is silent: no cap (8) beyond what they state.
+CLASSIC = Rules(preset="classic", max_wild_per_meld=8)
 CLASSIC_DOC = """classic (000, the English full rules).
 
 Stated: 40 cards (A-7 J Q K), 2-8 players, two packs for 5-8; close with all matched, or six
 matched and one card of 4 or less; no close in the first round; -10 clean; chinchón wins; lay
 off on any meld on the table, not on the closer's after a clean close; out over 100; re-entry at
 the highest total still in, not once only two are left. Variants are options: jokers=2 (each meld
-needs two real cards; a seven-run with one joker -50, two -25, no chinchón), wild_card=Ad (A♦ the
+needs two real cards, and no other cap on its wild cards; a seven-run with one joker -50, two -25, no chinchón), wild_card=Ad (A♦ the
 only wild card), close_max_points=5 (Fournier's five points), limit=70, deck=48 (J Q K 10 11 12
 via court_points=auto), decks=2.
 
@@ -342,7 +344,7 @@ ONLINE = Rules(
     max_players=4,
     wild_card="Ad",
     suits="spanish",
-    max_wild_per_meld=1,
+    max_wild_per_meld=8,  # 001 states no cap (one wild card in its deck anyway)
     min_real_per_meld=2,
     court_points="flat",
     close_max_points=3,
@@ -363,7 +365,8 @@ nobody lays off at all; a seven-run with the wild card -25, without it wins; oth
 any meld shown (chaining: "another player could discard the six"); out over 50; all out in one
 hand: lowest total wins, tie: the last closer, else the hand's first player.
 
-Silent, chosen: 2-4 players, one pack (online tables); no re-entry (none offered); the wild card
+Silent, chosen: 2-4 players, one pack (online tables); no re-entry (none offered); no cap on the
+wild cards of one meld beyond two real cards (the document states none); the wild card
 counts as wild even in its own place (a seven-run using it is "formed with the wild card").
 """
 
