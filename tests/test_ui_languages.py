@@ -113,3 +113,14 @@ def test_equal_cards_get_one_suggestion():
         row = next(r for r in text.splitlines() if r.startswith("Your hand"))
         face = row.split("Enter discards ")[1]
         assert f"after discarding {face}" in row, row
+
+
+def test_the_wild_card_is_named_as_its_deck_names_it():
+    """Issue 24, item 5: "Ad hace de comodín" read as a code; say "el 1 de oros"."""
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.ui.lobby import rules_in_words
+
+    said = rules_in_words(make_rules("online"), Translator("es"))
+    assert "El 1 de oros hace de comodín." in said, said
+    said = rules_in_words(make_rules("classic", {"wild_card": "Ad"}), Translator("en"))
+    assert "A♦ is wild." in said, said

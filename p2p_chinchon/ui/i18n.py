@@ -212,6 +212,7 @@ EN: dict[str, str] = {
     "rule_players": "{lo} to {hi} players.",
     "rule_jokers": "{n} joker(s) per pack, wild.",
     "rule_wild_card": "{card} is wild.",
+    "rule_wild_card_spanish": "The {rank} of {suit} is wild.",
     "rule_wild_points": "An unmatched wild card costs {n} points.",
     "rule_wild_per_meld": "At most {n} wild card(s) per meld, with at least {m} real cards.",
     "rule_close_wild_unmatched": "A wild card may be the unmatched card of a close.",
@@ -504,6 +505,7 @@ ES: dict[str, str] = {
     "rule_players": "De {lo} a {hi} jugadores.",
     "rule_jokers": "{n} comodín(es) por baraja.",
     "rule_wild_card": "{card} hace de comodín.",
+    "rule_wild_card_spanish": "El {rank} de {suit} hace de comodín.",
     "rule_wild_points": "Un comodín suelto cuenta {n} puntos.",
     "rule_wild_per_meld": "Como mucho {n} comodín(es) por jugada, con al menos {m} cartas "
                           "naturales.",
@@ -797,6 +799,7 @@ FR: dict[str, str] = {
     "rule_players": "De {lo} à {hi} joueurs.",
     "rule_jokers": "{n} joker(s) par jeu, cartes libres.",
     "rule_wild_card": "{card} est une carte libre.",
+    "rule_wild_card_spanish": "Le {rank} de {suit} est une carte libre.",
     "rule_wild_points": "Une carte libre non combinée coûte {n} points.",
     "rule_wild_per_meld": "Au plus {n} carte(s) libre(s) par combinaison, avec au moins {m} "
                           "cartes naturelles.",
