@@ -124,3 +124,21 @@ def test_the_wild_card_is_named_as_its_deck_names_it():
     assert "El 1 de oros hace de comodín." in said, said
     said = rules_in_words(make_rules("classic", {"wild_card": "Ad"}), Translator("en"))
     assert "A♦ is wild." in said, said
+
+
+def test_spanish_faces_are_offered_for_a_french_deck():
+    """Issue 24, item 5: --lang es at the default (French-deck) preset showed French suits
+    only; --faces spanish shows every card with Spanish faces (♦ oros, ♥ copas, ♠ espadas,
+    ♣ bastos; J Q K sota, caballo, rey)."""
+    from p2p_chinchon.cli import build_parser
+    from p2p_chinchon.commands._common import chosen_deck
+    from p2p_chinchon.ui.render import resolve_faces
+
+    args = build_parser(["play"]).parse_args(["play", "--faces", "spanish", "--lang", "es"])
+    assert chosen_deck(args) == "spanish"
+    assert chosen_deck(build_parser(["play"]).parse_args(["play"])) is None
+    s = TableScreen(Translator("es"), resolve_faces(None, "unicode", deck="spanish"))
+    s.set_view(draw_view(hand=tuple(parse_cards("J♦ Q♥ K♠ A♣ 2♥ 3♥ 7♣"))))  # the classic rules
+    text = s.render_text(100, 24)
+    assert "sota oros" in text and "caballo copas" in text and "rey espadas" in text, text
+    assert "♦" not in text.split("Tu mano")[1], text

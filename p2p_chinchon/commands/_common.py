@@ -38,6 +38,8 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
     p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
+    p.add_argument("--faces", default="auto", choices=["auto", "french", "spanish"],
+                   help="card faces: the table's deck (auto), or French/Spanish faces whatever it is")
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
     p.add_argument("--no-bell", dest="bell", action="store_false", help="no terminal bell on your turn or a close")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
@@ -331,6 +333,12 @@ def open_lobby(bind: str, args: argparse.Namespace, command: str) -> list | None
         return None
 
 
+def chosen_deck(args: argparse.Namespace) -> str | None:
+    """``--faces``: "french" or "spanish" card faces whatever the table's deck; None (auto)."""
+    faces = getattr(args, "faces", "auto")
+    return None if faces == "auto" else faces
+
+
 def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) -> Any:
     """Run ``main(bridge, on_update)`` under the full-screen UI, the plain line mode, or (bots)
     plain trio with a console printer."""
@@ -339,12 +347,13 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     if human and want_tui(args):
         from p2p_chinchon.ui.app import run_with_ui
 
-        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint(), bell=args.bell)
+        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint(), bell=args.bell,
+                           deck=chosen_deck(args))
     if human:
         from p2p_chinchon.ui.lines import run_line_mode
 
         return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang,
-                             charset=args.charset, hint=human_hint(), bell=args.bell)
+                             charset=args.charset, hint=human_hint(), bell=args.bell, deck=chosen_deck(args))
     from p2p_chinchon.ui.render import detect_charset
 
     unicode, _ = detect_charset(getattr(args, "charset", "auto"), encoding=getattr(sys.stdout, "encoding", None))

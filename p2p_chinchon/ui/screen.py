@@ -134,7 +134,8 @@ class TableScreen:
     def faces(self) -> Faces:
         rules = self.view.rules if self.view is not None else None
         base = self._faces_base
-        return Faces(deck_style(rules) if rules is not None else base.deck, base.unicode, base.color, base.courts)
+        deck = deck_style(rules) if rules is not None and not base.fixed else base.deck
+        return Faces(deck, base.unicode, base.color, base.courts, base.fixed)
 
     def set_view(self, view: V.SeatView) -> None:
         old, pending = self.view, self.pending
