@@ -151,3 +151,50 @@ def test_join_by_name_that_finds_nothing_says_so_after_the_full_screen(tmp_path)
     assert "exit status 1" in out
     assert "no table found on the LAN named 'Nobody table'" in out.replace("\n", ""), out
     assert "p2p-chinchon resume" in out.replace("\n", ""), out
+
+
+@pytest.mark.netns
+def test_joiner_by_table_name_comes_back_by_the_same_command(tmp_path):
+    """In network namespaces through mDNS: a person who joined by the table's name is killed
+    mid-hand; the same `join NAME` again (a running table is no longer advertised: it used to
+    sit on "no table found") finds the unfinished game of its identity and resumes it."""
+    from netns import NetnsLab, require_netns
+
+    require_netns()
+    env = dict(os.environ, PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="info",
+               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
+    logs = {k: tmp_path / f"{k}.log" for k in ("h", "b", "b2")}
+    home = tmp_path / "bruno"
+    person_env = dict(env, XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"))
+    with NetnsLab(2) as lab:
+        def start(i, label, argv, environ, stdin):
+            with open(logs[label], "ab") as f:
+                return lab.popen(i, [*CLI, *argv], stdin=stdin, stdout=f, stderr=subprocess.STDOUT,
+                                 env=environ, cwd=tmp_path)
+
+        host = start(0, "h", ["host", "--bot", "--table-name", "Tarde", *FAST, *CLOCK,
+                              "--transcript", str(tmp_path / "h.chn")], env, subprocess.DEVNULL)
+        cmd = ["join", "Tarde", "--lines", "--browse", "3", "--name", "Bruno", *JOIN_FAST]
+        person = start(1, "b", cmd, person_env, subprocess.PIPE)
+        end = time.monotonic() + 120
+        while "your turn to accept the table" not in logs["b"].read_text(errors="replace"):
+            assert time.monotonic() < end, logs["b"].read_text(errors="replace")
+            time.sleep(0.1)
+        person.stdin.write(b"agree\n")
+        person.stdin.flush()
+        while not (transcripts(home) and "draw" in kinds(transcripts(home)[0])):
+            assert time.monotonic() < end + 120, logs["b"].read_text(errors="replace")
+            time.sleep(0.1)
+        person.send_signal(signal.SIGKILL)
+        person.wait()
+        person.stdin.close()
+        again = start(1, "b2", cmd, person_env, subprocess.PIPE)  # the very same command
+        try:
+            codes = [host.wait(timeout=400), again.wait(timeout=60)]
+        finally:
+            again.stdin.close()
+    text = logs["b2"].read_text(errors="replace")
+    assert codes == [0, 0], f"{codes}\n{text[-3000:]}\n{logs['h'].read_text(errors='replace')[-2000:]}"
+    assert "you have an unfinished game: resuming" in text, text[-3000:]
+    [mine] = transcripts(home)
+    check_identical_and_ok(tmp_path / "h.chn", mine)
