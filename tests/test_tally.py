@@ -40,3 +40,29 @@ def test_the_exit_summary_prints_the_evening_from_the_second_game(tmp_path, monk
     assert out.getvalue() == ""  # one game is no evening yet
     C.print_tally(SimpleNamespace(), out=out, lang="en")
     assert out.getvalue().strip() == "tonight, 2 games: Ana 1 won (20 points), Bruno 1 won (40 points)"
+
+
+def test_the_score_sheet_shows_tonight_among_these_players(tmp_path, monkeypatch):
+    """Issue 24, item 6: the running tally on the score sheet (l): wins / games of this
+    evening's earlier games among the seats' keys."""
+    from test_ui_fakes import showdown_view
+
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    view = showdown_view()
+    fps = [s.fingerprint for s in view.seats]
+    monkeypatch.setattr(T, "tally_path", lambda: tmp_path / "evening.json")
+    T.record(T.tally_path(), "g1", 100.0, fps, ["Ana", "Ben", "Carla"], [10, 20, 101], 0)
+    T.record(T.tally_path(), "g2", 150.0, fps, ["Ana", "Ben", "Carla"], [10, 20, 101], 1)
+    monkeypatch.setattr(T.time, "time", lambda: 200.0)
+    s = TableScreen(Translator("en"), Faces())
+    s.evening = T.wins_tonight
+    rows = [r.rstrip() for r in map(lambda line: "".join(t for _, t in line), s.score_lines(80, view=view))]
+    tonight = next(r for r in rows if r.startswith("tonight "))
+    assert tonight.split()[1:] == ["1/2", "1/2", "0/2"], rows
+    assert any("games won / played this evening" in r for r in rows)
+    s2 = TableScreen(Translator("en"), Faces())  # no tally given: no row
+    assert not any(r.startswith("tonight") for r in
+                   ("".join(t for _, t in line) for line in s2.score_lines(80, view=view)))

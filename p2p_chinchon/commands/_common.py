@@ -344,16 +344,19 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     plain trio with a console printer."""
     import trio
 
+    from p2p_chinchon.commands.tally import wins_tonight
+
     if human and want_tui(args):
         from p2p_chinchon.ui.app import run_with_ui
 
         return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint(), bell=args.bell,
-                           deck=chosen_deck(args))
+                           deck=chosen_deck(args), evening=wins_tonight)
     if human:
         from p2p_chinchon.ui.lines import run_line_mode
 
         return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang,
-                             charset=args.charset, hint=human_hint(), bell=args.bell, deck=chosen_deck(args))
+                             charset=args.charset, hint=human_hint(), bell=args.bell, deck=chosen_deck(args),
+                             evening=wins_tonight)
     from p2p_chinchon.ui.render import detect_charset
 
     unicode, _ = detect_charset(getattr(args, "charset", "auto"), encoding=getattr(sys.stdout, "encoding", None))

@@ -103,3 +103,12 @@ def after_game(result: Any) -> list[Standing]:
         return evening(path, fps)
     except (OSError, StopIteration, ValueError, KeyError, IndexError):
         return []
+
+
+def wins_tonight(fingerprints: list[str]) -> dict[str, tuple[int, int]]:
+    """``{fingerprint: (wins, games)}`` of this evening's finished games among exactly these
+    players (the score sheet's "tonight" row); empty when there are none or on any error."""
+    try:
+        return {st.fingerprint: (st.wins, st.games) for st in evening(tally_path(), list(fingerprints))}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}

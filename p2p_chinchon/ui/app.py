@@ -250,7 +250,7 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                             hint: HintFn | None = None,
                             on_app: Callable[[TableApp], None] | None = None,
                             bell: bool = True, log_file: Path | None = None,
-                            deck: str | None = None) -> Any:
+                            deck: str | None = None, evening: Any = None) -> Any:
     """:func:`run_with_ui` inside an already running asyncio loop; ``log_file``: where log
     records and stderr go meanwhile (default :func:`p2p_chinchon.ui.quiet.log_path`)."""
     tr = Translator(lang)
@@ -259,6 +259,7 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
     bridge = UiBridge()
     ui = TableApp(bridge, tr, faces, hint=hint, pt_input=pt_input, pt_output=pt_output,
                   bell=bell)
+    ui.screen.evening = evening
     bridge.attach(ui)
     if on_app is not None:
         on_app(ui)
@@ -307,7 +308,8 @@ async def _run(ui: TableApp, bridge: UiBridge, node_main: Callable[[UiBridge], A
 
 def run_with_ui(node_main: Callable[[UiBridge], Awaitable[Any]], *, lang: str | None = None,
                 charset: str = "auto", pt_input: Any = None, pt_output: Any = None,
-                hint: HintFn | None = None, bell: bool = True, deck: str | None = None) -> Any:
+                hint: HintFn | None = None, bell: bool = True, deck: str | None = None,
+                evening: Any = None) -> Any:
     """Run ``node_main(bridge)`` under the full-screen table UI and return its result.
 
     ``lang``: "en"/"es"/"fr" (None: the locale); ``charset``: "auto", "unicode", "mono" or
@@ -315,10 +317,11 @@ def run_with_ui(node_main: Callable[[UiBridge], Awaitable[Any]], *, lang: str | 
     prompt_toolkit input and output (headless tests: ``create_pipe_input()`` and
     ``DummyOutput()``); ``hint(view)``: the hint key's provider (the bot's suggestion, an
     intent or a str); ``bell``: ring on your turn and on a close (``--no-bell`` turns it off);
-    ``deck``: "french" or "spanish" faces whatever the table's deck (``--faces``; None: the table's).
+    ``deck``: "french" or "spanish" faces whatever the table's deck (``--faces``; None: the table's);
+    ``evening(fingerprints) -> {fingerprint: (wins, games)}``: the score sheet's "tonight" row.
     When ``node_main`` returns the final screen stays until a key is pressed; an exception
     from ``node_main`` is shown, then re-raised here. Raises ValueError for a bad ``lang`` or
     ``charset``."""
     return asyncio.run(run_with_ui_async(node_main, lang=lang, charset=charset,
                                          pt_input=pt_input, pt_output=pt_output, hint=hint,
-                                         bell=bell, deck=deck))
+                                         bell=bell, deck=deck, evening=evening))

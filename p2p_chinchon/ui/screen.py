@@ -121,6 +121,10 @@ class TableScreen:
         # "reshuffle"); built from every view's new log events (a view keeps only the last 50)
         self.pile: list[tuple[int, Any, str]] = []
         self._pile_seen = 0
+        # fingerprints -> {fingerprint: (wins, games)} of this evening's earlier games among
+        # these players (issue 24; set by the command: the local tally), shown on the sheet
+        self.evening: Callable[[list[str]], dict[str, tuple[int, int]]] | None = None
+        self._evening_cache: tuple[tuple[str, ...], dict] | None = None
         self._shown_key: Any = None
         self.hold_until = 0.0
         self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
@@ -1022,8 +1026,23 @@ class TableScreen:
         out = [[("class:label", head)]] + [r for _, r in rows]
         out.append([("class:label", cell(tr("total"), 7) + " "
                      + " ".join(_rcell(v, colw) for v in tot))])
-        notes = self.mark_notes(view)
+        tonight = self.tonight(seats)
+        if tonight:
+            vals = [f"{tonight[s.fingerprint][0]}/{tonight[s.fingerprint][1]}" if s.fingerprint in tonight else ""
+                    for s in seats]
+            out.append([("class:dim", cell(tr("sheet_tonight"), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
+        notes = self.mark_notes(view) + ([tr("sheet_tonight_note")] if tonight else [])
         return [truncate(r, cols) for r in out + [[("class:dim", t)] for t in notes]]
+
+    def tonight(self, seats: Sequence[V.SeatInfo]) -> dict[str, tuple[int, int]]:
+        """This evening's earlier games among these seats' keys (:attr:`evening`), read once
+        per set of players."""
+        if self.evening is None:
+            return {}
+        fps = tuple(s.fingerprint for s in seats)
+        if self._evening_cache is None or self._evening_cache[0] != fps:
+            self._evening_cache = (fps, self.evening(list(fps)))
+        return self._evening_cache[1]
 
     def mark_notes(self, view: V.SeatView | None = None) -> list[str]:
         """One sentence per seat that went out or re-entered ("Carla: out at 104 after hand 5,
