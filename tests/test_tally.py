@@ -66,3 +66,25 @@ def test_the_score_sheet_shows_tonight_among_these_players(tmp_path, monkeypatch
     s2 = TableScreen(Translator("en"), Faces())  # no tally given: no row
     assert not any(r.startswith("tonight") for r in
                    ("".join(t for _, t in line) for line in s2.score_lines(80, view=view)))
+
+
+def test_the_score_sheet_says_who_is_near_the_limit_and_may_buy_back_in():
+    """Issue 24, item 6: who is near the limit or may buy back in."""
+    import dataclasses
+
+    from test_ui_fakes import draw_view, seats
+
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    view = dataclasses.replace(draw_view(), seats=seats((12, 85, 95)), score_history=((12, 85, 95),))
+    s = TableScreen(Translator("en"), Faces())
+    text = "\n".join("".join(t for _, t in line) for line in s.score_lines(100, view=view))
+    assert "Ben is 15 points from the limit (100) and may buy back in." in text, text
+    assert "Carla is 5 points from the limit (100) and may buy back in." in text
+    assert "Ana is" not in text
+    used = tuple(dataclasses.replace(x, reentries_used=1) if x.seat == 2 else x for x in view.seats)
+    text = "\n".join("".join(t for _, t in line)
+                     for line in s.score_lines(100, view=dataclasses.replace(view, seats=used)))
+    assert "Carla is 5 points from the limit (100): a bust is out for good." in text

@@ -1031,8 +1031,26 @@ class TableScreen:
             vals = [f"{tonight[s.fingerprint][0]}/{tonight[s.fingerprint][1]}" if s.fingerprint in tonight else ""
                     for s in seats]
             out.append([("class:dim", cell(tr("sheet_tonight"), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
-        notes = self.mark_notes(view) + ([tr("sheet_tonight_note")] if tonight else [])
+        notes = self.mark_notes(view) + self.near_notes(view) + ([tr("sheet_tonight_note")] if tonight else [])
         return [truncate(r, cols) for r in out + [[("class:dim", t)] for t in notes]]
+
+    def near_notes(self, view: V.SeatView) -> list[str]:
+        """Who is near the limit (within a fifth of it, at least 10 points) and whether a bust
+        would be bought back (re-entries left while enough players are in): issue 24."""
+        rules, tr = view.rules, self.tr
+        limit = getattr(rules, "limit", None)
+        if limit is None or view.phase == V.OVER:
+            return []
+        near = max(10, limit // 5)
+        playing = [s for s in view.seats if not s.eliminated and not getattr(s, "left", False)]
+        out = []
+        for s in playing:
+            left = limit - s.total
+            if 0 <= left <= near:
+                may = (s.reentries_used < getattr(rules, "reentries", 0)
+                       and len(playing) >= getattr(rules, "reentry_min_remaining", 2))
+                out.append(tr("sheet_near_buyback" if may else "sheet_near", name=s.name, n=left, limit=limit))
+        return out
 
     def tonight(self, seats: Sequence[V.SeatInfo]) -> dict[str, tuple[int, int]]:
         """This evening's earlier games among these seats' keys (:attr:`evening`), read once
