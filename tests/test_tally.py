@@ -88,3 +88,34 @@ def test_the_score_sheet_says_who_is_near_the_limit_and_may_buy_back_in():
     text = "\n".join("".join(t for _, t in line)
                      for line in s.score_lines(100, view=dataclasses.replace(view, seats=used)))
     assert "Carla is 5 points from the limit (100): a bust is out for good." in text
+
+
+def test_two_play_games_in_an_evening_add_up(tmp_path):
+    """Issue 24, item 6, as a person runs it: `play` twice (line mode; the turn clock plays for
+    the person); play's bot peers keep their keys between games, so the second game's exit
+    summary gives the evening among the same players."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               PYTHONUNBUFFERED="1")
+    cmd = [sys.executable, "-m", "p2p_chinchon", "play", "--lines", "--bots", "1", "--proof-rounds", "4",
+           "--option", "limit=5", "--option", "turn_time=1", "--option", "showdown_time=0", "--name", "Ana"]
+    outs = []
+    for seed in ("1", "2"):
+        log = tmp_path / f"play-{seed}.log"
+        with open(log, "wb") as f:  # stdin stays open until the game ends (EOF would mean leave)
+            p = subprocess.Popen([*cmd, "--seed", seed], stdin=subprocess.PIPE, stdout=f,
+                                 stderr=subprocess.STDOUT, env=env)
+        try:
+            p.wait(timeout=300)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdin.close()
+        outs.append(log.read_text(errors="replace"))
+        assert p.returncode == 0 and "winner:" in outs[-1], outs[-1][-3000:]
+    assert "tonight" not in outs[0]
+    assert "tonight, 2 games: " in outs[1], outs[1][-2000:]

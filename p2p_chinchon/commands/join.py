@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from p2p_chinchon.commands import _common as C
@@ -20,6 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds to keep looking when the table is not up yet (default 30)")
     p.add_argument("--bind", default="0.0.0.0", help="address to accept peers on (default all)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
+    p.add_argument("--bot-identity", type=Path, default=None, help=argparse.SUPPRESS)  # play's bots: a
+    # key folder of their own, so that an evening's games among the same bots add up (issue 24)
     p.add_argument("--min-proof-rounds", type=int, default=None, metavar="K",
                    help="refuse tables whose cut-and-choose shuffle proofs use fewer rounds (default 64; tests use less)")
     C.add_play_arguments(p)
@@ -145,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
             if found is None:
                 return None
             host, port, fp = found
-        identity = load_or_create_identity() if human else Identity.generate()
+        identity = (load_or_create_identity() if human else
+                    load_or_create_identity(args.bot_identity) if args.bot_identity else Identity.generate())
         rng = seat_rng(args.seed, f"join/{player}")
         glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level, lang=args.lang)
 

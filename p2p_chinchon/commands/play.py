@@ -76,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
             cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
                    "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
                    "--bind", "127.0.0.1", "--bot-level", levels[i - 1]]
+            if human:  # the same bot keys game after game: the evening's tally adds up (issue 24)
+                from p2p_chinchon.identity import default_config_dir
+
+                cmd += ["--bot-identity", str(default_config_dir() / "bots" / names[i])]
             if args.seed is not None:
                 cmd += ["--seed", str(args.seed)]
             if args.proof_rounds < 64:  # the person chose weak proofs for this local game
@@ -134,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
     if result is None:
         return 1
     C.print_result(result, names, lang=args.lang)
+    if human:
+        C.print_tally(result, lang=args.lang)  # the evening among the same players (issue 24)
     print(tr("exit_all", path=folder))
     C.print_error(result)  # "you left the table" alone would hide why the node left
     return C.exit_code(result)

@@ -1039,7 +1039,7 @@ class TableScreen:
         would be bought back (re-entries left while enough players are in): issue 24."""
         rules, tr = view.rules, self.tr
         limit = getattr(rules, "limit", None)
-        if limit is None or view.phase == V.OVER:
+        if limit is None or view.phase == V.OVER or view.winner is not None:
             return []
         near = max(10, limit // 5)
         playing = [s for s in view.seats if not s.eliminated and not getattr(s, "left", False)]
