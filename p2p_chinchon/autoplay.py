@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from p2p_chinchon import view as v
+from p2p_chinchon.bots import deadhand
 
 
 def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
@@ -21,9 +22,7 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
         if need == "reenter":
             return v.Reenter(reenter)
         if need == "draw":
-            if view.discard_top is None:
-                return v.Draw("stock")
-            return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
+            return draw_intent(bot, view)
         if need == "discard":
             return discard_intent(bot, view)
         return None
@@ -31,8 +30,32 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
     return decide
 
 
+def draw_intent(bot: Any, view: v.SeatView) -> Any:
+    """The bot's draw; in a dead hand (:mod:`p2p_chinchon.bots.deadhand`) it collects a
+    discarded card that pairs with its hand."""
+    if view.discard_top is None:
+        return v.Draw("stock")
+    if deadhand.is_dead(view) and deadhand.collects(view.hand, view.discard_top):
+        return v.Draw("discard")
+    return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
+
+
+def taken_now(view: v.SeatView) -> Any:
+    """The card this seat took from the discard pile this turn, or None (it drew from the
+    stock, or it is not its discard step)."""
+    if not view.my_turn or view.step != "discard":
+        return None
+    for ev in reversed(view.events):
+        if ev.kind in ("draw_stock", "draw_discard"):
+            mine = ev.seats[:1] == (view.me,)
+            return ev.cards[0] if mine and ev.kind == "draw_discard" and ev.cards else None
+    return None
+
+
 def discard_intent(bot: Any, view: v.SeatView) -> Any:
-    """The bot's discard or close for an 8-card hand, checked against the legal closes."""
+    """The bot's discard or close for an 8-card hand, checked against the legal closes. It
+    never throws back the card just taken from the discard pile (legal, docs/rules.md, but
+    never the advice), and keeps its pairs in a dead hand."""
     closable = {c for c, _pts, _ch in view.close_options}
     action, card = bot.choose_discard(list(view.hand), may_close=bool(closable), view=view)
     if action == "close":
@@ -40,8 +63,22 @@ def discard_intent(bot: Any, view: v.SeatView) -> Any:
             return v.Close(card)
         if closable:  # the bot wanted to close: take the best legal close
             return v.Close(view.close_options[0][0])
-        return v.Discard(card)
+    taken = taken_now(view)
+    if deadhand.is_dead(view):
+        card = deadhand.keeps_pairs(view.hand, card, view.rules, never=taken)
+    if taken is not None and card == taken:
+        card = _best_other(bot, view, taken)
     return v.Discard(card)
+
+
+def _best_other(bot: Any, view: v.SeatView, taken: Any) -> Any:
+    """The least-deadwood discard that is not ``taken``."""
+    from p2p_chinchon.bots.evaluate import Evaluator
+
+    ev = getattr(bot, "ev", None) or Evaluator(view.rules)
+    hand = list(view.hand)
+    others = [(ev.points(hand[:i] + hand[i + 1:]), i) for i, c in enumerate(hand) if c != taken]
+    return hand[min(others)[1]] if others else taken
 
 
 def suggest(bot: Any, view: v.SeatView) -> Any:
@@ -51,9 +88,7 @@ def suggest(bot: Any, view: v.SeatView) -> Any:
     if not view.my_turn or view.step not in ("draw", "discard"):
         return None
     if view.step == "draw":
-        if view.discard_top is None:
-            return v.Draw("stock")
-        return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
+        return draw_intent(bot, view)
     return discard_intent(bot, view)
 
 

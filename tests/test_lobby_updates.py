@@ -234,11 +234,14 @@ async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refus
                 expect_fingerprint=host_id.fingerprint, on_waiting=lambda text, *_: said.append(text)))
             await asked.wait()
             assert said and "waiting for the host to let you sit down" in said[-1]
+            assert beto.fingerprint in said[-1]  # the joiner sees what the host checks (issue 24)
             assert [p.name for p in table.pending_players] == ["Ana"] and who == ["Beto"]
             answer.set()
-            while len(table.pending_players) < 2:
+            while len(table.pending_players) < 2 or len(said) < 2:
                 await trio.sleep(0.01)
             assert [p.name for p in table.pending_players] == ["Ana", "Beto"]
+            # seated: the status no longer says it waits for the host (issue 24)
+            assert said[-1].startswith("seated") and beto.fingerprint in said[-1]
             nursery.cancel_scope.cancel()
 
 

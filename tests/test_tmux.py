@@ -88,7 +88,7 @@ def test_play_in_a_terminal_a_few_turns_then_leave(tmp_path, cols, rows):
         lines = text.splitlines()
         assert len(lines) <= rows and all(len(r) <= cols for r in lines)
         assert "p2p-chinchón" in lines[0]
-        assert re.search(r"^▶ You +\S+ +7 cards +total 0 +\(you\)", text, re.M), text
+        assert re.search(r"^▶ Ana +\S+ +7 cards +total 0 +\(you\)", text, re.M), text
         assert re.search(r"^  Bruno +\S+ +7 cards +total 0", text, re.M), text
         assert re.search(r"^Discard pile: \S+ \(1\) +Stock: \d+$", text, re.M), text
         assert re.search(r"^Your hand: deadwood \d+", text, re.M), text
@@ -127,7 +127,7 @@ def test_play_in_a_terminal_a_few_turns_then_leave(tmp_path, cols, rows):
         assert "Traceback" not in out
         assert status == 0, out  # leaving on purpose is a clean exit
         assert re.search(r"^you left the table$", out, re.M), out
-        assert re.search(r"^totals: You \d+, Bruno \d+$", out, re.M), out
+        assert re.search(r"^totals: Ana \d+, Bruno \d+$", out, re.M), out
         assert re.search(r"^transcript: ", out, re.M), out
     finally:
         t.close()

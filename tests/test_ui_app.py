@@ -25,7 +25,7 @@ class Output80x24(DummyOutput):
         return Size(rows=24, columns=80)
 
 
-def play(script, *, lang="en", hint=None, charset="unicode"):
+def play(script, *, lang="en", hint=None, charset="unicode", log_file=None):
     """Run ``script(bridge, keys, ui)`` as node_main under the UI; return its result and the
     UI. ``keys(text)`` types into the terminal. The final "press any key" is typed only once
     the UI shows the final screen (so that screen is really waited for)."""
@@ -50,7 +50,7 @@ def play(script, *, lang="en", hint=None, charset="unicode"):
 
         result = asyncio.run(run_with_ui_async(
             node_main, lang=lang, charset=charset, pt_input=inp, pt_output=Output80x24(),
-            hint=hint, on_app=apps.append))
+            hint=hint, on_app=apps.append, log_file=log_file))
     return result, apps[0]
 
 
@@ -94,7 +94,9 @@ def test_a_hand_played_with_keys():
         await settle()
         screen_close = ui.snapshot(80, 24)
         assert ui.screen.picked is None  # after taking the discard nothing is picked (issue 13)
-        keys("Kdc")  # name the K♦, then c closes with it
+        keys("Kdc")  # name the K♦, then c closes with it (once confirmed with y)
+        await until(lambda: ui.screen.mode == "ask")
+        keys("y")
         got.append(await next_intent(bridge))
         return got, screen_wait, screen_close
 

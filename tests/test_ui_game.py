@@ -132,6 +132,7 @@ class Person:
             self.seen.setdefault("close", shown)
             self.closes += 1
             self.keys("c")
+            self.keys("y")  # the close is asked first (issue 24)
         else:
             self.keys("\r")
 

@@ -90,7 +90,7 @@ def test_rules_in_words_reflects_the_fields():
     assert "No buying back in." in cardgames
     assert "After a close, players lay off only on the closer's melds." in cardgames
     online = rules_in_words(PRESETS["online"], tr)
-    assert "Ad is wild." in online and "Over 50 points you are out." in online
+    assert "The 1 of oros is wild." in online and "Over 50 points you are out." in online
 
 
 # ---------------------------------------------------------------- issue 13 item 5: the walk

@@ -14,6 +14,7 @@ from p2p_chinchon.engine import Card, parse_cards
 from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, HELP, TableScreen
+from p2p_chinchon.ui.text import plain
 from p2p_chinchon.ui.text import plain, width
 
 
@@ -97,7 +98,9 @@ def test_digit_then_command_letter_is_a_command_unless_it_names_a_card():
     cards, _ = s.display_hand()
     i = cards.index(DRAWN) + 1  # the closing discard's display position
     press(s, str(i), "c")
-    assert s.typed == "" and sent == [V.Close(DRAWN)]
+    assert s.typed == "" and sent == [] and "cannot be undone" in plain(s.message_line())
+    press(s, "y")  # a close is signed for good: asked first (issue 24)
+    assert sent == [V.Close(DRAWN)]
     s, sent, _ = make(discard_view())
     press(s, "3", "h")
     assert s.typed == "3h" and s.picked == Card(3, 1)
@@ -122,7 +125,26 @@ def test_close_only_when_close_options_allow():
     s, sent, _ = make(discard_view(close_options=opts, first_round=False))
     press(s, "3", "h", "c")  # the 3♥ is not a legal closing discard
     assert sent == [] and "discard K♦" in s.message
-    press(s, "K", "d", "c")  # a typed name, then c: close with it
+    press(s, "K", "d", "c")  # a typed name, then c: close with it, once confirmed
+    press(s, "n")
+    assert sent == []
+    press(s, "c", "y")
+    assert sent == [V.Close(DRAWN)]
+
+
+def test_close_asks_first_and_warns_over_the_limit():
+    """Issue 24: a close is signed and cannot be undone; the question says when it puts you
+    over the limit (total 12 here, limit 100 in the fake rules: 95 + 12 > 100)."""
+    import dataclasses
+
+    opts = ((DRAWN, 12, False),)
+    view = discard_view(close_options=opts, first_round=False)
+    seats = tuple(dataclasses.replace(x, total=95) if x.seat == 0 else x for x in view.seats)
+    s, sent, _ = make(dataclasses.replace(view, seats=seats))
+    press(s, "K", "d", "c")
+    assert "You would have 107: over 100!" in s.render_text(80, 24)
+    assert s.render_text(80, 24).endswith("y yes · n no")
+    press(s, "y")
     assert sent == [V.Close(DRAWN)]
 
 

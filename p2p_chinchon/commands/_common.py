@@ -58,10 +58,33 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None, help="your name at the table")
     p.add_argument("--lang", default=None, choices=["en", "es", "fr"], help="language of the UI (default: the locale)")
     p.add_argument("--charset", default="auto", choices=["auto", "unicode", "mono", "ascii"], help="card faces: suits with colour, without, or plain ASCII")
+    p.add_argument("--faces", default="auto", choices=["auto", "french", "spanish"],
+                   help="card faces: the table's deck (auto), or French/Spanish faces whatever it is")
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
     p.add_argument("--no-bell", dest="bell", action="store_false", help="no terminal bell on your turn or a close")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a connected peer's automatic step, and after its turn clock ran out (default 90)")
+
+
+def add_comeback_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--new", action="store_true",
+                   help="do not resume an unfinished game of yours (by default host and join come back to it)")
+
+
+def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, table: str | None = None) -> Any:
+    """The resume step of ``host`` and ``join`` (issue 24, item 1): with ``path`` (the
+    transcript asked for) holding a game with its secrets, or an unfinished game of this
+    identity found by :func:`p2p_chinchon.commands.comeback.find_comeback`, that game is
+    resumed and its exit code returned; an int exit code when the person must choose first;
+    None to go on with the command as typed."""
+    if check_transcript_path(path, command):
+        return resume(args, path, human, command)  # the same command again: back to that game
+    from p2p_chinchon.commands.comeback import find_comeback
+
+    found = find_comeback(args, command, table=table)
+    if isinstance(found, int):
+        return found
+    return None if found is None else resume(args, found, human, command)
 
 
 def check_transcript_path(path: Path, command: str) -> bool:
@@ -168,8 +191,24 @@ def finish(result: Any, args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         print_result(result, lang=getattr(args, "lang", None))
+        print_tally(result, lang=getattr(args, "lang", None))
     print_error(result)
     return exit_code(result)
+
+
+def print_tally(result: Any, out: Any = None, lang: str | None = None) -> None:
+    """Record a finished game in this evening's tally (:mod:`p2p_chinchon.commands.tally`)
+    and print the standings among its players once they have played two games or more."""
+    from p2p_chinchon.commands.tally import after_game
+    from p2p_chinchon.ui.i18n import Translator
+
+    standings = after_game(result)
+    games = max((s.games for s in standings), default=0)
+    if games < 2:
+        return
+    tr = Translator(lang)
+    rows = ", ".join(tr("exit_tally_row", name=s.name, wins=s.wins, points=s.points) for s in standings)
+    print(tr("exit_tally", n=games, rows=rows), file=out or sys.stdout)
 
 
 def print_error(result: Any) -> None:
@@ -329,20 +368,30 @@ def open_lobby(bind: str, args: argparse.Namespace, command: str) -> list | None
         return None
 
 
+def chosen_deck(args: argparse.Namespace) -> str | None:
+    """``--faces``: "french" or "spanish" card faces whatever the table's deck; None (auto)."""
+    faces = getattr(args, "faces", "auto")
+    return None if faces == "auto" else faces
+
+
 def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) -> Any:
     """Run ``main(bridge, on_update)`` under the full-screen UI, the plain line mode, or (bots)
     plain trio with a console printer."""
     import trio
 
+    from p2p_chinchon.commands.tally import wins_tonight
+
     if human and want_tui(args):
         from p2p_chinchon.ui.app import run_with_ui
 
-        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint(), bell=args.bell)
+        return run_with_ui(main, lang=args.lang, charset=args.charset, hint=human_hint(), bell=args.bell,
+                           deck=chosen_deck(args), evening=wins_tonight)
     if human:
         from p2p_chinchon.ui.lines import run_line_mode
 
         return run_line_mode(main, stdin=sys.stdin, stdout=sys.stdout, lang=args.lang,
-                             charset=args.charset, hint=human_hint(), bell=args.bell)
+                             charset=args.charset, hint=human_hint(), bell=args.bell, deck=chosen_deck(args),
+                             evening=wins_tonight)
     from p2p_chinchon.ui.render import detect_charset
 
     unicode, _ = detect_charset(getattr(args, "charset", "auto"), encoding=getattr(sys.stdout, "encoding", None))

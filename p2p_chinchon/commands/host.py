@@ -27,6 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seat the first comers without asking (bots, demos, tests); by default you approve "
                         "each joiner, shown with name and key fingerprint (a --bot host is always open)")
     C.add_play_arguments(p)
+    C.add_comeback_argument(p)
 
 
 MAX_TABLE_NAME_BYTES = 64  # the offer's wire limit (protocol/schema.json), also fits the mDNS TXT
@@ -66,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
     [level] = C.bot_levels(args, 1, "host")
-    if C.check_transcript_path(path, "host"):
-        return C.resume(args, path, human, "host")  # the same command again: back to that game
+    back = C.comeback(args, path, human, "host", table=table_name)
+    if back is not None:  # the same command again: back to that game (issue 24)
+        return back
     # The lobby listens before trio, the table and the crypto load: joiners start meanwhile.
     sockets = C.open_lobby(args.bind, args, "host")
     if sockets is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from p2p_chinchon.commands import _common as C
@@ -24,9 +25,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "on your router)")
     C.add_advertise_argument(p, "you (the port defaults to --port)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
+    p.add_argument("--bot-identity", type=Path, default=None, help=argparse.SUPPRESS)  # play's bots: a
+    # key folder of their own, so that an evening's games among the same bots add up (issue 24)
     p.add_argument("--min-proof-rounds", type=int, default=None, metavar="K",
                    help="refuse tables whose cut-and-choose shuffle proofs use fewer rounds (default 64; tests use less)")
     C.add_play_arguments(p)
+    C.add_comeback_argument(p)
 
 
 TABLE_FIELDS = ("name", "host", "port", "preset", "seats_taken", "max_seats", "fingerprint", "version", "reach")
@@ -83,11 +87,20 @@ def run(args: argparse.Namespace) -> int:
         return list_tables(args)
     if human and not args.connect and not args.table and not args.lines and not sys.stdin.isatty():
         return list_tables(args)  # nobody to pick one: print the list for the script that ran us
-    if C.check_transcript_path(args.transcript or C.default_transcript("seat0"), "join"):
-        return C.resume(args, args.transcript, human, "join")  # the same command again: back to that game
+    back = C.comeback(args, args.transcript or C.default_transcript("seat0"), human, "join", table=args.table)
+    if back is not None:  # the same command again: back to that game (issue 24)
+        return back
 
     def to_stderr(text: str) -> None:
         print(text, file=sys.stderr)
+
+    untold: list[str] = []  # why no table was joined, printed once a full screen is gone
+
+    def give_up(text: str) -> None:
+        if C.want_tui(args):
+            untold.append(text)
+        else:
+            to_stderr(text)
 
     async def find(say: Callable[[str], None]) -> tuple[str, int, str] | None:
         """The table to join, browsed on the LAN; ``say`` takes each progress line (a
@@ -105,14 +118,16 @@ def run(args: argparse.Namespace) -> int:
                 break
             say(f"no table found on the LAN{named} yet: still looking for {int(left + 0.5)} s")
         if not tables:
-            print(f"no table found on the LAN{named}", file=sys.stderr)
+            give_up(f"p2p-chinchon join: no table found on the LAN{named}"
+                    + (" (a table already playing is not advertised: come back to your game with "
+                       "p2p-chinchon resume)" if args.table else ""))
             return None
         if len(tables) > 1 and (args.table or not args.bot):
             # two tables of one name (or none named): never take one silently
             for i, t in enumerate(tables):
-                print(f"  {i + 1}. {t.name}  [{t.preset}]  {t.seats_taken}/{t.max_seats}  host {t.fingerprint}  {t.host}:{t.port}", file=sys.stderr)
-            print(("several tables share that name: " if args.table else "several tables: name one (p2p-chinchon join TABLE) or ")
-                  + "pick one with --connect HOST:PORT", file=sys.stderr)
+                give_up(f"  {i + 1}. {t.name}  [{t.preset}]  {t.seats_taken}/{t.max_seats}  host {t.fingerprint}  {t.host}:{t.port}")
+            give_up(("several tables share that name: " if args.table else "several tables: name one (p2p-chinchon join TABLE) or ")
+                    + "pick one with --connect HOST:PORT")
             return None
         t = tables[0]
         say(f"joining '{t.name}' at {t.host}:{t.port} (host {t.fingerprint})")
@@ -146,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
             if found is None:
                 return None
             host, port, fp = found
-        identity = load_or_create_identity() if human else Identity.generate()
+        identity = (load_or_create_identity() if human else
+                    load_or_create_identity(args.bot_identity) if args.bot_identity else Identity.generate())
         rng = seat_rng(args.seed, f"join/{player}")
         glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level, lang=args.lang)
 
@@ -182,7 +198,10 @@ def run(args: argparse.Namespace) -> int:
             nursery.cancel_scope.cancel()
         return result
 
-    return C.finish(C.run_reporting(main, args, human, "join"), args)
+    result = C.run_reporting(main, args, human, "join")
+    for line in untold:  # the full screen has gone: say why nothing was joined
+        to_stderr(line)
+    return C.finish(result, args)
 
 
 async def _two_named(args: argparse.Namespace) -> bool:

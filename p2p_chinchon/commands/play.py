@@ -31,6 +31,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     C.add_play_arguments(p)
 
 
+def _own_name() -> str:
+    """The person's name at a ``play`` table without ``--name``: the login name, capitalised
+    (it is signed into the transcript, so never a UI word such as "You"/"Tú", issue 24);
+    "Ana" for root or when none can be read."""
+    import getpass
+
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):
+        login = ""
+    login = login.strip()
+    if not login or login == "root" or not login.isprintable() or len(login.encode()) > 32:
+        return "Ana"
+    return login[:1].upper() + login[1:]
+
+
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.bots <= 7:
         print("p2p-chinchon play: --bots must be 1-7", file=sys.stderr)
@@ -40,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from p2p_chinchon.ui.i18n import Translator
 
     tr = Translator(args.lang)
-    names = [tr("you_name") if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
+    names = [_own_name() if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]
     levels = C.bot_levels(args, args.bots, "play")  # one per bot peer, in seat order
     if args.name:
         names[0] = args.name
@@ -67,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
             cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
                    "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
                    "--bind", "127.0.0.1", "--bot-level", levels[i - 1]]
+            if human:  # the same bot keys game after game: the evening's tally adds up (issue 24)
+                from p2p_chinchon.identity import default_config_dir
+
+                cmd += ["--bot-identity", str(default_config_dir() / "bots" / names[i])]
             if args.seed is not None:
                 cmd += ["--seed", str(args.seed)]
             if args.proof_rounds < 64:  # the person chose weak proofs for this local game
@@ -104,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             result = await host_game(HostConfig(
                 identity=identity, rng=rng, player_name=names[0], transcript_path=my_path,
                 timeouts=C.make_timeouts(args), bind="127.0.0.1", rules=rules, seats=args.bots + 1,
-                name=(tr("your_table") if names[0] == tr("you_name") else f"{names[0]}'s table")[:64],
+                name=f"{names[0]}'s table"[:64],
                 proof_rounds=args.proof_rounds, advertise=False, sockets=sockets,
             ), events)
             with trio.move_on_after(5):
@@ -128,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
     if result is None:
         return 1
     C.print_result(result, names, lang=args.lang)
+    if human:
+        C.print_tally(result, lang=args.lang)  # the evening among the same players (issue 24)
     print(tr("exit_all", path=folder))
     C.print_error(result)  # "you left the table" alone would hide why the node left
     return C.exit_code(result)

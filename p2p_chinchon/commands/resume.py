@@ -2,8 +2,8 @@
 
 Reloads this seat's identity, its transcript and the per-hand secrets saved beside it
 (``TRANSCRIPT.secrets``), reaches the other seats at the addresses in the signed seating, catches
-up envelope by envelope and plays on. Without a path: the newest unfinished game in the default
-transcript folder. Running the same ``host`` / ``join`` command again does the same.
+up envelope by envelope and plays on. Without a path: this identity's unfinished game in the default
+transcript folder, or the one the person picks when there are several (a bot: the newest). Running the same ``host`` / ``join`` command again does the same.
 """
 
 from __future__ import annotations
@@ -33,10 +33,32 @@ def newest_unfinished(folder: Path) -> Path | None:
     return max(found, key=lambda t: t.stat().st_mtime, default=None)
 
 
+def _pick(args: argparse.Namespace) -> Path | None | int:
+    """Without a path, a person's unfinished games (of this identity, any age): the only one,
+    or the one they pick from the list (issue 24); an exit code when nobody can pick."""
+    from p2p_chinchon.commands.comeback import choose, unfinished_games
+    from p2p_chinchon.identity import load_or_create_identity
+
+    games = unfinished_games(C.data_dir() / "transcripts", load_or_create_identity().public_bytes, recent=None)
+    if not games:
+        return None
+    ask = input if sys.stdin.isatty() else None
+    picked = choose(games, ask=ask, out=lambda text: print(text, file=sys.stderr, flush=True))
+    if picked is None:
+        return 2 if ask is None else 0
+    return picked.path
+
+
 def run(args: argparse.Namespace) -> int:
     if not C.check_advertise(args, "resume"):
         return 2
-    path = args.transcript or newest_unfinished(C.data_dir() / "transcripts")
+    path = args.transcript
+    if path is None and not args.bot:
+        path = _pick(args)
+        if isinstance(path, int):
+            return path
+    elif path is None:
+        path = newest_unfinished(C.data_dir() / "transcripts")
     if path is None or not path.exists():
         print("p2p-chinchon resume: no unfinished game found" + (f" at {path}" if path else ""), file=sys.stderr)
         return 2

@@ -291,6 +291,8 @@ class Game:
         self.close_discard: int | None = None
         self.turns_taken: dict[int, int] = {s: 0 for s in self.active}
         self.first_player: int | None = None
+        self.reshuffles = 0  # times this hand's stock was made again from the discard pile
+        self.taken_slot: int | None = None  # the discard pile's top taken this turn
         self._live: set[int] = set()
         self._retired: set[int] = set()
 
@@ -378,6 +380,12 @@ class Game:
         if self.stock:
             self.phase = Phase.DRAW
             return []
+        if self.rules.max_reshuffles and self.reshuffles >= self.rules.max_reshuffles:
+            # table option (issue 24; the documents let the stock be re-made without end): a
+            # dead hand whose stock ran out max_reshuffles times is void; the deal passes.
+            events = [HandVoid(self.hand_no, "reshuffles")]
+            self._next_hand()
+            return events
         if len(self.discard_pile) >= 2:
             # 000 "Playing a turn": leave the top card, shuffle the rest as the new stock.
             self.phase = Phase.RESTOCK
@@ -416,7 +424,7 @@ class Game:
                 out.append(DrawDiscard(seat))
         elif self.phase is Phase.DISCARD:
             hand = self.hands[seat]
-            out += [Discard(seat, s) for s in hand if s in self.faces]
+            out += [Discard(seat, s) for s in hand if s in self.faces and not self._throws_back(s)]
             if not self.close_banned():
                 for s in hand:
                     kept = [x for x in hand if x != s]
@@ -454,6 +462,7 @@ class Game:
         slot = self.stock.pop(0)
         self.hands[a.seat].append(slot)
         self.phase = Phase.DISCARD
+        self.taken_slot = None
         return [Drew(a.seat, "stock", slot, None)]
 
     def _draw_discard(self, a: DrawDiscard) -> list[Event]:
@@ -466,6 +475,7 @@ class Game:
             raise IllegalAction(a.seat, "unknown_face", f"the top of the pile (slot {slot}) is not revealed")
         self.discard_pile.pop()
         self.hands[a.seat].append(slot)
+        self.taken_slot = slot
         self.last_from_discard[a.seat] = card
         self.phase = Phase.DISCARD
         return [Drew(a.seat, "discard", slot, card)]
@@ -480,12 +490,20 @@ class Game:
         card = self.faces.get(a.slot)
         if card is None:
             raise IllegalAction(a.seat, "unknown_face", f"slot {a.slot} must be revealed first")
+        if self._throws_back(a.slot):
+            raise IllegalAction(a.seat, "discard_taken",
+                                f"{card} was just taken from the discard pile (table option discard_taken)")
         self.hands[a.seat].remove(a.slot)
         self.discard_pile.append(a.slot)
         self.turns_taken[a.seat] += 1
         events: list[Event] = [Discarded(a.seat, a.slot, card)]
         events.extend(self._begin_turn(self.next_active(a.seat)))
         return events
+
+    def _throws_back(self, slot: int) -> bool:
+        """Whether discarding ``slot`` throws back the card just taken, where the table forbids
+        it (``rules.discard_taken`` False; the documents are silent: allowed by default)."""
+        return not self.rules.discard_taken and slot == self.taken_slot
 
     def _close(self, a: Close) -> list[Event]:
         self._turn(a.seat, Phase.DISCARD)
@@ -536,6 +554,7 @@ class Game:
         self.stock = list(new)
         self._live.update(new)
         self.phase = Phase.DRAW
+        self.reshuffles += 1
         return [Restocked(tuple(new))]
 
     # -- showdown and scores ------------------------------------------------------------

@@ -58,6 +58,10 @@ FIELD_HELP: dict[str, str] = {
     "rejoin_wait": "seconds the others wait for a disconnected seat to come back",
     "stall_limit": "seconds a table that cannot play on (no majority to remove the absent) waits before it stops, "
                    "signing nothing (resumable)",
+    "discard_taken": "may the card just taken from the discard pile be discarded in the same turn "
+                     "(the documents are silent: yes by default)",
+    "max_reshuffles": "times a hand's stock may be re-made from the discard pile; the next time "
+                      "it runs out the hand is void (0 = no limit, as every rule document)",
 }
 
 
@@ -102,6 +106,8 @@ class Rules:
     turn_time: int = 60  # the node's clocks (net/node.py); never read by the engine
     rejoin_wait: int = 120
     stall_limit: int = 900  # the node's clock (issue 20); never read by the engine
+    max_reshuffles: int = 0  # issue 24: an option no document states; off by default
+    discard_taken: bool = True  # issue 24: the documents are silent; legal unless forbidden
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -244,7 +250,8 @@ def _wild_face(text: str) -> tuple[int, int] | None:
 # Fields added after the wire format was fixed: absent on the wire means the default.
 # Pacing fields (screen and clocks, never the engine): on the wire exactly when not at their
 # default, so each rules value has one encoding and tables made before them still decode.
-OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait", "stall_limit"})
+OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait", "stall_limit", "max_reshuffles",
+                             "discard_taken"})
 
 _FIELD_TYPES: dict[str, type] = {
     f.name: {"int": int, "bool": bool, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
@@ -282,6 +289,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "turn_time": (0, 3600),
     "rejoin_wait": (0, 86400),
     "stall_limit": (1, 7 * 86400),
+    "max_reshuffles": (0, 100),
 }
 
 
@@ -314,14 +322,16 @@ def _validate(r: Rules) -> None:
 PRESET_NAMES = ("classic", "online", "fournier", "cardgames")
 
 
-CLASSIC = Rules(preset="classic")
+# Issue 24: no document caps the wild cards of one meld except 003 ("one per meld"); 000
+# asks only for two real cards per meld, 001 is silent: no cap (8) beyond what they state.
+CLASSIC = Rules(preset="classic", max_wild_per_meld=8)
 CLASSIC_DOC = """classic (000, the English full rules).
 
 Stated: 40 cards (A-7 J Q K), 2-8 players, two packs for 5-8; close with all matched, or six
 matched and one card of 4 or less; no close in the first round; -10 clean; chinchón wins; lay
 off on any meld on the table, not on the closer's after a clean close; out over 100; re-entry at
 the highest total still in, not once only two are left. Variants are options: jokers=2 (each meld
-needs two real cards; a seven-run with one joker -50, two -25, no chinchón), wild_card=Ad (A♦ the
+needs two real cards, and no other cap on its wild cards; a seven-run with one joker -50, two -25, no chinchón), wild_card=Ad (A♦ the
 only wild card), close_max_points=5 (Fournier's five points), limit=70, deck=48 (J Q K 10 11 12
 via court_points=auto), decks=2.
 
@@ -338,7 +348,7 @@ ONLINE = Rules(
     max_players=4,
     wild_card="Ad",
     suits="spanish",
-    max_wild_per_meld=1,
+    max_wild_per_meld=8,  # 001 states no cap (one wild card in its deck anyway)
     min_real_per_meld=2,
     court_points="flat",
     close_max_points=3,
@@ -359,7 +369,8 @@ nobody lays off at all; a seven-run with the wild card -25, without it wins; oth
 any meld shown (chaining: "another player could discard the six"); out over 50; all out in one
 hand: lowest total wins, tie: the last closer, else the hand's first player.
 
-Silent, chosen: 2-4 players, one pack (online tables); no re-entry (none offered); the wild card
+Silent, chosen: 2-4 players, one pack (online tables); no re-entry (none offered); no cap on the
+wild cards of one meld beyond two real cards (the document states none); the wild card
 counts as wild even in its own place (a seven-run using it is "formed with the wild card").
 """
 

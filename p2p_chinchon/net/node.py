@@ -1312,8 +1312,9 @@ async def join_lobby(
             check_offer(offer, host_key)  # raises: we leave without taking a seat
         await link.send(b"sit")
         if on_waiting is not None:  # never a silent wait: the host's person may be asked first
-            on_waiting(f"waiting for the host to let you sit down (the host is asked on their "
-                       f"screen; up to {approval_wait:g} s; q leaves)", "lobby_wait_host", {"s": f"{approval_wait:g}"})
+            on_waiting(f"waiting for the host to let you sit down (your fingerprint {identity.fingerprint}: the host "
+                       f"checks it on their screen; up to {approval_wait:g} s; q leaves)", "lobby_wait_host",
+                       {"s": f"{approval_wait:g}", "fp": identity.fingerprint})
         # The host refuses us when its person has not answered in APPROVAL_WAIT s; our own
         # patience ends a little later, for a host that never says.
         try:
@@ -1321,6 +1322,9 @@ async def join_lobby(
                 await lob.read_answer(link, "seat", int, closed="the host closed the lobby", on_lobby=on_lobby)
         except trio.TooSlowError:
             raise lob.Refused(f"the host did not answer within {approval_wait:g} s") from None
+        if on_waiting is not None:  # seated: the last line must not stay "waiting for the host"
+            on_waiting(f"seated (your fingerprint {identity.fingerprint}): waiting for the table to fill",
+                       "lobby_seated", {"fp": identity.fingerprint})
         with trio.fail_after(timeout):
             seating = await lob.read_answer(link, "seating", bytes, on_lobby=on_lobby,
                                             closed="the host closed the lobby before seating")

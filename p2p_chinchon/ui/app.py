@@ -13,6 +13,10 @@ or an 80x24 terminal never overlaps or wraps.
 from __future__ import annotations
 
 import asyncio
+import logging
+import signal
+import time
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 import trio
@@ -31,6 +35,7 @@ from prompt_toolkit.styles import Style
 from ..view import SeatView
 from .bridge import UiBridge
 from .i18n import Translator
+from .quiet import quiet_terminal
 from .render import Faces, resolve_faces
 from .screen import HintFn, TableScreen
 
@@ -64,6 +69,8 @@ STYLE = Style.from_dict({
     "winner": "bold reverse",
     "log": "",
 })
+
+LOG_NOTICE_EVERY = 60.0  # seconds between two "connection refused" notices
 
 _KEY_NAMES = {
     Keys.Left: "left", Keys.Right: "right", Keys.Up: "up", Keys.Down: "down",
@@ -99,6 +106,8 @@ class TableApp:
         self.bridge = bridge
         self.bell = bell
         self.loop: asyncio.AbstractEventLoop | None = None  # the host loop, set when running
+        self.log_file: Path | None = None  # where log records go while the screen runs
+        self._log_said = -LOG_NOTICE_EVERY
         self.cancel_node: Callable[[], None] = lambda: None
         self.screen = TableScreen(tr, faces, send=bridge.submit, hint=hint, exit=self._exit,
                                   force_quit=lambda: self.cancel_node())
@@ -111,6 +120,16 @@ class TableApp:
 
         for key, name in _KEY_NAMES.items():
             kb.add(key)(self._named(name))
+
+        @kb.add(Keys.ControlL)
+        def _repaint(event: KeyPressEvent) -> None:
+            self.repaint()
+
+        @kb.add(Keys.ControlZ)
+        def _suspend(event: KeyPressEvent) -> None:
+            # the terminal is raw (no ISIG): Ctrl-Z is a key; suspend like a shell job would,
+            # prompt_toolkit leaves raw mode first and redraws after fg
+            self.app.suspend_to_background()
         self.window = Window(_ScreenControl(self.screen), wrap_lines=False)
         self.app: Application[Any] = Application(
             layout=Layout(self.window), key_bindings=kb, full_screen=True, style=STYLE,
@@ -123,6 +142,41 @@ class TableApp:
             self.screen.key(name)
 
         return handler
+
+    def repaint(self) -> None:
+        """Ctrl-L: clear the terminal and draw the whole screen again (whatever scribbled on
+        it is gone)."""
+        self.app.renderer.clear()
+        self.app.invalidate()
+
+    def resumed(self) -> None:
+        """SIGCONT (fg after a stop from outside, e.g. the shell's Ctrl-Z or kill -STOP): the
+        shell may have put the terminal back in cooked mode; make it raw again and repaint,
+        or the table would neither redraw nor read a key."""
+        if self.app.is_running:
+            try:
+                self.app.input.raw_mode().__enter__()  # left by the app's own raw mode at exit
+            except Exception:  # noqa: BLE001 - not a terminal (tests): nothing to restore
+                pass
+            self.repaint()
+
+    def log_noticed(self, record: logging.LogRecord) -> None:
+        """A network warning (any thread): a refused connection is told on the message line,
+        at most once a minute, pointing at the log file; the raw line never reaches the screen."""
+        if "refused" not in record.getMessage() or self.loop is None:
+            return
+
+        def say() -> None:
+            now = time.monotonic()
+            if now - self._log_said < LOG_NOTICE_EVERY:
+                return
+            self._log_said = now
+            self.noticed(self.screen.tr("log_refused", path=self.log_file or "-"))
+
+        try:
+            self.loop.call_soon_threadsafe(say)
+        except RuntimeError:  # the loop is closed: the screen is gone
+            pass
 
     def _exit(self) -> None:
         if not self.app.is_done:
@@ -200,17 +254,25 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                             pt_input: Any = None, pt_output: Any = None,
                             hint: HintFn | None = None,
                             on_app: Callable[[TableApp], None] | None = None,
-                            bell: bool = True) -> Any:
-    """:func:`run_with_ui` inside an already running asyncio loop."""
+                            bell: bool = True, log_file: Path | None = None,
+                            deck: str | None = None, evening: Any = None) -> Any:
+    """:func:`run_with_ui` inside an already running asyncio loop; ``log_file``: where log
+    records and stderr go meanwhile (default :func:`p2p_chinchon.ui.quiet.log_path`)."""
     tr = Translator(lang)
     encoding = pt_output.encoding() if pt_output is not None else None
-    faces = resolve_faces(None, charset, encoding=encoding)
+    faces = resolve_faces(None, charset, encoding=encoding, deck=deck)
     bridge = UiBridge()
     ui = TableApp(bridge, tr, faces, hint=hint, pt_input=pt_input, pt_output=pt_output,
                   bell=bell)
+    ui.screen.evening = evening
     bridge.attach(ui)
     if on_app is not None:
         on_app(ui)
+    with quiet_terminal(log_file, notice=ui.log_noticed) as ui.log_file:
+        return await _run(ui, bridge, node_main)
+
+
+async def _run(ui: TableApp, bridge: UiBridge, node_main: Callable[[UiBridge], Awaitable[Any]]) -> Any:
     loop = ui.loop = asyncio.get_running_loop()
     finished: asyncio.Future[Any] = loop.create_future()
 
@@ -229,9 +291,17 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
 
     trio.lowlevel.start_guest_run(trio_main, run_sync_soon_threadsafe=loop.call_soon_threadsafe,
                                   done_callback=done, host_uses_signal_set_wakeup_fd=True)
+    cont = getattr(signal, "SIGCONT", None)
+    if cont is not None:
+        try:
+            loop.add_signal_handler(cont, ui.resumed)
+        except (RuntimeError, ValueError, NotImplementedError):  # not the main thread
+            cont = None
     try:
         await ui.app.run_async()
     finally:
+        if cont is not None:
+            loop.remove_signal_handler(cont)
         if not finished.done():
             try:
                 ui.cancel_node()
@@ -243,17 +313,20 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
 
 def run_with_ui(node_main: Callable[[UiBridge], Awaitable[Any]], *, lang: str | None = None,
                 charset: str = "auto", pt_input: Any = None, pt_output: Any = None,
-                hint: HintFn | None = None, bell: bool = True) -> Any:
+                hint: HintFn | None = None, bell: bool = True, deck: str | None = None,
+                evening: Any = None) -> Any:
     """Run ``node_main(bridge)`` under the full-screen table UI and return its result.
 
     ``lang``: "en"/"es"/"fr" (None: the locale); ``charset``: "auto", "unicode", "mono" or
     "ascii" (see :func:`p2p_chinchon.ui.render.detect_charset`); ``pt_input``/``pt_output``:
     prompt_toolkit input and output (headless tests: ``create_pipe_input()`` and
     ``DummyOutput()``); ``hint(view)``: the hint key's provider (the bot's suggestion, an
-    intent or a str); ``bell``: ring on your turn and on a close (``--no-bell`` turns it off).
+    intent or a str); ``bell``: ring on your turn and on a close (``--no-bell`` turns it off);
+    ``deck``: "french" or "spanish" faces whatever the table's deck (``--faces``; None: the table's);
+    ``evening(fingerprints) -> {fingerprint: (wins, games)}``: the score sheet's "tonight" row.
     When ``node_main`` returns the final screen stays until a key is pressed; an exception
     from ``node_main`` is shown, then re-raised here. Raises ValueError for a bad ``lang`` or
     ``charset``."""
     return asyncio.run(run_with_ui_async(node_main, lang=lang, charset=charset,
                                          pt_input=pt_input, pt_output=pt_output, hint=hint,
-                                         bell=bell))
+                                         bell=bell, deck=deck, evening=evening))

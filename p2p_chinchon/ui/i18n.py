@@ -15,6 +15,19 @@ from typing import Any, Callable, Mapping
 
 LANGS = ("en", "es", "fr")
 
+_ONE_POINT = None  # compiled on first use
+
+
+def _singular(text: str) -> str:
+    """"1 puntos" / "1 points" / "-1 points" read "1 punto" / "1 point" (the catalogues say
+    "{n} points" for any n)."""
+    global _ONE_POINT
+    if _ONE_POINT is None:
+        import re
+
+        _ONE_POINT = re.compile(r"(?<![\d.,])([-−]?1) (punto|point)s\b")
+    return _ONE_POINT.sub(r"\1 \2", text)
+
 EN: dict[str, str] = {
     # header and phases
     "connecting": "connecting…",
@@ -78,8 +91,20 @@ EN: dict[str, str] = {
     "seats_n": "{taken}/{max} seats",
     # messages
     "refused": "Refused: {reason}",
+    "log_refused": "A connection was refused (details in {path})",
     "leaving": "Leaving the table…",
     "confirm_quit": "Leave the table? y = yes, n = no",
+    "exit_tally": "tonight, {n} games: {rows}",
+    "sheet_tonight": "tonight",
+    "sheet_near": "{name} is {n} points from the limit ({limit}): a bust is out for good.",
+    "sheet_near_buyback": "{name} is {n} points from the limit ({limit}) and may buy back in.",
+    "sheet_tonight_note": "tonight: games won / played this evening before this one",
+    "exit_tally_row": "{name} {wins} won ({points} points)",
+    "pile_title": "Discard pile this hand: what each player threw (+ took), oldest first",
+    "pile_reshuffles": "The stock was re-made {n} times this hand.",
+    "pile_help": "Any key goes back to the table.",
+    "confirm_close": "Close with {card} ({points} points)? It is signed and cannot be undone.",
+    "confirm_close_over": "Close with {card} ({points} points)? You would have {total}: over {limit}!",
     "bad_card_name": "No such card in your hand: {text}",
     "waiting_table": "Waiting for the table…",
     "not_your_turn": "It is not your turn.",
@@ -152,7 +177,11 @@ EN: dict[str, str] = {
         "  < >          move the picked card; g groups melds again\n"
         "  h            hint (picks its card)    a  agree (lobby)    y n  yes, no\n"
         "  l            the last hand's showdown and the score sheet\n"
+        "  p            the discard pile: who threw what this hand\n"
         "  q            leave the table (asks first)\n"
+        "  Ctrl-L       repaint the screen\n"
+        "The clock in the status line (0:42) is the time left for the move awaited;\n"
+        "when yours runs out, the bot plays it for you.\n"
         "Any key closes this help."
     ),
     # line mode
@@ -187,6 +216,7 @@ EN: dict[str, str] = {
     "rule_players": "{lo} to {hi} players.",
     "rule_jokers": "{n} joker(s) per pack, wild.",
     "rule_wild_card": "{card} is wild.",
+    "rule_wild_card_spanish": "The {rank} of {suit} is wild.",
     "rule_wild_points": "An unmatched wild card costs {n} points.",
     "rule_wild_per_meld": "At most {n} wild card(s) per meld, with at least {m} real cards.",
     "rule_close_wild_unmatched": "A wild card may be the unmatched card of a close.",
@@ -224,6 +254,9 @@ EN: dict[str, str] = {
     "rule_no_turn_time": "No clock on moves.",
     "rule_rejoin_wait": "A disconnected player is waited for {s} seconds.",
     "rule_stall_limit": "Without a majority of the players to remove the absent, the table waits {m} min, then stops (resumable).",
+    "rule_max_reshuffles": "A hand whose stock runs out after {n} re-shuffles is void.",
+    "rule_no_discard_taken": "The card taken from the discard pile may not be thrown back in the same turn.",
+    "void_reshuffles": "the stock ran out too many times",
     # the move log (ui/logtext.py) and the own seat in the second person
     "log_opened": "Table {table} opened",
     "log_fault": "Fault by {name} ({rule}): {reason}",
@@ -303,7 +336,8 @@ EN: dict[str, str] = {
     "ask_seat_came": "{n} already seated from this address.",
     "ask_seat_block": "(b: refuse everyone from {address})",
     "ask_seat_queued": "{n} more waiting.",
-    "lobby_wait_host": "waiting for the host to let you sit down (the host is asked on their screen; up to {s} s; q leaves)",
+    "lobby_wait_host": "waiting for the host to let you sit down (your fingerprint {fp}: the host checks it on their screen; up to {s} s; q leaves)",
+    "lobby_seated": "seated (your fingerprint {fp}): waiting for the table to fill",
     "lobby_left_early": "{name} left before sitting down",
     "lobby_prompt_expired": "nobody answered {name} within {s} s: the request expired",
     "lobby_address_refused": "everyone from {address} is refused until the table starts",
@@ -380,8 +414,20 @@ ES: dict[str, str] = {
     "no_tables_yet": "Escuchando… todavía ninguna mesa.",
     "seats_n": "{taken}/{max} asientos",
     "refused": "Rechazado: {reason}",
+    "log_refused": "Se rechazó una conexión (detalles en {path})",
     "leaving": "Dejando la mesa…",
     "confirm_quit": "¿Dejar la mesa? y = sí, n = no",
+    "exit_tally": "esta noche, {n} partidas: {rows}",
+    "sheet_tonight": "noche",
+    "sheet_near": "A {name} le faltan {n} puntos para el límite ({limit}): si lo pasa, queda fuera.",
+    "sheet_near_buyback": "A {name} le faltan {n} puntos para el límite ({limit}) y puede reengancharse.",
+    "sheet_tonight_note": "noche: partidas ganadas / jugadas esta noche antes de esta",
+    "exit_tally_row": "{name} {wins} ganadas ({points} puntos)",
+    "pile_title": "Descartes de esta mano: lo que tiró cada jugador (+ tomó), del primero al último",
+    "pile_reshuffles": "El mazo se rehízo {n} veces en esta mano.",
+    "pile_help": "Cualquier tecla vuelve a la mesa.",
+    "confirm_close": "¿Cerrar con {card} ({points} puntos)? Va firmado y no se deshace.",
+    "confirm_close_over": "¿Cerrar con {card} ({points} puntos)? Tendrías {total}: ¡más de {limit}!",
     "bad_card_name": "No tienes esa carta: {text}",
     "waiting_table": "Esperando a la mesa…",
     "not_your_turn": "No es tu turno.",
@@ -452,7 +498,11 @@ ES: dict[str, str] = {
         "  < >          mover la carta elegida; g vuelve a agrupar las jugadas\n"
         "  h            pista (elige su carta)    a  aceptar (sala)    y n  sí, no\n"
         "  l            la última mano mostrada y la hoja de puntos\n"
+        "  p            los descartes: quién tiró qué en esta mano\n"
         "  q            dejar la mesa (pregunta antes)\n"
+        "  Ctrl-L       volver a dibujar la pantalla\n"
+        "El reloj de la línea de estado (0:42) es el tiempo que queda para la jugada\n"
+        "esperada; si se acaba el tuyo, el bot juega por ti.\n"
         "Cualquier tecla cierra esta ayuda."
     ),
     "line_help": (
@@ -486,6 +536,7 @@ ES: dict[str, str] = {
     "rule_players": "De {lo} a {hi} jugadores.",
     "rule_jokers": "{n} comodín(es) por baraja.",
     "rule_wild_card": "{card} hace de comodín.",
+    "rule_wild_card_spanish": "El {rank} de {suit} hace de comodín.",
     "rule_wild_points": "Un comodín suelto cuenta {n} puntos.",
     "rule_wild_per_meld": "Como mucho {n} comodín(es) por jugada, con al menos {m} cartas "
                           "naturales.",
@@ -526,7 +577,10 @@ ES: dict[str, str] = {
     "rule_no_turn_time": "Las jugadas no tienen reloj.",
     "rule_rejoin_wait": "A un jugador desconectado se le espera {s} segundos.",
     "rule_stall_limit": "Sin una mayoría de jugadores para retirar a los ausentes, la mesa espera {m} min y luego se detiene (se puede reanudar).",
-    "log_opened": "Mesa {table} abierta",
+    "rule_max_reshuffles": "Una mano cuyo mazo se agota tras {n} rebarajadas queda nula.",
+    "rule_no_discard_taken": "La carta tomada del descarte no se puede descartar en el mismo turno.",
+    "void_reshuffles": "el mazo se agotó demasiadas veces",
+    "log_opened": "Mesa «{table}» abierta",
     "log_fault": "Falta de {name} ({rule}): {reason}",
     "log_dropped": "Se ignoró un mensaje inválido atribuido a {name} ({rule}): {reason}",
     "log_stopped_by": "{name} detuvo la mesa: {reason}",
@@ -603,7 +657,8 @@ ES: dict[str, str] = {
     "ask_seat_came": "Ya hay {n} sentados desde esta dirección.",
     "ask_seat_block": "(b: rechazar a todos desde {address})",
     "ask_seat_queued": "{n} más esperando.",
-    "lobby_wait_host": "esperando a que el anfitrión te deje sentarte (se le pregunta en su pantalla; hasta {s} s; q para salir)",
+    "lobby_wait_host": "esperando a que el anfitrión te deje sentarte (tu huella {fp}: la comprueba en su pantalla; hasta {s} s; q para salir)",
+    "lobby_seated": "sentado (tu huella {fp}): esperando a que se llene la mesa",
     "lobby_left_early": "{name} se fue antes de sentarse",
     "lobby_prompt_expired": "nadie respondió a {name} en {s} s: la petición caducó",
     "lobby_address_refused": "se rechaza a todos desde {address} hasta que empiece la mesa",
@@ -682,8 +737,20 @@ FR: dict[str, str] = {
     "no_tables_yet": "À l'écoute… aucune table pour l'instant.",
     "seats_n": "{taken}/{max} places",
     "refused": "Refusé : {reason}",
+    "log_refused": "Une connexion a été refusée (détails dans {path})",
     "leaving": "Vous quittez la table…",
     "confirm_quit": "Quitter la table ? y = oui, n = non",
+    "exit_tally": "ce soir, {n} parties : {rows}",
+    "sheet_tonight": "soirée",
+    "sheet_near": "{name} est à {n} points de la limite ({limit}) : au-delà, c'est fini.",
+    "sheet_near_buyback": "{name} est à {n} points de la limite ({limit}) et peut racheter.",
+    "sheet_tonight_note": "soirée : parties gagnées / jouées ce soir avant celle-ci",
+    "exit_tally_row": "{name} {wins} gagnées ({points} points)",
+    "pile_title": "Défausse de cette donne : ce que chacun a jeté (+ pris), du premier au dernier",
+    "pile_reshuffles": "La pioche a été refaite {n} fois dans cette donne.",
+    "pile_help": "Une touche quelconque ramène à la table.",
+    "confirm_close": "Fermer avec {card} ({points} points) ? C'est signé et définitif.",
+    "confirm_close_over": "Fermer avec {card} ({points} points) ? Vous auriez {total} : plus de {limit} !",
     "bad_card_name": "Pas de telle carte dans votre main : {text}",
     "waiting_table": "En attente de la table…",
     "not_your_turn": "Ce n'est pas votre tour.",
@@ -754,7 +821,11 @@ FR: dict[str, str] = {
         "  < >          déplacer la carte choisie ; g regroupe les combinaisons\n"
         "  h            conseil (choisit sa carte)    a  accepter (salon)    y n  oui, non\n"
         "  l            la dernière donne montrée et la feuille de marque\n"
+        "  p            la défausse : qui a jeté quoi dans cette donne\n"
         "  q            quitter la table (avec confirmation)\n"
+        "  Ctrl-L       redessiner l'écran\n"
+        "L'horloge de la ligne d'état (0:42) est le temps restant pour le coup attendu ;\n"
+        "quand le vôtre est écoulé, le bot joue pour vous.\n"
         "Une touche quelconque ferme cette aide."
     ),
     "line_help": (
@@ -787,6 +858,7 @@ FR: dict[str, str] = {
     "rule_players": "De {lo} à {hi} joueurs.",
     "rule_jokers": "{n} joker(s) par jeu, cartes libres.",
     "rule_wild_card": "{card} est une carte libre.",
+    "rule_wild_card_spanish": "Le {rank} de {suit} est une carte libre.",
     "rule_wild_points": "Une carte libre non combinée coûte {n} points.",
     "rule_wild_per_meld": "Au plus {n} carte(s) libre(s) par combinaison, avec au moins {m} "
                           "cartes naturelles.",
@@ -829,7 +901,10 @@ FR: dict[str, str] = {
     "rule_no_turn_time": "Pas de limite de temps par coup.",
     "rule_rejoin_wait": "Un joueur déconnecté est attendu {s} secondes.",
     "rule_stall_limit": "Sans une majorité de joueurs pour retirer les absents, la table attend {m} min, puis s'arrête (reprise possible).",
-    "log_opened": "Table {table} ouverte",
+    "rule_max_reshuffles": "Une donne dont la pioche s'épuise après {n} remélanges est annulée.",
+    "rule_no_discard_taken": "La carte prise à la défausse ne peut pas être rejetée au même tour.",
+    "void_reshuffles": "la pioche s'est épuisée trop de fois",
+    "log_opened": "Table « {table} » ouverte",
     "log_fault": "Faute de {name} ({rule}) : {reason}",
     "log_dropped": "Message invalide ignoré, attribué à {name} ({rule}) : {reason}",
     "log_stopped_by": "{name} a arrêté la table : {reason}",
@@ -906,7 +981,8 @@ FR: dict[str, str] = {
     "ask_seat_came": "Déjà {n} assis depuis cette adresse.",
     "ask_seat_block": "(b : refuser tout le monde depuis {address})",
     "ask_seat_queued": "{n} autres en attente.",
-    "lobby_wait_host": "on attend que l'hôte vous laisse vous asseoir (la question s'affiche sur son écran ; jusqu'à {s} s ; q pour partir)",
+    "lobby_wait_host": "on attend que l'hôte vous laisse vous asseoir (votre empreinte {fp} : il la vérifie sur son écran ; jusqu'à {s} s ; q pour partir)",
+    "lobby_seated": "assis (votre empreinte {fp}) : on attend que la table se remplisse",
     "lobby_left_early": "{name} est parti avant de s'asseoir",
     "lobby_prompt_expired": "personne n'a répondu à {name} en {s} s : la demande a expiré",
     "lobby_address_refused": "tout le monde depuis {address} est refusé jusqu'au début de la partie",
@@ -999,4 +1075,4 @@ class Translator:
         template = self._cat.get(key)
         if template is None:
             template = EN[key]  # KeyError: unknown key, a programming error
-        return template.format(**fields) if fields else template
+        return _singular(template.format(**fields)) if fields else template

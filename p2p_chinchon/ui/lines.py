@@ -480,14 +480,15 @@ class LineFrontend:
 async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                               stdin: TextIO, stdout: TextIO, lang: str | None = None,
                               charset: str = "auto", hint: HintFn | None = None,
-                              bell: bool = False) -> Any:
+                              bell: bool = False, deck: str | None = None, evening: Any = None) -> Any:
     """:func:`run_line_mode` inside a running trio loop."""
     tr = Translator(lang)
-    faces = resolve_faces(None, charset, encoding=getattr(stdout, "encoding", None) or "utf-8")
+    faces = resolve_faces(None, charset, encoding=getattr(stdout, "encoding", None) or "utf-8", deck=deck)
     bridge = UiBridge()
     isatty = getattr(stdout, "isatty", None)
     front = LineFrontend(bridge, tr, faces, stdout, hint=hint,
                          bell=bell and bool(isatty and isatty()))
+    front.screen.evening = evening
     bridge.attach(front)
     bridge.bind_trio()
     result: list[Any] = []
@@ -524,10 +525,11 @@ async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *
 
 def run_line_mode(node_main: Callable[[UiBridge], Awaitable[Any]], *, stdin: TextIO,
                   stdout: TextIO, lang: str | None = None, charset: str = "auto",
-                  hint: HintFn | None = None, bell: bool = False) -> Any:
+                  hint: HintFn | None = None, bell: bool = False, deck: str | None = None,
+                  evening: Any = None) -> Any:
     """Run ``node_main(bridge)`` with the plain line front end under ``trio.run``; returns its
     result. ``stdin``/``stdout`` are text streams (``sys.stdin``/``sys.stdout``); ``lang`` and
     ``charset`` as for :func:`p2p_chinchon.ui.app.run_with_ui` (line mode never colours)."""
     return trio.run(lambda: run_line_mode_async(node_main, stdin=stdin, stdout=stdout,
                                                 lang=lang, charset=charset, hint=hint,
-                                                bell=bell))
+                                                bell=bell, deck=deck, evening=evening))

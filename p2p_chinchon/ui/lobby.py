@@ -104,6 +104,24 @@ def _get(rules: Any, name: str, default: Any = None) -> Any:
     return getattr(rules, name, default)
 
 
+def _wild_card_words(wild_card: str, rules: Any) -> tuple[str, dict[str, str]]:
+    """``(catalogue key, fields)`` saying which card is wild, as the table's deck names it:
+    "the 1 of oros" for a Spanish deck (issue 24: "Ad hace de comodín" read as a code), "A♦"
+    for a French one; the stored text when it names no card."""
+    from p2p_chinchon.engine import parse_card
+
+    from .render import RANK_SPANISH, SUIT_SPANISH, Faces, card_text, deck_style
+
+    try:
+        card = parse_card(wild_card)
+    except ValueError:
+        return "rule_wild_card", {"card": wild_card}
+    if deck_style(rules) == "spanish":
+        return "rule_wild_card_spanish", {"rank": RANK_SPANISH.get(card.rank, str(card.rank)),
+                                          "suit": SUIT_SPANISH[card.suit]}
+    return "rule_wild_card", {"card": card_text(card, Faces(deck_style(rules), True, False))}
+
+
 def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     """One sentence per rule field that says something (a field with nothing to say, such as
     the wild-card value at a table without wild cards, gets none). Related fields share a
@@ -143,7 +161,8 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     if jokers:
         say("rule_jokers", "jokers", n=jokers)
     if wild_card:
-        say("rule_wild_card", "wild_card", card=wild_card)
+        key, fields = _wild_card_words(wild_card, rules)
+        say(key, "wild_card", **fields)
     if jokers or wild_card:
         say("rule_wild_points", "wild_points", n=_get(rules, "wild_points"))
         say("rule_wild_per_meld", "max_wild_per_meld", "min_real_per_meld",
@@ -219,6 +238,13 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     stall = _get(rules, "stall_limit")
     if stall is not None:
         say("rule_stall_limit", "stall_limit", m=round(stall / 60, 1) if stall % 60 else stall // 60)
+    reshuffles = _get(rules, "max_reshuffles")
+    if reshuffles:  # issue 24: options no document states, said only when on
+        say("rule_max_reshuffles", "max_reshuffles", n=reshuffles)
+    done.add("max_reshuffles")
+    if _get(rules, "discard_taken") is False:
+        say("rule_no_discard_taken", "discard_taken")
+    done.add("discard_taken")
     if dataclasses.is_dataclass(rules):
         for f in dataclasses.fields(rules):
             if f.name not in done:

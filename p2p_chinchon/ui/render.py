@@ -40,11 +40,16 @@ class CardTextError(ValueError):
 @dataclass(frozen=True)
 class Faces:
     """How to draw cards: ``deck`` is "french" or "spanish"; ``unicode`` allows suit symbols;
-    ``color`` allows coloured suits."""
+    ``color`` allows coloured suits; ``courts``: the letters of the French deck's jack, queen
+    and king in the reader's language ("JQK"; French readers: "VDR", valet, dame, roi);
+    ``fixed``: ``deck`` was chosen by the person (``--faces``), whatever the table's deck (the
+    suits map one to one: ♦ oros, ♥ copas, ♠ espadas, ♣ bastos)."""
 
     deck: str = "french"
     unicode: bool = True
     color: bool = True
+    courts: str = "JQK"
+    fixed: bool = False
 
 
 def deck_style(rules: Any) -> str:
@@ -95,10 +100,11 @@ def detect_charset(charset: str = "auto", *, encoding: str | None = None,
 
 
 def resolve_faces(rules: Any = None, charset: str = "auto", *, encoding: str | None = None,
-                  env: Mapping[str, str] | None = None) -> Faces:
-    """:class:`Faces` for a table (deck from ``rules``) on this terminal (``charset``)."""
+                  env: Mapping[str, str] | None = None, deck: str | None = None) -> Faces:
+    """:class:`Faces` for a table (deck from ``rules``, or ``deck``, "french" or "spanish",
+    when the person chose the faces) on this terminal (``charset``)."""
     uni, color = detect_charset(charset, encoding=encoding, env=env)
-    return Faces(deck_style(rules), uni, color)
+    return Faces(deck or deck_style(rules), uni, color, fixed=deck is not None)
 
 
 def is_joker(card: Any) -> bool:
@@ -117,8 +123,11 @@ def card_text(card: Any, faces: Faces, compact: bool = False) -> str:
         return f"{RANK_SPANISH.get(rank, str(rank))} {SUIT_SPANISH[suit]}"
     if rank == 0:
         return "JK"
-    r = RANK_FRENCH.get(rank, str(rank))
+    r = faces.courts[rank - 10] if 10 <= rank <= 12 else RANK_FRENCH.get(rank, str(rank))
     return r + (SUIT_SYMBOL[suit] if faces.unicode else SUIT_LETTER[suit])
+
+
+COURTS = {"fr": "VDR"}  # language -> French-deck court letters (default "JQK")
 
 
 def card_style(card: Any, faces: Faces) -> str:

@@ -10,20 +10,22 @@ serves the prompt_toolkit control, resizes and headless tests.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any, Callable, Sequence
 
 from .. import view as V
 from .i18n import Translator, never_formed_text, own_stop_text
 from .logtext import make_log_renderer
-from .render import CardTextError, Faces, card_style, card_text, deck_style, find_card
+from .render import COURTS, CardTextError, Faces, card_style, card_text, deck_style, find_card
 from .text import Line, asciify, cell, pad, plain, truncate, width
 
 HintFn = Callable[[V.SeatView], Any]  # an intent (worded by the screen), a str, or None
 # screen modes (UI-local); HOLD keeps a showdown up after the table moved on, RECALL shows it again
 NORMAL, HELP, CONFIRM_QUIT, ASK, PICKER, FINAL = "normal", "help", "confirm", "ask", "picker", "final"
+PILE = "pile"  # the discard pile's history this hand (p), until any key
 HOLD, RECALL = "hold", "recall"
-COMMAND_KEYS = frozenset("sdchqgaynl?<>")
+COMMAND_KEYS = frozenset("sdchqgaynlp?<>")
 # One answer key per meaning in every language: "y" is no game action, whereas "s" (sí) draws and
 # "o" (oui) could start a card name. Any other key leaves an open question open.
 YES_KEYS = frozenset({"y", "Y"})
@@ -90,7 +92,7 @@ class TableScreen:
                  force_quit: Callable[[], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.tr = tr
-        self._faces_base = faces or Faces()
+        self._faces_base = dataclasses.replace(faces or Faces(), courts=COURTS.get(tr.lang, "JQK"))
         self.send = send or (lambda intent: None)
         self.hint = hint
         self.exit = exit or (lambda: None)
@@ -120,6 +122,14 @@ class TableScreen:
         self.log_line = make_log_renderer(tr, lambda: self.faces)
         self.clock = clock
         self.shown: V.SeatView | None = None  # the last showdown seen (HOLD and RECALL show it)
+        # this hand's discard pile, as it went: (seat, card, "threw" / "took"), or (-1, n,
+        # "reshuffle"); built from every view's new log events (a view keeps only the last 50)
+        self.pile: list[tuple[int, Any, str]] = []
+        self._pile_seen = 0
+        # fingerprints -> {fingerprint: (wins, games)} of this evening's earlier games among
+        # these players (issue 24; set by the command: the local tally), shown on the sheet
+        self.evening: Callable[[list[str]], dict[str, tuple[int, int]]] | None = None
+        self._evening_cache: tuple[tuple[str, ...], dict] | None = None
         self._shown_key: Any = None
         self.hold_until = 0.0
         self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
@@ -133,7 +143,8 @@ class TableScreen:
     def faces(self) -> Faces:
         rules = self.view.rules if self.view is not None else None
         base = self._faces_base
-        return Faces(deck_style(rules) if rules is not None else base.deck, base.unicode, base.color)
+        deck = deck_style(rules) if rules is not None and not base.fixed else base.deck
+        return Faces(deck, base.unicode, base.color, base.courts, base.fixed)
 
     def set_view(self, view: V.SeatView) -> None:
         old, pending = self.view, self.pending
@@ -142,8 +153,11 @@ class TableScreen:
         if old is not None and (old.hand_no != view.hand_no or old.phase != view.phase):
             if view.phase in (V.PLAYING, V.SHUFFLING):
                 self.message = ""
+        if old is not None and old.hand_no != view.hand_no:
+            self.order = None  # a new hand starts grouped by melds (issue 24), not in the last order
         if view.phase != V.LOBBY:
             self.agreed = False
+        self._track_pile(view)
         self._track_marks(old, view)
         self._track_turns(old, view)
         self._track_showdown(view)
@@ -310,21 +324,66 @@ class TableScreen:
 
     def best_discard(self) -> tuple[int, Any] | None:
         """``(deadwood, card)``: the least deadwood a seven-card hand keeps after discarding one
-        of the eight held, and that card (display only; None when unavailable)."""
+        of the eight held, and that card (display only; None when unavailable). Of cards that
+        leave the same least deadwood, the picked one is named, so that the screen never makes
+        two suggestions for equal cards (issue 24)."""
         view = self.view
         if view is None or len(view.hand) != 8:
             return None
         key = ("best", tuple(view.hand), id(view.rules))
         if self._best_cache[0] != key:
-            best = None
+            best: tuple[int, list[Any]] | None = None
             for card in dict.fromkeys(view.hand):  # each distinct card once
                 rest = list(view.hand)
                 _remove(rest, card)
                 arr = _arrangement(rest, view.rules)
-                if arr is not None and (best is None or arr.points < best[0]):
-                    best = (arr.points, card)
+                if arr is None:
+                    continue
+                if best is None or arr.points < best[0]:
+                    best = (arr.points, [card])
+                elif arr.points == best[0]:
+                    best[1].append(card)
             self._best_cache = (key, best)
-        return self._best_cache[1]
+        best = self._best_cache[1]
+        if best is None:
+            return None
+        return best[0], self.picked if self.picked in best[1] else best[1][0]
+
+    def _track_pile(self, view: V.SeatView) -> None:
+        fresh = view.log_total - self._pile_seen
+        self._pile_seen = view.log_total
+        if fresh <= 0:
+            return
+        for ev in view.events[-fresh:]:
+            if ev.kind == "deal":
+                self.pile = []
+            elif ev.kind in ("discard", "draw_discard") and ev.seats and ev.cards:
+                self.pile.append((ev.seats[0], ev.cards[0], "threw" if ev.kind == "discard" else "took"))
+            elif ev.kind == "upcard" and ev.cards:
+                self.pile.append((-1, ev.cards[0], "upcard"))
+            elif ev.kind == "reshuffle":
+                self.pile.append((-1, ev.numbers[0] if ev.numbers else 0, "reshuffle"))
+
+    def pile_lines(self, cols: int) -> list[Line]:
+        """The discard pile's history this hand, one line per seat: the cards it threw, in
+        order (a taken card is marked ``+``), then the re-shuffles; newest last."""
+        view, tr = self.view, self.tr
+        out: list[Line] = [[("class:label", tr("pile_title"))]]
+        for seat in [s.seat for s in view.seats]:
+            line: Line = [("class:label", f"{self.seat_name(seat)[:12]:<13}")]
+            for who, card, what in self.pile:
+                if who == seat and what in ("threw", "took"):
+                    if what == "took":
+                        line.append(("class:dim", " +"))
+                    else:
+                        line.append(("", " "))
+                    line += self._card_frags(card)
+            out.append(truncate(line, cols))
+        shuffles = sum(1 for _, _, what in self.pile if what == "reshuffle")
+        if shuffles:
+            out.append([("class:dim", tr("pile_reshuffles", n=shuffles))])
+        out.append([("class:dim", tr("pile_help"))])
+        return out
 
     def display_hand(self) -> tuple[list[Any], list[int | None]]:
         """``(cards, group)``: the hand in display order and, per card, the index of its meld
@@ -391,7 +450,7 @@ class TableScreen:
                 return
             self.exit()
             return
-        if self.mode == HELP:
+        if self.mode in (HELP, PILE):
             self.mode = NORMAL
             return
         self.holding()  # a hold whose time has passed is over: this key is for the table
@@ -465,6 +524,9 @@ class TableScreen:
             self.mode = HELP
             return
         if view is None:
+            return
+        if k == "p":  # who threw what this hand (issue 24): online players read hands from it
+            self.mode = PILE
             return
         if k == "l":
             if self.shown is not None:
@@ -606,10 +668,29 @@ class TableScreen:
                                   points=best[1]), "class:error")
                 return
             if not self._busy():
-                self._send(V.Close(card))
+                self._confirm_close(card, options[0][1])
             return
         if not self._busy():
             self._send(V.Discard(card))
+
+    def _confirm_close(self, card: Any, points: int) -> None:
+        """A close is signed and cannot be undone: ask first (issue 24), saying when it puts
+        this seat over the limit."""
+        view = self.view
+        me = next((s for s in view.seats if s.seat == view.me), None)
+        limit = getattr(view.rules, "limit", None)
+        after = me.total + points if me is not None else None
+        text = self.tr("confirm_close", card=card_text(card, self.faces), points=points)
+        if after is not None and limit is not None and after > limit:
+            text = self.tr("confirm_close_over", card=card_text(card, self.faces), points=points,
+                           total=after, limit=limit)
+        hand = view.hand_no
+
+        def answer(yes: bool) -> None:
+            if yes and self.view is not None and self.view.hand_no == hand and self.view.my_turn:
+                self._send(V.Close(card))
+
+        self.start_ask(text, answer)
 
     def _hint(self) -> None:
         if self.hint is None or self.view is None:
@@ -816,11 +897,13 @@ class TableScreen:
         if self.order is not None:
             title.append(("class:dim", "  (" + tr("custom_order") + ")"))
         if keys and view.my_turn and view.step == "discard" and self.picked in cards:
-            title.append(("", " · "))
             enter = tr("enter_discards", card="\x00").split("\x00")
-            title.append(("class:prompt", enter[0]))
-            title += self._card_frags(self.picked)
-            title.append(("class:prompt", enter[-1] if len(enter) > 1 else ""))
+            said: Line = [("", " · "), ("class:prompt", enter[0]), *self._card_frags(self.picked),
+                          ("class:prompt", enter[-1] if len(enter) > 1 else "")]
+            if width(title + said) > cols:  # what Enter does is never cut off (issue 24): the
+                title = title[:1]           # deadwood summary gives way, the card row says it
+                said = said[1:]
+            title += said
         for compact in (False, True):
             row, nums = self._hand_row(cards, groups, compact)
             if width(row) <= cols:
@@ -964,8 +1047,41 @@ class TableScreen:
         out = [[("class:label", head)]] + [r for _, r in rows]
         out.append([("class:label", cell(tr("total"), 7) + " "
                      + " ".join(_rcell(v, colw) for v in tot))])
-        notes = self.mark_notes(view)
+        tonight = self.tonight(seats)
+        if tonight:
+            vals = [f"{tonight[s.fingerprint][0]}/{tonight[s.fingerprint][1]}" if s.fingerprint in tonight else ""
+                    for s in seats]
+            out.append([("class:dim", cell(tr("sheet_tonight"), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
+        notes = self.mark_notes(view) + self.near_notes(view) + ([tr("sheet_tonight_note")] if tonight else [])
         return [truncate(r, cols) for r in out + [[("class:dim", t)] for t in notes]]
+
+    def near_notes(self, view: V.SeatView) -> list[str]:
+        """Who is near the limit (within a fifth of it, at least 10 points) and whether a bust
+        would be bought back (re-entries left while enough players are in): issue 24."""
+        rules, tr = view.rules, self.tr
+        limit = getattr(rules, "limit", None)
+        if limit is None or view.phase == V.OVER or view.winner is not None:
+            return []
+        near = max(10, limit // 5)
+        playing = [s for s in view.seats if not s.eliminated and not getattr(s, "left", False)]
+        out = []
+        for s in playing:
+            left = limit - s.total
+            if 0 <= left <= near:
+                may = (s.reentries_used < getattr(rules, "reentries", 0)
+                       and len(playing) >= getattr(rules, "reentry_min_remaining", 2))
+                out.append(tr("sheet_near_buyback" if may else "sheet_near", name=s.name, n=left, limit=limit))
+        return out
+
+    def tonight(self, seats: Sequence[V.SeatInfo]) -> dict[str, tuple[int, int]]:
+        """This evening's earlier games among these seats' keys (:attr:`evening`), read once
+        per set of players."""
+        if self.evening is None:
+            return {}
+        fps = tuple(s.fingerprint for s in seats)
+        if self._evening_cache is None or self._evening_cache[0] != fps:
+            self._evening_cache = (fps, self.evening(list(fps)))
+        return self._evening_cache[1]
 
     def mark_notes(self, view: V.SeatView | None = None) -> list[str]:
         """One sentence per seat that went out or re-entered ("Carla: out at 104 after hand 5,
@@ -1062,6 +1178,8 @@ class TableScreen:
         view, tr = self.view, self.tr
         if self.mode == HELP:
             return [(self.help_lines(), 0, False)]
+        if self.mode == PILE and view is not None:
+            return [(self.pile_lines(cols), 0, True)]
         if self.mode == PICKER and self.picker is not None:
             return [(self.picker.lines(cols, self.tr), 0, True)]
         if view is None:

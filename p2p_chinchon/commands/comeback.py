@@ -1,0 +1,156 @@
+"""Come back by the command you typed (issue 24, item 1).
+
+A person whose laptop crashed mid-game runs again whatever they typed: ``host``, ``join``,
+``join TABLE``, ``join --connect HOST:PORT``, with or without ``--transcript``. A running table
+is no longer advertised and its lobby is closed, so those commands alone cannot reach it; and
+the same ``host`` would open a new, empty lobby under the same name. Before any of them looks
+for a table, :func:`find_comeback` looks in the transcript folder for an unfinished game of
+this identity (a transcript with this seat's secrets beside it, whose signed seating holds
+this identity's key, written within :data:`RECENT` seconds): one such game is resumed; with
+several, the ones matching what was typed (the table's name, the host's address) are
+preferred, and if more than one is left the person is asked which (``resume`` lists them the
+same way). ``--new`` skips the search.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+RECENT = 12 * 3600.0  # seconds: an unfinished game older than this is not offered by host/join
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """An unfinished game of this identity: its transcript ``path``, the table ``name``, the
+    players' ``names`` (seat order), this identity's ``seat``, ``hosts`` (the seats' IP
+    addresses from the signed seating), ``envelopes`` signed so far and ``when`` (the file's
+    mtime, s since the epoch)."""
+
+    path: Path
+    name: str
+    names: tuple[str, ...]
+    seat: int
+    hosts: tuple[str, ...]
+    envelopes: int
+    when: float
+
+    def line(self) -> str:
+        stamp = time.strftime("%H:%M", time.localtime(self.when))
+        return f"{self.name!r} with {', '.join(n for i, n in enumerate(self.names) if i != self.seat)} (last move {stamp}): {self.path}"
+
+
+def unfinished_games(folder: Path, key: bytes | None, *, now: float | None = None,
+                     recent: float | None = RECENT) -> list[Unfinished]:
+    """Unfinished games under ``folder`` (transcripts ``*.chn`` with secrets beside them) whose
+    seating holds ``key`` (32 bytes; None: any seat's), newest first; with ``recent`` (s),
+    only those written within that long before ``now``. Unreadable files are skipped."""
+    from p2p_chinchon.net.node import secrets_path_for
+    from p2p_chinchon.net.lobby import parse_addr
+    from p2p_chinchon.transcript import load_transcript
+
+    now = time.time() if now is None else now
+    found = []
+    for path in folder.rglob("*.chn") if folder.is_dir() else ():
+        try:
+            if not secrets_path_for(path).exists():
+                continue
+            when = path.stat().st_mtime
+            if recent is not None and now - when > recent:
+                continue
+            envs = load_transcript(path).envelopes
+        except OSError:
+            continue
+        offer = next((e for e in envs if e.kind == "offer"), None)
+        seating = next((e for e in envs if e.kind == "seating"), None)
+        if offer is None or seating is None:
+            continue  # never seated: nothing to come back to
+        players = seating.body["players"]
+        keys = [p["key"] for p in players]
+        if key is not None and key not in keys:
+            continue
+        hosts = []
+        for p in players:
+            try:
+                hosts.append(parse_addr(p["addr"])[0])
+            except ValueError:
+                hosts.append("")
+        found.append(Unfinished(path, offer.body.get("name", ""), tuple(p["name"] for p in players),
+                                keys.index(key) if key is not None else 0, tuple(hosts), len(envs), when))
+    return sorted(found, key=lambda g: -g.when)
+
+
+def matching(games: Sequence[Unfinished], *, table: str | None = None,
+             connect: str | None = None) -> list[Unfinished]:
+    """The games that fit what was typed: the table's name, or a ``--connect`` address whose
+    host is one of the seats' (the host's seating address carries its mesh port, not its
+    lobby's, so only the host part is compared)."""
+    from p2p_chinchon.net.lobby import parse_addr
+
+    out = list(games)
+    if table:
+        out = [g for g in out if g.name == table]
+    if connect:
+        try:
+            host = parse_addr(connect)[0]
+        except ValueError:
+            return out
+        out = [g for g in out if host in g.hosts]
+    return out
+
+
+def choose(games: Sequence[Unfinished], *, ask: Callable[[str], str] | None,
+           out: Callable[[str], None]) -> Unfinished | None:
+    """One of ``games`` to resume: the only one, or the one the person names by number when
+    ``ask`` (reads a line after its prompt) is given; None when there are none, when the
+    person answers Enter (a new table), or without ``ask`` (the list is printed for the
+    person to run ``p2p-chinchon resume PATH``)."""
+    if not games:
+        return None
+    if len(games) == 1:
+        return games[0]
+    out("unfinished games of yours:")
+    for i, g in enumerate(games):
+        out(f"  {i + 1}. {g.line()}")
+    if ask is None:
+        out("resume one with: p2p-chinchon resume PATH (or start afresh with --new)")
+        return None
+    while True:
+        try:
+            answer = ask(f"which one? 1-{len(games)}, or Enter for a new table: ").strip()
+        except EOFError:
+            return None
+        if not answer:
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(games):
+            return games[int(answer) - 1]
+
+
+def find_comeback(args, command: str, *, table: str | None = None) -> Path | None | int:
+    """Before ``host``/``join`` (a person, no ``--new``) looks for a table: the transcript of
+    the unfinished game of this identity to resume (printed on stderr), None to go on with
+    the command as typed, or an exit code (2: several games and nobody at a terminal to pick
+    one; the list was printed)."""
+    if args.bot or getattr(args, "new", False):
+        return None
+    from p2p_chinchon.commands._common import data_dir
+    from p2p_chinchon.identity import load_or_create_identity
+
+    key = load_or_create_identity().public_bytes
+    games = unfinished_games(data_dir() / "transcripts", key)
+    if not games:
+        return None
+    fitting = matching(games, table=table, connect=getattr(args, "connect", None))
+    if len(games) > 1 and fitting:
+        games = fitting
+    say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    ask = input if sys.stdin.isatty() else None
+    picked = choose(games, ask=ask, out=say)
+    if picked is None:
+        return 2 if len(games) > 1 and ask is None else None
+    say(f"p2p-chinchon {command}: you have an unfinished game: resuming {picked.line()} "
+        f"(--new starts another)")
+    return picked.path

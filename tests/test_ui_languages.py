@@ -1,0 +1,144 @@
+"""Issue 24, item 5: languages. French readers see court cards as V/D/R; "1 punto", not
+"1 puntos"; a table's name is quoted in the Spanish and French log; ``play`` signs the
+person's name, never the UI word for "you"."""
+
+from __future__ import annotations
+
+from test_ui_fakes import draw_view
+
+from p2p_chinchon.commands.play import _own_name
+from p2p_chinchon.engine import parse_cards
+from p2p_chinchon.ui.i18n import LANGS, Translator
+from p2p_chinchon.ui.render import Faces
+from p2p_chinchon.ui.screen import TableScreen
+
+
+def _screen(lang: str) -> str:
+    s = TableScreen(Translator(lang), Faces())
+    s.set_view(draw_view(hand=tuple(parse_cards("J♦ Q♦ K♦ A♥ 2♥ 3♥ 7♣"))))
+    return s.render_text(80, 24)
+
+
+def test_french_courts_are_valet_dame_roi():
+    fr = _screen("fr")
+    assert "V♦" in fr and "D♦" in fr and "R♦" in fr and "K♦" not in fr and "Q♦" not in fr
+    en = _screen("en")
+    assert "J♦" in en and "Q♦" in en and "K♦" in en
+
+
+def test_one_point_is_singular():
+    assert Translator("es")("hint_close", card="3♦", points=1).endswith("(1 punto)")
+    assert Translator("en")("hint_close", card="3♦", points=1).endswith("(1 point)")
+    assert Translator("fr")("hint_close", card="3♦", points=1).endswith("(1 point)")
+    assert Translator("es")("hint_close", card="3♦", points=11).endswith("(11 puntos)")
+    assert Translator("es")("rule_limit", n=100) == "Con más de 100 puntos quedas fuera."
+
+
+def test_table_name_is_quoted_in_the_log():
+    assert Translator("es")("log_opened", table="Ana's table") == "Mesa «Ana's table» abierta"
+    assert Translator("fr")("log_opened", table="Ana's table") == "Table « Ana's table » ouverte"
+
+
+def test_play_signs_a_name_not_the_word_for_you(monkeypatch):
+    import getpass
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    assert _own_name() == "Ana"
+    monkeypatch.setattr(getpass, "getuser", lambda: "bruno")
+    assert _own_name() == "Bruno"
+    for lang in LANGS:
+        assert _own_name() != Translator(lang)("you_name")
+
+
+def test_help_tells_the_clock_and_ctrl_l_and_fits_80x24():
+    """Issue 24, item 4: ? mentions the turn clock and Ctrl-L, in every language."""
+    from test_ui_fakes import draw_view as view
+
+    for lang in LANGS:
+        s = TableScreen(Translator(lang), Faces())
+        s.set_view(view())
+        s.key("?")
+        text = s.render_text(80, 24)
+        assert "Ctrl-L" in text and "0:42" in text, text
+        assert all(len(row) <= 80 for row in text.splitlines())
+
+
+def test_a_new_hand_is_grouped_again_after_a_custom_order():
+    """Issue 24, item 4: a hand reordered with < or > does not carry into the next hand."""
+    import dataclasses
+
+    from test_ui_fakes import discard_view
+
+    s = TableScreen(Translator("en"), Faces())
+    s.set_view(discard_view())
+    s.key("1")
+    s.key("escape")
+    s.key(">")
+    assert s.order is not None
+    s.set_view(dataclasses.replace(draw_view(), hand_no=2))
+    assert s.order is None
+
+
+def test_help_lists_every_benchmark():
+    from p2p_chinchon.cli import COMMANDS
+
+    for name in ("bots", "soak"):
+        assert name in COMMANDS["bench"]
+
+
+def test_what_enter_discards_is_never_cut_at_80_columns():
+    """Issue 24, item 4: "Enter discards X" stayed cut off at 80 columns (French here)."""
+    from test_ui_fakes import DRAWN, discard_view
+
+    for lang, word in (("en", "Enter discards"), ("es", "Intro descarta"), ("fr", "Entrée défausse")):
+        s = TableScreen(Translator(lang), Faces())
+        s.set_view(discard_view(close_options=((DRAWN, 3, False),), first_round=False))
+        s.key("8")
+        row = next(r for r in s.render_text(80, 24).splitlines() if word in r)
+        assert row.endswith(word + " 3♥"), row
+
+
+def test_equal_cards_get_one_suggestion():
+    """Issue 24, item 4: "deadwood 3 after discarding K♦ · Enter discards K♠" named two cards
+    for one move when both leave the same deadwood: the picked one is named."""
+    from test_ui_fakes import discard_view
+
+    hand = tuple(parse_cards("5d 6d 7d Qs Qh Qc Kd Ks"))  # K♦ or K♠: either leaves 10
+    s = TableScreen(Translator("en"), Faces())
+    s.set_view(discard_view(hand=hand))
+    for i in (7, 8):
+        s.key(str(i))
+        s.key("escape")
+        text = s.render_text(100, 24)
+        row = next(r for r in text.splitlines() if r.startswith("Your hand"))
+        face = row.split("Enter discards ")[1]
+        assert f"after discarding {face}" in row, row
+
+
+def test_the_wild_card_is_named_as_its_deck_names_it():
+    """Issue 24, item 5: "Ad hace de comodín" read as a code; say "el 1 de oros"."""
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.ui.lobby import rules_in_words
+
+    said = rules_in_words(make_rules("online"), Translator("es"))
+    assert "El 1 de oros hace de comodín." in said, said
+    said = rules_in_words(make_rules("classic", {"wild_card": "Ad"}), Translator("en"))
+    assert "A♦ is wild." in said, said
+
+
+def test_spanish_faces_are_offered_for_a_french_deck():
+    """Issue 24, item 5: --lang es at the default (French-deck) preset showed French suits
+    only; --faces spanish shows every card with Spanish faces (♦ oros, ♥ copas, ♠ espadas,
+    ♣ bastos; J Q K sota, caballo, rey)."""
+    from p2p_chinchon.cli import build_parser
+    from p2p_chinchon.commands._common import chosen_deck
+    from p2p_chinchon.ui.render import resolve_faces
+
+    args = build_parser(["play"]).parse_args(["play", "--faces", "spanish", "--lang", "es"])
+    assert chosen_deck(args) == "spanish"
+    assert chosen_deck(build_parser(["play"]).parse_args(["play"])) is None
+    s = TableScreen(Translator("es"), resolve_faces(None, "unicode", deck="spanish"))
+    s.set_view(draw_view(hand=tuple(parse_cards("J♦ Q♥ K♠ A♣ 2♥ 3♥ 7♣"))))  # the classic rules
+    text = s.render_text(100, 24)
+    assert "sota oros" in text and "caballo copas" in text and "rey espadas" in text, text
+    assert "♦" not in text.split("Tu mano")[1], text
