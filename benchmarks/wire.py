@@ -56,7 +56,7 @@ def transcript_numbers(n: int) -> dict:
     prev = ZERO_HASH
     steps = [(0, "offer", {"name": "b", "rules": {}, "max_seats": 4, "app": "p2p-chinchon", "nonce": bytes(32),
                         "proof_rounds": 64, "host_key": seats[0].public_bytes}),
-             (0, "seating", {"players": [{"name": str(i), "key": s.public_bytes, "addr": ""} for i, s in enumerate(seats)]})]
+             (0, "seating", {"players": [{"name": str(i), "key": s.public_bytes, "addr": "", "addrs": []} for i, s in enumerate(seats)]})]
     while len(steps) < n:
         steps.append((len(steps) % 4, "draw_share", {"hand": 0, "slot": len(steps) % 256, "share": rng.token_bytes(96)}))
     for i, (seat, kind, body) in enumerate(steps):

@@ -445,6 +445,13 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
                            "signed by its seat: damage or forgery, not attributable to any seat")
             return part
         signers.append({x.seat for x in side[common:] if x is not None and x.game == side[0].game and signed_by(x, keys)})
+    left = _leaver_parting(envs, (fa, fb), common)
+    if left is not None:  # a seat's own record ends with its leave; the others removed it for it
+        part.verdict = "shorter"
+        part.detail = (f"file {files[left[0]]} ends with seat {left[1]}'s own leave at envelope {common}; file "
+                       f"{files[1 - left[0]]} goes on, seat {left[1]} removed for 'left' with that leave as proof "
+                       "(docs/protocol.md \"Removal\"): none contradicts the other")
+        return part
     part.verdict = "fork"
     part.seats = sorted(signers[0] & signers[1])
     ea, eb = envs[0][common], envs[1][common]
@@ -453,6 +460,22 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
                    f"signed under one game id; seats that signed both continuations: "
                    + (", ".join(str(s) for s in part.seats) or "none"))
     return part
+
+
+def _leaver_parting(envs: list[list[wire.Envelope | None]], frames: tuple[list[bytes], list[bytes]],
+                    common: int) -> tuple[int, int] | None:
+    """(side, seat) when one file's whole continuation is one ``leave`` of a seat (its own
+    record, which ends there) and the other's holds a ``remove`` of that seat for ``left``
+    whose proof is that very frame; else None."""
+    for side in (0, 1):
+        mine, other = envs[side][common:], envs[1 - side][common:]
+        if len(mine) != 1 or mine[0] is None or mine[0].kind != "leave":
+            continue
+        leave = frames[side][common]
+        if any(e is not None and e.kind == "remove" and e.body["seat"] == mine[0].seat
+               and e.body["reason"] == "left" and leave in e.body["proof"] for e in other):
+            return side, mine[0].seat
+    return None
 
 
 def _decoded(frames: list[bytes]) -> list[wire.Envelope | None]:

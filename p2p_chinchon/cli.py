@@ -21,7 +21,7 @@ COMMANDS: dict[str, str] = {
     "melds": "best arrangement of a hand: melds, deadwood, may it close",
     "score": "score a closed hand: melds, lay-offs and penalties",
     "rules": "list the rule presets and their fields",
-    "bench": "run a benchmark (bots, melds, deck, wire, net, game, audit, soak)",
+    "bench": "run a benchmark (bots, melds, deck, wire, net, game, audit, soak, faults, play_start)",
 }
 
 

@@ -69,3 +69,24 @@ def test_a_damaged_envelope_where_they_part_blames_nobody(split, tmp_path):
     bad[-2] ^= 1  # the signature no longer verifies
     m = audit_files([_write(tmp_path, "a.chn", frames), _write(tmp_path, "b.chn", forked[:i] + [bytes(bad)])])
     assert [(p.verdict, p.at, p.seats) for p in m.partings] == [("damaged", i, [])]
+
+
+def test_a_leavers_own_record_is_not_a_fork(tmp_path):
+    """A seat leaves mid-game: its own record ends with its ``leave``, the others' remove it
+    for 'left' with that leave as proof and play on. Compared, the records are one game (the
+    leaver's stops earlier), not a fork: a newcomer's `play` then `q` audited as FORK, exit 1."""
+    from p2p_chinchon import view as v
+    from test_table_removal import Gone
+
+    net = Gone(3, seed=8)
+    assert net.run(lambda n: n.expects("discard")(n) and not n.q)
+    leaver = net.tables[0].expected().seat
+    net.handle(leaver, net.tables[leaver].intent(v.Leave("going home")))
+    net.kill(leaver)
+    assert net.run()
+    other = next(t for t in net.alive())
+    a = _write(tmp_path, "leaver.chn", net.tables[leaver].frames)
+    b = _write(tmp_path, "other.chn", other.frames)
+    m = audit_files([a, b])
+    assert [p.verdict for p in m.partings] == ["shorter"], m.partings
+    assert "own leave" in m.partings[0].detail and m.verdict != "fork"

@@ -50,3 +50,10 @@ def test_bench_play_start_compares_exec_and_fork(tmp_path):
     r = bench(tmp_path, "play_start", "--runs", "1", "--bots", "1")
     for key in ("to_seating", "seating_to_first_turn", "to_first_turn"):
         assert r[key]["exec_s"] > 0 and r[key]["fork_s"] > 0 and r[key]["ratio"] > 0
+
+
+def test_bench_wire_runs_on_this_protocol_version(tmp_path):
+    """``bench wire`` signs envelopes of the current schema (it crashed on the seating's new
+    ``addrs`` field, found by a newcomer trying the README's benchmarks)."""
+    r = bench(tmp_path, "wire", "--n", "40")
+    assert r["transcript"]["envelopes"] == 40 and r["draw_share"]["verify_us"] > 0

@@ -937,12 +937,13 @@ class Node:
 
     def _halt_reason(self, wait: Wait) -> str:
         """Why this node stops waiting (one line; the table signs nothing, the record resumes)."""
-        mins = _rule(self.table.rules, "stall_limit", 900) / 60
+        limit = _rule(self.table.rules, "stall_limit", 900)
+        took = f"{limit / 60:g} min" if limit % 60 == 0 else f"{limit:g} s"
         if wait.note in ("listening", "cutoff"):
-            return f"no other seat could be reached for {mins:g} min: stopped waiting (resume to come back)"
+            return f"no other seat could be reached for {took}: stopped waiting, signing nothing (resume to come back)"
         who = wait.removing or wait.name
-        return (f"the table could not play on without {who} for {mins:g} min (no majority to remove them): "
-                "stopped waiting (resume to come back)")
+        return (f"the table could not play on without {who} for {took} (no majority to remove them): "
+                "stopped waiting, signing nothing (resume to come back)")
 
     async def _fill_gap(self, now: float, step: tbl.Step | None) -> None:
         """A stalled chain: an envelope we lack may have reached some peers only (its sender

@@ -80,8 +80,7 @@ class RemovalPart:
             return []
         self.fault = v.Fault(None, "stalled", reason)
         self.phase = v.STOPPED
-        self.log_event("stopped", (None,), detail=reason)
-        self._out.append(Stopped(self.fault))
+        self._out.append(Stopped(self.fault))  # (no log line "stopped by": nobody stopped it)
         return self._take()
 
     def my_votes(self) -> list[bytes]:

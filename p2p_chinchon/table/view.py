@@ -26,8 +26,8 @@ class ViewPart:
     def needs_decision(self) -> str | None:
         """What this seat must decide now: "agree", "draw", "discard", "reenter" or None."""
         step = self.expected()
-        if step is None or self.me is None or step.seat != self.me:
-            return None
+        if step is None or self.me is None or step.seat != self.me or self.catching_up:
+            return None  # (catching up: nothing is decided before the others were heard)
         if step.kind in ("agree", "draw", "discard", "reenter"):
             if step.kind == "agree" and self.agreed:
                 return None
