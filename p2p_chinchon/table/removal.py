@@ -183,43 +183,38 @@ class RemovalPart:
     def _certificate(self, x: int) -> list[bytes] | None:
         """The proof of our first ``remove`` of ``x`` at the head, when we hold a strict
         majority's votes (ours among them): the held votes that pass every check of
-        :meth:`_vote_problem` (a cheat's vote of another hand must not spoil it), and for a
+        :meth:`_valid_vote` (a cheat's vote of another hand must not spoil it), and for a
         signer that left, its ``leave``; sorted by seat, no more than a majority. Else None."""
         n, head, hand = len(self.chain), self.head, self.hand_no
         by = self.votes.get((n, head, x), {})
         signers = self._signers(x)
         good: dict[int, bytes] = {}
         for s in signers:
-            if s in by and self._vote_problem(by[s], x, n, head, hand, set(signers)) is None:
+            if s in by and self._valid_vote(by[s], x, n, head, hand, set(signers)) is not None:
                 good[s] = by[s]
             elif s in self.leaves:
                 good[s] = self.leaves[s]  # a seat that left counts as voting (its own signed word)
-        need = self._base() // 2 + 1
+        need = self.votes_needed()
         if self.me not in by or self.me not in good or len(good) < need:
             return None
         chosen = [self.me] + [s for s in sorted(good) if s != self.me][:need - 1]
         return [good[s] for s in sorted(chosen)]
 
-    def _vote_problem(self, frame: bytes, x: int, seq: int, prev: bytes, hand: int, signers: set[int],
-                      leaves: bool = True) -> str | None:
-        """Why ``frame`` is not a vote that seat ``x`` was away at (``seq``, ``prev``, ``hand``),
-        by a signer of its removal: None when it is one, and then its voter is
-        ``wire.decode_envelope(frame).seat``. A signer's own signed ``leave`` of this game
-        counts as its vote (``leaves``)."""
+    def _valid_vote(self, frame: bytes, x: int, seq: int, prev: bytes, hand: int, signers: set[int]) -> Any:
+        """The decoded envelope when ``frame`` is a vote that seat ``x`` was away at (``seq``,
+        ``prev``, ``hand``) by a signer of its removal, else None: a validly signed ``away`` of
+        this game, or a signer's own signed ``leave`` of this game (it counts as its vote)."""
         try:
             a = wire.decode_envelope(frame)
             if a.seat not in signers or a.game != self.game:
-                return "not a signer's envelope of this game"
-            if a.kind == "leave" and leaves:
-                wire.verify_envelope(a, self.players[a.seat].key)
                 return None
-            if not (a.kind == "away" and a.seq == seq and a.prev == prev and a.body["seat"] == x
-                    and a.body["hand"] == hand):
-                return "not a vote on this seat at this place and hand"
+            if a.kind != "leave" and not (a.kind == "away" and a.seq == seq and a.prev == prev
+                                          and a.body["seat"] == x and a.body["hand"] == hand):
+                return None
             wire.verify_envelope(a, self.players[a.seat].key)
         except wire.WireError:
-            return "not validly signed"
-        return None
+            return None
+        return a
 
     def _certificate_problem(self, env: Any, x: int) -> str | None:
         """Why the ``proof`` of ``env``, a first ``remove`` of ``x`` for "absent", is not a
@@ -232,15 +227,14 @@ class RemovalPart:
         voters: set[int] = set()
         own = False
         for i, f in enumerate(env.body["proof"]):
-            why = self._vote_problem(f, x, env.seq, env.prev, env.body["hand"], signers)
-            seat = wire.decode_envelope(f).seat if why is None else None
-            if why is not None or seat in voters:
+            a = self._valid_vote(f, x, env.seq, env.prev, env.body["hand"], signers)
+            if a is None or a.seat in voters:
                 return f"vote {i} of its proof is not a distinct signer's signed vote that seat {x} was away here"
-            voters.add(seat)
-            own = own or (seat == env.seat and wire.decode_envelope(f).kind == "away")
+            voters.add(a.seat)
+            own = own or (a.seat == env.seat and a.kind == "away")
         if not own:
             return "its signer's own vote is not in its proof"
-        need = self._base() // 2 + 1
+        need = self.votes_needed()
         if len(voters) < need:
             return (f"it carries {len(voters)} vote(s) that seat {x} was away, and a removal needs a majority "
                     f"of the {self._base()} seats in the game ({need})")
