@@ -126,7 +126,8 @@ def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
 def _three_seats(lab: NetnsLab, tmp_path: Path, port: str) -> tuple[list[subprocess.Popen], list[Path]]:
     """A bot host in namespace 0 and bot joiners J1, J2 in namespaces 1 and 2, ``rejoin_wait``
     5 s, ``stall_limit`` 20 s; returns once a card was drawn."""
-    return _seats(lab, tmp_path, 3, port, ["--option", "stall_limit=20"])
+    # limit 60 (after GAME's 20: the last one counts): a first-hand close must not end the game before a kill
+    return _seats(lab, tmp_path, 3, port, ["--option", "stall_limit=20", "--option", "limit=60"])
 
 
 def _seats(lab: NetnsLab, tmp_path: Path, n: int, port: str, extra: list[str]) -> tuple[list, list[Path]]:
