@@ -498,18 +498,23 @@ class PromptQueue:
             with entry[1]:
                 while self._queue[0] is not entry:
                     await self._moved.wait()
-                answer = await self._ask(request, ip, came=came, queued=len(self._queue) - 1)
+                behind = sum(1 for _, scope in self._queue[1:] if not scope.cancel_called)
+                answer = await self._ask(request, ip, came=came, queued=behind)
                 if answer == REFUSE_ADDRESS:
                     self.refused_ips.add(ip)
                     for other_ip, scope in self._queue:
                         if other_ip == ip:
                             scope.cancel()  # each is refused below, in its own call
+                    # out of the queue now, not when their calls next run: the next
+                    # question's count must not include them (a clean-clone CI run caught it)
+                    self._queue = [e for e in self._queue if e[0] != ip or e is entry]
                     return "address", _ADDRESS_REFUSED
                 return ("yes", None) if answer is True else ("no", "the host did not let you sit down")
             if ip in self.refused_ips:
                 return "address", _ADDRESS_REFUSED
             return "expired", f"the host did not answer within {self.wait:g} s"
         finally:
-            self._queue.remove(entry)
+            if entry in self._queue:
+                self._queue.remove(entry)
             self._moved.set()
             self._moved = trio.Event()

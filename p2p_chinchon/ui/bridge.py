@@ -104,6 +104,9 @@ class UiBridge:
         ``block`` the person may also answer :data:`BLOCK` (key ``b``: no, and no to everyone
         else from the same place). Cancelling the call withdraws the question."""
         frontend = self._need_frontend()
+        # an asker already cancelled never shows its question: the withdrawal's own
+        # checkpoints would let the input reader answer it with a line meant for the next one
+        await trio.lowlevel.checkpoint_if_cancelled()
         send, recv = trio.open_memory_channel[bool | str](1)
         frontend.start_ask(question, self._from_ui(send.send_nowait), block=block)
         try:
