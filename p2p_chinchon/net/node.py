@@ -45,7 +45,7 @@ from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.framing import FrameError
-from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp
+from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
 
 log = logging.getLogger(__name__)
@@ -142,6 +142,7 @@ class Presence:
     connected: bool
     away: float = 0.0
     back: bool = False
+    relayed: bool = False  # its link runs through the transit relay (issue 23)
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class NodeStatus:
         w = self.wait
         return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None, w.note, w.have)
                 if w else None,
-                tuple((p.seat, p.connected, p.back) for p in self.seats))
+                tuple((p.seat, p.connected, p.back, p.relayed) for p in self.seats))
 
     def text(self, tr: Callable[..., str] | None = None) -> str:
         """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
@@ -242,6 +243,9 @@ class NodeStatus:
                 parts.append(tr("st_disconnected", name=p.name))
             elif p.back:
                 parts.append(tr("st_back", name=p.name))
+        relayed = [p.name for p in self.seats if p.connected and p.relayed]
+        if relayed:
+            parts.append(tr("st_relayed", names=", ".join(relayed)))
         return "; ".join(parts)
 
 
@@ -885,7 +889,8 @@ class Node:
         seats = tuple(
             Presence(s, self.table.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
-                     now - self._back_at.get(s, -1e9) < BACK_SHOWN)
+                     now - self._back_at.get(s, -1e9) < BACK_SHOWN,
+                     self._mesh is not None and s in self._mesh.relayed)
             for s in others if s in self._away_since
             or (s in self._heard and self._listening is None)
         )
@@ -1369,6 +1374,7 @@ async def run_seat(
     jobs: tuple = (),
     mdns: bool = False,
     reach: Sequence[str] = (),
+    relay: tuple[str, int] | None = None,
 ) -> NodeResult:
     """Build the mesh for a seated table and play to the end. With a transcript, this seat's
     secrets are kept beside it (:func:`secrets_path_for`) while the game lasts (with the
@@ -1377,7 +1383,8 @@ async def run_seat(
     listens and find a seat whose address changed by its record (:func:`.discovery.advertise_seat`;
     ``reach``: this seat's ``--advertise`` entries, whose IPv4 hosts come first in it). Until
     the first hand, every seat that cannot be reached is named on the screen
-    (:func:`.reach.watch_reach`)."""
+    (:func:`.reach.watch_reach`). ``relay``: the transit relay ``(host, port)`` of a code-word
+    table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`)."""
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
     if transcript_path is not None:
@@ -1395,7 +1402,8 @@ async def run_seat(
         locator = SeatLocator(table.game, {s: p.key for s, p in enumerate(table.players)})
     mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
                 listener=listeners if listeners else None, config=mesh_config,
-                locate=locator.lookup if locator is not None else None)
+                locate=locator.lookup if locator is not None else None,
+                relay=relay_plan(table, relay) if relay is not None else None)
     async with trio.open_nursery() as nursery:
         await nursery.start(mesh.run)
         if locator is not None:
@@ -1408,6 +1416,24 @@ async def run_seat(
         await mesh.aclose()
         nursery.cancel_scope.cancel()
     return result
+
+
+def relay_plan(table: tbl.Table, relay: tuple[str, int]) -> RelayPlan:
+    """The mesh's :class:`~.mesh.RelayPlan` for a seated table: each pair's token from the
+    game id, the two seats and the X25519 secret of their identity keys (docs/protocol.md
+    "Code words and the transit relay")."""
+    from p2p_chinchon.net.relay import pair_secret
+    from p2p_chinchon.net.rendezvous import mesh_token
+
+    tokens: dict[int, str] = {}
+
+    def token(peer: int) -> str:
+        if peer not in tokens:
+            shared = pair_secret(table.identity, table.players[peer].key)
+            tokens[peer] = mesh_token(shared, table.game, table.me, peer)
+        return tokens[peer]
+
+    return RelayPlan(relay[0], relay[1], token)
 
 
 async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any, reach: Sequence[str] = ()) -> None:
