@@ -308,6 +308,7 @@ class Node:
         # take the cores from the receive-prove-send path the next shuffler waits on
         self._checks = trio.CapacityLimiter(1)
         self._mesh: Mesh | None = None
+        self.relay: str | None = None  # "host:port" of a code-word table's transit relay (kept with the secrets)
         self._done = trio.Event()
         self._progress = trio.Event()
         self._intent_send, self._intent_recv = trio.open_memory_channel[Any](16)
@@ -473,6 +474,8 @@ class Node:
             new["keys"][snap["hand"]] = {"hand": snap["hand"], "key": snap["key"], "key_nonce": snap["key_nonce"]}
         if self.keep_identity and "identity" not in new:
             new["identity"] = self.table.identity.seed()
+        if self.relay is not None:  # a code-word table: a rejoin meets at the same relay
+            new["relay"] = self.relay
         if new == kept:
             return True
         try:
@@ -1136,6 +1139,10 @@ async def host_lobby(
             return
         peer_ip = _peer_ip(link)
         _, port = req.listen_host_port
+        # through the relay the joiner's first candidate stands for the address it came from
+        seen = lob.format_addr(peer_ip, port) if peer_ip is not None else (
+            req.candidates[0] if req.candidates else lob.format_addr("127.0.0.1", port))
+        peer_ip = peer_ip or "the transit relay"
         # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
         # key), so a refusal never leaves a seat taken by someone who has gone.
         await link.send(msgpack.packb({"offer": table.frames[0]}))
@@ -1184,7 +1191,7 @@ async def host_lobby(
             try:
                 # observed first (the address the others can most likely reach), then the
                 # joiner's own signed candidates: advertised, then its interfaces
-                seat = table.seat_host(req.name, req.public_key, lob.format_addr(peer_ip, port), req.candidates)
+                seat = table.seat_host(req.name, req.public_key, seen, req.candidates)
             except tbl.IntentError as exc:
                 return str(exc)
             name, seated = table.pending_players[seat].name, True
@@ -1278,9 +1285,13 @@ def _addr_host(addr: str) -> str | None:
         return None
 
 
-def _peer_ip(link: Any) -> str:
+def _peer_ip(link: Any) -> str | None:
+    """The IP address a lobby link comes from; None through the transit relay (the relay's
+    address says nothing of where the joiner is)."""
     stream = getattr(link, "stream", None) or getattr(link, "_stream", None)
     stream = getattr(stream, "transport_stream", stream)  # under TLS, the socket is below
+    if getattr(stream, "relay", None) is not None:
+        return None
     sock = getattr(stream, "socket", None)
     try:
         return sock.getpeername()[0] if sock is not None else "127.0.0.1"
@@ -1295,6 +1306,7 @@ async def join_lobby(
     wait: float = 0.0, on_waiting: Callable[..., Any] | None = None,
     on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None = None,
     approval_wait: float = lob.APPROVAL_WAIT, local_address: str | None = None,
+    connect: Callable[..., Awaitable[tuple[Any, bytes]]] | None = None,
 ) -> tuple[bytes, bytes]:
     """Joiner side: sit down at ``host:port`` over TLS, pinning ``expect_fingerprint`` if
     given, offering ``candidates`` (more addresses of our mesh, best first) besides the one the
@@ -1307,11 +1319,16 @@ async def join_lobby(
     same in :mod:`p2p_chinchon.ui.i18n` as ``key`` with ``fields``). ``on_lobby(players)`` gets each of the
     host's unsigned lobby updates, ``((name, key), ...)`` in seat order (display only). After
     ``sit`` we wait ``approval_wait`` s (and 15 s more) for the seat: then :class:`~.lobby.Refused`.
-    ``local_address``: the source IP to connect from (None: the system's choice)."""
-    link, host_key = await _connect_patiently(
-        wait, on_waiting, host, port, identity, name=name,
-        listen_addr=lob.format_addr("0.0.0.0", listen_port), candidates=candidates,
-        expect_fingerprint=expect_fingerprint, local_address=local_address)
+    ``local_address``: the source IP to connect from (None: the system's choice).
+    ``connect(**kwargs)``: how to reach the lobby instead (a code word's direct-then-relay
+    way), taking :func:`.lobby.connect_lobby`'s keyword arguments after ``identity``."""
+    kwargs = dict(name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port), candidates=candidates,
+                  expect_fingerprint=expect_fingerprint)
+    if connect is not None:
+        link, host_key = await connect(identity, **kwargs)
+    else:
+        link, host_key = await _connect_patiently(wait, on_waiting, host, port, identity, **kwargs,
+                                                  local_address=local_address)
     async with link:
         offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
@@ -1391,6 +1408,8 @@ async def run_seat(
         node.secrets_path = secrets_path_for(transcript_path)
         node.kept_secrets = read_secrets(node.secrets_path) if kept is None else kept
     node.keep_identity = keep_identity
+    if relay is not None:
+        node.relay = lob.format_addr(*relay)
     for job in jobs:
         node.start_job(job)
     events.node_ready(node)
