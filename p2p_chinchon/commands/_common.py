@@ -459,6 +459,7 @@ class SeatGlue:
 
         self.live = live  # a full screen redraws clocks; line mode prints each new wait once
         self._said: Any = None
+        self._relayed: tuple[str, ...] = ()  # the relayed links a console last named
         self.bridge = bridge
         self.bot = bot
         self.rules = rules
@@ -525,6 +526,14 @@ class SeatGlue:
                     if status.key() == glue._said:
                         return
                     glue._said = status.key()
+                    if status.relayed() != glue._relayed:  # a console says the relayed links when they change
+                        glue._relayed = status.relayed()
+                        if glue.bridge is None and glue.printer is not None and glue._relayed:
+                            from p2p_chinchon.ui.i18n import Translator
+
+                            said = Translator("en")("st_relayed", names=", ".join(glue._relayed))
+                            print(f"[{said}]", file=sys.stderr, flush=True)
+                    text = status.text(glue.tr if glue.bridge is not None else None, relayed=glue.bridge is not None)
                     from p2p_chinchon.net.node import DECISIONS  # loaded: the node sent this
 
                     w = status.wait

@@ -203,12 +203,17 @@ class NodeStatus:
                 if w else None,
                 tuple((p.seat, p.connected, p.back, p.relayed) for p in self.seats))
 
-    def text(self, tr: Callable[..., str] | None = None) -> str:
+    def relayed(self) -> tuple[str, ...]:
+        """The names of the seats whose link runs through the transit relay."""
+        return tuple(p.name for p in self.seats if p.connected and p.relayed)
+
+    def text(self, tr: Callable[..., str] | None = None, relayed: bool = True) -> str:
         """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
         removing them from the game (waiting for Bruno's signature)``; "" when idle.
 
         ``tr(key, **fields)`` phrases it (a :class:`p2p_chinchon.ui.i18n.Translator`, whose
-        ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts)."""
+        ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts). ``relayed``:
+        end with the seats whose link runs through the relay (``through the relay: Ana``)."""
         tr = tr or _english
         parts = []
         w = self.wait
@@ -243,9 +248,8 @@ class NodeStatus:
                 parts.append(tr("st_disconnected", name=p.name))
             elif p.back:
                 parts.append(tr("st_back", name=p.name))
-        relayed = [p.name for p in self.seats if p.connected and p.relayed]
-        if relayed:
-            parts.append(tr("st_relayed", names=", ".join(relayed)))
+        if relayed and self.relayed():
+            parts.append(tr("st_relayed", names=", ".join(self.relayed())))
         return "; ".join(parts)
 
 
