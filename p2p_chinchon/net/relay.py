@@ -76,7 +76,9 @@ async def meet(host: str, port: int, token: str, side: str, *, connect_timeout: 
     except trio.TooSlowError:
         raise RelayDown(f"the transit relay at {where} does not answer") from None
     except OSError as exc:
-        why = (exc.strerror or str(exc)).rsplit(": ", 1)[-1]
+        from .mesh import _dial_error  # trio's "all attempts failed" wraps the reason
+
+        why = _dial_error(exc)
         raise RelayDown(f"cannot reach the transit relay at {where} ({why})") from None
     try:
         await stream.send_all(relay_request(token, side))

@@ -206,13 +206,14 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
 
 async def _probe_relay(host: str, port: int) -> None:
     """Raise :class:`~.relay.RelayDown` unless the transit relay accepts a TCP connection."""
+    from p2p_chinchon.net.mesh import _dial_error
     from p2p_chinchon.net.relay import RelayDown
 
     try:
         with trio.fail_after(10):
             stream = await trio.open_tcp_stream(host, port)
     except (OSError, trio.TooSlowError) as exc:
-        why = "no answer" if isinstance(exc, trio.TooSlowError) else nd.error_text(exc).rsplit(": ", 1)[-1]
+        why = "no answer" if isinstance(exc, trio.TooSlowError) else _dial_error(exc)
         raise RelayDown(f"cannot reach the transit relay at {format_addr(host, port)} ({why})") from None
     await trio.aclose_forcefully(stream)
 
