@@ -5,7 +5,8 @@ A "public" site runs the magic-wormhole mailbox and transit relay (``twist wormh
 ``twist transitrelay`` from the installed packages) and records every packet on its interface;
 the host and two joiners each sit behind their own home router (MASQUERADE, no port forwarded).
 ``host --code`` / ``join --code`` play a whole three-seat bot game, every link through the relay:
-transcripts identical, audit ok; a wrong code word on the way is one line and exit 2 for its
+transcripts identical, audit ok (Jimena, killed mid-hand, runs her same command again and comes back
+through the relay); a wrong code word on the way is one line and exit 2 for its
 typist and a new code on the host's screen; the relay's and mailbox's packets hold no name, card
 or message kind in clear.
 """
@@ -13,6 +14,7 @@ or message kind in clear.
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -26,7 +28,8 @@ from test_friends_netns import _finished_identical, _tails
 from test_resilience_mdns import _cli, _env, _wait_for
 
 REPO = Path(__file__).resolve().parents[1]
-GAME = ["--option", "limit=20", "--proof-rounds", "4"]
+# limit 60: a first-hand close must not end the game before the kill
+GAME = ["--option", "limit=60", "--proof-rounds", "4"]
 MAILBOX_PORT, RELAY_PORT = 4000, 4001
 NAMES = ["Hortensia", "Jacinto", "Jimena"]  # long enough that no ciphertext holds one by chance
 
@@ -85,18 +88,28 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
                                          *mailbox, "--relay", f"{lab.addr(pub)}:{RELAY_PORT}",
                                          "--transcript", str(tmp_path / "s0.chn")))]
 
-        def join(where: int, n: int, code: str) -> None:
-            seats.append(start(where, f"s{n}", _cli("join", "--bot", "--name", NAMES[n], "--min-proof-rounds", "4",
-                                                    "--code", code, *mailbox, "--transcript",
-                                                    str(tmp_path / f"s{n}.chn")), home=f"s{n}"))
+        def join(where: int, n: int, code: str) -> list[str]:
+            argv = _cli("join", "--bot", "--name", NAMES[n], "--min-proof-rounds", "4", "--code", code, *mailbox,
+                        "--transcript", str(tmp_path / f"s{n}.chn"))
+            seats.append(start(where, f"s{n}", argv, home=f"s{n}"))
+            return argv
 
         join(j1, 1, _wait_code(logs["s0"], 1))
-        # the next code, mistyped (its number, other words): its typist is told, the host gets a new code
+        # the next code, mistyped (its number, words not in magic-wormhole's list): its typist is told, the host gets a new code
         nameplate = _wait_code(logs["s0"], 2).split("-")[0]
-        wrong = start(j2, "wrong", _cli("join", "--bot", "--name", "W", "--code", f"{nameplate}-aardvark-zulu",
+        wrong = start(j2, "wrong", _cli("join", "--bot", "--name", "W", "--code", f"{nameplate}-mistyped-words",
                                         *mailbox), home="w")
         assert wrong.wait(timeout=60) == 2, logs["wrong"].read_text(errors="replace")
-        join(j2, 2, _wait_code(logs["s0"], 3))
+        again = join(j2, 2, _wait_code(logs["s0"], 3))
+        # kill -9 of Jimena once she drew, then her same command again: back through the relay
+        end = time.monotonic() + 120
+        while not (tmp_path / "s2.chn").exists() or "draw" not in [
+                e.kind for e in load_transcript(tmp_path / "s2.chn").envelopes]:
+            assert time.monotonic() < end, _tails([logs["s0"], logs["s1"], logs["s2"]])
+            time.sleep(0.1)
+        seats[2].send_signal(signal.SIGKILL)
+        seats[2].wait()
+        seats[2] = start(j2, "s2", again, home="s2")
         codes = []
         for p in seats:
             try:
@@ -111,6 +124,8 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
     assert "someone typed a wrong code word" in host_text, _tails(seat_logs)
     # every link met at the relay: nobody can dial anybody through the home routers
     assert host_text.count("met through the transit relay") >= 2, _tails(seat_logs)
+    assert f"{NAMES[2]} is back" in host_text, _tails(seat_logs)
+    assert host_text.count("seat 2 met through the transit relay") >= 2, _tails(seat_logs)  # before and after
     assert "met through the transit relay" in logs["s1"].read_text(errors="replace"), _tails(seat_logs)
     captured = (tmp_path / "capture.bin").read_bytes()
     frames = load_transcript(tmp_path / "s0.chn").frames
