@@ -7,7 +7,7 @@ the host and two joiners each sit behind their own home router (MASQUERADE, no p
 ``host --code`` / ``join --code`` play a whole three-seat bot game, every link through the relay:
 transcripts identical, audit ok (Jimena, killed mid-hand, runs her same command again and comes back
 through the relay); a wrong code word on the way is one line and exit 2 for its
-typist and a new code on the host's screen; the relay's and mailbox's packets hold no name, card
+typist and a new code on the host's screen, and so is a code nobody holds; the relay's and mailbox's packets hold no name, card
 or message kind in clear.
 """
 
@@ -69,7 +69,8 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
         pytest.skip(reason)
     with InternetLab([("routed", 1), ("nat", 1), ("nat", 1), ("nat", 1)]) as lab:
         pub, host, j1, j2 = (lab.host(k, 0) for k in range(4))
-        logs = {name: tmp_path / f"{name}.log" for name in ("capture", "mailbox", "relay", "s0", "s1", "s2", "wrong")}
+        logs = {name: tmp_path / f"{name}.log"
+                for name in ("capture", "mailbox", "relay", "s0", "s1", "s2", "wrong", "expired")}
 
         def start(where: int, name: str, argv: list[str], home: str | None = None) -> subprocess.Popen:
             with open(logs[name], "ab") as f:
@@ -95,6 +96,9 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
             return argv
 
         join(j1, 1, _wait_code(logs["s0"], 1))
+        # a code nobody holds (the mailbox hands out small numbers): told once its wait is over
+        expired = start(j1, "expired", _cli("join", "--bot", "--code", "99-nobody-here", "--code-wait", "2", *mailbox),
+                        home="e")
         # the next code, mistyped (its number, words not in magic-wormhole's list): its typist is told, the host gets a new code
         nameplate = _wait_code(logs["s0"], 2).split("-")[0]
         wrong = start(j2, "wrong", _cli("join", "--bot", "--name", "W", "--code", f"{nameplate}-mistyped-words",
@@ -110,6 +114,7 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
         seats[2].send_signal(signal.SIGKILL)
         seats[2].wait()
         seats[2] = start(j2, "s2", again, home="s2")
+        assert expired.wait(timeout=60) == 2, logs["expired"].read_text(errors="replace")
         codes = []
         for p in seats:
             try:
@@ -120,6 +125,9 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
     _finished_identical(tmp_path, 3, codes, seat_logs)
     said = logs["wrong"].read_text(errors="replace").strip().splitlines()
     assert said == ["p2p-chinchon join: wrong code word: it does not match the host's (check it and try again)"], said
+    said = logs["expired"].read_text(errors="replace").strip().splitlines()
+    assert said == ["p2p-chinchon join: nobody holds the code word 99-nobody-here (waited 2 s): it is mistyped, "
+                    "or it expired (the host shows a new one after each join)"], said
     host_text = logs["s0"].read_text(errors="replace")
     assert "someone typed a wrong code word" in host_text, _tails(seat_logs)
     # every link met at the relay: nobody can dial anybody through the home routers

@@ -1,4 +1,5 @@
-"""``p2p-chinchon host``: open a table on the LAN, advertise it by mDNS, play when it is full."""
+"""``p2p-chinchon host``: open a table on the LAN, advertise it by mDNS, play when it is full (``--code``:
+friends on other networks join by a code word, issue 23)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``p2p-chinchon join [TABLE] [--connect HOST:PORT]``: find a table on the LAN and sit down."""
+"""``p2p-chinchon join [TABLE] [--connect HOST:PORT] [--code WORD]``: find a table (on the LAN, at an
+address, or by code word) and sit down."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ def _translate(exc: BaseException, url: str) -> MailboxError:
 
     if isinstance(exc, errors.ServerConnectionError):
         reason = getattr(exc, "reason", None)
-        why = getattr(reason, "value", reason) or exc
+        why = str(getattr(reason, "value", reason) or exc).rstrip(".").rsplit(": ", 1)[-1]  # Twisted's long form
         return MailboxDown(f"cannot reach the mailbox at {url} ({why})")
     if isinstance(exc, errors.WrongPasswordError):
         return WrongCode("wrong code word: it does not match the host's (check it and try again)")
