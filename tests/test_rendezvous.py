@@ -139,9 +139,9 @@ async def test_meet_through_a_fake_relay_and_a_relay_that_is_down() -> None:
     assert issubclass(RelayDown, RelayError)
 
 
-def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def _cli(env: dict, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "p2p_chinchon", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+                          timeout=60, stdin=subprocess.DEVNULL, env=env)
 
 
 def test_code_word_failures_are_one_line_and_a_clean_exit(tmp_path) -> None:
@@ -149,26 +149,20 @@ def test_code_word_failures_are_one_line_and_a_clean_exit(tmp_path) -> None:
     is down (host): one line on stderr each, no traceback."""
     import os
 
-    env_home = {"XDG_CONFIG_HOME": str(tmp_path / "c"), "XDG_DATA_HOME": str(tmp_path / "d")}
-    os.environ.update(env_home)  # inherited by the subprocesses (restored below)
-    try:
-        bad = _cli("join", "--bot", "--code", "crossover")
-        assert (bad.returncode, bad.stderr.strip().splitlines()) == (
-            2, ["p2p-chinchon join: --code: 'crossover' is not a code word: it looks like 7-crossover-clockwork "
-                "(a number and words)"])
-        bad = _cli("host", "--bot", "--code", "--relay", "nowhere")
-        assert bad.returncode == 2 and bad.stderr.strip().startswith("p2p-chinchon host: --relay 'nowhere': give "), bad.stderr
-        down = _closed_port()
-        mailbox = _cli("join", "--bot", "--code", "7-crossover-clockwork", "--mailbox", f"ws://127.0.0.1:{down}/v1")
-        [line] = mailbox.stderr.strip().splitlines()
-        assert mailbox.returncode == 1 and line.startswith(
-            f"p2p-chinchon join: cannot reach the mailbox at ws://127.0.0.1:{down}/v1 ("), mailbox.stderr
-        relay = _cli("host", "--bot", "--code", "--no-mdns", "--relay", f"127.0.0.1:{down}",
-                     "--mailbox", f"ws://127.0.0.1:{down}/v1")
-        lines = relay.stderr.strip().splitlines()
-        assert relay.returncode == 1 and lines[-1] == (
-            f"p2p-chinchon host: cannot reach the transit relay at 127.0.0.1:{down} (Connection refused)"), relay.stderr
-        assert "Traceback" not in relay.stderr + mailbox.stderr
-    finally:
-        for key in env_home:
-            os.environ.pop(key, None)
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "c"), XDG_DATA_HOME=str(tmp_path / "d"))
+    bad = _cli(env, "join", "--bot", "--code", "crossover")
+    assert (bad.returncode, bad.stderr.strip().splitlines()) == (
+        2, ["p2p-chinchon join: --code: 'crossover' is not a code word: it looks like 7-crossover-clockwork "
+            "(a number and words)"])
+    bad = _cli(env, "host", "--bot", "--code", "--relay", "nowhere")
+    assert bad.returncode == 2 and bad.stderr.strip().startswith("p2p-chinchon host: --relay 'nowhere': give "), bad.stderr
+    down = _closed_port()
+    mailbox = _cli(env, "join", "--bot", "--code", "7-crossover-clockwork", "--mailbox", f"ws://127.0.0.1:{down}/v1")
+    assert (mailbox.returncode, mailbox.stderr.strip().splitlines()) == (
+        1, [f"p2p-chinchon join: cannot reach the mailbox at ws://127.0.0.1:{down}/v1 (Connection refused)"])
+    relay = _cli(env, "host", "--bot", "--code", "--no-mdns", "--relay", f"127.0.0.1:{down}",
+                 "--mailbox", f"ws://127.0.0.1:{down}/v1")
+    lines = relay.stderr.strip().splitlines()
+    assert relay.returncode == 1 and lines[-1] == (
+        f"p2p-chinchon host: cannot reach the transit relay at 127.0.0.1:{down} (Connection refused)"), relay.stderr
+    assert "Traceback" not in relay.stderr
