@@ -14,8 +14,8 @@ import sys
 # name -> one-line help; module p2p_chinchon.commands.<name>
 COMMANDS: dict[str, str] = {
     "play": "play a whole game on this laptop against local bot peers (real protocol)",
-    "host": "open a table on the LAN and advertise it by mDNS",
-    "join": "find a table on the LAN (or --connect HOST:PORT) and sit down",
+    "host": "open a table on the LAN and advertise it by mDNS (or --code: friends anywhere join by a code word)",
+    "join": "find a table on the LAN (or --connect HOST:PORT, or --code WORD from anywhere) and sit down",
     "resume": "come back to an unfinished game after a crash or a drop (same identity and transcript)",
     "audit": "replay a signed transcript: who won, or which seat cheated and where",
     "melds": "best arrangement of a hand: melds, deadwood, may it close",

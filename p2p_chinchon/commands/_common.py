@@ -325,9 +325,10 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
     from p2p_chinchon.net.lobby import LobbyError
     from p2p_chinchon.table import IntentError, ProtocolViolation
 
-    from p2p_chinchon.net.session import ResumeError
+    from p2p_chinchon.net.session import CodeWordError, ResumeError
 
-    expected = (LobbyError, IntentError, ProtocolViolation, OSError, RuntimeError, ResumeError)
+    expected = (LobbyError, IntentError, ProtocolViolation, OSError, RuntimeError, ResumeError, CodeWordError,
+                *_code_errors())
     try:
         return run_main(main, args, human)
     except BaseException as exc:  # noqa: BLE001 - unwrap trio's exception groups
@@ -339,11 +340,50 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
             raise KeyboardInterrupt from None  # Ctrl-C: one line from the command line, no traceback
         if not isinstance(leaf, expected):
             raise
+        args.failure = leaf  # the command may give it an exit code of its own (a wrong code word: 2)
         text = _error_text(leaf, args)
         if isinstance(leaf, ProtocolViolation) and leaf.rule == "weak_proofs":
             text += " (join with --min-proof-rounds K to accept it)"
         print(f"p2p-chinchon {command}: {text}", file=sys.stderr)
         return None
+
+
+def _code_errors() -> tuple[type, ...]:
+    """The code-word failures (issue 23) said in one line: loaded only where magic-wormhole is
+    installed (the ``internet`` extra)."""
+    from p2p_chinchon.net.relay import RelayError
+    from p2p_chinchon.net.rendezvous import CodeError
+
+    errors: tuple[type, ...] = (RelayError, CodeError)
+    try:
+        from p2p_chinchon.net.mailbox import MailboxError
+    except ImportError:
+        return errors
+    return (*errors, MailboxError)
+
+
+def add_code_arguments(p: argparse.ArgumentParser, host: bool) -> None:
+    """``--mailbox`` (and for a host ``--relay``): the magic-wormhole servers of ``--code``."""
+    from p2p_chinchon.net.rendezvous import DEFAULT_MAILBOX, DEFAULT_RELAY
+
+    p.add_argument("--mailbox", default=DEFAULT_MAILBOX, metavar="URL",
+                   help=f"the magic-wormhole mailbox for code words (default {DEFAULT_MAILBOX}; a group's own: "
+                        "docs/friends.md)")
+    if host:
+        p.add_argument("--relay", default=DEFAULT_RELAY, metavar="HOST:PORT",
+                       help=f"the transit relay where links that cannot be made directly meet (default "
+                            f"{DEFAULT_RELAY}); the code exchange tells every joiner, so the table uses one")
+
+
+def wormhole_missing(command: str) -> bool:
+    """Whether ``--code`` cannot run here (magic-wormhole not installed), after saying so."""
+    import importlib.util
+
+    if importlib.util.find_spec("wormhole") is not None:
+        return False
+    print(f"p2p-chinchon {command}: --code needs magic-wormhole: pip install 'p2p-chinchon[internet]'",
+          file=sys.stderr)
+    return True
 
 
 def _error_text(exc: BaseException, args: argparse.Namespace) -> str:
@@ -419,6 +459,7 @@ class SeatGlue:
 
         self.live = live  # a full screen redraws clocks; line mode prints each new wait once
         self._said: Any = None
+        self._relayed: tuple[str, ...] = ()  # the relayed links a console last named
         self.bridge = bridge
         self.bot = bot
         self.rules = rules
@@ -485,6 +526,14 @@ class SeatGlue:
                     if status.key() == glue._said:
                         return
                     glue._said = status.key()
+                    if status.relayed() != glue._relayed:  # a console says the relayed links when they change
+                        glue._relayed = status.relayed()
+                        if glue.bridge is None and glue.printer is not None and glue._relayed:
+                            from p2p_chinchon.ui.i18n import Translator
+
+                            said = Translator("en")("st_relayed", names=", ".join(glue._relayed))
+                            print(f"[{said}]", file=sys.stderr, flush=True)
+                    text = status.text(glue.tr if glue.bridge is not None else None, relayed=glue.bridge is not None)
                     from p2p_chinchon.net.node import DECISIONS  # loaded: the node sent this
 
                     w = status.wait

@@ -1,4 +1,5 @@
-"""``p2p-chinchon host``: open a table on the LAN, advertise it by mDNS, play when it is full."""
+"""``p2p-chinchon host``: open a table on the LAN, advertise it by mDNS, play when it is full (``--code``:
+friends on other networks join by a code word, issue 23)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all)")
     p.add_argument("--no-mdns", action="store_true", help="do not advertise; joiners use --connect")
     C.add_advertise_argument(p, "the table's lobby (shown by join --list; the port defaults to --port)")
+    p.add_argument("--code", action="store_true",
+                   help="friends on other networks join by a code word shown here (p2p-chinchon join --code WORD), "
+                        "through their home routers: no port to forward, no VPN (docs/friends.md)")
+    C.add_code_arguments(p, host=True)
     p.add_argument("--player", dest="name", default=None, help=argparse.SUPPRESS)  # before issue 13
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--proof-rounds", type=int, default=64, metavar="K", help="shadow shuffles per shuffle proof")
@@ -64,6 +69,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not C.check_advertise(args, "host"):
         return 2
+    if args.code:
+        from p2p_chinchon.net.rendezvous import CodeError, parse_relay
+
+        try:
+            parse_relay(args.relay)
+        except CodeError as exc:
+            print(f"p2p-chinchon host: {exc}", file=sys.stderr)
+            return 2
+        if C.wormhole_missing("host"):
+            return 2
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
     [level] = C.bot_levels(args, 1, "host")
@@ -139,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             identity=identity, rng=rng, player_name=player, transcript_path=path, timeouts=C.make_timeouts(args),
             bind=args.bind, rules=rules, seats=args.seats, name=table_name, proof_rounds=args.proof_rounds,
             port=args.port, advertise=not args.no_mdns, keep_identity=not human, approve=approve,
-            sockets=sockets, reach=tuple(args.advertise),
+            sockets=sockets, reach=tuple(args.advertise), code=args.code, mailbox=args.mailbox, relay=args.relay,
         )
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)

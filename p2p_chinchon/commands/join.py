@@ -1,4 +1,5 @@
-"""``p2p-chinchon join [TABLE] [--connect HOST:PORT]``: find a table on the LAN and sit down."""
+"""``p2p-chinchon join [TABLE] [--connect HOST:PORT] [--code WORD]``: find a table (on the LAN, at an
+address, or by code word) and sit down."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from p2p_chinchon.commands import _common as C
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("table", nargs="?", default=None, help="name of the table to join (default: list them / pick)")
     p.add_argument("--connect", default=None, metavar="HOST:PORT", help="join this address directly (no mDNS)")
+    p.add_argument("--code", default=None, metavar="WORD",
+                   help="join the table whose host showed this code word (7-crossover-clockwork), from any network")
+    p.add_argument("--code-wait", type=float, default=60.0, metavar="S", help=argparse.SUPPRESS)  # tests
+    C.add_code_arguments(p, host=False)
     p.add_argument("--browse", type=float, default=3.0, metavar="S", help="seconds to listen for tables (default 3)")
     p.add_argument("--list", action="store_true", help="print the tables heard on the LAN and exit")
     p.add_argument("--json", action="store_true", help="with --list: one JSON array, for scripts")
@@ -83,9 +88,23 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"p2p-chinchon join: --connect: {exc}", file=sys.stderr)
             return 2
+    if args.code is not None:
+        from p2p_chinchon.net.rendezvous import CodeError, check_code
+
+        try:
+            args.code = check_code(args.code)
+        except CodeError as exc:
+            print(f"p2p-chinchon join: --code: {exc}", file=sys.stderr)
+            return 2
+        if args.connect or args.table or args.list:
+            print("p2p-chinchon join: --code finds the table by itself: give no TABLE, --connect or --list",
+                  file=sys.stderr)
+            return 2
+        if C.wormhole_missing("join"):
+            return 2
     if args.list or args.json:
         return list_tables(args)
-    if human and not args.connect and not args.table and not args.lines and not sys.stdin.isatty():
+    if human and not args.connect and not args.code and not args.table and not args.lines and not sys.stdin.isatty():
         return list_tables(args)  # nobody to pick one: print the list for the script that ran us
     back = C.comeback(args, args.transcript or C.default_transcript("seat0"), human, "join", table=args.table)
     if back is not None:  # the same command again: back to that game (issue 24)
@@ -153,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
         from p2p_chinchon.net.session import JoinConfig, join_game
 
         fp = None  # the host fingerprint the LAN advertised: the offer must carry that key
-        if args.connect:
+        if args.code:
+            host, port = "", 0  # found through the mailbox
+        elif args.connect:
             host, port = parse_addr(args.connect)
         else:
             say = bridge.set_status if bridge is not None else to_stderr
@@ -173,14 +194,15 @@ def run(args: argparse.Namespace) -> int:
             identity=identity, rng=rng, player_name=player, transcript_path=path_for,
             timeouts=C.make_timeouts(args), bind=args.bind, keep_identity=not human, auto_agree=not human, host=host, port=port,
             min_proof_rounds=args.min_proof_rounds, expect_fingerprint=fp, wait=args.wait,
-            mdns=not args.connect, mesh_port=args.port, reach=tuple(args.advertise),
+            mdns=not args.connect and not args.code, mesh_port=args.port, reach=tuple(args.advertise),
+            code=args.code, mailbox=args.mailbox, code_wait=args.code_wait,
         )
         events = glue.events()
         if bridge is not None:  # "connecting to HOST:PORT…" until the table shows
             from p2p_chinchon.net.lobby import format_addr
             from p2p_chinchon.ui.i18n import Translator
 
-            bridge.set_status(Translator(args.lang)("status_joining", addr=format_addr(host, port)))
+            bridge.set_status(Translator(args.lang)("status_joining", addr=args.code or format_addr(host, port)))
             connecting = [True]
             shown = events.update
 
@@ -201,6 +223,10 @@ def run(args: argparse.Namespace) -> int:
     result = C.run_reporting(main, args, human, "join")
     for line in untold:  # the full screen has gone: say why nothing was joined
         to_stderr(line)
+    from p2p_chinchon.net.session import CodeWordError
+
+    if result is None and isinstance(getattr(args, "failure", None), CodeWordError):
+        return 2  # a wrong or expired code word is a usage error: one line, exit 2
     return C.finish(result, args)
 
 

@@ -363,23 +363,26 @@ async def connect_lobby(
     max_frame: int = MAX_FRAME,
     timeout: float | None = 10.0,
     local_address: str | None = None,
+    stream: trio.abc.Stream | None = None,
 ) -> tuple[Link, bytes]:
     """Connect to a host's lobby over TLS, pin its key (``expect_fingerprint``, see
     :func:`.tls.dial_tls`), answer its challenge with a :class:`JoinRequest` signed by
     ``identity`` (name, mesh ``listen_addr``, more ``candidates``). Returns the open :class:`Link` for the caller's
     conversation and the host's 32-byte identity key (the caller checks it against the offer).
-    ``local_address``: the source IP to connect from (None: the system's choice).
+    ``local_address``: the source IP to connect from (None: the system's choice); ``stream``:
+    a connection already open (through the transit relay), used instead of ``host:port``.
     If the host refuses the request, the link's next ``receive()`` returns ``None``.
     Raises ``OSError`` (cannot connect), ``trio.TooSlowError``, :class:`WrongHost` (TLS
     failed or another host's key), :class:`BadAnswer` (a bad challenge) or
     :class:`Refused` (the host hung up first)."""
     with trio.fail_after(math.inf if timeout is None else timeout):
-        stream = await trio.open_tcp_stream(host, port, local_address=local_address)
+        if stream is None:
+            stream = await trio.open_tcp_stream(host, port, local_address=local_address)
         try:
             try:
                 tls, host_key, cert = await dial_tls(stream, expect_fingerprint=expect_fingerprint)
             except TlsError as exc:
-                raise WrongHost(f"{host}:{port} is not the expected table: {exc}") from None
+                raise WrongHost(f"{format_addr(host, port)} is not the expected table: {exc}") from None
             link = Link(tls, max_size=max_frame)
             challenge = await link.receive()
             if challenge is None:
@@ -518,3 +521,28 @@ class PromptQueue:
                 self._queue.remove(entry)
             self._moved.set()
             self._moved = trio.Event()
+
+
+class StreamListener(trio.abc.Listener[trio.abc.Stream]):
+    """A listener whose connections are handed to it (:meth:`put`) instead of accepted from a
+    socket: the lobby's connections that came through the transit relay (issue 23)."""
+
+    def __init__(self) -> None:
+        self._send, self._recv = trio.open_memory_channel[trio.abc.Stream](16)
+
+    async def put(self, stream: trio.abc.Stream) -> None:
+        """Hand over a connection; closes it when the listener is closed."""
+        try:
+            await self._send.send(stream)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            await trio.aclose_forcefully(stream)
+
+    async def accept(self) -> trio.abc.Stream:
+        try:
+            return await self._recv.receive()
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            raise trio.ClosedResourceError from None
+
+    async def aclose(self) -> None:
+        await self._recv.aclose()
+        await trio.lowlevel.checkpoint()

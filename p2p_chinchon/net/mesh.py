@@ -52,7 +52,7 @@ import struct
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from cryptography.exceptions import InvalidSignature
@@ -62,6 +62,9 @@ from p2p_chinchon.identity import Identity
 
 from .framing import MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, peer_address, send_frame
 from .tls import TlsError, accept_tls, dial_tls
+
+if TYPE_CHECKING:
+    from .relay import RelayStream
 
 __all__ = [
     "Frame",
@@ -74,6 +77,7 @@ __all__ = [
     "PeerAddr",
     "PeerDown",
     "PeerUp",
+    "RelayPlan",
     "UnknownSeat",
     "accept_handshake",
     "dial_handshake",
@@ -135,6 +139,22 @@ class PeerDown:
 
 
 MeshEvent = Frame | PeerUp | PeerDown
+
+
+@dataclass(frozen=True, slots=True)
+class RelayPlan:
+    """Where a link that does not come up directly meets instead (issue 23): the transit
+    relay at ``host:port``, under ``token(peer_seat)`` (64 hex characters both seats of the
+    pair derive, :func:`.rendezvous.mesh_token`). A dialler also tries the relay once the
+    seat's direct places have had ``after`` seconds (at once when its last link was relayed);
+    an acceptor waits there for a lower seat not linked for ``after`` seconds. TLS and the
+    handshake run inside unchanged."""
+
+    host: str
+    port: int
+    token: Callable[[int], str]
+    after: float = 4.0
+    wait: float = 30.0  # a dialler's wait at the relay for the acceptor, per attempt
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +447,7 @@ class Mesh:
         host: str | None = None,
         config: MeshConfig | None = None,
         locate: Callable[[int], Sequence[tuple[str, int]]] | None = None,
+        relay: RelayPlan | None = None,
     ) -> None:
         _check_seat(seat)
         if not isinstance(game_id, bytes | bytearray) or len(game_id) != GAME_ID_SIZE:
@@ -485,6 +506,9 @@ class Mesh:
         # seat -> where else it may listen now ([(host, port)], e.g. from its mDNS record):
         # tried when dialling its known address keeps failing (its address changed)
         self._locate = locate
+        self._relay = relay
+        self._relay_place = None if relay is None else (f"transit relay {relay.host}", relay.port)
+        self._via_relay: set[int] = set()  # seats whose last link came through the relay
 
     # ------------------------------------------------------------ public state
 
@@ -496,6 +520,11 @@ class Mesh:
     def connected(self) -> frozenset[int]:
         """Seats whose link is currently up."""
         return frozenset(s for s, link in self._links.items() if link.alive)
+
+    @property
+    def relayed(self) -> frozenset[int]:
+        """Seats whose current link runs through the transit relay."""
+        return frozenset(s for s in self.connected if s in self._via_relay)
 
     def is_up(self, seat: int) -> bool:
         link = self._links.get(seat)
@@ -509,7 +538,10 @@ class Mesh:
         for seat, n in self._dial_failures.items():
             if n and not self.is_up(seat):
                 errors = self._dial_errors.get(seat, {})
-                out[seat] = [(p, errors[p]) for p in map(_place, self._places(seat)) if p in errors]
+                places = list(map(_place, self._places(seat)))
+                if self._relay_place is not None:
+                    places.append(_place(self._relay_place))
+                out[seat] = [(p, errors[p]) for p in places if p in errors]
         return out
 
     @property
@@ -547,6 +579,8 @@ class Mesh:
                     for s in sorted(self._peers):
                         if s > self.seat:
                             nursery.start_soon(self._dial_loop, s)
+                        elif self._relay is not None:
+                            nursery.start_soon(self._relay_accept_loop, s)
                     task_status.started(self.port)
         finally:
             self._closed = True
@@ -665,7 +699,7 @@ class Mesh:
 
     async def _connect_any(
         self, peer: int, places: Sequence[tuple[str, int]],
-    ) -> tuple[trio.SocketStream, tuple[str, int]] | None:
+    ) -> tuple[trio.SocketStream | RelayStream, tuple[str, int]] | None:
         """TCP to the first of ``places`` that answers (each started :attr:`MeshConfig.stagger`
         s after the one before it, so the best place wins when it answers at once); None when
         none did (each failure noted)."""
@@ -690,10 +724,35 @@ class Mesh:
             won = (stream, place)
             scope.cancel()
 
+        async def through_relay(scope: trio.CancelScope) -> None:
+            nonlocal won
+            from .relay import RelayError, meet
+            from .rendezvous import relay_side
+
+            plan, place = self._relay, self._relay_place
+            assert plan is not None and place is not None
+            await trio.sleep(0 if peer in self._via_relay else plan.after)
+            try:
+                stream: Any = await meet(plan.host, plan.port, plan.token(peer), relay_side(self.seat),
+                                         wait=plan.wait)
+            except RelayError as exc:
+                self._note_failure(peer, place, str(exc))
+                return
+            except trio.TooSlowError:
+                self._note_failure(peer, place, f"seat {peer} did not come in {plan.wait:g} s")
+                return
+            if won is not None:
+                await trio.aclose_forcefully(stream)
+                return
+            won = (stream, place)
+            scope.cancel()
+
         try:
             async with trio.open_nursery() as nursery:
                 for i, place in enumerate(places):
                     nursery.start_soon(attempt, i, place, nursery.cancel_scope)
+                if self._relay is not None:
+                    nursery.start_soon(through_relay, nursery.cancel_scope)
         except BaseException:
             if won is not None:
                 with trio.CancelScope(shield=True):
@@ -710,7 +769,7 @@ class Mesh:
             tried = [p for p in places if p not in refused] or places
             refused = set()
             place: tuple[str, int] | None = None
-            stream: trio.SocketStream | None = None
+            stream: trio.SocketStream | RelayStream | None = None
             link: _Link | None = None
             try:
                 got = await self._connect_any(peer, tried)
@@ -731,10 +790,15 @@ class Mesh:
                         )
                     owned, stream = stream, None  # _run_link closes it from here on
                     home = self._home[peer]
-                    if place != (home.host, home.port) and self._answered.get(peer) != place:
-                        log.info("seat %d: seat %d answered at %s (the seating's address is %s:%d)",
-                                 self.seat, peer, _place(place), home.host, home.port)
-                    self._answered[peer] = place
+                    if place == self._relay_place:
+                        self._via_relay.add(peer)
+                        log.info("seat %d: seat %d met through the %s", self.seat, peer, _place(place))
+                    else:
+                        self._via_relay.discard(peer)
+                        if place != (home.host, home.port) and self._answered.get(peer) != place:
+                            log.info("seat %d: seat %d answered at %s (the seating's address is %s:%d)",
+                                     self.seat, peer, _place(place), home.host, home.port)
+                        self._answered[peer] = place
                     self._dial_failures[peer] = 0
                     self._dial_errors.pop(peer, None)
                     link = await self._run_link(peer, owned, reader)
@@ -783,6 +847,33 @@ class Mesh:
             self._strangers += stranger
             self._nursery.start_soon(self._incoming, stream, host, source, stranger)
 
+    async def _relay_accept_loop(self, peer: int) -> None:
+        """Wait at the transit relay for lower seat ``peer`` whenever it has not been linked
+        for :attr:`RelayPlan.after` seconds (the dialler comes there after as long), and run
+        what arrives as an incoming connection: TLS and the handshake decide, as for any."""
+        from .relay import RelayDown, RelayError, meet
+        from .rendezvous import relay_side
+
+        plan = self._relay
+        assert plan is not None
+        delay = self.config.backoff_max
+        while True:
+            unlinked = 0.0
+            while unlinked < plan.after:  # polled: a link that flickers does not send us there
+                unlinked = 0.0 if self.is_up(peer) else unlinked + 0.5
+                await trio.sleep(0.5)
+            try:
+                stream: Any = await meet(plan.host, plan.port, plan.token(peer), relay_side(self.seat))
+            except RelayError as exc:
+                if isinstance(exc, RelayDown):
+                    log.warning("seat %d: %s", self.seat, exc)
+                await trio.sleep(self._jitter(delay))
+                delay = min(delay * 2, 30.0)
+                continue
+            delay = self.config.backoff_max
+            self._pending_at[None] = self._pending_at.get(None, 0) + 1
+            await self._incoming(stream, None, None, False, relayed=True)
+
     def _seats_at(self) -> dict[str, int]:
         """Source keys a lower seat may dial from (Mesh "Accept limits") -> how many seats."""
         count: dict[str, int] = {}
@@ -807,7 +898,7 @@ class Mesh:
         return not seats, None
 
     async def _incoming(self, stream: trio.abc.Stream, host: str | None, source: str | None,
-                        stranger: bool) -> None:
+                        stranger: bool, relayed: bool = False) -> None:
         try:
             with trio.fail_after(self.config.handshake_timeout):
                 stream, cert = await accept_tls(stream, self._identity,
@@ -839,6 +930,10 @@ class Mesh:
         if host is not None:  # its next redial may come from here again (NAT, another interface)
             seen = self._came_from[peer]
             seen[:] = [host, *(h for h in seen if h != host)][:_HOSTS_KEPT]
+        if relayed:
+            self._via_relay.add(peer)
+        else:
+            self._via_relay.discard(peer)
         await self._run_link(peer, stream, reader)
 
     async def _run_link(self, seat: int, stream: trio.abc.Stream, reader: FrameReader) -> _Link:

@@ -45,7 +45,7 @@ from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.framing import FrameError
-from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp
+from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
 
 log = logging.getLogger(__name__)
@@ -142,6 +142,7 @@ class Presence:
     connected: bool
     away: float = 0.0
     back: bool = False
+    relayed: bool = False  # its link runs through the transit relay (issue 23)
 
 
 @dataclass(frozen=True)
@@ -200,14 +201,19 @@ class NodeStatus:
         w = self.wait
         return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None, w.note, w.have)
                 if w else None,
-                tuple((p.seat, p.connected, p.back) for p in self.seats))
+                tuple((p.seat, p.connected, p.back, p.relayed) for p in self.seats))
 
-    def text(self, tr: Callable[..., str] | None = None) -> str:
+    def relayed(self) -> tuple[str, ...]:
+        """The names of the seats whose link runs through the transit relay."""
+        return tuple(p.name for p in self.seats if p.connected and p.relayed)
+
+    def text(self, tr: Callable[..., str] | None = None, relayed: bool = True) -> str:
         """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
         removing them from the game (waiting for Bruno's signature)``; "" when idle.
 
         ``tr(key, **fields)`` phrases it (a :class:`p2p_chinchon.ui.i18n.Translator`, whose
-        ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts)."""
+        ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts). ``relayed``:
+        end with the seats whose link runs through the relay (``through the relay: Ana``)."""
         tr = tr or _english
         parts = []
         w = self.wait
@@ -242,6 +248,8 @@ class NodeStatus:
                 parts.append(tr("st_disconnected", name=p.name))
             elif p.back:
                 parts.append(tr("st_back", name=p.name))
+        if relayed and self.relayed():
+            parts.append(tr("st_relayed", names=", ".join(self.relayed())))
         return "; ".join(parts)
 
 
@@ -304,6 +312,7 @@ class Node:
         # take the cores from the receive-prove-send path the next shuffler waits on
         self._checks = trio.CapacityLimiter(1)
         self._mesh: Mesh | None = None
+        self.relay: str | None = None  # "host:port" of a code-word table's transit relay (kept with the secrets)
         self._done = trio.Event()
         self._progress = trio.Event()
         self._intent_send, self._intent_recv = trio.open_memory_channel[Any](16)
@@ -469,6 +478,8 @@ class Node:
             new["keys"][snap["hand"]] = {"hand": snap["hand"], "key": snap["key"], "key_nonce": snap["key_nonce"]}
         if self.keep_identity and "identity" not in new:
             new["identity"] = self.table.identity.seed()
+        if self.relay is not None:  # a code-word table: a rejoin meets at the same relay
+            new["relay"] = self.relay
         if new == kept:
             return True
         try:
@@ -885,7 +896,8 @@ class Node:
         seats = tuple(
             Presence(s, self.table.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
-                     now - self._back_at.get(s, -1e9) < BACK_SHOWN)
+                     now - self._back_at.get(s, -1e9) < BACK_SHOWN,
+                     self._mesh is not None and s in self._mesh.relayed)
             for s in others if s in self._away_since
             or (s in self._heard and self._listening is None)
         )
@@ -1131,6 +1143,10 @@ async def host_lobby(
             return
         peer_ip = _peer_ip(link)
         _, port = req.listen_host_port
+        # through the relay the joiner's first candidate stands for the address it came from
+        seen = lob.format_addr(peer_ip, port) if peer_ip is not None else (
+            req.candidates[0] if req.candidates else lob.format_addr("127.0.0.1", port))
+        peer_ip = peer_ip or "the transit relay"
         # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
         # key), so a refusal never leaves a seat taken by someone who has gone.
         await link.send(msgpack.packb({"offer": table.frames[0]}))
@@ -1179,7 +1195,7 @@ async def host_lobby(
             try:
                 # observed first (the address the others can most likely reach), then the
                 # joiner's own signed candidates: advertised, then its interfaces
-                seat = table.seat_host(req.name, req.public_key, lob.format_addr(peer_ip, port), req.candidates)
+                seat = table.seat_host(req.name, req.public_key, seen, req.candidates)
             except tbl.IntentError as exc:
                 return str(exc)
             name, seated = table.pending_players[seat].name, True
@@ -1273,9 +1289,13 @@ def _addr_host(addr: str) -> str | None:
         return None
 
 
-def _peer_ip(link: Any) -> str:
+def _peer_ip(link: Any) -> str | None:
+    """The IP address a lobby link comes from; None through the transit relay (the relay's
+    address says nothing of where the joiner is)."""
     stream = getattr(link, "stream", None) or getattr(link, "_stream", None)
     stream = getattr(stream, "transport_stream", stream)  # under TLS, the socket is below
+    if getattr(stream, "relay", None) is not None:
+        return None
     sock = getattr(stream, "socket", None)
     try:
         return sock.getpeername()[0] if sock is not None else "127.0.0.1"
@@ -1290,6 +1310,7 @@ async def join_lobby(
     wait: float = 0.0, on_waiting: Callable[..., Any] | None = None,
     on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None = None,
     approval_wait: float = lob.APPROVAL_WAIT, local_address: str | None = None,
+    connect: Callable[..., Awaitable[tuple[Any, bytes]]] | None = None,
 ) -> tuple[bytes, bytes]:
     """Joiner side: sit down at ``host:port`` over TLS, pinning ``expect_fingerprint`` if
     given, offering ``candidates`` (more addresses of our mesh, best first) besides the one the
@@ -1302,11 +1323,16 @@ async def join_lobby(
     same in :mod:`p2p_chinchon.ui.i18n` as ``key`` with ``fields``). ``on_lobby(players)`` gets each of the
     host's unsigned lobby updates, ``((name, key), ...)`` in seat order (display only). After
     ``sit`` we wait ``approval_wait`` s (and 15 s more) for the seat: then :class:`~.lobby.Refused`.
-    ``local_address``: the source IP to connect from (None: the system's choice)."""
-    link, host_key = await _connect_patiently(
-        wait, on_waiting, host, port, identity, name=name,
-        listen_addr=lob.format_addr("0.0.0.0", listen_port), candidates=candidates,
-        expect_fingerprint=expect_fingerprint, local_address=local_address)
+    ``local_address``: the source IP to connect from (None: the system's choice).
+    ``connect(**kwargs)``: how to reach the lobby instead (a code word's direct-then-relay
+    way), taking :func:`.lobby.connect_lobby`'s keyword arguments after ``identity``."""
+    kwargs = dict(name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port), candidates=candidates,
+                  expect_fingerprint=expect_fingerprint)
+    if connect is not None:
+        link, host_key = await connect(identity, **kwargs)
+    else:
+        link, host_key = await _connect_patiently(wait, on_waiting, host, port, identity, **kwargs,
+                                                  local_address=local_address)
     async with link:
         offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
@@ -1369,6 +1395,7 @@ async def run_seat(
     jobs: tuple = (),
     mdns: bool = False,
     reach: Sequence[str] = (),
+    relay: tuple[str, int] | None = None,
 ) -> NodeResult:
     """Build the mesh for a seated table and play to the end. With a transcript, this seat's
     secrets are kept beside it (:func:`secrets_path_for`) while the game lasts (with the
@@ -1377,13 +1404,16 @@ async def run_seat(
     listens and find a seat whose address changed by its record (:func:`.discovery.advertise_seat`;
     ``reach``: this seat's ``--advertise`` entries, whose IPv4 hosts come first in it). Until
     the first hand, every seat that cannot be reached is named on the screen
-    (:func:`.reach.watch_reach`)."""
+    (:func:`.reach.watch_reach`). ``relay``: the transit relay ``(host, port)`` of a code-word
+    table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`)."""
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
     if transcript_path is not None:
         node.secrets_path = secrets_path_for(transcript_path)
         node.kept_secrets = read_secrets(node.secrets_path) if kept is None else kept
     node.keep_identity = keep_identity
+    if relay is not None:
+        node.relay = lob.format_addr(*relay)
     for job in jobs:
         node.start_job(job)
     events.node_ready(node)
@@ -1395,7 +1425,8 @@ async def run_seat(
         locator = SeatLocator(table.game, {s: p.key for s, p in enumerate(table.players)})
     mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
                 listener=listeners if listeners else None, config=mesh_config,
-                locate=locator.lookup if locator is not None else None)
+                locate=locator.lookup if locator is not None else None,
+                relay=relay_plan(table, relay) if relay is not None else None)
     async with trio.open_nursery() as nursery:
         await nursery.start(mesh.run)
         if locator is not None:
@@ -1408,6 +1439,24 @@ async def run_seat(
         await mesh.aclose()
         nursery.cancel_scope.cancel()
     return result
+
+
+def relay_plan(table: tbl.Table, relay: tuple[str, int]) -> RelayPlan:
+    """The mesh's :class:`~.mesh.RelayPlan` for a seated table: each pair's token from the
+    game id, the two seats and the X25519 secret of their identity keys (docs/protocol.md
+    "Code words and the transit relay")."""
+    from p2p_chinchon.net.relay import pair_secret
+    from p2p_chinchon.net.rendezvous import mesh_token
+
+    tokens: dict[int, str] = {}
+
+    def token(peer: int) -> str:
+        if peer not in tokens:
+            shared = pair_secret(table.identity, table.players[peer].key)
+            tokens[peer] = mesh_token(shared, table.game, table.me, peer)
+        return tokens[peer]
+
+    return RelayPlan(relay[0], relay[1], token)
 
 
 async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any, reach: Sequence[str] = ()) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -82,6 +83,12 @@ class HostConfig(SeatConfig):
     # address or a router's public address with a forwarded port): in the mDNS ad, for
     # ``join --list`` (seat 0 only dials: its mesh needs no address)
     reach: tuple[str, ...] = ()
+    # --code (issue 23): hand out code words on the magic-wormhole ``mailbox`` (a URL); links
+    # that do not come up directly meet at the transit ``relay`` ("host:port"), which the
+    # code exchange names to every joiner
+    code: bool = False
+    mailbox: str = ""
+    relay: str = ""
 
 
 @dataclass
@@ -103,6 +110,18 @@ class JoinConfig(SeatConfig):
     mdns: bool = False  # found by mDNS: advertise this seat and find moved seats the same way
     mesh_port: int = 0
     reach: tuple[str, ...] = ()
+    # join --code WORD (issue 23): the host is found through the ``mailbox`` (a URL), not at
+    # host:port; nobody answering within ``code_wait`` s means a mistyped or expired code
+    code: str | None = None
+    mailbox: str = ""
+    code_wait: float = 60.0
+
+
+RELAY_AFTER = 4.0  # seconds the direct addresses get before a code-word link meets at the relay
+
+
+class CodeWordError(Exception):
+    """A code word that leads nowhere: wrong, mistyped or expired (exit code 2)."""
 
 
 def _left_lobby(table: tbl.Table | None, path: Any) -> nd.NodeResult:
@@ -146,6 +165,15 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
 
     ad = None
     left = False
+    relayed_in = None
+    relay = None
+    if c.code:
+        from p2p_chinchon.net.rendezvous import parse_relay
+
+        relay = parse_relay(c.relay)
+        await _probe_relay(*relay)  # a table whose relay is down would seat nobody from afar
+        relayed_in = lob.StreamListener()
+        listeners = [*listeners, relayed_in]
     async with trio.open_nursery() as nursery:
         if c.advertise:
             from p2p_chinchon.net import discovery
@@ -164,6 +192,8 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
             nursery.cancel_scope.cancel()  # closes the lobby and sends the mDNS goodbye
 
         nursery.start_soon(watch_leave)
+        if relayed_in is not None:
+            nursery.start_soon(_hand_out_codes, c, table, relayed_in, events, lobby_port)
         await nd.host_lobby(table, listeners, seats=c.seats, on_seated=seated, approve=c.approve,
                             notice=notice)
         nursery.cancel_scope.cancel()  # stop advertising: the table is full
@@ -171,7 +201,92 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
         return _left_lobby(None, c.transcript_path)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
     return await nd.run_seat(table, None, events, transcript_path=path, timeouts=c.timeouts,
-                             keep_identity=c.keep_identity, mdns=c.advertise)
+                             keep_identity=c.keep_identity, mdns=c.advertise, relay=relay)
+
+
+async def _probe_relay(host: str, port: int) -> None:
+    """Raise :class:`~.relay.RelayDown` unless the transit relay accepts a TCP connection."""
+    from p2p_chinchon.net.mesh import _dial_error
+    from p2p_chinchon.net.relay import RelayDown
+
+    try:
+        with trio.fail_after(10):
+            stream = await trio.open_tcp_stream(host, port)
+    except (OSError, trio.TooSlowError) as exc:
+        why = "no answer" if isinstance(exc, trio.TooSlowError) else _dial_error(exc)
+        raise RelayDown(f"cannot reach the transit relay at {format_addr(host, port)} ({why})") from None
+    await trio.aclose_forcefully(stream)
+
+
+async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.StreamListener, events: nd.Events,
+                          lobby_port: int) -> None:
+    """Issue 23, the host's side: one code word at a time on the mailbox, told to the host's
+    person; a joiner who types it gets our lobby addresses, fingerprint and relay (the SPAKE2
+    key authenticates us to them), and meets our lobby at the relay under the key's token if
+    it cannot reach us directly. A new code follows each use, while seats are free. Raises
+    :class:`~.mailbox.MailboxError` when the mailbox cannot be reached."""
+    from p2p_chinchon.net import mailbox as mb, rendezvous as rz
+    from p2p_chinchon.net.addresses import candidate_addresses
+
+    relay = rz.parse_relay(c.relay)
+    lobby = candidate_addresses(lobby_port, c.reach)
+    hello = rz.encode_host_hello(c.identity.fingerprint, lobby, format_addr(*relay))
+
+    def seated() -> int:
+        return len(table.pending_players)
+
+    async with trio.open_nursery() as nursery:
+        while seated() < c.seats:
+            session = await mb.CodeSession.open(c.mailbox)
+            try:
+                code = await session.allocate()
+                events.notice(_tr("code_word", code=code), "code_word", {"code": code}, lasting=True)
+                await session.send(hello)
+                try:
+                    their = rz.decode_joiner_hello(await session.receive())
+                    key = await session.derive(rz.LOBBY_PURPOSE)
+                except mb.WrongCode:
+                    events.notice(_tr("code_wrong"), "code_wrong", {}, lasting=True)
+                    continue
+                except (rz.CodeError, mb.MailboxError) as exc:
+                    if isinstance(exc, mb.MailboxDown):
+                        raise
+                    log.warning("code word %s: %s", code, exc)
+                    continue
+            finally:
+                await session.close()
+            log.info("code word %s used by a joiner at %s", code, ", ".join(their) or "no address")
+            events.notice(_tr("code_met", code=code), "code_met", {"code": code}, lasting=True)
+            came = trio.Event()
+            nursery.start_soon(_meet_joiner, relay, rz.lobby_token(key), relayed_in, came)
+            before = seated()
+            with trio.move_on_after(60):  # the next code once this friend sat (or gave up)
+                while seated() <= before and not came.is_set():
+                    await trio.sleep(0.2)
+                while seated() <= before:  # came through the relay: wait for the seat
+                    await trio.sleep(0.2)
+
+
+async def _meet_joiner(relay: tuple[str, int], token: str, relayed_in: lob.StreamListener, came: trio.Event) -> None:
+    """Wait (2 min) at the relay for the joiner of one code word and hand its connection to
+    the lobby; a joiner who reached us directly never comes, which costs only the wait."""
+    from p2p_chinchon.net.relay import RelayError, meet
+    from p2p_chinchon.net.rendezvous import relay_side
+
+    try:
+        stream = await meet(*relay, token, relay_side(0, lobby_host=True), wait=120)
+    except (RelayError, trio.TooSlowError) as exc:
+        log.info("no joiner met at the transit relay: %s", exc or "nobody came in 2 minutes")
+        came.set()
+        return
+    came.set()
+    await relayed_in.put(stream)
+
+
+def _tr(key: str, **fields: Any) -> str:
+    from p2p_chinchon.ui.i18n import Translator
+
+    return Translator("en")(key, **fields)
 
 
 async def _advertise(discovery: Any, info: Any, port: int, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
@@ -221,6 +336,20 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     listen_port = listeners[0].socket.getsockname()[1]
     candidates = candidate_addresses(listen_port, c.reach)
     box: list[tbl.Table] = []
+    connect = relay = None
+    expect = c.expect_fingerprint
+    if c.code is not None:
+        try:
+            hello, key = await _use_code(c, candidates)
+        except BaseException:
+            for lst in listeners:
+                await trio.aclose_forcefully(lst)
+            raise
+        from p2p_chinchon.net.rendezvous import lobby_token, parse_relay
+
+        relay = parse_relay(hello.relay)
+        expect = hello.fingerprint  # the code authenticated the host: its lobby's TLS key is pinned to it
+        connect = partial(_code_connect, hello.candidates, relay, lobby_token(key))
 
     def check_offer(offer: bytes, tls_key: bytes) -> None:
         """Refuse before sitting down: a bad or weak offer, or an offer signed by another key
@@ -259,8 +388,8 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
             nursery.start_soon(watch_leave)
             _offer, seating = await nd.join_lobby(
                 c.identity, c.host, c.port, name=c.player_name, listen_port=listen_port, candidates=candidates,
-                check_offer=check_offer, expect_fingerprint=c.expect_fingerprint, wait=c.wait,
-                on_waiting=events.notice, on_lobby=on_lobby)
+                check_offer=check_offer, expect_fingerprint=expect, wait=c.wait,
+                on_waiting=events.notice, on_lobby=on_lobby, connect=connect)
             nursery.cancel_scope.cancel()
         if seating is not None:
             table = box[0]
@@ -282,7 +411,78 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     events.table_ready(table)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
     return await nd.run_seat(table, listeners, events, transcript_path=path, timeouts=c.timeouts,
-                             keep_identity=c.keep_identity, mdns=c.mdns, reach=c.reach)
+                             keep_identity=c.keep_identity, mdns=c.mdns, reach=c.reach, relay=relay)
+
+
+async def _use_code(c: JoinConfig, candidates: list[str]) -> tuple[Any, bytes]:
+    """Issue 23, the joiner's side of the mailbox: the host's hello and the lobby relay key.
+    Raises :class:`CodeWordError` (wrong, or nobody holds the code within ``c.code_wait`` s),
+    :class:`~.mailbox.MailboxError`."""
+    from p2p_chinchon.net import mailbox as mb, rendezvous as rz
+
+    code = rz.check_code(c.code or "")
+    session = await mb.CodeSession.open(c.mailbox)
+    try:
+        await session.use(code)
+        await session.send(rz.encode_joiner_hello(candidates))
+        with trio.move_on_after(c.code_wait):
+            try:
+                hello = rz.decode_host_hello(await session.receive())
+            except mb.WrongCode as exc:
+                raise CodeWordError(str(exc)) from None
+            return hello, await session.derive(rz.LOBBY_PURPOSE)
+        raise CodeWordError(f"nobody holds the code word {code} (waited {c.code_wait:g} s): it is mistyped, "
+                            "or it expired (the host shows a new one after each join)")
+    finally:
+        await session.close()
+
+
+async def _code_connect(places: tuple[str, ...], relay: tuple[str, int], token: str, identity: Any,
+                        **kwargs: Any) -> Any:
+    """The lobby link of a code word: the host's addresses first (:data:`RELAY_AFTER` s), else
+    through the transit relay under the code's token; the host's key is pinned either way."""
+    from p2p_chinchon.net.relay import meet
+    from p2p_chinchon.net.rendezvous import relay_side
+
+    direct = await _first_tcp(places, RELAY_AFTER)
+    if direct is not None:
+        stream, place = direct
+        try:
+            return await lob.connect_lobby(*place, identity, stream=stream, **kwargs)
+        except (OSError, trio.TooSlowError, lob.WrongHost) as exc:  # not our host there: the relay
+            log.info("lobby not reached at %s: %s", format_addr(*place), nd.error_text(exc))
+    stream = await meet(*relay, token, relay_side(1), wait=60)
+    log.info("lobby reached through the transit relay at %s", format_addr(*relay))
+    return await lob.connect_lobby(*relay, identity, stream=stream, **kwargs)
+
+
+async def _first_tcp(places: tuple[str, ...], limit: float) -> tuple[trio.SocketStream, tuple[str, int]] | None:
+    """A TCP connection to the first of ``places`` (``"host:port"``, tried together) that
+    answers within ``limit`` s, or None."""
+    won: list[tuple[trio.SocketStream, tuple[str, int]]] = []
+
+    async def attempt(place: tuple[str, int], scope: trio.CancelScope) -> None:
+        try:
+            stream = await trio.open_tcp_stream(*place)
+        except OSError:
+            return
+        if won:
+            await trio.aclose_forcefully(stream)
+            return
+        won.append((stream, place))
+        scope.cancel()
+
+    parsed = []
+    for text in places:
+        try:
+            parsed.append(lob.parse_addr(text))
+        except ValueError:
+            continue
+    with trio.move_on_after(limit):
+        async with trio.open_nursery() as nursery:
+            for place in parsed:
+                nursery.start_soon(attempt, place, nursery.cancel_scope)
+    return won[0] if won else None
 
 
 @dataclass
@@ -360,6 +560,7 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
         _, port = lob.parse_addr(table.players[table.me].addr)
         listeners = await trio.open_tcp_listeners(port, host=config.bind)
     events.table_ready(table)
+    relay = lob.parse_addr(saved["relay"]) if isinstance(saved.get("relay"), str) else None
     return await nd.run_seat(table, listeners, events, transcript_path=config.transcript,
                              timeouts=config.timeouts, keep_identity="identity" in saved,
-                             kept=saved, jobs=tuple(jobs), mdns=config.mdns, reach=config.reach)
+                             kept=saved, jobs=tuple(jobs), mdns=config.mdns, reach=config.reach, relay=relay)
