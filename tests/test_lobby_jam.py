@@ -312,3 +312,25 @@ async def test_zeroconf_blocked_on_close_costs_one_line(monkeypatch: pytest.Monk
     assert made and made[0].closed
     lines = [r.getMessage() for r in caplog.records if "goodbye" in r.getMessage()]
     assert len(lines) == 1 and "no goodbye sent" in lines[0], lines
+
+
+async def test_block_on_a_joiner_through_the_relay_refuses_that_joiner_only() -> None:
+    """Every code-word joiner reaches the host's lobby from the transit relay: ``b`` on one of
+    them refuses it alone, and the next one through the relay is still asked."""
+    asked: list[str] = []
+
+    async def ask(request: lob.JoinRequest, ip: str, *, came: int, queued: int) -> bool | str:
+        asked.append(request.name)
+        return lob.REFUSE_ADDRESS if request.name == "Mallory" else True
+
+    prompts = lob.PromptQueue(ask, cap=lambda: 4)
+
+    def request(name: str) -> lob.JoinRequest:
+        return lob.JoinRequest(name=name, public_key=bytes(32), listen_addr="127.0.0.1:1", signature=bytes(64))
+
+    assert await prompts.decide(request("Mallory"), lob.RELAYED) == ("no", "the host did not let you sit down")
+    assert await prompts.decide(request("Bruno"), lob.RELAYED) == ("yes", None)
+    assert asked == ["Mallory", "Bruno"] and not prompts.refused_ips
+    # from a real address, the same key refuses that address from then on
+    assert (await prompts.decide(request("Mallory"), "10.0.0.7"))[0] == "address"
+    assert (await prompts.decide(request("Carla"), "10.0.0.7"))[0] == "address" and asked[-1] == "Mallory"

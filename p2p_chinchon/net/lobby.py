@@ -63,6 +63,7 @@ __all__ = [
     "APPROVAL_WAIT",
     "PromptQueue",
     "REFUSE_ADDRESS",
+    "RELAYED",
     "connect_lobby",
     "format_addr",
     "lobby_players",
@@ -86,6 +87,7 @@ MAX_CANDIDATES = 8  # candidate addresses in a join request (and per seat in the
 MAX_ADDR_BYTES = 64
 APPROVAL_WAIT = 120.0  # s from a joiner's "sit" to the host's answer; the joiner waits as long
 REFUSE_ADDRESS = "address"  # the host's person refuses this joiner and everyone from its address
+RELAYED = "the transit relay"  # the source address of a joiner who came through the relay
 _ADDRESS_REFUSED = "the host refuses joiners from your address"
 
 
@@ -469,7 +471,8 @@ class PromptQueue:
     ``ask(request, ip, *, came, queued)`` asks the person (``came``: joiners already seated
     from ``ip``; ``queued``: how many more wait behind this one) and returns True (seat),
     False (refuse) or :data:`REFUSE_ADDRESS` (refuse this joiner, every queued one from the
-    same address and any later one). At most ``cap()`` joiners wait at once, the one being
+    same address and any later one; for :data:`RELAYED`, whose joiners all share the relay's
+    address, this joiner only). At most ``cap()`` joiners wait at once, the one being
     asked included; a joiner waits at most ``wait`` seconds, queue and question together
     (its own patience: :data:`APPROVAL_WAIT`)."""
 
@@ -503,6 +506,9 @@ class PromptQueue:
                     await self._moved.wait()
                 behind = sum(1 for _, scope in self._queue[1:] if not scope.cancel_called)
                 answer = await self._ask(request, ip, came=came, queued=behind)
+                if answer == REFUSE_ADDRESS and ip == RELAYED:
+                    # every code-word joiner shares the relay's address: refuse this one only
+                    return "no", "the host did not let you sit down"
                 if answer == REFUSE_ADDRESS:
                     self.refused_ips.add(ip)
                     for other_ip, scope in self._queue:

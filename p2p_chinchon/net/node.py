@@ -1146,7 +1146,7 @@ async def host_lobby(
         # through the relay the joiner's first candidate stands for the address it came from
         seen = lob.format_addr(peer_ip, port) if peer_ip is not None else (
             req.candidates[0] if req.candidates else lob.format_addr("127.0.0.1", port))
-        peer_ip = peer_ip or "the transit relay"
+        peer_ip = peer_ip or lob.RELAYED
         # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
         # key), so a refusal never leaves a seat taken by someone who has gone.
         await link.send(msgpack.packb({"offer": table.frames[0]}))
