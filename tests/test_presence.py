@@ -28,6 +28,25 @@ def test_status_text_names_who_is_awaited_and_for_how_long():
     assert NodeStatus((), Wait(2, "C", "draw", 5.0)).key() == NodeStatus((), Wait(2, "C", "draw", 4.0)).key()
 
 
+def test_a_console_says_a_return_once(capsys):
+    """A printout (``--no-ui``) names a seat's return on the first line after it, not on every
+    new wait while the return is recent (a rejoin printed "Bruno is back" 186 times)."""
+    from p2p_chinchon.commands._common import SeatGlue
+
+    glue = SeatGlue(None, bot=False, printer=lambda view: None, live=False)
+    events = glue.events()
+    for what in ("draw", "discard", "draw"):
+        events.status(NodeStatus((Presence(1, "Bruno", True, back=True),), Wait(2, "Carla", what, 50.0)))
+    events.status(NodeStatus((Presence(1, "Bruno", True),), Wait(2, "Carla", "discard", 50.0)))
+    events.status(NodeStatus((Presence(1, "Bruno", True, back=True),), Wait(2, "Carla", "draw", 50.0)))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["[waiting for Carla to draw (0:50); Bruno is back]",
+                     "[waiting for Carla to discard or close (0:50)]",
+                     "[waiting for Carla to draw (0:50)]",
+                     "[waiting for Carla to discard or close (0:50)]",
+                     "[waiting for Carla to draw (0:50); Bruno is back]"], lines
+
+
 def test_status_text_speaks_the_screens_language():
     """The status line is the screen's: Spanish and French say who is awaited and how long in
     their words (the English text stays for logs and printouts); the turn clock's notice too."""

@@ -459,6 +459,7 @@ class SeatGlue:
 
         self.live = live  # a full screen redraws clocks; line mode prints each new wait once
         self._said: Any = None
+        self._back_said: set[int] = set()  # seats whose return the console has printed
         self._relayed: tuple[str, ...] = ()  # the relayed links a console last named
         self.bridge = bridge
         self.bot = bot
@@ -533,13 +534,17 @@ class SeatGlue:
 
                             said = Translator("en")("st_relayed", names=", ".join(glue._relayed))
                             print(f"[{said}]", file=sys.stderr, flush=True)
-                    text = status.text(glue.tr if glue.bridge is not None else None, relayed=glue.bridge is not None)
+                    # a console says a return once, not on every line printed while it is recent
+                    back = {p.seat for p in status.seats if p.back}
+                    news, glue._back_said = back - glue._back_said, back
+                    text = status.text(glue.tr if glue.bridge is not None else None, relayed=glue.bridge is not None,
+                                       back=None if glue.bridge is not None else news)
                     from p2p_chinchon.net.node import DECISIONS  # loaded: the node sent this
 
                     w = status.wait
                     if (glue.bot and glue.bridge is None and w is not None and w.what in DECISIONS
                             and not (w.absent or w.removing)
-                            and all(p.connected and not p.back for p in status.seats)):
+                            and all(p.connected for p in status.seats) and not news):
                         return  # a bot's console: its log has every move; stalls and absences are news
                 if glue.bridge is not None:
                     glue.bridge.set_status(text)

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Collection, Sequence
 
 import msgpack
 import trio
@@ -207,13 +207,16 @@ class NodeStatus:
         """The names of the seats whose link runs through the transit relay."""
         return tuple(p.name for p in self.seats if p.connected and p.relayed)
 
-    def text(self, tr: Callable[..., str] | None = None, relayed: bool = True) -> str:
+    def text(self, tr: Callable[..., str] | None = None, relayed: bool = True,
+             back: Collection[int] | None = None) -> str:
         """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
         removing them from the game (waiting for Bruno's signature)``; "" when idle.
 
         ``tr(key, **fields)`` phrases it (a :class:`p2p_chinchon.ui.i18n.Translator`, whose
         ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts). ``relayed``:
-        end with the seats whose link runs through the relay (``through the relay: Ana``)."""
+        end with the seats whose link runs through the relay (``through the relay: Ana``).
+        ``back``: the seats whose return to mention (None: every seat back within
+        :data:`BACK_SHOWN` s; a console that printed a return once passes the new ones)."""
         tr = tr or _english
         parts = []
         w = self.wait
@@ -246,7 +249,7 @@ class NodeStatus:
         for p in self.seats:
             if not p.connected and (w is None or p.seat != w.seat or not w.absent):
                 parts.append(tr("st_disconnected", name=p.name))
-            elif p.back:
+            elif p.back and (back is None or p.seat in back):
                 parts.append(tr("st_back", name=p.name))
         if relayed and self.relayed():
             parts.append(tr("st_relayed", names=", ".join(self.relayed())))
