@@ -516,7 +516,9 @@ class MultiReport:
         codes = [r.exit_code for r in self.reports]
         if self.verdict != "agree" or 1 in codes:
             return 1
-        return 3 if 3 in codes else 0
+        # the records agree (each a prefix of another): one complete, valid record proves the
+        # game; the shorter ones (a removed or crashed seat's) only stop earlier
+        return 0 if 0 in codes else 3
 
     def to_json(self) -> dict:
         return {"verdict": self.verdict, "complete": self.exit_code == 0,

@@ -90,3 +90,18 @@ def test_a_leavers_own_record_is_not_a_fork(tmp_path):
     m = audit_files([a, b])
     assert [p.verdict for p in m.partings] == ["shorter"], m.partings
     assert "own leave" in m.partings[0].detail and m.verdict != "fork"
+
+
+def test_a_whole_game_with_a_shorter_record_beside_it_is_complete(tmp_path, capsys):
+    """One complete, valid record and a seat's shorter one (a crash or a removal stopped it
+    earlier) that agrees with it: the game is proven, exit 0 (it was 3, "stops before the
+    end", because one of the files did); two shorter records alone stay exit 3."""
+    net = Net(3, seed=6)
+    assert net.run() and all(t.finished for t in net.tables)
+    frames = list(net.tables[0].frames)
+    whole, part = _write(tmp_path, "whole.chn", frames), _write(tmp_path, "part.chn", frames[:len(frames) // 2])
+    m = audit_files([part, whole])
+    assert m.verdict == "agree" and [r.exit_code for r in m.reports] == [3, 0] and m.exit_code == 0
+    assert cli.main(["audit", "--json", str(part), str(whole)]) == 0
+    assert json.loads(capsys.readouterr().out)["complete"] is True
+    assert audit_files([part, _write(tmp_path, "less.chn", frames[:10])]).exit_code == 3
