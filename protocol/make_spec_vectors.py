@@ -51,7 +51,7 @@ from p2p_chinchon.rng import SeededRng  # noqa: E402
 
 OUT = ROOT / "protocol" / "vectors"
 LAYERS = ("rules_hash", "seating_hash", "toss", "hand_digest", "card_point", "key_share", "dleq",
-          "lobby", "mesh", "showdown")
+          "lobby", "mesh", "showdown", "relay")
 
 
 def framed(*parts: bytes) -> bytes:
@@ -542,12 +542,50 @@ def mesh_vectors() -> list[dict]:
     return out
 
 
+def relay_vectors() -> list[dict]:
+    """Code-word tables (docs/protocol.md "Code words and the transit relay"): the mesh relay
+    token of a pair of seats from their identity keys, the lobby token from the wormhole key,
+    the handshake lines, and a peer key with no X25519 form refused."""
+    from p2p_chinchon.net import relay, rendezvous as rz
+
+    r = SeededRng("spec vectors: relay")
+    ids = [Identity.generate(r) for _ in range(3)]
+    game = r.token_bytes(16)
+    out = []
+    a, b_ = 2, 0
+    shared = relay.pair_secret(ids[a], ids[b_].public_bytes)
+    assert shared == relay.pair_secret(ids[b_], ids[a].public_bytes)
+    token = rz.mesh_token(shared, game, a, b_)
+    inp = {"game": blob(game), "seat": a, "seed": blob(ids[a].seed()), "key": blob(ids[a].public_bytes),
+           "peer": b_, "peer_key": blob(ids[b_].public_bytes)}
+    out.append(vec("relay", "mesh-token", "seat 2 (its Ed25519 seed given) and seat 0 of a game: both identity "
+                   "keys mapped to Curve25519, their X25519 secret, the pair's HKDF token and each side's "
+                   "handshake line", inp,
+                   {"result": "ok", "x25519": shared.hex(), "token": token,
+                    "line": rz.relay_request(token, rz.relay_side(a)).decode(),
+                    "peer_line": rz.relay_request(token, rz.relay_side(b_)).decode()},
+                   {"hkdf_info": blob(rz.MESH_INFO + struct.pack(">HH", b_, a))}))
+    low = bytes([1]) + bytes(31)  # the Ed25519 identity point: small order, no usable X25519 key
+    out.append(vec("relay", "low-order-key", "a peer 'identity key' of small order (the neutral point): no "
+                   "shared secret is derived, the link is refused", {**inp, "peer_key": blob(low)},
+                   {"result": "refused"}))
+    key = r.token_bytes(32)
+    ltok = rz.lobby_token(key)
+    out.append(vec("relay", "lobby-token", "a code-word lobby link: the token is the hex of the wormhole's "
+                   "derived key; the host's and the joiner's handshake lines", {"key": blob(key)},
+                   {"result": "ok", "token": ltok,
+                    "host_line": rz.relay_request(ltok, rz.relay_side(0, lobby_host=True)).decode(),
+                    "joiner_line": rz.relay_request(ltok, rz.relay_side(1)).decode()}))
+    return out
+
+
 # --------------------------------------------------------------------------------------------------
 
 
 def build() -> list[dict]:
     return (rules_vectors() + seating_vectors() + toss_vectors() + hand_digest_vectors() + card_point_vectors()
-            + key_share_vectors() + dleq_vectors() + lobby_vectors() + mesh_vectors() + showdown_vectors())
+            + key_share_vectors() + dleq_vectors() + lobby_vectors() + mesh_vectors() + showdown_vectors()
+            + relay_vectors())
 
 
 def owns(path: Path) -> bool:

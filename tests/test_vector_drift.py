@@ -56,7 +56,7 @@ def test_vectors_named_in_the_protocol_document_exist() -> None:
     import re
 
     doc = (ROOT / "docs" / "protocol.md").read_text("utf-8")
-    layers = "frame|chain|game|rules-hash|seating-hash|toss|hand-digest|card-point|key-share|dleq|lobby|mesh"
+    layers = "frame|chain|game|rules-hash|seating-hash|toss|hand-digest|card-point|key-share|dleq|lobby|mesh|relay"
     names = set(re.findall(rf"`((?:{layers})-[a-z0-9-]*\*?)`", doc))
     assert len(names) > 10
     files = {p.stem for p in (PROTOCOL / "vectors").glob("*.json")}

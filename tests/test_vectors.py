@@ -221,6 +221,28 @@ def showdown_verdict(inp: dict[str, Any]) -> dict[str, Any]:
     return verdict(inp)
 
 
+def relay_verdict(inp: dict[str, Any]) -> dict[str, Any]:
+    """A code-word table's relay token and handshake lines, from the product's functions."""
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.net import relay, rendezvous as rz
+
+    if "key" in inp and "seed" not in inp:  # a lobby link: the wormhole's derived key
+        token = rz.lobby_token(unblob(inp["key"]))
+        return {"result": "ok", "token": token,
+                "host_line": rz.relay_request(token, rz.relay_side(0, lobby_host=True)).decode(),
+                "joiner_line": rz.relay_request(token, rz.relay_side(1)).decode()}
+    me = Identity.from_seed(unblob(inp["seed"]))
+    assert me.public_bytes == unblob(inp["key"])
+    try:
+        shared = relay.pair_secret(me, unblob(inp["peer_key"]))
+    except ValueError:
+        return {"result": "refused"}
+    token = rz.mesh_token(shared, unblob(inp["game"]), inp["seat"], inp["peer"])
+    return {"result": "ok", "x25519": shared.hex(), "token": token,
+            "line": rz.relay_request(token, rz.relay_side(inp["seat"])).decode(),
+            "peer_line": rz.relay_request(token, rz.relay_side(inp["peer"])).decode()}
+
+
 VERDICTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "frame": frame_verdict,
     "chain": chain_verdict,
@@ -236,6 +258,7 @@ VERDICTS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "lobby": lobby_verdict,
     "mesh": mesh_verdict,
     "showdown": showdown_verdict,
+    "relay": relay_verdict,
 }
 
 

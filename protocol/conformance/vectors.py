@@ -113,6 +113,12 @@ def check(name, d):
     if layer == "mesh":
         got = mesh_verdict(i)
         return all(got.get(k) == x for k, x in v.items())
+    if layer == "relay":
+        got = relay_verdict(i)
+        ok = all(got.get(k) == x for k, x in v.items())
+        if not ok:
+            print("   got", got, "want", v)
+        return ok
     if layer == "game":
         import table
         ok, summary = table.audit(table.split_frames(b(i["transcript"])))
@@ -133,6 +139,41 @@ def check(name, d):
             return summary.startswith("cheat") and f"envelope {v['index']}: seat {v['seat']}: {v['rule']}" in summary
         return not ok   # corrupt
     return None
+
+
+def relay_verdict(i):
+    """docs "Code words and the transit relay": X25519 of the Ed25519 identity keys (the
+    birational map u = (1 + y) / (1 - y), the private scalar from SHA-512 of the seed), HKDF
+    to the pair's token, and the relay's handshake lines"""
+    import hashlib
+    import struct
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    def line(token, side):
+        return f"please relay {token} for side {side}\n"
+
+    if "seed" not in i:
+        token = b(i["key"]).hex()
+        host_side = hashlib.sha256(b"p2p-chinchon/lobby-host").hexdigest()[:16]
+        return {"result": "ok", "token": token, "host_line": line(token, host_side),
+                "joiner_line": line(token, f"{1:016x}")}
+    p = 2**255 - 19
+    y = int.from_bytes(b(i["peer_key"]), "little") & ((1 << 255) - 1)
+    if y >= p or (1 - y) % p == 0:
+        return {"result": "refused"}
+    u = (1 + y) * pow(1 - y, p - 2, p) % p
+    mine = X25519PrivateKey.from_private_bytes(hashlib.sha512(b(i["seed"])).digest()[:32])
+    try:
+        shared = mine.exchange(X25519PublicKey.from_public_bytes(u.to_bytes(32, "little")))
+    except ValueError:  # a small-order point: the all-zero secret
+        return {"result": "refused"}
+    lo, hi = sorted((i["seat"], i["peer"]))
+    info = b"p2p-chinchon/mesh-relay/v1\x00" + struct.pack(">HH", lo, hi)
+    token = HKDF(algorithm=hashes.SHA256(), length=32, salt=b(i["game"]), info=info).derive(shared).hex()
+    return {"result": "ok", "x25519": shared.hex(), "token": token,
+            "line": line(token, f"{i['seat']:016x}"), "peer_line": line(token, f"{i['peer']:016x}")}
 
 
 def lobby_verdict(i):
