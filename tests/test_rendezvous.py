@@ -168,15 +168,22 @@ def test_code_word_failures_are_one_line_and_a_clean_exit(tmp_path) -> None:
     assert "Traceback" not in relay.stderr
 
 
-async def _fake_relay(pairs: dict, stream: trio.SocketStream) -> None:
-    """The transit relay's matching in a few lines: two connections of one token and different
-    sides get ``ok`` and a pipe (``pairs``: token -> the side and stream waiting)."""
+async def read_line(stream: trio.abc.Stream) -> bytes:
+    """Bytes up to a newline (a relay client's handshake line), or all until the stream closed."""
     line = b""
     while not line.endswith(b"\n"):
         data = await stream.receive_some(200)
         if not data:
-            return
+            break
         line += data
+    return line
+
+
+async def _fake_relay(pairs: dict, stream: trio.SocketStream, line: bytes | None = None) -> None:
+    """The transit relay's matching in a few lines: two connections of one token and different
+    sides get ``ok`` and a pipe (``pairs``: token -> the side and stream waiting). ``line``:
+    the client's handshake line when already read."""
+    line = await read_line(stream) if line is None else line
     m = re.fullmatch(rb"please relay (\w{64}) for side (\w{16})\n", line)
     if m is None:
         await stream.send_all(b"bad handshake\n")
@@ -209,27 +216,38 @@ async def _fake_relay(pairs: dict, stream: trio.SocketStream) -> None:
         done.set()
 
 
+async def relayed_pair(nursery: trio.Nursery, plan, ids: list, game: bytes) -> tuple:
+    """Seats 0 and 1 of ``game`` (identities ``ids``), each dialling the other at a closed
+    port, with the relay ``plan``: started in ``nursery``, returned once their link is up
+    (it must be relayed on both ends)."""
+    from p2p_chinchon.net.mesh import Mesh, MeshConfig, PeerAddr, PeerUp
+
+    config = MeshConfig(backoff_min=0.02, backoff_max=0.2)
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    m0 = Mesh(0, game, ids[0], {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes)},
+              config=config, relay=plan)
+    m1 = Mesh(1, game, ids[1], {0: PeerAddr("127.0.0.1", _closed_port(), ids[0].public_bytes)},
+              listener=listener, config=config, relay=plan)
+    await nursery.start(m0.run)
+    await nursery.start(m1.run)
+    with trio.fail_after(60):
+        assert await m1.inbound.receive() == PeerUp(0)
+        assert await m0.inbound.receive() == PeerUp(1)
+    assert m0.relayed == {1} and m1.relayed == {0}
+    return m0, m1
+
+
 async def test_a_mesh_link_that_cannot_be_dialled_meets_at_the_relay() -> None:
     """Seat 0 dials seat 1 at a closed port: after ``RelayPlan.after`` both meet at the relay,
     TLS and the handshake run inside unchanged, frames pass, and both name the link relayed."""
-    from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerUp, RelayPlan
+    from p2p_chinchon.net.mesh import Frame, RelayPlan
 
     ids, game, pairs = [Identity.generate(), Identity.generate()], bytes(range(16)), {}
-    config = MeshConfig(backoff_min=0.02, backoff_max=0.2)
     async with trio.open_nursery() as nursery:
         [relay] = await nursery.start(partial(trio.serve_tcp, partial(_fake_relay, pairs), 0, host="127.0.0.1"))
         plan = RelayPlan("127.0.0.1", relay.socket.getsockname()[1], lambda peer: "5e" * 32, after=0.2)
-        listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
-        m0 = Mesh(0, game, ids[0], {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes)},
-                  config=config, relay=plan)
-        m1 = Mesh(1, game, ids[1], {0: PeerAddr("127.0.0.1", _closed_port(), ids[0].public_bytes)},
-                  listener=listener, config=config, relay=plan)
-        await nursery.start(m0.run)
-        await nursery.start(m1.run)
+        m0, m1 = await relayed_pair(nursery, plan, ids, game)
         with trio.fail_after(60):
-            assert await m1.inbound.receive() == PeerUp(0)
-            assert await m0.inbound.receive() == PeerUp(1)
-            assert m0.relayed == {1} and m1.relayed == {0}
             assert await m0.send(1, b"through the relay")
             assert await m1.inbound.receive() == Frame(0, b"through the relay")
         await m0.aclose()

@@ -358,6 +358,11 @@ def _identity_of(sign: Any) -> Identity:
 
 
 def _peer_name(stream: trio.abc.Stream) -> str:
+    while hasattr(stream, "transport_stream"):
+        stream = stream.transport_stream
+    relay = getattr(stream, "relay", None)
+    if relay is not None:  # a RelayStream: its socket is the relay's, the peer's is unknown
+        return f"the transit relay {relay}"
     addr = peer_address(stream)
     return "?" if addr is None else str(addr)
 
@@ -509,6 +514,7 @@ class Mesh:
         self._relay = relay
         self._relay_place = None if relay is None else (f"transit relay {relay.host}", relay.port)
         self._via_relay: set[int] = set()  # seats whose last link came through the relay
+        self._no_token: set[int] = set()  # seats whose key gives no relay token (told once)
 
     # ------------------------------------------------------------ public state
 
@@ -694,6 +700,21 @@ class Mesh:
             places.insert(0, last)
         return list(dict.fromkeys(places))
 
+    def _relay_token(self, peer: int) -> str | None:
+        """The relay token of our pair with ``peer``; None (logged once) when its identity key
+        has no X25519 secret with ours (a small-order key, which OpenSSL takes for Ed25519):
+        that pair has no token, so its link cannot meet at the relay (docs/protocol.md,
+        vector ``relay-low-order-key``)."""
+        assert self._relay is not None
+        try:
+            return self._relay.token(peer)
+        except ValueError as exc:
+            if peer not in self._no_token:
+                self._no_token.add(peer)
+                log.warning("seat %d: seat %d has no relay token (%s): its link cannot meet at the transit relay",
+                            self.seat, peer, exc)
+            return None
+
     def _note_failure(self, peer: int, place: tuple[str, int], why: str) -> None:
         self._dial_errors.setdefault(peer, {})[_place(place)] = why
 
@@ -732,9 +753,12 @@ class Mesh:
             plan, place = self._relay, self._relay_place
             assert plan is not None and place is not None
             await trio.sleep(0 if peer in self._via_relay else plan.after)
+            token = self._relay_token(peer)
+            if token is None:
+                self._note_failure(peer, place, f"no relay token: seat {peer}'s identity key has no X25519 form")
+                return
             try:
-                stream: Any = await meet(plan.host, plan.port, plan.token(peer), relay_side(self.seat),
-                                         wait=plan.wait)
+                stream: Any = await meet(plan.host, plan.port, token, relay_side(self.seat), wait=plan.wait)
             except RelayError as exc:
                 self._note_failure(peer, place, str(exc))
                 return
@@ -856,6 +880,9 @@ class Mesh:
 
         plan = self._relay
         assert plan is not None
+        token = self._relay_token(peer)
+        if token is None:
+            return
         delay = self.config.backoff_max
         while True:
             unlinked = 0.0
@@ -863,7 +890,7 @@ class Mesh:
                 unlinked = 0.0 if self.is_up(peer) else unlinked + 0.5
                 await trio.sleep(0.5)
             try:
-                stream: Any = await meet(plan.host, plan.port, plan.token(peer), relay_side(self.seat))
+                stream: Any = await meet(plan.host, plan.port, token, relay_side(self.seat))
             except RelayError as exc:
                 if isinstance(exc, RelayDown):
                     log.warning("seat %d: %s", self.seat, exc)

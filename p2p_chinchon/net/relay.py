@@ -82,7 +82,7 @@ async def meet(host: str, port: int, token: str, side: str, *, connect_timeout: 
         raise RelayDown(f"cannot reach the transit relay at {where} ({why})") from None
     try:
         await stream.send_all(relay_request(token, side))
-        reply = RelayReply()
+        reply = RelayReply(f"the transit relay at {where}")
         with trio.fail_after(float("inf") if wait is None else wait):
             while True:
                 data = await stream.receive_some(4096)

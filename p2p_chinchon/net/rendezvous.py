@@ -77,7 +77,7 @@ def _candidates(value: object, what: str) -> tuple[str, ...]:
         raise CodeError(f"the {what}'s addresses are not a list of at most {MAX_CANDIDATES}")
     out = []
     for item in value:
-        if not isinstance(item, str) or len(item.encode()) > 64:
+        if not isinstance(item, str) or not item.isascii() or len(item) > 64:  # (a lone surrogate cannot encode)
             raise CodeError(f"the {what} sent a bad address {item!r}")
         try:
             host, port = parse_advertise(item)
@@ -96,7 +96,10 @@ def _load(data: bytes, kind: str) -> dict:
         body = json.loads(bytes(data).decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise CodeError("the mailbox message is not JSON") from None
-    if not isinstance(body, dict) or body.get("kind") != kind or body.get("v") != HELLO_VERSION:
+    except RecursionError:  # 2048 bytes of "[" nest deeper than the interpreter's stack
+        raise CodeError("the mailbox message is JSON nested too deeply") from None
+    if not isinstance(body, dict) or body.get("kind") != kind or type(body.get("v")) is not int \
+            or body["v"] != HELLO_VERSION:
         raise CodeError(f"the mailbox message is not a p2p-chinchon {kind} (version {HELLO_VERSION})")
     return body
 
@@ -125,7 +128,7 @@ def decode_host_hello(data: bytes) -> HostHello:
     """Parse the host's mailbox message. Raises :class:`CodeError`."""
     body = _load(data, "host")
     fp, relay = body.get("fp"), body.get("relay")
-    if not isinstance(fp, str) or not _FINGERPRINT.match(fp):
+    if not isinstance(fp, str) or not _FINGERPRINT.fullmatch(fp):  # (match's $ allows a final newline)
         raise CodeError("the host's fingerprint is not XXXX-XXXX-XXXX-XXXX")
     if not isinstance(relay, str):
         raise CodeError("the host named no transit relay")
@@ -210,7 +213,8 @@ class RelayReply:
 
     MAX_LINE = 64
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "the transit relay") -> None:
+        self.name = name  # how errors name the relay ("the transit relay at host:port")
         self._buf = b""
         self.ok = False
         self.rest = b""
@@ -221,11 +225,11 @@ class RelayReply:
         line, sep, rest = self._buf.partition(b"\n")
         if not sep:
             if len(self._buf) > self.MAX_LINE:
-                raise CodeError("the transit relay sent a line too long for its handshake")
+                raise CodeError(f"{self.name} sent a line too long for its handshake")
             return False
         self.answer = line.decode("ascii", "replace")
         if line == b"ok":
             self.ok, self.rest = True, rest
         elif line not in (b"impatient", b"bad handshake"):
-            raise CodeError(f"the transit relay answered {self.answer[:40]!r}, not ok")
+            raise CodeError(f"{self.name} answered {self.answer[:40]!r}, not ok")
         return True

@@ -118,6 +118,7 @@ class JoinConfig(SeatConfig):
 
 
 RELAY_AFTER = 4.0  # seconds the direct addresses get before a code-word link meets at the relay
+CODE_BACKOFF_MAX = 30.0  # most seconds the host waits before its next code after burnt ones (1, 2, 4, ...)
 
 
 class CodeWordError(Exception):
@@ -235,8 +236,12 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
     def seated() -> int:
         return len(table.pending_players)
 
+    burnt = 0  # codes in a row that no friend used (wrong, junk): each waits longer for the next
     async with trio.open_nursery() as nursery:
         while seated() < c.seats:
+            if burnt:  # someone burning our codes (claiming nameplates with wrong words) gets a
+                await trio.sleep(min(CODE_BACKOFF_MAX, 2.0 ** (burnt - 1)))  # few codes a minute
+            burnt += 1
             session = await mb.CodeSession.open(c.mailbox)
             try:
                 code = await session.allocate()
@@ -255,6 +260,7 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
                     continue
             finally:
                 await session.close()
+            burnt = 0
             log.info("code word %s used by a joiner at %s", code, ", ".join(their) or "no address")
             events.notice(_tr("code_met", code=code), "code_met", {"code": code}, lasting=True)
             came = trio.Event()

@@ -1,0 +1,333 @@
+"""Issue 23 attacked: hostile mailbox peers, hostile transit relays, strangers and cheating
+seats against the code-word and relay paths. In-process (fake relays, fake mailbox sessions),
+no servers: each test says what the attacker does and what must hold (no crash, a clear
+line naming the source, the link retried)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+from functools import partial
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+
+from p2p_chinchon.identity import Identity
+from p2p_chinchon.net import rendezvous as rz
+from p2p_chinchon.net.relay import RelayError, meet, pair_secret
+from test_rendezvous import _fake_relay, read_line, relayed_pair
+
+FP = "MZUH-VLPY-MK6X-O3EP"
+SMALL_ORDER = b"\x01" + bytes(31)  # the identity point: OpenSSL takes it as an Ed25519 key
+GAME = bytes(range(16))
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --------------------------------------------------------------- mailbox messages
+
+
+@pytest.mark.parametrize("body", [
+    b"[" * 2000,  # nested deeper than Python's recursion limit, within 2048 bytes
+    b'{"kind":"joiner","v":1,"addrs":' + b"[" * 1005 + b"]" * 1005 + b"}",
+    b"[" * 1100 + b"]" * 900,
+])
+def test_a_deeply_nested_hello_is_a_code_error_not_a_crash(body: bytes) -> None:
+    assert len(body) <= rz.MAX_HELLO
+    for decode in (rz.decode_joiner_hello, rz.decode_host_hello):
+        with pytest.raises(rz.CodeError):
+            decode(body)
+
+
+@pytest.mark.parametrize("body", [
+    {"kind": "joiner", "v": True, "addrs": []},  # bool is not the version int
+    {"kind": "joiner", "v": 1.0, "addrs": []},
+    {"kind": "joiner", "v": 1, "addrs": ["10.0.0.1:4000"] * 10_000},  # over 2048 bytes anyway
+    {"kind": "joiner", "v": 1, "addrs": [["10.0.0.1:4000"]]},
+    {"kind": "joiner", "v": 1, "addrs": {"10.0.0.1:4000": 1}},
+    {"kind": "joiner", "v": 1, "addrs": "10.0.0.1:4000"},
+    {"kind": "joiner", "v": 1, "addrs": [7]},
+    {"kind": "joiner", "v": 1, "addrs": ["\ud800:1"]},  # a lone surrogate: no UTF-8 form
+    {"kind": "joiner", "v": 1, "addrs": ["h:\u0661\u0662"]},  # Arabic-Indic digits are str.isdigit()
+    {"kind": "joiner", "v": 1, "addrs": ["10.0.0.1:99999"]},
+    {"kind": "joiner", "v": 1, "addrs": ["x" * 60 + ":1"]},
+    {"kind": "joiner", "v": 1},
+    {"kind": "host", "v": 1, "addrs": []},
+])
+def test_a_bad_joiner_hello_is_refused(body: dict) -> None:
+    with pytest.raises(rz.CodeError):
+        rz.decode_joiner_hello(json.dumps(body).encode())
+
+
+@pytest.mark.parametrize("fp", [FP + "\n", FP.lower(), FP + "-AAAA", " " + FP, 7, None])
+def test_a_host_hello_with_a_bad_fingerprint_is_refused(fp: object) -> None:
+    body = {"kind": "host", "v": 1, "fp": fp, "addrs": [], "relay": "r.example:4001"}
+    with pytest.raises(rz.CodeError, match="fingerprint"):
+        rz.decode_host_hello(json.dumps(body).encode())
+
+
+def test_a_host_hello_with_version_true_is_refused() -> None:
+    body = {"kind": "host", "v": True, "fp": FP, "addrs": [], "relay": "r.example:4001"}
+    with pytest.raises(rz.CodeError, match="version 1"):
+        rz.decode_host_hello(json.dumps(body).encode())
+
+
+# --------------------------------------------------------------- the host's code-word loop
+
+
+class _Codes(list):
+    times: list[float]
+
+
+class _Events:
+    def __init__(self) -> None:
+        self.notices: list[str] = []
+
+    def notice(self, text: str, key: str = "", fields: dict | None = None, lasting: bool = False) -> None:
+        self.notices.append(key)
+
+
+def _fake_mailbox(monkeypatch: pytest.MonkeyPatch, answers: list) -> list[str]:
+    """``mailbox.CodeSession`` replaced: session n's ``receive`` gives ``answers[n]`` (bytes)
+    or raises it (an exception); past the list it waits forever. Returns the codes handed out."""
+    from p2p_chinchon.net import mailbox as mb
+
+    codes: Any = _Codes()
+    times: list[float] = []  # when each was allocated (trio's clock)
+
+    class Session:
+        @classmethod
+        async def open(cls, url: str) -> Session:
+            return cls()
+
+        async def allocate(self) -> str:
+            times.append(trio.current_time())
+            codes.append(f"{len(codes) + 1}-ab-cd")
+            return codes[-1]
+
+        async def send(self, data: bytes) -> None:
+            rz.decode_host_hello(data)
+
+        async def receive(self) -> bytes:
+            n = len(codes) - 1
+            if n >= len(answers):
+                await trio.sleep_forever()
+            if isinstance(answers[n], BaseException):
+                raise answers[n]
+            return answers[n]
+
+        async def derive(self, purpose: str) -> bytes:
+            return bytes(32)
+
+        async def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(mb, "CodeSession", Session)
+    codes.times = times  # type: ignore[attr-defined]
+    return codes
+
+
+def _host_config() -> SimpleNamespace:
+    return SimpleNamespace(relay=f"127.0.0.1:{_closed_port()}", reach=(), identity=Identity.generate(),
+                           mailbox="ws://mailbox.invalid/v1", seats=3)
+
+
+async def test_hostile_joiner_hellos_do_not_stop_the_host_handing_out_codes(
+        monkeypatch: pytest.MonkeyPatch, autojump_clock: object) -> None:
+    """Whoever typed the code sends junk (deeply nested JSON, a wrong kind, 10,000
+    candidates, not JSON): each costs that code only; the host shows the next one."""
+    from p2p_chinchon.net import session
+    from p2p_chinchon.net.lobby import StreamListener
+
+    junk = [b"[" * 2000, json.dumps({"kind": "host", "v": 1}).encode(),
+            json.dumps({"kind": "joiner", "v": 1, "addrs": ["10.0.0.1:1"] * 10_000}).encode(), b"\xff\xfe"]
+    codes = _fake_mailbox(monkeypatch, junk)
+    events = _Events()
+    table = SimpleNamespace(pending_players=[object()])
+    with trio.move_on_after(600):
+        await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
+    assert len(codes) == len(junk) + 1  # every junk message burnt its code, and a fresh one waits
+    assert events.notices == ["code_word"] * (len(junk) + 1)
+
+
+async def test_wrong_codes_in_a_row_slow_the_host_down(monkeypatch: pytest.MonkeyPatch, autojump_clock: object) -> None:
+    """A stranger who claims every nameplate with a wrong code (slowloris on the code flow)
+    burns codes: the host must not churn them as fast as the mailbox answers, nor fill its
+    screen: in 10 minutes, a bounded number of codes and notices."""
+    from p2p_chinchon.net import mailbox as mb, session
+    from p2p_chinchon.net.lobby import StreamListener
+
+    codes = _fake_mailbox(monkeypatch, [mb.WrongCode("wrong code word")] * 100_000)
+    events = _Events()
+    table = SimpleNamespace(pending_players=[object()])
+    with trio.move_on_after(600):
+        await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
+    assert 5 <= len(codes) <= 40, len(codes)
+    assert len(events.notices) <= 2 * len(codes)  # a code and a "wrong code" line each
+    t = codes.times
+    assert t[1] - t[0] <= 1.5  # a friend's one typo costs a second
+    assert max(b - a for a, b in zip(t, t[1:])) <= 31
+
+
+# --------------------------------------------------------------- tokens and keys
+
+
+def test_no_seat_can_compute_another_pairs_token() -> None:
+    """Seat c knows every public key and its own secret: the token of a and b is not among
+    what it can derive, for any pair order or seat numbers."""
+    a, b, c = Identity.generate(), Identity.generate(), Identity.generate()
+    target = rz.mesh_token(pair_secret(a, b.public_bytes), GAME, 0, 1)
+    mine = {pair_secret(c, k) for k in (a.public_bytes, b.public_bytes)}
+    assert all(rz.mesh_token(s, GAME, i, j) != target for s in mine for i in range(3) for j in range(3) if i != j)
+    assert pair_secret(b, a.public_bytes) == pair_secret(a, b.public_bytes)
+
+
+def test_a_small_order_key_has_no_token() -> None:
+    with pytest.raises(ValueError, match="low-order|Curve25519"):
+        pair_secret(Identity.generate(), SMALL_ORDER)
+
+
+@pytest.mark.parametrize("me", [0, 1])
+async def test_a_seat_with_a_small_order_key_does_not_crash_the_mesh(me: int, caplog: pytest.LogCaptureFixture) -> None:
+    """A cheater seated with a small-order identity key (OpenSSL verifies its forged
+    signatures): its pair has no relay token. Neither the dialler (seat 0) nor the acceptor
+    (seat 1) may crash when the relay is due; the dialler names the reason."""
+    from p2p_chinchon.net.mesh import MeshConfig, PeerAddr
+    from p2p_chinchon.net.node import relay_plan
+
+    ident = Identity.generate()
+    keys = [ident.public_bytes, SMALL_ORDER] if me == 0 else [SMALL_ORDER, ident.public_bytes]
+    table = SimpleNamespace(identity=ident, game=GAME, me=me, players=[SimpleNamespace(key=k) for k in keys])
+    plan = relay_plan(table, ("127.0.0.1", _closed_port()))
+    plan = type(plan)(plan.host, plan.port, plan.token, after=0.05, wait=1)
+    from p2p_chinchon.net.mesh import Mesh
+
+    other = 1 - me
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0] if me == 1 else None
+    mesh = Mesh(me, GAME, ident, {other: PeerAddr("127.0.0.1", _closed_port(), SMALL_ORDER)},
+                listener=listener, config=MeshConfig(backoff_min=0.02, backoff_max=0.1), relay=plan)
+    caplog.set_level(logging.INFO)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(mesh.run)
+        await trio.sleep(1.5)
+        if me == 0:
+            trouble = dict(mesh.dial_trouble()[1])
+            assert "no relay token" in trouble[f"transit relay 127.0.0.1:{plan.port}"], trouble
+        await mesh.aclose()
+        nursery.cancel_scope.cancel()
+    assert any("no relay token" in r.getMessage() for r in caplog.records)
+
+
+# --------------------------------------------------------------- hostile relays
+
+
+async def _serve(handler, nursery: trio.Nursery) -> int:
+    [listener] = await nursery.start(partial(trio.serve_tcp, handler, 0, host="127.0.0.1"))
+    return listener.socket.getsockname()[1]
+
+
+@pytest.mark.parametrize("answer, why", [
+    (b"x" * 10_000, "too long"),  # a line without a newline, forever
+    (b"\x16\x03\x01\x00\x05hello\n", "not ok"),  # TLS bytes instead of the line
+    (b"OK\n", "not ok"),
+    (b"impatient\n", "impatient"),
+    (b"", "closed the connection"),
+])
+async def test_a_relay_that_answers_junk_is_one_clear_error(answer: bytes, why: str) -> None:
+    async def relay(stream: trio.SocketStream) -> None:
+        await read_line(stream)
+        for i in range(0, len(answer), 7):
+            await stream.send_all(answer[i:i + 7])
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        port = await _serve(relay, nursery)
+        with trio.fail_after(10), pytest.raises(RelayError, match=why) as err:
+            await meet("127.0.0.1", port, "ab" * 32, rz.relay_side(0), wait=5)
+        assert f"127.0.0.1:{port}" in str(err.value) or why == "too long"
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_relay_that_never_answers_times_out() -> None:
+    async def relay(stream: trio.SocketStream) -> None:
+        await read_line(stream)
+        await trio.sleep_forever()
+
+    async with trio.open_nursery() as nursery:
+        port = await _serve(relay, nursery)
+        with trio.fail_after(10), pytest.raises(trio.TooSlowError):
+            await meet("127.0.0.1", port, "ab" * 32, rz.relay_side(0), wait=0.3)
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_relay_that_pairs_us_with_a_stranger_fails_the_pin_and_the_link_is_retried(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The relay answers ``ok`` to each seat's first visit and pipes it to a stranger (the
+    dialler meets a TLS server of another key, the acceptor a TLS client of another key);
+    later visits it pairs honestly. Both refuse the stranger with a line naming the relay,
+    neither crashes, and the link comes up through the relay afterwards."""
+    from p2p_chinchon.net.mesh import RelayPlan
+    from p2p_chinchon.net.tls import accept_tls, dial_tls
+
+    ids, stranger, pairs = [Identity.generate(), Identity.generate()], Identity.generate(), {}
+    fooled: list[bytes] = []
+
+    async def relay(stream: trio.SocketStream) -> None:
+        line = await read_line(stream)
+        side = line.split()[-1]
+        if side in fooled:
+            await _fake_relay(pairs, stream, line)
+            return
+        fooled.append(side)
+        await stream.send_all(b"ok\n")
+        try:
+            with trio.fail_after(5):
+                if side == rz.relay_side(0).encode():  # the dialler: a TLS server that is not seat 1
+                    await accept_tls(stream, stranger)
+                else:  # the acceptor: a TLS client that is not seat 0
+                    await dial_tls(stream)
+        except Exception:  # noqa: BLE001 - the stranger's side may fail any way
+            pass
+        await trio.aclose_forcefully(stream)
+
+    async def _honest(line: bytes, stream: trio.SocketStream) -> None:
+        class Replay(trio.abc.Stream):  # the line already read, then the socket
+            def __init__(self) -> None:
+                self.first = line
+
+            async def receive_some(self, max_bytes: int | None = None) -> bytes:
+                if self.first:
+                    data, self.first = self.first, b""
+                    return data
+                return await stream.receive_some(max_bytes)
+
+            async def send_all(self, data: bytes) -> None:
+                await stream.send_all(data)
+
+            async def wait_send_all_might_not_block(self) -> None:
+                pass
+
+            async def aclose(self) -> None:
+                await stream.aclose()
+
+        await _fake_relay(pairs, Replay())
+
+    caplog.set_level(logging.INFO)
+    async with trio.open_nursery() as nursery:
+        port = await _serve(relay, nursery)
+        plan = RelayPlan("127.0.0.1", port, lambda peer: "5e" * 32, after=0.2, wait=5)
+        m0, m1 = await relayed_pair(nursery, plan, ids, GAME)
+        await m0.aclose()
+        await m1.aclose()
+        nursery.cancel_scope.cancel()
+    assert len(fooled) >= 2
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any(m.startswith(f"seat 0: refused seat 1 at transit relay 127.0.0.1:{port}") for m in lines), lines
+    assert any(m.startswith(f"seat 1: refused connection from the transit relay 127.0.0.1:{port}") for m in lines), lines
