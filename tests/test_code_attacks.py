@@ -331,3 +331,28 @@ async def test_a_relay_that_pairs_us_with_a_stranger_fails_the_pin_and_the_link_
     lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert any(m.startswith(f"seat 0: refused seat 1 at transit relay 127.0.0.1:{port}") for m in lines), lines
     assert any(m.startswith(f"seat 1: refused connection from the transit relay 127.0.0.1:{port}") for m in lines), lines
+
+
+async def test_a_relay_that_swallows_the_acceptors_wait_does_not_hold_it_forever() -> None:
+    """The relay takes the acceptor's first visit and never answers it (a connection it, or a
+    home router, dropped without a word): the acceptor must come again on a fresh connection,
+    and the dialler's visits then meet it."""
+    from p2p_chinchon.net.mesh import RelayPlan
+
+    ids, pairs, swallowed = [Identity.generate(), Identity.generate()], {}, []
+
+    async def relay(stream: trio.SocketStream) -> None:
+        line = await read_line(stream)
+        if line.endswith(rz.relay_side(1).encode() + b"\n") and not swallowed:
+            swallowed.append(line)
+            await trio.sleep_forever()
+        await _fake_relay(pairs, stream, line)
+
+    async with trio.open_nursery() as nursery:
+        port = await _serve(relay, nursery)
+        plan = RelayPlan("127.0.0.1", port, lambda peer: "5e" * 32, after=0.2, wait=1, accept_wait=1)
+        m0, m1 = await relayed_pair(nursery, plan, ids, GAME)
+        await m0.aclose()
+        await m1.aclose()
+        nursery.cancel_scope.cancel()
+    assert swallowed

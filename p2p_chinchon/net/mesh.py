@@ -155,6 +155,9 @@ class RelayPlan:
     token: Callable[[int], str]
     after: float = 4.0
     wait: float = 30.0  # a dialler's wait at the relay for the acceptor, per attempt
+    # an acceptor's wait there, per visit: then it comes again on a fresh connection (one the
+    # relay or a NAT dropped without a word, or a relay that never answers, must not hold it)
+    accept_wait: float = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -890,7 +893,9 @@ class Mesh:
                 unlinked = 0.0 if self.is_up(peer) else unlinked + 0.5
                 await trio.sleep(0.5)
             try:
-                stream: Any = await meet(plan.host, plan.port, token, relay_side(self.seat))
+                stream: Any = await meet(plan.host, plan.port, token, relay_side(self.seat), wait=plan.accept_wait)
+            except trio.TooSlowError:
+                continue  # nobody came: wait again on a fresh connection
             except RelayError as exc:
                 if isinstance(exc, RelayDown):
                     log.warning("seat %d: %s", self.seat, exc)
