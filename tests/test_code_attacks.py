@@ -356,3 +356,81 @@ async def test_a_relay_that_swallows_the_acceptors_wait_does_not_hold_it_forever
         await m1.aclose()
         nursery.cancel_scope.cancel()
     assert swallowed
+
+
+@pytest.mark.parametrize("junk", [b"", b"HTTP/1.1 400 Bad Request\r\n\r\n", b"\x16\x03\x03\x00\x02\x02\x28"])
+async def test_a_host_candidate_that_is_someone_elses_service_falls_back_to_the_relay(junk: bytes) -> None:
+    """The host's hello names a candidate where something else answers (another machine on
+    the joiner's LAN at the same address): the joiner goes on to the relay (here a closed
+    port, so RelayDown says it went there), never fails on the stranger's bytes."""
+    from p2p_chinchon.net.relay import RelayDown
+    from p2p_chinchon.net.session import _code_connect
+
+    async def stranger(stream: trio.SocketStream) -> None:
+        await stream.send_all(junk)
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        port = await _serve(stranger, nursery)
+        relay = _closed_port()
+        with trio.fail_after(30), pytest.raises(RelayDown, match=f"127.0.0.1:{relay}"):
+            await _code_connect((f"127.0.0.1:{port}",), ("127.0.0.1", relay), "ab" * 32, Identity.generate(),
+                                name="Bea", listen_addr="0.0.0.0:1", candidates=(), expect_fingerprint=FP)
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("junk", [b"garbage that is not TLS at all\n" * 10, b""])
+async def test_a_relay_that_says_ok_then_garbage_is_a_failed_attempt(junk: bytes) -> None:
+    """The relay answers ``ok`` and then sends bytes from nobody (or hangs up): the dialling
+    seat notes a failure at the relay and keeps trying; its mesh does not crash."""
+    from p2p_chinchon.net.mesh import Mesh, MeshConfig, PeerAddr, RelayPlan
+
+    visits = []
+
+    async def relay(stream: trio.SocketStream) -> None:
+        visits.append(await read_line(stream))
+        await stream.send_all(b"ok\n" + junk)
+        await stream.aclose()
+
+    ids = [Identity.generate(), Identity.generate()]
+    async with trio.open_nursery() as nursery:
+        port = await _serve(relay, nursery)
+        plan = RelayPlan("127.0.0.1", port, lambda peer: "5e" * 32, after=0.05, wait=1)
+        mesh = Mesh(0, GAME, ids[0], {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes)},
+                    config=MeshConfig(backoff_min=0.02, backoff_max=0.1, handshake_timeout=2), relay=plan)
+        await nursery.start(mesh.run)
+        with trio.fail_after(20):
+            while len(visits) < 3:
+                await trio.sleep(0.05)
+        trouble = dict(mesh.dial_trouble()[1])
+        assert f"transit relay 127.0.0.1:{port}" in trouble, trouble
+        await mesh.aclose()
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_lobby_names_the_relay_for_junk_that_came_through_it(caplog: pytest.LogCaptureFixture) -> None:
+    """A stranger the relay pairs with the host's lobby sends junk instead of TLS: refused in
+    one line naming the relay (not "?"), and the lobby goes on."""
+    from p2p_chinchon.net.lobby import StreamListener, serve_lobby
+    from p2p_chinchon.net.relay import RelayStream
+
+    async def on_join(request: object, link: object) -> None:
+        raise AssertionError("nobody may sit down")
+
+    listener = StreamListener()
+    caplog.set_level(logging.INFO)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(partial(serve_lobby, listener, on_join, identity=Identity.generate(), request_timeout=5))
+        for _ in range(2):
+            ours, theirs = trio.socket.socketpair()
+            await listener.put(RelayStream(trio.SocketStream(ours), b"", "relay.example:4001"))
+            stranger = trio.SocketStream(theirs)
+            await stranger.send_all(b"GET / HTTP/1.0\r\n\r\n" * 20)
+            with trio.fail_after(10):
+                while await stranger.receive_some(1000):
+                    pass
+            await stranger.aclose()
+        nursery.cancel_scope.cancel()
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 2 and all(m.startswith("lobby: refused the transit relay relay.example:4001: ")
+                                   for m in lines), lines

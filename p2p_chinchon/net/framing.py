@@ -29,6 +29,7 @@ __all__ = [
     "TruncatedFrame",
     "encode_frame",
     "peer_address",
+    "peer_name",
     "receive_frame",
     "send_frame",
 ]
@@ -215,6 +216,19 @@ def peer_address(stream: object) -> object:
         return sock.getpeername() if sock is not None else None
     except OSError:
         return None
+
+
+def peer_name(stream: object) -> str:
+    """Who is at the other end of ``stream``, for a log line: its socket address, "the transit
+    relay HOST:PORT" through the relay (a :class:`~.relay.RelayStream`: its socket is the
+    relay's, the peer's address is unknown), else "?"."""
+    while hasattr(stream, "transport_stream"):
+        stream = stream.transport_stream
+    relay = getattr(stream, "relay", None)
+    if relay is not None:
+        return f"the transit relay {relay}"
+    addr = peer_address(stream)
+    return "?" if addr is None else str(addr)
 
 
 class Link:

@@ -46,7 +46,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p_chinchon.wire import MAX_SEATS
 
-from .framing import MAX_FRAME, FrameError, Link, peer_address
+from .framing import MAX_FRAME, FrameError, Link, peer_address, peer_name
 from .tls import TlsError, accept_tls, dial_tls
 
 __all__ = [
@@ -244,11 +244,6 @@ class JoinRequest:
         return cls(name, key, addr, sig, candidates)
 
 
-def _peer(stream: trio.abc.Stream) -> str:
-    addr = peer_address(stream)
-    return "?" if addr is None else str(addr)
-
-
 def _ip(stream: trio.abc.Stream) -> str | None:
     addr = peer_address(stream)
     return str(addr[0]) if isinstance(addr, tuple) and addr else None
@@ -291,7 +286,7 @@ async def serve_lobby(
     per_ip: dict[str, int] = {}
 
     async def handle(stream: trio.abc.Stream) -> None:
-        who = _peer(stream)
+        who = peer_name(stream)
         try:
             with trio.fail_after(request_timeout):
                 tls, cert = await accept_tls(stream, identity)

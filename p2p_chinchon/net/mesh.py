@@ -60,7 +60,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from p2p_chinchon.identity import Identity
 
-from .framing import MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, peer_address, send_frame
+from .framing import (MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, peer_address, peer_name,
+                      send_frame)
 from .tls import TlsError, accept_tls, dial_tls
 
 if TYPE_CHECKING:
@@ -358,16 +359,6 @@ def _identity_of(sign: Any) -> Identity:
     if isinstance(key, Ed25519PrivateKey):
         return Identity(key)
     raise TypeError("sign must be an Identity, an Ed25519PrivateKey or its bound sign method")
-
-
-def _peer_name(stream: trio.abc.Stream) -> str:
-    while hasattr(stream, "transport_stream"):
-        stream = stream.transport_stream
-    relay = getattr(stream, "relay", None)
-    if relay is not None:  # a RelayStream: its socket is the relay's, the peer's is unknown
-        return f"the transit relay {relay}"
-    addr = peer_address(stream)
-    return "?" if addr is None else str(addr)
 
 
 _LINK_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
@@ -867,7 +858,7 @@ class Mesh:
             source = _source_key(host)
             stranger, refusal = self._admit(source)
             if refusal is not None:
-                log.warning("seat %d: refusing %s: %s", self.seat, _peer_name(stream), refusal)
+                log.warning("seat %d: refusing %s: %s", self.seat, peer_name(stream), refusal)
                 await trio.aclose_forcefully(stream)
                 continue
             self._pending_at[source] = self._pending_at.get(source, 0) + 1
@@ -947,7 +938,7 @@ class Mesh:
                 )
         except (HandshakeError, FrameError, TlsError, trio.TooSlowError, *_LINK_ERRORS) as exc:
             reason = "handshake timed out" if isinstance(exc, trio.TooSlowError) else str(exc) or repr(exc)
-            log.warning("seat %d: refused connection from %s: %s", self.seat, _peer_name(stream), reason)
+            log.warning("seat %d: refused connection from %s: %s", self.seat, peer_name(stream), reason)
             await trio.aclose_forcefully(stream)
             return
         except BaseException:  # cancelled (shutdown): do not leak the socket
@@ -979,7 +970,7 @@ class Mesh:
                 self._links[seat] = link
                 self._set_changed()
                 await self._emit(PeerUp(seat))
-            log.info("seat %d: link to seat %d up (%s)", self.seat, seat, _peer_name(stream))
+            log.info("seat %d: link to seat %d up (%s)", self.seat, seat, peer_name(stream))
             try:
                 with link.scope:
                     async with trio.open_nursery() as nursery:
