@@ -56,6 +56,7 @@ def test_a_deeply_nested_hello_is_a_code_error_not_a_crash(body: bytes) -> None:
     {"kind": "joiner", "v": 1, "addrs": [7]},
     {"kind": "joiner", "v": 1, "addrs": ["\ud800:1"]},  # a lone surrogate: no UTF-8 form
     {"kind": "joiner", "v": 1, "addrs": ["h:\u0661\u0662"]},  # Arabic-Indic digits are str.isdigit()
+    {"kind": "joiner", "v": 1, "addrs": ["\u001b]0;pwned\u0007:1"]},  # a terminal escape in the host's log
     {"kind": "joiner", "v": 1, "addrs": ["10.0.0.1:99999"]},
     {"kind": "joiner", "v": 1, "addrs": ["x" * 60 + ":1"]},
     {"kind": "joiner", "v": 1},
@@ -434,3 +435,19 @@ async def test_the_lobby_names_the_relay_for_junk_that_came_through_it(caplog: p
     lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(lines) == 2 and all(m.startswith("lobby: refused the transit relay relay.example:4001: ")
                                    for m in lines), lines
+
+
+@pytest.mark.parametrize("addr", ["\x1b[2J\x1b[31mAna cheats:1", "evil\x07:1", "a\u200bb:1", "h:\u0661\u0662",
+                                  "a\u2028b:1", "[\x1b]:1"])
+def test_a_joiners_candidate_with_control_characters_is_refused(addr: str) -> None:
+    """A joiner through the relay puts its first candidate in the seating as its address,
+    and every seat's screen shows the places it cannot reach: a candidate that would write
+    terminal escapes there (or hide text) is refused in the join request."""
+    from p2p_chinchon.net import lobby as lob
+
+    with pytest.raises(ValueError):
+        lob.parse_addr(addr)
+    with pytest.raises(ValueError):
+        lob.check_candidates([addr])
+    assert lob.parse_addr("[fe80::1%eth0]:4000") == ("fe80::1%eth0", 4000)
+    assert lob.parse_addr("relay.example:4001") == ("relay.example", 4001)

@@ -126,6 +126,9 @@ def parse_addr(addr: str) -> tuple[str, int]:
     port = int(port_s)
     if not 0 < port < 65536 or not host:
         raise ValueError(f"address {addr!r}: port must be 1..65535")
+    if not port_s.isascii() or any(not c.isprintable() or c.isspace() for c in host):
+        # another seat's screen shows these (who cannot be reached where): no terminal escapes
+        raise ValueError(f"address {addr!r}: a control character, a space or a non-ASCII digit")
     return host, port
 
 

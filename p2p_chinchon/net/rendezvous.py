@@ -77,7 +77,8 @@ def _candidates(value: object, what: str) -> tuple[str, ...]:
         raise CodeError(f"the {what}'s addresses are not a list of at most {MAX_CANDIDATES}")
     out = []
     for item in value:
-        if not isinstance(item, str) or not item.isascii() or len(item) > 64:  # (a lone surrogate cannot encode)
+        # ASCII (a lone surrogate has no UTF-8), printable (the host logs them: no terminal escapes)
+        if not isinstance(item, str) or not item.isascii() or not item.isprintable() or len(item) > 64:
             raise CodeError(f"the {what} sent a bad address {item!r}")
         try:
             host, port = parse_advertise(item)
