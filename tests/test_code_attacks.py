@@ -451,3 +451,25 @@ def test_a_joiners_candidate_with_control_characters_is_refused(addr: str) -> No
         lob.check_candidates([addr])
     assert lob.parse_addr("[fe80::1%eth0]:4000") == ("fe80::1%eth0", 4000)
     assert lob.parse_addr("relay.example:4001") == ("relay.example", 4001)
+
+
+def test_a_seating_address_that_is_not_host_port_is_a_clear_error() -> None:
+    """The host signs a seating whose ``addr`` for a seat does not parse (only the wire's
+    str of 64 bytes is checked): its candidates are dialled instead; with none, one clear
+    lobby error naming the seat, not a ValueError out of run_seat."""
+    from p2p_chinchon.net import lobby as lob
+    from p2p_chinchon.net.node import peers_of
+
+    keys = [bytes([i]) * 32 for i in range(3)]
+
+    def table(addr: str, addrs: tuple = ()) -> SimpleNamespace:
+        players = [SimpleNamespace(name="Ana", key=keys[0], addr="10.0.0.1:4000", addrs=()),
+                   SimpleNamespace(name="Bruno", key=keys[1], addr=addr, addrs=addrs),
+                   SimpleNamespace(name="Bea", key=keys[2], addr="10.0.0.3:4000", addrs=())]
+        return SimpleNamespace(players=players, me=2)
+
+    peers = peers_of(table("no port here", ("10.0.0.2:4000", "\x1b[2J:1", "10.0.0.9:4000")))
+    assert (peers[1].host, peers[1].port, peers[1].alternates) == ("10.0.0.2", 4000, (("10.0.0.9", 4000),))
+    with pytest.raises(lob.BadAnswer, match=r"seat 1 \(Bruno\) no address"):
+        peers_of(table("\x1b]0;x\x07:1"))
+    assert peers_of(table("10.0.0.2:4000"))[1].host == "10.0.0.2"

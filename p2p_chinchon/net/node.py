@@ -1043,14 +1043,18 @@ def peers_of(table: tbl.Table) -> dict[int, PeerAddr]:
     from), then its other candidates (``addrs``: advertised, then private), best first."""
     out = {}
     for i, p in enumerate(table.players):
-        host, port = lob.parse_addr(p.addr)
-        more = []
-        for a in p.addrs:
+        places = []
+        for a in (p.addr, *p.addrs):
             try:
-                more.append(lob.parse_addr(a))
-            except ValueError:  # a bad candidate costs nothing: the others are still dialled
+                places.append(lob.parse_addr(a))
+            except ValueError:  # a bad place costs nothing: the others are still dialled
                 log.warning("seat %d's address %r in the seating is not host:port", i, a)
-        out[i] = PeerAddr(host, port, p.key, tuple(more))
+        if not places:  # only a broken or hostile host signs that; we never dial ourselves
+            if i != table.me:
+                raise lob.BadAnswer(f"the host's seating gives seat {i} ({p.name}) no address to reach it at: "
+                                    f"{p.addr!r} is not host:port")
+            places = [("127.0.0.1", 1)]
+        out[i] = PeerAddr(*places[0], p.key, tuple(places[1:]))
     return out
 
 
