@@ -133,6 +133,8 @@ def decode_host_hello(data: bytes) -> HostHello:
         raise CodeError("the host's fingerprint is not XXXX-XXXX-XXXX-XXXX")
     if not isinstance(relay, str):
         raise CodeError("the host named no transit relay")
+    if not relay.isascii() or not relay.isprintable() or len(relay) > 64:  # kept beside the secrets, shown
+        raise CodeError(f"the host named a bad transit relay {relay[:70]!r}")
     parse_relay(relay)
     return HostHello(fp, _candidates(body.get("addrs"), "host"), relay)
 

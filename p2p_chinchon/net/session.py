@@ -563,7 +563,10 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
             names=[p.name for p in table.players])
     listeners = None
     if table.me != 0:  # seat i accepts links from seats < i, at its seating address
-        _, port = lob.parse_addr(table.players[table.me].addr)
+        try:
+            _, port = lob.parse_addr(table.players[table.me].addr)
+        except ValueError as exc:  # the host signed it: only a broken or hostile one writes that
+            raise ResumeError(f"the seating gives this seat no port to listen on: {exc}") from None
         listeners = await trio.open_tcp_listeners(port, host=config.bind)
     events.table_ready(table)
     relay = lob.parse_addr(saved["relay"]) if isinstance(saved.get("relay"), str) else None
