@@ -58,7 +58,7 @@ def parse_advertise(text: str, default_port: int | None = None) -> tuple[str, in
 
 
 def _port(text: str, port: str) -> int:
-    if not port.isdigit() or not 0 < int(port) < 65536:
+    if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:  # not Arabic-Indic digits
         raise ValueError(f"{text!r}: the port must be a number in 1..65535")
     return int(port)
 

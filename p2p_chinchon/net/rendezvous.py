@@ -77,8 +77,8 @@ def _candidates(value: object, what: str) -> tuple[str, ...]:
         raise CodeError(f"the {what}'s addresses are not a list of at most {MAX_CANDIDATES}")
     out = []
     for item in value:
-        # ASCII (a lone surrogate has no UTF-8), printable (the host logs them: no terminal escapes)
-        if not isinstance(item, str) or not item.isascii() or not item.isprintable() or len(item) > 64:
+        # printable: the host logs them (no terminal escapes), and a lone surrogate (no UTF-8) is not
+        if not isinstance(item, str) or not item.isprintable() or len(item.encode()) > 64:
             raise CodeError(f"the {what} sent a bad address {item!r}")
         try:
             host, port = parse_advertise(item)
@@ -133,7 +133,7 @@ def decode_host_hello(data: bytes) -> HostHello:
         raise CodeError("the host's fingerprint is not XXXX-XXXX-XXXX-XXXX")
     if not isinstance(relay, str):
         raise CodeError("the host named no transit relay")
-    if not relay.isascii() or not relay.isprintable() or len(relay) > 64:  # kept beside the secrets, shown
+    if not relay.isprintable() or len(relay.encode()) > 64:  # kept beside the secrets, shown
         raise CodeError(f"the host named a bad transit relay {relay[:70]!r}")
     parse_relay(relay)
     return HostHello(fp, _candidates(body.get("addrs"), "host"), relay)
