@@ -480,3 +480,30 @@ def test_a_seating_address_that_is_not_host_port_is_a_clear_error() -> None:
     with pytest.raises(lob.BadAnswer, match=r"seat 1 \(Bruno\) no address"):
         peers_of(table("\x1b]0;x\x07:1"))
     assert peers_of(table("10.0.0.2:4000"))[1].host == "10.0.0.2"
+
+
+@pytest.mark.parametrize("place", ["x..y:4000", ".a:4000"])
+async def test_a_candidate_no_resolver_can_encode_costs_one_failed_place(place: str) -> None:
+    """A cheating joiner's candidate that the system's name lookup cannot even encode ('x..y':
+    an empty IDNA label, UnicodeError, not OSError) crashed the mesh of every seat that dialled
+    it (the host included). The join request (and the code exchange) now refuse it; and a
+    mesh given one anyway (a seating signed by a hostile host) notes one failed place."""
+    from p2p_chinchon.net import lobby as lob
+    from p2p_chinchon.net.mesh import Mesh, MeshConfig, PeerAddr
+
+    with pytest.raises(ValueError, match="neither an IP address nor a host name"):
+        lob.check_candidates([place])
+    with pytest.raises(rz.CodeError):
+        rz.decode_joiner_hello(json.dumps({"kind": "joiner", "v": 1, "addrs": [place]}).encode())
+    ids = [Identity.generate(), Identity.generate()]
+    host, _, port = place.rpartition(":")
+    alt = (host, int(port))
+    mesh = Mesh(0, GAME, ids[0], {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes, (alt,))},
+                config=MeshConfig(backoff_min=0.02, backoff_max=0.1))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(mesh.run)
+        with trio.fail_after(10):
+            while place not in dict(mesh.dial_trouble().get(1, [])):
+                await trio.sleep(0.05)
+        await mesh.aclose()
+        nursery.cancel_scope.cancel()

@@ -8,7 +8,26 @@ from collections.abc import Iterable
 
 import ifaddr
 
-__all__ = ["advertised_ipv4", "candidate_addresses", "local_addresses", "parse_advertise"]
+__all__ = ["advertised_ipv4", "candidate_addresses", "check_host", "local_addresses", "parse_advertise"]
+
+
+def check_host(host: str, text: str) -> None:
+    """Raise ``ValueError`` (naming ``text``, the whole address) unless ``host`` is an IP
+    address or a name the system's lookup can take: printable, no space (other seats' screens
+    show addresses: no terminal escapes) and encodable as IDNA as trio's ``getaddrinfo`` does
+    ('x..y' is not: its UnicodeError is no OSError, so a dialler would not take it for a failed
+    place)."""
+    if any(not c.isprintable() or c.isspace() for c in host):
+        raise ValueError(f"address {text!r}: a control character or a space")
+    try:
+        ipaddress.ip_address(host.partition("%")[0])
+        return
+    except ValueError:
+        pass
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        raise ValueError(f"address {text!r}: {host!r} is neither an IP address nor a host name") from None
 
 
 def local_addresses(include_loopback: bool | None = None) -> list[str]:
@@ -54,6 +73,7 @@ def parse_advertise(text: str, default_port: int | None = None) -> tuple[str, in
         port = _port(text, rest)
     if not host or any(c.isspace() for c in host) or len(host.encode()) > 50:
         raise ValueError(f"{text!r} is not HOST or HOST:PORT (an address or a name of at most 50 bytes)")
+    check_host(host, text)
     return host, port
 
 

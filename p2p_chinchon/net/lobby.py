@@ -46,6 +46,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p_chinchon.wire import MAX_SEATS
 
+from .addresses import check_host
 from .framing import MAX_FRAME, FrameError, Link, peer_address, peer_name
 from .tls import TlsError, accept_tls, dial_tls
 
@@ -126,9 +127,9 @@ def parse_addr(addr: str) -> tuple[str, int]:
     port = int(port_s)
     if not 0 < port < 65536 or not host:
         raise ValueError(f"address {addr!r}: port must be 1..65535")
-    if not port_s.isascii() or any(not c.isprintable() or c.isspace() for c in host):
-        # another seat's screen shows these (who cannot be reached where): no terminal escapes
-        raise ValueError(f"address {addr!r}: a control character, a space or a non-ASCII digit")
+    if not port_s.isascii():
+        raise ValueError(f"address {addr!r}: the port is not in ASCII digits")
+    check_host(host, addr)
     return host, port
 
 

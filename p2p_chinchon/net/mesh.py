@@ -730,7 +730,7 @@ class Mesh:
             except trio.TooSlowError:
                 self._note_failure(peer, place, f"no answer in {cfg.connect_timeout:g} s")
                 return
-            except OSError as exc:
+            except (OSError, UnicodeError) as exc:  # UnicodeError: a name IDNA refuses ('x..y')
                 self._note_failure(peer, place, _dial_error(exc))
                 return
             if won is not None:

@@ -75,7 +75,7 @@ async def meet(host: str, port: int, token: str, side: str, *, connect_timeout: 
             stream = await trio.open_tcp_stream(host, port)
     except trio.TooSlowError:
         raise RelayDown(f"the transit relay at {where} does not answer") from None
-    except OSError as exc:
+    except (OSError, UnicodeError) as exc:  # UnicodeError: a name IDNA refuses
         from .mesh import _dial_error  # trio's "all attempts failed" wraps the reason
 
         why = _dial_error(exc)

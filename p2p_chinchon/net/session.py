@@ -470,7 +470,7 @@ async def _first_tcp(places: tuple[str, ...], limit: float) -> tuple[trio.Socket
     async def attempt(place: tuple[str, int], scope: trio.CancelScope) -> None:
         try:
             stream = await trio.open_tcp_stream(*place)
-        except OSError:
+        except (OSError, UnicodeError):  # UnicodeError: a name IDNA refuses
             return
         if won:
             await trio.aclose_forcefully(stream)
