@@ -184,6 +184,47 @@ async def test_wrong_codes_in_a_row_slow_the_host_down(monkeypatch: pytest.Monke
     assert max(b - a for a, b in zip(t, t[1:])) <= 31
 
 
+
+async def test_a_mailbox_gone_mid_lobby_leaves_the_table_open(monkeypatch: pytest.MonkeyPatch,
+                                                               autojump_clock: object) -> None:
+    """The mailbox goes down after codes were handed out (friends from the LAN may be seated):
+    the host says so once per try and tries again every CODE_BACKOFF_MAX s instead of closing
+    the table; when it answers again a new code follows. Down at the start, it raises (one
+    line and exit 1, nobody is seated yet)."""
+    from p2p_chinchon.net import mailbox as mb, session
+    from p2p_chinchon.net.lobby import StreamListener
+
+    down = mb.MailboxDown("cannot reach the mailbox")
+    codes = _fake_mailbox(monkeypatch, [mb.WrongCode("wrong code word"), down])
+    opened = 0
+    real_open = mb.CodeSession.open
+
+    async def flaky_open(url: str) -> object:
+        nonlocal opened
+        opened += 1
+        if 3 <= opened <= 4:  # down for two tries, then back
+            raise down
+        return await real_open(url)
+
+    monkeypatch.setattr(mb.CodeSession, "open", flaky_open)
+    events = _Events()
+    table = SimpleNamespace(pending_players=[object()])
+    with trio.move_on_after(600):
+        await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
+    assert events.notices == ["code_word", "code_wrong", "code_word", "code_mailbox_down",
+                              "code_mailbox_down", "code_mailbox_down", "code_word"], events.notices
+    assert len(codes) == 3
+
+    async def down_at_start(url: str) -> object:
+        raise down
+
+    monkeypatch.setattr(mb.CodeSession, "open", down_at_start)
+    with pytest.raises(BaseException) as raised:  # through the code loop's nursery
+        await session._hand_out_codes(_host_config(), table, StreamListener(), _Events(), 40000)
+    group = raised.value
+    assert group is down or (isinstance(group, BaseExceptionGroup) and group.subgroup(mb.MailboxDown) is not None)
+
+
 # --------------------------------------------------------------- tokens and keys
 
 

@@ -237,14 +237,24 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
         return len(table.pending_players)
 
     burnt = 0  # codes in a row that no friend used (wrong, junk): each waits longer for the next
+    handed = False  # a code was shown: the table is open, and a mailbox gone later must not close it
     async with trio.open_nursery() as nursery:
         while seated() < c.seats:
             if burnt:  # someone burning our codes (claiming nameplates with wrong words) gets a
                 await trio.sleep(min(CODE_BACKOFF_MAX, 2.0 ** (burnt - 1)))  # few codes a minute
             burnt += 1
-            session = await mb.CodeSession.open(c.mailbox)
+            try:
+                session = await mb.CodeSession.open(c.mailbox)
+            except mb.MailboxDown:
+                if not handed:
+                    raise  # at the start: one line and exit, nobody is seated yet
+                events.notice(_tr("code_mailbox_down", s=f"{CODE_BACKOFF_MAX:g}"), "code_mailbox_down",
+                              {"s": f"{CODE_BACKOFF_MAX:g}"}, lasting=True)
+                burnt = max(burnt, 6)  # the next try after CODE_BACKOFF_MAX
+                continue
             try:
                 code = await session.allocate()
+                handed = True
                 events.notice(_tr("code_word", code=code), "code_word", {"code": code}, lasting=True)
                 await session.send(hello)
                 try:
@@ -255,9 +265,18 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
                     continue
                 except (rz.CodeError, mb.MailboxError) as exc:
                     if isinstance(exc, mb.MailboxDown):
-                        raise
+                        raise  # below
                     log.warning("code word %s: %s", code, exc)
                     continue
+            except mb.MailboxDown:
+                if not handed:
+                    raise
+                # the mailbox went away mid-lobby: the table stays open (the LAN, codes told
+                # already); say so and try again
+                events.notice(_tr("code_mailbox_down", s=f"{CODE_BACKOFF_MAX:g}"), "code_mailbox_down",
+                              {"s": f"{CODE_BACKOFF_MAX:g}"}, lasting=True)
+                burnt = max(burnt, 6)
+                continue
             finally:
                 await session.close()
             burnt = 0
