@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 ENVELOPE = b"E"
 SYNC = b"S"
 HEARTBEAT = b"H"
+REMATCH = b"R"  # after a finished game: this seat's rematch vote, b"R\x01" yes, b"R\x00" no (unsigned)
+REMATCH_WAIT = 180.0  # seconds the rematch question waits for every seat's answer
 HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
 LINGER_FINISHED = 10.0  # seconds a finished node waits for every linked seat to hold its whole chain
 RESYNC_BUDGET = 2  # chains' worth of envelopes answered to one seat per link connection
@@ -123,6 +125,16 @@ class Events:
 
     def listening(self, port: int) -> None:
         """Host: the lobby accepts joiners on ``port``."""
+
+    async def rematch(self, view: v.SeatView) -> bool | None:
+        """At game over (every seat still in the game): does this seat's player want a rematch
+        (same seats, same rules, a new game)? None, the default, offers none: the others then
+        hear no vote and this seat counts as declining once its links close."""
+        return None
+
+    def rematch_said(self, text: str, key: str, fields: dict[str, Any]) -> None:
+        """How the rematch vote ended (everyone agreed, or who declined or left)."""
+        self.notice(text, key, fields, lasting=True)
 
     def table_ready(self, table: tbl.Table) -> None:
         """The seat's :class:`Table` exists (host: before anyone sits; joiner: once seated)."""
@@ -256,6 +268,7 @@ class NodeResult:
     names: list[str] = field(default_factory=list)
     dropped: list[tuple[int | None, str]] = field(default_factory=list)  # (claimed seat, rule)
     error: str | None = None  # why this node stopped itself (disk, internal error), one line
+    rematch: bool = False  # every seat agreed to play again (same seats and rules, a new game)
 
 
 @dataclass
@@ -317,6 +330,8 @@ class Node:
         self._timing = _timing_log()
         self._heard: dict[int, float] = {}  # seat -> trio time of its last frame
         self._up: set[int] = set()
+        self._votes: dict[int, bool] = {}  # seat -> its rematch vote (after a finished game)
+        self.rematch = False
         self._away_since: dict[int, float] = {}
         self._back_at: dict[int, float] = {}
         self._step_key: Any = None
@@ -526,6 +541,8 @@ class Node:
                 # our last envelopes (game_end / fault / leave) must reach everyone: stay until
                 # each seat still linked says it holds our whole chain (bounded)
                 await self._linger(mesh, LINGER_FINISHED if self.table.finished else LINGER_STOPPED)
+                if self.table.finished and self.table.fault is None and not self.table.left:
+                    self.rematch = await self._rematch(mesh)
                 nursery.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - a bug must not leave the others waiting
             log.debug("node failed", exc_info=True)  # the user gets one line (NodeResult.error)
@@ -548,6 +565,7 @@ class Node:
             winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
             names=[p.name for p in t.players], dropped=list(self.dropped), error=self.error,
+            rematch=self.rematch,
         )
 
     async def _flush(self, mesh: Mesh) -> None:
@@ -572,6 +590,49 @@ class Node:
                                                       RECORD, start + limit - now)))
                 await self._progress_or(0.1)
         self._publish(NodeStatus())
+
+    async def _rematch(self, mesh: Mesh) -> bool:
+        """The rematch vote at game over: ask this seat's player (:meth:`Events.rematch`), send
+        the answer to every seat, and wait (at most :data:`REMATCH_WAIT`) for everyone's. True
+        only when every seat said yes; a no, a link that closes, or the time running out ends
+        it, and the player's question is withdrawn. The vote is unsigned and binds nothing:
+        a rematch is a new game, with its own lobby, seating, agree and shuffles."""
+        mine: list[bool | None] = []
+        others = self._others()
+
+        def said(why: str, seat: int | None = None) -> bool:
+            name = self.table.players[seat].name if seat is not None else ""
+            self.events.rematch_said(_english(why, name=name), why, {"name": name})
+            return why == "rematch_on"
+
+        async with trio.open_nursery() as nursery:
+            async def ask() -> None:
+                answer = await self.events.rematch(self.table.view())
+                if answer is not None:
+                    for seat in others:
+                        if seat in self._up:
+                            await mesh.send(seat, REMATCH + (b"\x01" if answer else b"\x00"))
+                    await trio.sleep(0.3)  # our vote leaves before a quick exit closes the links
+                mine.append(answer)
+
+            nursery.start_soon(ask)
+            try:
+                with trio.move_on_after(REMATCH_WAIT):
+                    while True:
+                        no = [s for s in others if self._votes.get(s) is False]
+                        if no:
+                            return said("rematch_declined", no[0])
+                        gone = [s for s in others if s not in self._up and s not in self._votes]
+                        if gone:
+                            return said("rematch_gone", gone[0])
+                        if mine and mine[0] is not True:
+                            return mine[0] is not None and said("rematch_you_no")
+                        if mine and all(self._votes.get(s) for s in others):
+                            return said("rematch_on")
+                        await trio.sleep(0.1)
+                return said("rematch_timeout")
+            finally:
+                nursery.cancel_scope.cancel()  # a question still open leaves the screen
 
     async def _progress_or(self, seconds: float) -> None:
         with trio.move_on_after(seconds):
@@ -606,6 +667,8 @@ class Node:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload[:1] == HEARTBEAT:
                     pass
+                elif payload[:1] == REMATCH and len(payload) == 2:
+                    self._votes.setdefault(ev.seat, payload[1:] == b"\x01")
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
                     self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))

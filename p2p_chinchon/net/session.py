@@ -103,6 +103,20 @@ class JoinConfig(SeatConfig):
     mdns: bool = False  # found by mDNS: advertise this seat and find moved seats the same way
     mesh_port: int = 0
     reach: tuple[str, ...] = ()
+    # a rematch (issue 24): the table the seat agreed to play again; the new offer must carry
+    # the same host key, rules, seats and proof rounds (then ``auto_agree`` signs its agree)
+    rematch_of: tbl.Table | None = None
+
+
+def same_table(old: tbl.Table, new: tbl.Table) -> str | None:
+    """Why ``new`` (an offer just received) is not a rematch of ``old``, or None."""
+    if new.offer_key != old.players[0].key:
+        return "the rematch is offered by another host key"
+    if new.rules != old.rules or new.max_seats != len(old.players) or new.proof_rounds != old.proof_rounds:
+        return "the rematch's table has other rules than the game agreed to play again"
+    if new.game == old.game:
+        return "the rematch reuses the last game's id"
+    return None
 
 
 def _left_lobby(table: tbl.Table | None, path: Any) -> nd.NodeResult:
@@ -238,6 +252,8 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         if t.offer_key != tls_key:
             raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
+        if c.rematch_of is not None and (why := same_table(c.rematch_of, t)) is not None:
+            raise tbl.IntentError(why)
         box.append(t)
         events.update(t.view())  # show the table (name, rules) from the moment we connect
 

@@ -346,6 +346,13 @@ EN: dict[str, str] = {
     "st_bot_agree": "time is up: the bot plays for you (accept the table)",
     "st_bot_draw": "time is up: the bot plays for you (draw)",
     "st_bot_discard": "time is up: the bot plays for you (discard or close)",
+    "rematch_ask": "Game over. Rematch: same players, same rules, a new game?",
+    "rematch_on": "everyone agreed: a rematch, same players and rules (a new game, a new shuffle)",
+    "rematch_declined": "{name} declined the rematch: the evening ends here",
+    "rematch_gone": "{name} left: no rematch",
+    "rematch_you_no": "you declined the rematch",
+    "rematch_timeout": "not everyone answered the rematch in time: no rematch",
+    "rematch_waiting": "rematch: waiting for the others to sit down again (game {n})",
     "st_bot_reenter": "time is up: the bot plays for you (answer the re-entry offer)",
     "reach_cannot_dial": ("cannot reach {name} at {places}. {name} is probably behind a home router: play "
                           "over a VPN, or start {name} with --advertise / a forwarded --port; see docs/friends.md"),
@@ -667,6 +674,13 @@ ES: dict[str, str] = {
     "st_bot_agree": "se acabó el tiempo: el bot juega por ti (aceptar la mesa)",
     "st_bot_draw": "se acabó el tiempo: el bot juega por ti (robar)",
     "st_bot_discard": "se acabó el tiempo: el bot juega por ti (descartar o cerrar)",
+    "rematch_ask": "Fin de la partida. ¿Revancha: mismos jugadores, mismas reglas, partida nueva?",
+    "rematch_on": "todos de acuerdo: revancha, mismos jugadores y reglas (partida nueva, barajado nuevo)",
+    "rematch_declined": "{name} no quiere revancha: la noche acaba aquí",
+    "rematch_gone": "{name} se fue: no hay revancha",
+    "rematch_you_no": "no quisiste revancha",
+    "rematch_timeout": "no todos respondieron a tiempo a la revancha: no hay revancha",
+    "rematch_waiting": "revancha: esperando a que los demás vuelvan a sentarse (partida {n})",
     "st_bot_reenter": "se acabó el tiempo: el bot juega por ti (responder al reenganche)",
     "reach_cannot_dial": ("no se llega a {name} en {places}. {name} está probablemente detrás de un router "
                           "doméstico: jugad por una VPN, o que {name} empiece con --advertise / un --port "
@@ -991,6 +1005,13 @@ FR: dict[str, str] = {
     "st_bot_agree": "temps écoulé : le bot joue pour vous (accepter la table)",
     "st_bot_draw": "temps écoulé : le bot joue pour vous (piocher)",
     "st_bot_discard": "temps écoulé : le bot joue pour vous (défausser ou fermer)",
+    "rematch_ask": "Fin de la partie. Revanche : mêmes joueurs, mêmes règles, une nouvelle partie ?",
+    "rematch_on": "tout le monde est d'accord : revanche, mêmes joueurs et règles (nouvelle partie, nouveau mélange)",
+    "rematch_declined": "{name} refuse la revanche : la soirée s'arrête là",
+    "rematch_gone": "{name} est parti : pas de revanche",
+    "rematch_you_no": "vous avez refusé la revanche",
+    "rematch_timeout": "tout le monde n'a pas répondu à temps à la revanche : pas de revanche",
+    "rematch_waiting": "revanche : on attend que les autres se rassoient (partie {n})",
     "st_bot_reenter": "temps écoulé : le bot joue pour vous (répondre à l'offre de rachat)",
     "reach_cannot_dial": ("impossible de joindre {name} à {places}. {name} est probablement derrière une box : "
                           "jouez par un VPN, ou que {name} relance avec --advertise / un --port redirigé ; "

@@ -1,0 +1,114 @@
+"""Issue 24, item 6: a rematch at game over (same seats, same rules, a new game id; everyone
+agrees; a no ends it cleanly with a message), and the evening's tally counts it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import trio
+
+from p2p_chinchon.commands import _common as C
+from p2p_chinchon.transcript import load_transcript
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_host_and_joiner_play_a_rematch_then_one_says_no(tmp_path):
+    """Two real nodes (``host`` and ``join`` processes, bot seats): the host's bot says yes to one
+    rematch then no, the joiner's to any. Game 2 is a new game (new id, new shuffles) among the
+    same keys under the same rules; after game 2 the host's no ends the evening on both sides,
+    each exiting 0 with the message."""
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               PYTHONUNBUFFERED="1")
+    port = _free_port()
+    common = ["--bot", "--lang", "en"]
+    host = subprocess.Popen(
+        [sys.executable, "-m", "p2p_chinchon", "host", *common, "--seats", "2", "--no-mdns", "--port", str(port),
+         "--bind", "127.0.0.1", "--proof-rounds", "4", "--name", "Ana", "--seed", "3", "--rematch", "1",
+         "--transcript", str(tmp_path / "ana.chn")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    join = subprocess.Popen(
+        [sys.executable, "-m", "p2p_chinchon", "join", *common, "--connect", f"127.0.0.1:{port}", "--bind",
+         "127.0.0.1", "--min-proof-rounds", "4", "--name", "Bruno", "--seed", "4", "--rematch",
+         "--transcript", str(tmp_path / "bruno.chn")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    try:
+        out_h, _ = host.communicate(timeout=150)
+        out_j, _ = join.communicate(timeout=30)
+    finally:
+        for p in (host, join):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    out_h, out_j = out_h.decode(errors="replace"), out_j.decode(errors="replace")
+    assert host.returncode == 0 and join.returncode == 0, (out_h[-2000:], out_j[-2000:])
+    assert out_h.count("everyone agreed: a rematch") == 1 and out_j.count("everyone agreed: a rematch") == 1
+    assert "you declined the rematch" in out_h, out_h[-2000:]
+    assert "Ana declined the rematch" in out_j, out_j[-2000:]
+    assert not (tmp_path / "ana-3.chn").exists()
+    games = {}
+    for who in ("ana", "bruno"):
+        for name in (f"{who}.chn", f"{who}-2.chn"):
+            t = load_transcript(tmp_path / name)
+            assert not t.errors and t.envelopes[-1].kind == "game_end", name
+            games[name] = t.envelopes
+    g1, g2 = games["ana.chn"], games["ana-2.chn"]
+    assert [e.game for e in g1] == [e.game for e in games["bruno.chn"]]
+    assert g2[0].game == games["bruno-2.chn"][0].game != g1[0].game  # both seats played the one new game
+    assert g1[0].body["rules"] == g2[0].body["rules"]  # the same rules
+    seated = [next(e for e in g if e.kind == "seating").body["players"] for g in (g1, g2)]
+    assert sorted(p["key"] for p in seated[0]) == sorted(p["key"] for p in seated[1])  # the same players
+    shuffles = [[e.body for e in g if e.kind == "shuffle"] for g in (g1, g2)]
+    assert shuffles[0] and shuffles[1] and shuffles[0][0] != shuffles[1][0]  # nothing replayed
+
+
+def test_the_evening_records_each_game_of_a_rematch(monkeypatch):
+    """play_evening records every finished game of a person's seat in the tally as it ends
+    (the exit summary records the last), and stops at the first game without a rematch."""
+    recorded = []
+    monkeypatch.setattr("p2p_chinchon.commands.tally.after_game", lambda r: recorded.append(r.n) or [])
+    glue = C.SeatGlue(None, bot=True, rematch=2)
+    results = [SimpleNamespace(n=1, rematch=True), SimpleNamespace(n=2, rematch=True),
+               SimpleNamespace(n=3, rematch=False), SimpleNamespace(n=4, rematch=False)]
+    seen = []
+
+    async def game(n, last):
+        seen.append((n, last))
+        glue.on_table(f"table{n}")
+        return results[n - 1]
+
+    async def main():
+        return await C.play_evening(game, True, glue)
+
+    last = trio.run(main)
+    assert last.n == 3 and recorded == [1, 2]
+    assert seen == [(1, None), (2, "table1"), (3, "table2")]
+
+    async def answers():
+        return [await glue.ask_rematch() for _ in range(3)]
+
+    assert trio.run(answers) == [True, True, False]  # a bot: yes N times, then no
+    assert trio.run(C.SeatGlue(None, bot=True).ask_rematch) is None  # no rematch offered
+
+
+def test_a_rematch_offer_must_be_the_same_table():
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.net.session import same_table
+
+    key = b"k" * 32
+    old = SimpleNamespace(players=[SimpleNamespace(key=key), SimpleNamespace(key=b"j" * 32)],
+                          rules=make_rules("classic", {"limit": 5}), proof_rounds=4, game=b"1")
+    new = SimpleNamespace(offer_key=key, rules=make_rules("classic", {"limit": 5}), max_seats=2, proof_rounds=4, game=b"2")
+    assert same_table(old, new) is None
+    assert "host key" in same_table(old, SimpleNamespace(**{**vars(new), "offer_key": b"x" * 32}))
+    assert "other rules" in same_table(old, SimpleNamespace(**{**vars(new), "rules": make_rules("classic", {})}))
+    assert "other rules" in same_table(old, SimpleNamespace(**{**vars(new), "max_seats": 3}))
+    assert "id" in same_table(old, SimpleNamespace(**{**vars(new), "game": b"1"}))
