@@ -89,6 +89,7 @@ _ENGLISH = {
     "close": "{name} closes",
     "reshuffle": "the stock is empty: {n} discards are re-shuffled by every seat",
     "void": "hand void: {reason}",
+    "dead_hand": "the stock ran out too many times: every hand is shown and scores as it stands",
     "score": "scores: {scores}",
     "eliminated": "Eliminated: {name}",
     "reentry_offer": "ReentryOffered: {name}",
