@@ -252,6 +252,12 @@ class Reenter:
 
 
 @dataclass(frozen=True)
+class ShowdownSeen:
+    """Local to a seat, never a move: the person put the held showdown away (a key), so a turn
+    that reached them meanwhile has its clock start now, not when ``showdown_time`` ends."""
+
+
+@dataclass(frozen=True)
 class Leave:
     reason: str = "left the table"
 

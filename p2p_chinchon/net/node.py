@@ -337,6 +337,7 @@ class Node:
         self._step_key: Any = None
         self._step_since = 0.0
         self._scored = (0, None)  # (hands scored, when this node saw the last one scored)
+        self._seen_at: float | None = None  # when this seat's person put that showdown away
         self._status_text = ""
         # when we last asked every peer to fill a gap: (chain length, envelopes buffered), time
         self._gap_asked: Any = None
@@ -634,6 +635,12 @@ class Node:
             finally:
                 nursery.cancel_scope.cancel()  # a question still open leaves the screen
 
+    def showdown_seen(self) -> None:
+        """This seat's person put the last showdown away (:class:`~p2p_chinchon.view.ShowdownSeen`):
+        a turn of ours that began while it was up has its clock start now."""
+        if self._scored[1] is not None and self._seen_at is None:
+            self._seen_at = trio.current_time()
+
     async def _progress_or(self, seconds: float) -> None:
         with trio.move_on_after(seconds):
             await self._progress.wait()
@@ -738,6 +745,9 @@ class Node:
 
     async def _intent_loop(self) -> None:
         async for intent in self._intent_recv:
+            if isinstance(intent, v.ShowdownSeen):
+                self.showdown_seen()
+                continue
             try:
                 await self._call(self.table.intent, intent)
             except tbl.IntentError as exc:
@@ -798,12 +808,18 @@ class Node:
         removal = self._removal_wait(step, now, rejoin)
         if removal is not None:
             return removal
-        # a decision's clock starts once the showdown a person's screen holds is put away
+        # a decision's clock starts when the turn reaches the player: when the step begins, or
+        # when the showdown a person's screen holds is put away (its showdown_time, or our own
+        # person's key: showdown_seen); it then starts at its full value, every turn, and shows
+        # that value, not more, while the showdown is still up
         since = self._step_since
         if decision and self._scored[1] is not None:
-            since = max(since, self._scored[1] + _rule(t.rules, "showdown_time", 30))
+            hold_end = self._scored[1] + _rule(t.rules, "showdown_time", 30)
+            if step.seat == t.me and self._seen_at is not None:
+                hold_end = min(hold_end, self._seen_at)
+            since = max(since, hold_end)
         if step.seat == t.me:
-            left = since + turn - now if decision and turn > 0 else None
+            left = min(turn, since + turn - now) if decision and turn > 0 else None
             return Wait(step.seat, name, step.kind, left, mine=True)
         away = self._away_since.get(step.seat)
         if away is not None or step.seat not in self._heard:
@@ -823,7 +839,7 @@ class Node:
         else:
             limit = to.protocol
         # the seat's own clock plays for it after ``turn``; our limit adds the protocol's grace
-        own = since + turn - now if decision and turn > 0 and to.decision is None else None
+        own = min(turn, since + turn - now) if decision and turn > 0 and to.decision is None else None
         return Wait(step.seat, name, step.kind, None if limit is None else since + limit - now,
                     shown=own if own is not None and own > 0 else None)
 
@@ -935,6 +951,7 @@ class Node:
             self._stall_since = None
         if len(self.table.score_history) != self._scored[0]:
             self._scored = (len(self.table.score_history), now)
+            self._seen_at = None
         if self._listening is not None:
             await self._listen_tick(now)
         if self._listening is not None:

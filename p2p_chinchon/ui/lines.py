@@ -242,6 +242,7 @@ class LineFrontend:
             self._shown_showdown = (view.hand_no, view.closer)
             for line in self.screen.showdown_lines(100) + self.screen.score_lines(100):
                 self.say("   " + plain(line).rstrip())
+            self.bridge.submit(V.ShowdownSeen())  # printed: nothing holds it, the turn clock runs
         if view.phase == V.OVER and view.winner is not None and (old is None or old.phase != V.OVER):
             self.say("** " + self.screen.winner_text(view.winner))
         if view.fault is not None and (old is None or old.fault != view.fault):

@@ -455,6 +455,8 @@ class TableScreen:
             return
         self.holding()  # a hold whose time has passed is over: this key is for the table
         if self.mode in (HOLD, RECALL) and (k != "c-c" or self.final_text):
+            if self.mode == HOLD:
+                self.send(V.ShowdownSeen())  # a turn that reached us meanwhile: its clock starts now
             self.mode = self._after_showdown()  # the key only puts the showdown away
             return
         if self.mode in (HOLD, RECALL):
@@ -1117,8 +1119,13 @@ class TableScreen:
         return lines
 
     def help_lines(self) -> list[Line]:
-        return [[("class:label" if i == 0 else "", t)]
-                for i, t in enumerate(self.tr("help_text").split("\n"))]
+        lines = [[("class:label" if i == 0 else "", t)]
+                 for i, t in enumerate(self.tr("help_text").split("\n"))]
+        rules = self.view.rules if self.view is not None else None
+        turn = getattr(rules, "turn_time", None)
+        if turn is not None:  # this table's turn clock (issue 24), before "any key closes"
+            lines.insert(len(lines) - 1, [("", self.tr("help_clock", s=turn) if turn else self.tr("help_no_clock"))])
+        return lines
 
     def keybar(self) -> Line:
         view, tr = self.view, self.tr
