@@ -196,6 +196,9 @@ class SeatView:
     dealer: int | None = None
     to_play: int | None = None
     step: str | None = None  # "draw" | "discard" while PLAYING; None otherwise
+    # while PLAYING: the other seat whose automatic step the hand waits for (a stock draw's
+    # decryption share: "getting your card: waiting for Bruno's share"); None otherwise
+    awaiting: int | None = None
     hand: tuple[Any, ...] = ()  # my cards (faces)
     discard_top: Any = None  # Card or None
     discard_size: int = 0

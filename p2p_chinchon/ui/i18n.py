@@ -44,6 +44,7 @@ EN: dict[str, str] = {
     "your_turn_draw": "your turn: draw a card",
     "your_turn_discard": "your turn: discard or close",
     "your_turn_busy": "your turn: getting your card…",
+    "your_turn_share": "your turn: getting your card: waiting for {name}'s share",
     "other_turn": "{name} to play",
     "winner": "{name} wins the game!",
     # seats
@@ -383,6 +384,7 @@ ES: dict[str, str] = {
     "your_turn_draw": "tu turno: roba una carta",
     "your_turn_discard": "tu turno: descarta o cierra",
     "your_turn_busy": "tu turno: recibiendo tu carta…",
+    "your_turn_share": "tu turno: tu carta espera la parte de {name}",
     "other_turn": "juega {name}",
     "winner": "¡{name} gana la partida!",
     "you": "(tú)",
@@ -716,6 +718,7 @@ FR: dict[str, str] = {
     "your_turn_draw": "à vous : piochez une carte",
     "your_turn_discard": "à vous : défaussez ou fermez",
     "your_turn_busy": "à vous : réception de votre carte…",
+    "your_turn_share": "à vous : votre carte attend la part de {name}",
     "other_turn": "à {name} de jouer",
     "winner": "{name} gagne la partie !",
     "you": "(vous)",

@@ -790,7 +790,9 @@ class TableScreen:
             if view.my_turn:
                 if view.step in ("draw", "discard"):
                     return tr("your_turn_" + view.step)
-                return tr("your_turn_busy")  # e.g. the other seats still open the drawn card
+                if view.awaiting is not None:  # the other seats still open the drawn card: whose share
+                    return tr("your_turn_share", name=self.seat_name(view.awaiting))
+                return tr("your_turn_busy")
             return tr("other_turn", name=self.seat_name(view.to_play))
         if view.phase == V.OVER and view.winner is not None:
             return self.winner_text(view.winner)
