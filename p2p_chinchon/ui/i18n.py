@@ -841,7 +841,7 @@ FR: dict[str, str] = {
         "  s            piocher au talon\n"
         "  d            prendre la carte du dessus de la défausse\n"
         "  ← → ou 1-8   choisir une carte ; Entrée la défausse\n"
-        "  7d Entrée    taper le nom d'une carte pour la choisir (R♠ : Ks)\n"
+        "  7d Entrée    taper le nom d'une carte pour la choisir (R♠ : Rs ; D♥ : Dh)\n"
         "  c            fermer avec la carte choisie (quand l'écran le permet)\n"
         "  < >          déplacer la carte choisie ; g regroupe les combinaisons\n"
         "  h            conseil (choisit sa carte)    a  accepter (salon)    y n  oui, non\n"
