@@ -10,6 +10,7 @@ import sys
 from types import SimpleNamespace
 
 import trio
+import trio.testing
 
 from p2p_chinchon.commands import _common as C
 from p2p_chinchon.transcript import load_transcript
@@ -112,3 +113,82 @@ def test_a_rematch_offer_must_be_the_same_table():
     assert "other rules" in same_table(old, SimpleNamespace(**{**vars(new), "rules": make_rules("classic", {})}))
     assert "other rules" in same_table(old, SimpleNamespace(**{**vars(new), "max_seats": 3}))
     assert "id" in same_table(old, SimpleNamespace(**{**vars(new), "game": b"1"}))
+
+
+def test_a_rematch_that_cannot_start_leaves_the_last_game_standing(capsys):
+    glue = C.SeatGlue(None, bot=True, rematch=1)
+    first = SimpleNamespace(n=1, rematch=True)
+
+    async def game(n, last):
+        glue.on_table("table")
+        if n == 2:
+            raise OSError("Connection refused")
+        return first
+
+    assert trio.run(C.play_evening, game, False, glue) is first
+    assert "the rematch could not start: Connection refused" in capsys.readouterr().err
+
+
+class _Mesh:
+    def __init__(self):
+        self.sent = []
+
+    async def send(self, seat, payload):
+        self.sent.append((seat, payload))
+        return True
+
+
+def _voting_node(answer, votes=None, up=(1, 2)):
+    """A finished three-seat node (seat 0) whose player answers ``answer``."""
+    from p2p_chinchon.net.node import Events, Node
+
+    said = []
+
+    class Ev(Events):
+        async def rematch(self, view):
+            if answer == "never":
+                await trio.sleep_forever()
+            return answer
+
+        def rematch_said(self, text, key, fields):
+            said.append(key)
+
+    table = SimpleNamespace(me=0, left=set(), players=[SimpleNamespace(name=n) for n in ("Ana", "Bruno", "Carla")],
+                            view=lambda: None)
+    node = Node(table, Ev())
+    node._up = set(up)
+    node._votes = dict(votes or {})
+    return node, said
+
+
+def test_the_rematch_vote_needs_every_seat_and_says_why_not():
+    """The node's vote (MockClock): all yes is a rematch; a no, a seat whose link closed, or the
+    time running out ends it with the reason; the player's own answer goes to every seat."""
+    from p2p_chinchon.net.node import REMATCH, REMATCH_WAIT
+
+    async def vote(answer, votes=None, up=(1, 2), late=None):
+        node, said = _voting_node(answer, votes, up)
+        mesh = _Mesh()
+        async with trio.open_nursery() as n:
+            if late is not None:
+                async def arrive():
+                    await trio.sleep(5)
+                    late(node)
+                n.start_soon(arrive)
+            got = await node._rematch(mesh)
+        return got, said, mesh.sent
+
+    async def main():
+        got, said, sent = await vote(True, {1: True}, late=lambda node: node._votes.update({2: True}))
+        assert got is True and said == ["rematch_on"] and sent == [(1, REMATCH + b"\x01"), (2, REMATCH + b"\x01")]
+        got, said, _ = await vote("never", {1: True}, late=lambda node: node._votes.update({2: False}))
+        assert got is False and said == ["rematch_declined"]  # the open question is withdrawn
+        got, said, _ = await vote("never", {1: True}, late=lambda node: node._up.discard(2))
+        assert got is False and said == ["rematch_gone"]
+        got, said, sent = await vote(False, {1: True, 2: True})
+        assert got is False and said == ["rematch_you_no"] and sent[0] == (1, REMATCH + b"\x00")
+        start = trio.current_time()
+        got, said, _ = await vote("never", {1: True})
+        assert got is False and said == ["rematch_timeout"] and trio.current_time() - start >= REMATCH_WAIT
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))

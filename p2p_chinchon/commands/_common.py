@@ -135,7 +135,18 @@ async def play_evening(game: Callable[[int, Any], Any], human: bool, glue: "Seat
         n += 1
         glue.reset()
         glue.status(glue.tr("rematch_waiting", n=n))
-        result = await game(n, tables[-1])
+        try:
+            result = await game(n, tables[-1])
+        except Exception as exc:  # noqa: BLE001 - the host gone, a refused offer: the evening ends
+            from p2p_chinchon.net.node import error_text
+
+            said = glue.tr("rematch_failed", why=error_text(exc))
+            if glue.bridge is not None:
+                glue.bridge.set_status("")
+                glue.bridge.notify(said)
+            else:
+                print(said, file=sys.stderr, flush=True)
+            break  # the last finished game stands (its summary and the tally follow)
     glue.on_table = ready
     return result
 

@@ -358,6 +358,7 @@ EN: dict[str, str] = {
     "rematch_you_no": "you declined the rematch",
     "rematch_timeout": "not everyone answered the rematch in time: no rematch",
     "rematch_waiting": "rematch: waiting for the others to sit down again (game {n})",
+    "rematch_failed": "the rematch could not start: {why}",
     "st_bot_reenter": "time is up: the bot plays for you (answer the re-entry offer)",
     "reach_cannot_dial": ("cannot reach {name} at {places}. {name} is probably behind a home router: play "
                           "over a VPN, or start {name} with --advertise / a forwarded --port; see docs/friends.md"),
@@ -691,6 +692,7 @@ ES: dict[str, str] = {
     "rematch_you_no": "no quisiste revancha",
     "rematch_timeout": "no todos respondieron a tiempo a la revancha: no hay revancha",
     "rematch_waiting": "revancha: esperando a que los demás vuelvan a sentarse (partida {n})",
+    "rematch_failed": "la revancha no pudo empezar: {why}",
     "st_bot_reenter": "se acabó el tiempo: el bot juega por ti (responder al reenganche)",
     "reach_cannot_dial": ("no se llega a {name} en {places}. {name} está probablemente detrás de un router "
                           "doméstico: jugad por una VPN, o que {name} empiece con --advertise / un --port "
@@ -1027,6 +1029,7 @@ FR: dict[str, str] = {
     "rematch_you_no": "vous avez refusé la revanche",
     "rematch_timeout": "tout le monde n'a pas répondu à temps à la revanche : pas de revanche",
     "rematch_waiting": "revanche : on attend que les autres se rassoient (partie {n})",
+    "rematch_failed": "la revanche n'a pas pu commencer : {why}",
     "st_bot_reenter": "temps écoulé : le bot joue pour vous (répondre à l'offre de rachat)",
     "reach_cannot_dial": ("impossible de joindre {name} à {places}. {name} est probablement derrière une box : "
                           "jouez par un VPN, ou que {name} relance avec --advertise / un --port redirigé ; "
