@@ -96,8 +96,8 @@ def test_the_evening_records_each_game_of_a_rematch(monkeypatch):
     async def answers():
         return [await glue.ask_rematch() for _ in range(3)]
 
-    assert trio.run(answers) == [True, True, False]  # a bot: yes N times, then no
-    assert trio.run(C.SeatGlue(None, bot=True).ask_rematch) is None  # no rematch offered
+    assert glue.offers_rematch() and trio.run(answers) == [True, True, False]  # a bot: yes N times, then no
+    assert not C.SeatGlue(None, bot=True).offers_rematch()  # no rematch offered: no vote at all
 
 
 def test_a_rematch_offer_must_be_the_same_table():
@@ -145,6 +145,9 @@ def _voting_node(answer, votes=None, up=(1, 2)):
     said = []
 
     class Ev(Events):
+        def offers_rematch(self):
+            return True
+
         async def rematch(self, view):
             if answer == "never":
                 await trio.sleep_forever()
@@ -187,6 +190,13 @@ def test_the_rematch_vote_needs_every_seat_and_says_why_not():
         assert got is False and said == ["rematch_gone"]
         got, said, sent = await vote(False, {1: True, 2: True})
         assert got is False and said == ["rematch_you_no"] and sent[0] == (1, REMATCH + b"\x00")
+        from p2p_chinchon.net.node import Events
+
+        quiet, quiet_said = _voting_node(True)
+        quiet.events.offers_rematch = lambda: False  # a seat that takes no part: no vote, no word
+        mesh = _Mesh()
+        assert await quiet._rematch(mesh) is False and quiet_said == [] and mesh.sent == []
+        assert Events().offers_rematch() is False
         start = trio.current_time()
         got, said, _ = await vote("never", {1: True})
         assert got is False and said == ["rematch_timeout"] and trio.current_time() - start >= REMATCH_WAIT

@@ -509,15 +509,16 @@ class SeatGlue:
         if isinstance(self.printer, ConsolePrinter):
             self.printer.seen = 0  # a new table's log starts again
 
-    async def ask_rematch(self) -> bool | None:
-        if not self.rematch_offer:
-            return None
+    def offers_rematch(self) -> bool:
+        """A rematch is voted on at game over: play, host and join with a person (asked) or
+        a bot told to (``--rematch N``); a person needs a screen or line mode to answer."""
+        return self.rematch_offer and (self.bot or self.bridge is not None)
+
+    async def ask_rematch(self) -> bool:
         if self.bot:
             self.rematch_left -= 1
             return self.rematch_left >= 0
-        if self.bridge is None:
-            return None
-        return await self.bridge.ask(self.tr("rematch_ask")) is True
+        return self.bridge is not None and await self.bridge.ask(self.tr("rematch_ask")) is True
 
     def status(self, text: str) -> None:
         if self.bridge is not None:
@@ -604,7 +605,10 @@ class SeatGlue:
                 if glue.on_table is not None:
                     glue.on_table(table)
 
-            async def rematch(self, view: v.SeatView) -> bool | None:
+            def offers_rematch(self) -> bool:
+                return glue.offers_rematch()
+
+            async def rematch(self, view: v.SeatView) -> bool:
                 return await glue.ask_rematch()
 
             def rematch_said(self, text: str, key: str, fields: dict) -> None:

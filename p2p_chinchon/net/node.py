@@ -126,11 +126,15 @@ class Events:
     def listening(self, port: int) -> None:
         """Host: the lobby accepts joiners on ``port``."""
 
-    async def rematch(self, view: v.SeatView) -> bool | None:
-        """At game over (every seat still in the game): does this seat's player want a rematch
-        (same seats, same rules, a new game)? None, the default, offers none: the others then
-        hear no vote and this seat counts as declining once its links close."""
-        return None
+    def offers_rematch(self) -> bool:
+        """Whether this seat takes part in a rematch vote at game over (:meth:`rematch`); False,
+        the default: it sends no vote and counts as declining once its links close."""
+        return False
+
+    async def rematch(self, view: v.SeatView) -> bool:
+        """At game over (every seat still in the game), when :meth:`offers_rematch`: does this
+        seat's player want a rematch (same seats, same rules, a new game)?"""
+        return False
 
     def rematch_said(self, text: str, key: str, fields: dict[str, Any]) -> None:
         """How the rematch vote ended (everyone agreed, or who declined or left)."""
@@ -598,7 +602,9 @@ class Node:
         only when every seat said yes; a no, a link that closes, or the time running out ends
         it, and the player's question is withdrawn. The vote is unsigned and binds nothing:
         a rematch is a new game, with its own lobby, seating, agree and shuffles."""
-        mine: list[bool | None] = []
+        if not self.events.offers_rematch():
+            return False
+        mine: list[bool] = []
         others = self._others()
 
         def said(why: str, seat: int | None = None) -> bool:
@@ -608,12 +614,11 @@ class Node:
 
         async with trio.open_nursery() as nursery:
             async def ask() -> None:
-                answer = await self.events.rematch(self.table.view())
-                if answer is not None:
-                    for seat in others:
-                        if seat in self._up:
-                            await mesh.send(seat, REMATCH + (b"\x01" if answer else b"\x00"))
-                    await trio.sleep(0.3)  # our vote leaves before a quick exit closes the links
+                answer = await self.events.rematch(self.table.view()) is True
+                for seat in others:
+                    if seat in self._up:
+                        await mesh.send(seat, REMATCH + (b"\x01" if answer else b"\x00"))
+                await trio.sleep(0.3)  # our vote leaves before a quick exit closes the links
                 mine.append(answer)
 
             nursery.start_soon(ask)
@@ -626,8 +631,8 @@ class Node:
                         gone = [s for s in others if s not in self._up and s not in self._votes]
                         if gone:
                             return said("rematch_gone", gone[0])
-                        if mine and mine[0] is not True:
-                            return mine[0] is not None and said("rematch_you_no")
+                        if mine and not mine[0]:
+                            return said("rematch_you_no")
                         if mine and all(self._votes.get(s) for s in others):
                             return said("rematch_on")
                         await trio.sleep(0.1)
