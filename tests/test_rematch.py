@@ -69,6 +69,9 @@ def test_host_and_joiner_play_a_rematch_then_one_says_no(tmp_path):
     assert sorted(p["key"] for p in seated[0]) == sorted(p["key"] for p in seated[1])  # the same players
     shuffles = [[e.body for e in g if e.kind == "shuffle"] for g in (g1, g2)]
     assert shuffles[0] and shuffles[1] and shuffles[0][0] != shuffles[1][0]  # nothing replayed
+    from p2p_chinchon.audit import audit_file
+
+    assert audit_file(tmp_path / "bruno-2.chn").verdict == "ok"
 
 
 def test_the_evening_records_each_game_of_a_rematch(monkeypatch):
@@ -202,3 +205,24 @@ def test_the_rematch_vote_needs_every_seat_and_says_why_not():
         assert got is False and said == ["rematch_timeout"] and trio.current_time() - start >= REMATCH_WAIT
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_a_rematch_starts_a_clean_screen():
+    """The full screen and line mode keep nothing of the last game into the rematch: who went
+    out when, the last showdown, the pile's history (the line mode printed no log of game 2,
+    its count started again below game 1's, and the sheet listed game 1's busts)."""
+    from test_ui_fakes import draw_view, lobby, seats, showdown_view
+
+    from p2p_chinchon import view as V
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    s = TableScreen(Translator("en"), Faces())
+    s.set_view(draw_view(hand_no=1))
+    s.set_view(showdown_view(phase=V.OVER, winner=2))
+    assert s.marks and s.shown is not None
+    s.set_view(lobby())
+    assert s.marks == [] and s.shown is None and s.pile == []
+    s.set_view(draw_view(hand_no=0, seats=seats((0, 0, 0)), score_history=()))
+    assert "out at" not in s.render_text(80, 24)

@@ -138,6 +138,19 @@ class TableScreen:
         self._turn_start: tuple[int, int, int] | None = None  # (hand_no, seat, log_total)
         self.bells = 0  # rings owed to the terminal (your turn, someone closed); see take_bells
 
+    def _new_game(self) -> None:
+        """A rematch's lobby (issue 24): what this screen kept of the last game goes (its
+        showdown, the pile, who went out when, the last turns, the card order)."""
+        self.order, self.picked, self.typed = None, None, ""
+        self.reentry_answered = None
+        self.shown, self._shown_key = None, None
+        self.pile, self._pile_seen = [], 0
+        self.marks, self.last_turn, self._turn_start = [], {}, None
+        self._evening_cache = None  # the finished game now counts tonight
+        self._no_autopick = None
+        if self.mode in (HOLD, RECALL):
+            self.mode = NORMAL
+
     # ------------------------------------------------------------ inputs from the node
     @property
     def faces(self) -> Faces:
@@ -148,6 +161,9 @@ class TableScreen:
 
     def set_view(self, view: V.SeatView) -> None:
         old, pending = self.view, self.pending
+        if new_game(old, view):
+            self._new_game()
+            old = None  # nothing of the last game is compared with this one
         self.view = view
         self.pending = None
         if old is not None and (old.hand_no != view.hand_no or old.phase != view.phase):
@@ -1340,5 +1356,10 @@ PROGRESS_KEYS = {
     "hand_digest": "progress_check", "show": "progress_check", "toss": "progress_toss",
 }
 AFTER_CLOSE = frozenset({V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER})
+
+
+def new_game(old: V.SeatView | None, view: V.SeatView) -> bool:
+    """Whether ``view`` is another game's lobby after ``old``'s game (a rematch: issue 24)."""
+    return old is not None and view.phase == V.LOBBY and old.phase != V.LOBBY
 V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN, V.HAND_OVER,
                       V.REENTRY, V.OVER, V.STOPPED})
