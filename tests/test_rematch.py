@@ -226,3 +226,20 @@ def test_a_rematch_starts_a_clean_screen():
     assert s.marks == [] and s.shown is None and s.pile == []
     s.set_view(draw_view(hand_no=0, seats=seats((0, 0, 0)), score_history=()))
     assert "out at" not in s.render_text(80, 24)
+
+
+def test_the_final_screen_keeps_how_the_rematch_vote_ended():
+    from test_ui_fakes import showdown_view
+
+    from p2p_chinchon import view as V
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    tr = Translator("fr")
+    s = TableScreen(tr, Faces())
+    s.set_view(showdown_view(phase=V.OVER, winner=2))
+    s.noticed(tr("rematch_declined", name="Carla"))
+    s.node_done(tr("game_finished"))
+    text = s.render_text(80, 24)
+    assert "Carla refuse la revanche" in text and "La session est terminée." in text

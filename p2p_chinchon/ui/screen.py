@@ -1183,7 +1183,11 @@ class TableScreen:
         newest kept), every other message cut to one line."""
         import textwrap
 
-        if self.mode in (FINAL, ASK) or not self._notices or self.message != "\n".join(self._notices):
+        notices = bool(self._notices) and self.message == "\n".join(self._notices)
+        if self.mode == FINAL and notices:  # e.g. how the rematch vote ended, above the last line
+            return [truncate([(self.message_style, self._notices[-1])], cols),
+                    truncate(self.message_line(), cols)][-max(most, 1):]
+        if self.mode in (FINAL, ASK) or not notices:
             return [truncate(self.message_line(), cols)]
         out = [[(self.message_style, part)] for notice in self._notices
                for part in textwrap.wrap(notice, max(cols, 1)) or [""]]
