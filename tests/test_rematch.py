@@ -243,3 +243,31 @@ def test_the_final_screen_keeps_how_the_rematch_vote_ended():
     s.node_done(tr("game_finished"))
     text = s.render_text(80, 24)
     assert "Carla refuse la revanche" in text and "La session est terminée." in text
+
+
+def test_the_rematch_question_waits_for_the_held_showdown_and_l_recalls_it():
+    """The game's last showdown is held on screen: the rematch question comes once it is put
+    away (it used to hide it), and l at the question shows it again, then the question."""
+    from test_ui_fakes import draw_view, showdown_view
+
+    from p2p_chinchon import view as V
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    tr = Translator("en")
+    s = TableScreen(tr, Faces())
+    s.set_view(draw_view())
+    s.set_view(showdown_view(phase=V.HAND_OVER))  # held (showdown_time)
+    s.set_view(showdown_view(phase=V.OVER, winner=2))
+    answers = []
+    s.start_ask(tr("rematch_ask"), answers.append)
+    assert s.holding() and "as shown:" in s.render_text(80, 24) and "Rematch" not in s.render_text(80, 24)
+    s.key("x")  # puts the showdown away: now the question
+    assert "Rematch: same players" in s.render_text(80, 24) and answers == []
+    s.key("l")
+    assert "as shown:" in s.render_text(80, 24)
+    s.key("x")
+    assert "Rematch: same players" in s.render_text(80, 24)
+    s.key("y")
+    assert answers == [True]

@@ -117,6 +117,7 @@ class TableScreen:
         self.ask_question = ""
         self._ask_answer: Callable[[bool | str], None] | None = None
         self._ask_block = False
+        self._ask_after = False  # a question waits for the showdown on screen to go
         self._arr_cache: tuple[Any, Any] = (None, None)
         self._best_cache: tuple[Any, Any] = (None, None)
         self.log_line = make_log_renderer(tr, lambda: self.faces)
@@ -274,7 +275,11 @@ class TableScreen:
         return self.mode == HOLD
 
     def _after_showdown(self) -> str:
-        """The mode a showdown put away returns to: the final screen once the game is over."""
+        """The mode a showdown put away returns to: a question asked meanwhile (the rematch),
+        else the final screen once the game is over."""
+        if self._ask_after and self._ask_answer is not None:
+            self._ask_after = False
+            return ASK
         return FINAL if self.final_text else NORMAL
 
     def hold_left(self) -> float:
@@ -310,15 +315,20 @@ class TableScreen:
 
     def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
                   block: bool = False) -> None:
-        self.mode, self.ask_question, self._ask_answer = ASK, question, answer
+        self.ask_question, self._ask_answer = question, answer
         self._ask_block = block
         self.typed = ""
+        if self.mode in (HOLD, RECALL) and (self.mode == RECALL or self.holding()):
+            self._ask_after = True  # a showdown on screen (the game's last): asked once it goes
+            return
+        self.mode = ASK
 
     def end_ask(self) -> None:
         """The asker withdrew its question (e.g. the joiner it was about left)."""
         if self.mode == ASK:
             self.mode = NORMAL
         self._ask_answer = None
+        self._ask_after = False
 
     def start_picker(self, picker: Any) -> None:
         self.mode, self.picker = PICKER, picker
@@ -491,6 +501,9 @@ class TableScreen:
                 self.message = ""
             return
         if self.mode == ASK:
+            if k == "l" and self.shown is not None and not self._ask_block:
+                self.mode, self._ask_after = RECALL, True  # read the last showdown, then answer
+                return
             block = self._ask_block and k in BLOCK_KEYS
             if (k in YES_KEYS or k in NO_KEYS or block) and self._ask_answer is not None:
                 answer, self._ask_answer = self._ask_answer, None
