@@ -89,6 +89,7 @@ _ENGLISH = {
     "close": "{name} closes",
     "reshuffle": "the stock is empty: {n} discards are re-shuffled by every seat",
     "void": "hand void: {reason}",
+    "dead_hand": "the stock ran out too many times: every hand is shown and scores as it stands",
     "score": "scores: {scores}",
     "eliminated": "Eliminated: {name}",
     "reentry_offer": "ReentryOffered: {name}",
@@ -195,6 +196,9 @@ class SeatView:
     dealer: int | None = None
     to_play: int | None = None
     step: str | None = None  # "draw" | "discard" while PLAYING; None otherwise
+    # while PLAYING: the other seat whose automatic step the hand waits for (a stock draw's
+    # decryption share: "getting your card: waiting for Bruno's share"); None otherwise
+    awaiting: int | None = None
     hand: tuple[Any, ...] = ()  # my cards (faces)
     discard_top: Any = None  # Card or None
     discard_size: int = 0
@@ -248,6 +252,12 @@ class Close:
 @dataclass(frozen=True)
 class Reenter:
     accept: bool
+
+
+@dataclass(frozen=True)
+class ShowdownSeen:
+    """Local to a seat, never a move: the person put the held showdown away (a key), so a turn
+    that reached them meanwhile has its clock start now, not when ``showdown_time`` ends."""
 
 
 @dataclass(frozen=True)

@@ -119,9 +119,10 @@ def test_impossible_hands_name_the_card(capsys):
     assert "A♠ appears twice" in err and "2 players" in err
     _, _, err = run(capsys, "score", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d 4d")
     assert "hand 1 has 2 cards" in err
-    _, _, err = run(capsys, "score", "--rules", "online", "--closer", "5d 6d 7d 2c 2h 2s As",
-                    "--hand", "3d 4d Jd Qd 6c 6h Kc", "--hand", "3h 4h 5h 6h 7h Jh Qh",
-                    "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3c 4c 5c 7c Jc Qc Kh")
+    # a Spanish table reads c as copas (issue 24): its bastos are b
+    _, _, err = run(capsys, "score", "--rules", "online", "--closer", "5d 6d 7d 2b 2h 2s As",
+                    "--hand", "3d 4d Jd Qd 6b 6h Kb", "--hand", "3h 4h 5h 6h 7h Jh Qh",
+                    "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3b 4b 5b 7b Jb Qb Kh")
     assert "5 players: the online rules take 2-4" in err
 
 
@@ -209,3 +210,24 @@ def test_rules_command(capsys):
     code, out, _ = run(capsys, "rules", "--json")
     d = json.loads(out)
     assert d["classic"]["limit"] == 100 and d["online"]["limit"] == 50
+
+
+def test_melds_and_score_read_the_tables_notation(capsys):
+    """Issue 24, item 5: on a Spanish table `5c` is the 5 of copas (not clubs) and `1o` the 1 of
+    oros, with Spanish numbering (`10o` the sota); a French table reads V/D/R as J/Q/K."""
+    code, out, err = run(capsys, "melds", "--rules", "fournier", "--json", "5c 6c 7c 1o 2o 3o 12e")
+    d = json.loads(out)
+    assert code == 0, err
+    assert sorted(map(sorted, d["melds"])) == sorted([sorted(["5-copas", "6-copas", "7-copas"]),
+                                                     sorted(["1-oros", "2-oros", "3-oros"])])
+    assert d["deadwood"] == ["rey-espadas"]
+    code, out, _ = run(capsys, "melds", "--rules", "fournier", "--json", "10o 11o 12o 4b 5b 6b 7b")
+    assert json.loads(out)["chinchon"] is False and json.loads(out)["points"] == 0
+    code, out, _ = run(capsys, "melds", "--json", "Vd Dd Rd 5c 6c 7c Ah")
+    d = json.loads(out)
+    assert sorted(map(sorted, d["melds"])) == sorted([sorted(["J♦", "Q♦", "K♦"]), sorted(["5♣", "6♣", "7♣"])])
+    code, out, err = run(capsys, "score", "--rules", "fournier", "--json", "--closer", "1o 2o 3o 5c 6c 7c 4e",
+                         "--hand", "1c 2c 3c 4c 5e 6e 7e")
+    assert code == 0, err
+    players = json.loads(out)["players"]
+    assert players[0]["deadwood"] == ["4-espadas"] and "1-copas" in players[1]["melds"][0]

@@ -14,12 +14,12 @@ from p2p_chinchon.engine import HandVoid, Phase, Restock, RestockNeeded, make_ru
 from p2p_chinchon.engine.rules import Rules, RulesError
 
 
-def _run_out_again(limit: int) -> list:
+def _run_out_again(limit: int, end: str = "void") -> list:
     """Two players pass until the stock is empty, it is re-made once, and they pass until it is
     empty again; returns the events of that last turn's end."""
     last4 = parse_cards("3♣ J♥ 6♠ 2♦")
     g, events, seat = restock_scenario(last4)
-    g.rules = dataclasses.replace(g.rules, max_reshuffles=limit)
+    g.rules = dataclasses.replace(g.rules, max_reshuffles=limit, reshuffle_end=end)
     cards = [g.faces[s] for s in g.discard_pile[:-1]]
     new = tuple(range(100, 100 + len(cards)))
     g.apply(Restock(new))
@@ -36,6 +36,42 @@ def test_a_hand_is_void_when_its_stock_runs_out_past_the_limit():
     g, events = _run_out_again(1)
     assert events[-1] == HandVoid(0, "reshuffles")  # hand_no counts from 0
     assert g.phase is Phase.DEAL and g.hand_no == 1
+
+
+def test_a_dead_hand_can_instead_score_as_it_stands():
+    """reshuffle_end="score": when the stock runs out past the limit every hand is shown, from
+    the seat whose turn it was, and scores its best arrangement's deadwood; nobody closed, so
+    nobody lays off and no close bonus is given; the totals grow and the deal passes."""
+    from p2p_chinchon.engine import HandScored, StockDead
+    from p2p_chinchon.engine.melds import best_arrangement
+
+    g, events = _run_out_again(1, "score")
+    dead = events[-1]
+    assert isinstance(dead, StockDead) and g.phase is Phase.SHOWDOWN and g.to_play is None
+    order = g.showdown_order()
+    assert order[0] == dead.seat and sorted(order) == [0, 1]
+    for s in order:  # every face must be known before the score
+        for slot in g.hands[s]:
+            assert slot in g.faces
+    before = list(g.totals)
+    scored = g.score_hand()
+    hs = next(e for e in scored if isinstance(e, HandScored))
+    assert hs.closer is None and [s for s, _ in hs.penalties] == order
+    for s, pen in hs.penalties:
+        want = best_arrangement([g.faces[x] for x in g.hands[s]], g.rules).points
+        assert pen == want and g.totals[s] == before[s] + want
+    assert all(not p.laid_off for p in hs.showdown.players) and hs.showdown.closer is None
+    assert hs.showdown.to_dict()["clean"] is False
+    assert g.phase is Phase.DEAL and g.hand_no == 1 and g.standing is None
+
+
+def test_reshuffle_end_is_an_optional_field_with_two_values():
+    plain = make_rules("classic")
+    assert plain.reshuffle_end == "void" and "reshuffle_end" not in plain.to_wire()
+    scored = make_rules("classic", {"max_reshuffles": "2", "reshuffle_end": "score"})
+    assert scored.to_wire()["reshuffle_end"] == "score" and Rules.from_wire(scored.to_wire()) == scored
+    with pytest.raises(RulesError):
+        make_rules("classic", {"reshuffle_end": "replay"})
 
 
 def test_without_the_option_the_stock_is_made_again():
@@ -166,3 +202,43 @@ def test_preset_defaults_add_no_limit_their_document_does_not_state():
     assert make_meld(parse_cards("3♦ joker joker joker"), two_packs) is None  # two real cards
     for name in ("classic", "online", "fournier", "cardgames"):  # the options off by default
         assert PRESETS[name].max_reshuffles == 0 and PRESETS[name].discard_taken
+
+
+async def test_a_table_plays_a_dead_hand_to_its_score(tmp_path):
+    """The whole protocol, two live seats that never close (draw from the stock, throw the card
+    drawn): with max_reshuffles=1 and reshuffle_end=score the stock runs out a second time, every
+    seat signs a `show`, the hand is scored as it stands, and the transcript audits."""
+    from p2p_chinchon import view as V
+    from p2p_chinchon.audit import audit_file
+    from p2p_chinchon.local import SeatSpec, play_local
+
+    def passing(view, need):
+        if need == "agree":
+            return V.Agree()
+        if need == "reenter":
+            return V.Reenter(False)
+        if need == "draw":
+            return V.Draw("stock")
+        new = [c for c in view.hand if c not in passing.before.get(view.me, ())]
+        return V.Discard(new[0] if new else view.hand[-1])
+
+    passing.before = {}
+
+    def watch(view):
+        if view.step == "draw" and view.my_turn:
+            passing.before[view.me] = tuple(view.hand)
+
+    logs = []
+    specs = [SeatSpec(n, decide=passing, on_update=lambda v, n=n: (watch(v), logs.append(v))) for n in ("Ana", "Bruno")]
+    rules = make_rules("classic", {"limit": "5", "max_reshuffles": "1", "reshuffle_end": "score",
+                                   "showdown_time": "0", "first_round_ban": "no"})
+    results = await play_local(rules, specs, seed=5, proof_rounds=3, transcript_dir=tmp_path)
+    assert all(r.fault is None and r.error is None for r in results), [(r.fault, r.error) for r in results]
+    kinds = {e.kind for view in logs for e in view.events}
+    assert {"dead_hand", "reshuffle", "score"} <= kinds
+    assert "close" not in kinds and "void" not in kinds
+    from p2p_chinchon.transcript import load_transcript
+
+    envs = load_transcript(tmp_path / "seat0.chn").envelopes
+    assert sum(e.kind == "show" for e in envs) == 2 and not any(e.kind == "close" for e in envs)
+    assert audit_file(tmp_path / "seat0.chn").verdict == "ok"

@@ -293,8 +293,12 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     assert mine._deadline(step, now).left == turn  # no hand scored yet: the clock as it was
     for node in (mine, theirs):
         node._scored = (1, now - 5)  # a hand was scored 5 s ago: its showdown is on screen
-    assert mine._deadline(step, now).left == shown - 5 + turn
+    # the clock waits at its full value while the showdown is up (issue 24: it showed more, 1:26),
+    # then runs from the moment the showdown goes
+    assert mine._deadline(step, now).left == turn
+    assert mine._deadline(step, now + shown - 5 + 10).left == turn - 10
     assert theirs._deadline(step, now).left == shown - 5 + turn + theirs.timeouts.protocol
+    assert theirs._deadline(step, now).shown == turn
     for node in (mine, theirs):
         node._scored = (1, now - shown - 10)  # long put away: the clock runs from the step
     assert mine._deadline(step, now).left == turn

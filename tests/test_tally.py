@@ -102,20 +102,36 @@ def test_two_play_games_in_an_evening_add_up(tmp_path):
                PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "p2p_chinchon", "play", "--lines", "--bots", "1", "--proof-rounds", "4",
            "--option", "limit=5", "--option", "turn_time=1", "--option", "showdown_time=0", "--name", "Ana"]
+    import threading
+
     outs = []
     for seed in ("1", "2"):
-        log = tmp_path / f"play-{seed}.log"
-        with open(log, "wb") as f:  # stdin stays open until the game ends (EOF would mean leave)
-            p = subprocess.Popen([*cmd, "--seed", seed], stdin=subprocess.PIPE, stdout=f,
-                                 stderr=subprocess.STDOUT, env=env)
+        # stdin stays open until the game ends (EOF would mean leave); the rematch question at
+        # game over is answered no (each game here is its own `play`)
+        p = subprocess.Popen([*cmd, "--seed", seed, "--lang", "en"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        lines: list[str] = []
+
+        def read(p=p, lines=lines) -> None:
+            for raw in p.stdout:
+                lines.append(raw.decode(errors="replace"))
+                if "Rematch: same players" in lines[-1]:
+                    p.stdin.write(b"n\n")
+                    p.stdin.flush()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
         try:
             p.wait(timeout=300)
         finally:
             if p.poll() is None:
                 p.kill()
                 p.wait()
+            reader.join(5)
             p.stdin.close()
-        outs.append(log.read_text(errors="replace"))
+            p.stdout.close()
+        outs.append("".join(lines))
+        assert "you declined the rematch" in outs[-1], outs[-1][-2000:]
         assert p.returncode == 0 and "winner:" in outs[-1], outs[-1][-3000:]
     assert "tonight" not in outs[0]
     assert "tonight, 2 games: " in outs[1], outs[1][-2000:]

@@ -107,7 +107,11 @@ def test_showdown_waits_for_a_key_and_l_recalls_it(tmp_path):
         text = t.wait(lambda s: "as shown:" not in s, "the recalled showdown to go")
         assert not bell(t)  # --no-bell
         if "wins the game" in text:  # the game is over: l still recalls from the final screen
+            # first the rematch question (asked once the held showdown went; l recalled it above)
+            t.wait(lambda s: "Rematch: same players" in s, "the rematch question")
+            t.keys("n")
             t.wait(lambda s: "l: the last showdown. Press any key to finish." in s, "the final screen")
+            assert "you declined the rematch" in t.screen()
             t.keys("l")
             t.wait(lambda s: f"Hand {shown}, as shown:" in s, "the showdown recalled at the end")
             t.keys("x")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from test_ui_fakes import draw_view
 
+from p2p_chinchon import view as V
 from p2p_chinchon.commands.play import _own_name
 from p2p_chinchon.engine import parse_cards
 from p2p_chinchon.ui.i18n import LANGS, Translator
@@ -142,3 +143,29 @@ def test_spanish_faces_are_offered_for_a_french_deck():
     text = s.render_text(100, 24)
     assert "sota oros" in text and "caballo copas" in text and "rey espadas" in text, text
     assert "♦" not in text.split("Tu mano")[1], text
+
+
+def test_french_readers_type_valet_dame_roi():
+    """Issue 24, item 5: with French faces a card is typed as it is shown, V/D/R for J/Q/K
+    (the full screen and line mode's card reader), and the engine's notation reads them too."""
+    from test_ui_fakes import discard_view
+
+    from p2p_chinchon.engine import Card, parse_card
+    from p2p_chinchon.ui.render import parse_card_text
+
+    hand = tuple(parse_cards("J♦ Q♦ K♦ A♥ 2♥ 3♥ 7♣ Q♥"))
+    # (a lowercase d is the key that takes the discard: the dame is typed D)
+    for typed, want in (("vd", "J♦"), ("Dh", "Q♥"), ("Rd", "K♦"), ("rd", "K♦"), ("Dd", "Q♦")):
+        s = TableScreen(Translator("fr"), Faces())
+        sent = []
+        s.send = sent.append
+        s.set_view(discard_view(hand=hand))
+        for k in typed:
+            s.key(k)
+        s.key("enter")
+        assert sent and sent[-1] == V.Discard(parse_cards(want)[0]), (typed, sent)
+    assert parse_card_text("Vd") == (10, 0) and parse_card_text("R♠") == (12, 2)
+    assert parse_card("Vd") == Card(10, 0) and parse_card("D♥") == Card(11, 1) and parse_card("rs") == Card(12, 2)
+    assert parse_card("5c", "spanish") == Card(5, 1) and parse_card("5c") == Card(5, 3)
+    assert parse_card("1o", "spanish") == Card(1, 0) and parse_card("10o", "spanish") == Card(10, 0)
+    assert parse_card("Cb", "spanish") == Card(11, 3)

@@ -149,6 +149,8 @@ async def test_end_of_input_leaves_the_table():
 async def test_showdown_and_winner_printed_in_spanish():
     async def node(bridge):
         bridge.update(showdown_view(reentry_offer=True, rules=showdown_view().rules))
+        seen = await bridge.intents.receive()  # printed: the node's turn clock need not wait for it
+        assert seen == V.ShowdownSeen()
         first = await bridge.intents.receive()
         bridge.update(showdown_view(phase=V.OVER, winner=2))
         return first

@@ -66,6 +66,16 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a connected peer's automatic step, and after its turn clock ran out (default 90)")
 
 
+REMATCH_ALWAYS = 1_000_000  # play's bot peers: yes to every rematch (the person decides)
+
+
+def add_rematch_argument(p: argparse.ArgumentParser) -> None:
+    # a bot seat answers a rematch question: yes N times, then no (play's bot peers: always yes;
+    # bots alone would otherwise play on forever). People are asked.
+    p.add_argument("--rematch", type=int, nargs="?", const=REMATCH_ALWAYS, default=0, metavar="N",
+                   help=argparse.SUPPRESS)
+
+
 def add_comeback_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--new", action="store_true",
                    help="do not resume an unfinished game of yours (by default host and join come back to it)")
@@ -85,6 +95,60 @@ def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, ta
     if isinstance(found, int):
         return found
     return None if found is None else resume(args, found, human, command)
+
+
+def rematch_path(path: Path, n: int) -> Path:
+    """Where game ``n`` (2, 3, ...) of an evening's rematches keeps its transcript: beside
+    ``path`` (the first game's), ``NAME-2.chn`` and so on, never a file holding a game."""
+    k = n
+    while True:
+        cand = path.with_name(f"{path.stem}-{k}{path.suffix}")
+        if not (cand.exists() and cand.stat().st_size > 0):
+            return cand
+        k += 1
+
+
+def same_players(table: Any) -> Callable[..., Any]:
+    """The rematch lobby's ``approve``: seat the players of ``table`` (by key) and nobody else."""
+    keys = {p.key for p in table.players}
+
+    async def approve(request: Any, ip: str, *, came: int = 0, queued: int = 0) -> bool:
+        return request.public_key in keys
+
+    return approve
+
+
+async def play_evening(game: Callable[[int, Any], Any], human: bool, glue: "SeatGlue") -> Any:
+    """Play game 1 (``await game(1, None)``), then a rematch for as long as every seat agrees at
+    game over (``NodeResult.rematch``): ``await game(n, last_table)``. Each finished game is
+    recorded in the evening's tally (a person's seat) as it ends; the last result is returned."""
+    from p2p_chinchon.commands.tally import after_game
+
+    tables: list[Any] = []
+    ready = glue.on_table
+    glue.on_table = tables.append
+    n = 1
+    result = await game(1, None)
+    while result is not None and result.rematch and tables:
+        if human:
+            after_game(result)
+        n += 1
+        glue.reset()
+        glue.status(glue.tr("rematch_waiting", n=n))
+        try:
+            result = await game(n, tables[-1])
+        except Exception as exc:  # noqa: BLE001 - the host gone, a refused offer: the evening ends
+            from p2p_chinchon.net.node import error_text
+
+            said = glue.tr("rematch_failed", why=error_text(exc))
+            if glue.bridge is not None:
+                glue.bridge.set_status("")
+                glue.bridge.notify(said)
+            else:
+                print(said, file=sys.stderr, flush=True)
+            break  # the last finished game stands (its summary and the tally follow)
+    glue.on_table = ready
+    return result
 
 
 def check_transcript_path(path: Path, command: str) -> bool:
@@ -452,7 +516,8 @@ class SeatGlue:
     :func:`~p2p_chinchon.net.session.host_game` / ``join_game``."""
 
     def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None,
-                 live: bool = True, level: str = "easy", lang: str | None = None) -> None:
+                 live: bool = True, level: str = "easy", lang: str | None = None,
+                 rematch: int = 0) -> None:
         import trio
 
         from p2p_chinchon.ui.i18n import Translator
@@ -472,6 +537,30 @@ class SeatGlue:
         self._got = trio.Event()
         self._left = trio.Event()
         self._decide: Any = None
+        # offer a rematch at game over (play, host, join); a bot says yes this many times, then no
+        self.rematch_offer, self.rematch_left = bool(rematch), int(rematch)
+        self.on_table: Any = None  # called with each game's seated Table (play_evening)
+
+    def reset(self) -> None:
+        """Before a rematch: the next game's node is not there yet."""
+        import trio
+
+        self.node = None
+        self._got = trio.Event()
+        self._said = None
+        if isinstance(self.printer, ConsolePrinter):
+            self.printer.seen = 0  # a new table's log starts again
+
+    def offers_rematch(self) -> bool:
+        """A rematch is voted on at game over: play, host and join with a person (asked) or
+        a bot told to (``--rematch N``); a person needs a screen or line mode to answer."""
+        return self.rematch_offer and (self.bot or self.bridge is not None)
+
+    async def ask_rematch(self) -> bool:
+        if self.bot:
+            self.rematch_left -= 1
+            return self.rematch_left >= 0
+        return self.bridge is not None and await self.bridge.ask(self.tr("rematch_ask")) is True
 
     def status(self, text: str) -> None:
         if self.bridge is not None:
@@ -565,6 +654,22 @@ class SeatGlue:
 
             def node_ready(self, node: Any) -> None:
                 glue.node_ready(node)
+
+            def table_ready(self, table: Any) -> None:
+                if glue.on_table is not None:
+                    glue.on_table(table)
+
+            def offers_rematch(self) -> bool:
+                return glue.offers_rematch()
+
+            async def rematch(self, view: v.SeatView) -> bool:
+                return await glue.ask_rematch()
+
+            def rematch_said(self, text: str, key: str, fields: dict) -> None:
+                if glue.bridge is not None:
+                    glue.bridge.notify(glue.tr(key, **fields))
+                elif glue.printer is not None or not glue.bot:
+                    print(text, file=sys.stderr, flush=True)
 
             async def wait_leave(self) -> None:
                 await glue._left.wait()

@@ -4,6 +4,7 @@ friends on other networks join by a code word, issue 23)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import unicodedata
 from typing import Any
@@ -33,6 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "each joiner, shown with name and key fingerprint (a --bot host is always open)")
     C.add_play_arguments(p)
     C.add_comeback_argument(p)
+    C.add_rematch_argument(p)
 
 
 MAX_TABLE_NAME_BYTES = 64  # the offer's wire limit (protocol/schema.json), also fits the mDNS TXT
@@ -93,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from p2p_chinchon.ui.i18n import Translator
 
     tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
-    lobby = {"port": 0, "said": ""}  # the port once the lobby accepts; the status line printed
+    lobby = {"port": 0, "said": "", "first": 0}  # the port once the lobby accepts; the status line printed
     bot_identity = None if human else Identity.generate()
     if bot_identity is not None:  # a bot host says where it listens at once (as it does below)
         lobby["said"] = tr("status_host_open", port=sockets[0].getsockname()[1],
@@ -109,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
 
         identity = bot_identity or load_or_create_identity()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=level, lang=args.lang)
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args),
+                          level=level, lang=args.lang, rematch=1 if human else args.rematch)
         events = glue.events()
 
         from p2p_chinchon import view as v
@@ -125,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             approve = _approver(bridge, args.lang)
 
         def listening(port: int) -> None:
-            lobby["port"] = port
+            lobby["port"] = lobby["first"] = port
             waiting_status(args.seats - 1)
 
         shown, ready = events.update, events.table_ready
@@ -140,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             seats in the status line until the seating is signed (then the seats are shown)."""
             if view.phase == v.LOBBY and (view.provisional or not view.seats):
                 if lobby["port"] and tables:
-                    waiting_status(max(0, args.seats - len(tables[0].pending_players)))
+                    waiting_status(max(0, args.seats - len(tables[-1].pending_players)))
             elif lobby["port"]:
                 lobby["port"] = 0
                 if glue.bridge is not None:
@@ -156,9 +159,18 @@ def run(args: argparse.Namespace) -> int:
             port=args.port, advertise=not args.no_mdns, keep_identity=not human, approve=approve,
             sockets=sockets, reach=tuple(args.advertise), code=args.code, mailbox=args.mailbox, relay=args.relay,
         )
+        async def game(n: int, last: Any) -> Any:
+            """Game 1 as typed; a rematch: the same lobby port, seats and rules, a new game id
+            and new randomness, and only the last game's players are seated."""
+            if last is None:
+                return await host_game(config, events)
+            return await host_game(dataclasses.replace(
+                config, rng=seat_rng(args.seed, f"host/{n}"), transcript_path=C.rematch_path(path, n),
+                sockets=None, port=lobby["first"], approve=C.same_players(last)), events)
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
-            result = await host_game(config, events)
+            result = await C.play_evening(game, human, glue)
             nursery.cancel_scope.cancel()
         return result
 

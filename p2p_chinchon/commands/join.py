@@ -4,6 +4,7 @@ address, or by code word) and sit down."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -32,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--bot-identity", type=Path, default=None, help=argparse.SUPPRESS)  # play's bots: a
     # key folder of their own, so that an evening's games among the same bots add up (issue 24)
+    C.add_rematch_argument(p)
     p.add_argument("--min-proof-rounds", type=int, default=None, metavar="K",
                    help="refuse tables whose cut-and-choose shuffle proofs use fewer rounds (default 64; tests use less)")
     C.add_play_arguments(p)
@@ -166,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         return None if t is None else (t.host, t.port, t.fingerprint)
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
-        from p2p_chinchon.identity import Identity, load_or_create_identity
+        from p2p_chinchon.identity import Identity, fingerprint, load_or_create_identity
         from p2p_chinchon.local import seat_rng
         from p2p_chinchon.net.lobby import parse_addr
         from p2p_chinchon.net.session import JoinConfig, join_game
@@ -185,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
         identity = (load_or_create_identity() if human else
                     load_or_create_identity(args.bot_identity) if args.bot_identity else Identity.generate())
         rng = seat_rng(args.seed, f"join/{player}")
-        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level, lang=args.lang)
+        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level,
+                          lang=args.lang, rematch=1 if human else args.rematch)
 
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")
@@ -214,9 +217,19 @@ def run(args: argparse.Namespace) -> int:
 
             events.update = on_update
 
+        async def game(n: int, last: Any) -> Any:
+            """Game 1 as typed; a rematch: the same host address, and the offer must be the
+            same host key, rules and seats (then this seat agrees by itself: it said yes)."""
+            if last is None:
+                return await join_game(config, events)
+            return await join_game(dataclasses.replace(
+                config, rng=seat_rng(args.seed, f"join/{player}/{n}"), auto_agree=True, rematch_of=last,
+                expect_fingerprint=fingerprint(last.players[0].key), wait=max(args.wait, 60.0),
+                transcript_path=C.rematch_path(args.transcript, n) if args.transcript else path_for), events)
+
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
-            result = await join_game(config, events)
+            result = await C.play_evening(game, human, glue)
             nursery.cancel_scope.cancel()
         return result
 

@@ -8,6 +8,7 @@ that plays across a LAN. ``--no-ui`` makes every seat a bot and prints the game.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 import sys
 import tempfile
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             if human:  # the same bot keys game after game: the evening's tally adds up (issue 24)
                 from p2p_chinchon.identity import default_config_dir
 
-                cmd += ["--bot-identity", str(default_config_dir() / "bots" / names[i])]
+                cmd += ["--bot-identity", str(default_config_dir() / "bots" / names[i]), "--rematch"]
             if args.seed is not None:
                 cmd += ["--seed", str(args.seed)]
             if args.proof_rounds < 64:  # the person chose weak proofs for this local game
@@ -110,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
         # with --no-ui your own seat plays at the first bot's level
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args), level=levels[0], lang=args.lang)
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args),
+                          level=levels[0], lang=args.lang, rematch=1 if human else 0)
         events = glue.events()
         async with trio.open_nursery() as nursery:
             def listening(port: int) -> None:
@@ -121,12 +123,24 @@ def run(args: argparse.Namespace) -> int:
                 nursery.start_soon(_run_bot_process, cmd, log, first)
             nursery.start_soon(glue.forward)
             events.listening = listening
-            result = await host_game(HostConfig(
+            config = HostConfig(
                 identity=identity, rng=rng, player_name=names[0], transcript_path=my_path,
                 timeouts=C.make_timeouts(args), bind="127.0.0.1", rules=rules, seats=args.bots + 1,
                 name=f"{names[0]}'s table"[:64],
                 proof_rounds=args.proof_rounds, advertise=False, sockets=sockets,
-            ), events)
+            )
+
+            async def game(n: int, last: Any) -> Any:
+                """Game 1; a rematch (everyone said yes at game over; play's bots always do): the
+                same port, seats and rules, a new game id and new randomness; only the same
+                players are seated (the bot peers join again by themselves)."""
+                if last is None:
+                    return await host_game(config, events)
+                return await host_game(dataclasses.replace(
+                    config, rng=seat_rng(args.seed, f"host/{n}"), transcript_path=C.rematch_path(my_path, n),
+                    sockets=None, port=port, approve=C.same_players(last)), events)
+
+            result = await C.play_evening(game, human, glue)
             with trio.move_on_after(5):
                 for _, _, first in bots:
                     await _wait(first)

@@ -31,6 +31,7 @@ from .game import (
     Restock,
     Restocked,
     RestockNeeded,
+    StockDead,
 )
 from .melds import (
     Arrangement,
@@ -48,7 +49,7 @@ from .melds import (
 from .rules import FIELD_HELP, PRESET_DOCS, PRESETS, Rules, RulesError, make_rules
 from .hands import check_hands
 from .scoring import (
-    LayOff, PlayerShowdown, Showdown, ShowdownError, check_showdown, score_showdown,
+    LayOff, PlayerShowdown, Showdown, ShowdownError, check_showdown, score_showdown, score_standing,
 )
 
 __all__ = [
@@ -56,7 +57,7 @@ __all__ = [
     "Action", "Close", "Closed", "Dealt", "Discard", "Discarded", "DrawDiscard", "DrawStock",
     "Drew", "Eliminated", "Event", "Game", "GameError", "GameOver", "HandScored", "HandVoid",
     "IllegalAction", "Phase", "Reenter", "Reentered", "ReentryOffered", "Restock", "Restocked",
-    "RestockNeeded",
+    "RestockNeeded", "StockDead", "score_standing",
     "Arrangement", "ClosedHand", "CloseOption", "Meld", "best_arrangement",
     "best_arrangement_bruteforce", "can_close", "close_options", "close_result", "is_chinchon",
     "make_meld",

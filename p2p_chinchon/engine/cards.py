@@ -110,6 +110,7 @@ _SUIT_WORDS = {
 _FRENCH_RANK_WORDS = {
     "a": 1, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
     "10": TEN, "t": TEN, "j": 10, "q": 11, "k": 12,
+    "v": 10, "d": 11, "r": 12,  # French readers: valet, dame, roi
 }
 # Spanish rank words: the Spanish deck numbers its court cards 10, 11, 12.
 _SPANISH_RANK_WORDS = {
@@ -120,17 +121,26 @@ _SPANISH_RANK_WORDS = {
 }
 _JOKER_WORDS = {"jk", "joker", "comodin", "comodín", "jkr", "wild"}
 
-_FRENCH_RE = re.compile(r"^(10|[a1-9tjqk])\s*([♦♢♥♡♠♤♣♧dhsc])$")
+_FRENCH_RE = re.compile(r"^(10|[a1-9tjqkvdr])\s*([♦♢♥♡♠♤♣♧dhsc])$")
+# Short notation on a Spanish deck (``deck="spanish"``): Spanish numbering (10 sota, 11
+# caballo, 12 rey) and suit letters o, c (copas, not clubs), e, b; the symbols and d/h/s too.
+_SPANISH_SHORT_RE = re.compile(r"^(1[0-2]|[a1-9jqkscr])\s*([♦♢♥♡♠♤♣♧dhsoceb])$")
+_SPANISH_SHORT_COURTS = {"a": 1, "j": 10, "q": 11, "k": 12, "s": 10, "c": 11, "r": 12}  # sota caballo rey
+_SPANISH_SHORT_SUITS = {"o": 0, "d": 0, "♦": 0, "♢": 0, "c": 1, "h": 1, "♥": 1, "♡": 1,
+                        "e": 2, "s": 2, "♠": 2, "♤": 2, "b": 3, "♣": 3, "♧": 3}
 _SPANISH_RE = re.compile(
     r"^([a-z0-9ñ]+)(?:\s*-\s*|\s+de\s+|\s+)(oros?|copas?|espadas?|bastos?)$"
 )
 
 
-def parse_card(text: str) -> Card:
+def parse_card(text: str, deck: str | None = None) -> Card:
     """Parse one card in French (``5♦``, ``5d``, ``5D``, ``A♠``, ``T♣``/``10♣`` for the pip
-    ten), Spanish (``5-oros``, ``5 de oros``, ``sota-copas``, ``rey-espadas``, ``1-bastos``;
-    Spanish numbering, so ``10-copas`` is the sota) or joker (``JK``, ``joker``,
-    ``comodín``/``comodin``) notation. Returns copy 0 (and joker suit 0); use
+    ten; courts ``J Q K`` or, for French readers, ``V D R``), Spanish (``5-oros``,
+    ``5 de oros``, ``sota-copas``, ``rey-espadas``, ``1-bastos``; Spanish numbering, so
+    ``10-copas`` is the sota) or joker (``JK``, ``joker``, ``comodín``/``comodin``) notation.
+    ``deck="spanish"`` (a Spanish table's cards) also reads the short Spanish notation, ``1o``,
+    ``5c`` (copas), ``12e``, ``7b``, ``Sc``/``Jc`` (sota de copas), ``Cb`` (caballo), ``Rb``, with Spanish numbering for the short forms (``10o`` is the
+    sota de oros) and ``c`` for copas. Returns copy 0 (and joker suit 0); use
     :func:`parse_cards` for a hand with duplicates.
 
     Raises :class:`CardError` with a one-line message when the text names no card.
@@ -140,6 +150,11 @@ def parse_card(text: str) -> Card:
     t = text.strip().replace("\ufe0f", "").lower()
     if t in _JOKER_WORDS:
         return Card(JOKER, 0)
+    if deck == "spanish":
+        m = _SPANISH_SHORT_RE.match(t)
+        if m:
+            rank = _SPANISH_SHORT_COURTS.get(m.group(1)) or int(m.group(1))
+            return Card(rank, _SPANISH_SHORT_SUITS[m.group(2)])
     m = _FRENCH_RE.match(t)
     if m:
         return Card(_FRENCH_RANK_WORDS[m.group(1)], _SUIT_WORDS[m.group(2)])
@@ -152,19 +167,20 @@ def parse_card(text: str) -> Card:
     raise CardError(f"not a card: {text.strip()!r} (try 5♦, 5d, 5-oros, sota-copas, JK)")
 
 
-def parse_cards(texts: Iterable[str] | str) -> list[Card]:
+def parse_cards(texts: Iterable[str] | str, deck: str | None = None) -> list[Card]:
     """Parse several cards. A single string is split on spaces and commas (Spanish
     ``5 de oros`` is kept together). Repeated faces get the next ``copy`` (two packs) and a
     second joker gets suit 1, so the result names distinct physical cards.
 
-    Raises :class:`CardError` for a bad card, or for more than two of one face (jokers: four).
+    ``deck``: as :func:`parse_card`. Raises :class:`CardError` for a bad card, or for more
+    than two of one face (jokers: four).
     """
     if isinstance(texts, str):
         texts = split_card_text(texts)
     out: list[Card] = []
     seen: set[Card] = set()
     for text in texts:
-        card = parse_card(text)
+        card = parse_card(text, deck)
         candidates = (
             [Card(JOKER, s, c) for c in (0, 1) for s in (0, 1)]
             if card.is_joker

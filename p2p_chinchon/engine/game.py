@@ -20,7 +20,7 @@ from typing import Any
 from .cards import Card
 from .melds import close_result
 from .rules import Rules
-from .scoring import HAND_SIZE, Showdown, score_showdown
+from .scoring import HAND_SIZE, Showdown, score_showdown, score_standing
 
 __all__ = [
     "Phase",
@@ -202,9 +202,18 @@ class HandVoid(_Record):
 
 
 @dataclass(frozen=True, slots=True)
+class StockDead(_Record):
+    """The stock ran out after ``max_reshuffles`` re-shuffles and the table scores the hand as
+    it stands (``reshuffle_end="score"``): every seat shows, from ``seat`` round."""
+
+    hand_no: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class HandScored(_Record):
     hand_no: int
-    closer: int
+    closer: int | None  # None: a dead hand scored as it stands (nobody closed)
     penalties: tuple[tuple[int, int], ...]  # (seat, penalty), closer first
     totals: tuple[int, ...]  # by seat
     showdown: Showdown
@@ -236,7 +245,7 @@ class GameOver(_Record):
 
 
 Event = (
-    Dealt | Drew | Discarded | Closed | RestockNeeded | Restocked | HandVoid | HandScored
+    Dealt | Drew | Discarded | Closed | RestockNeeded | Restocked | HandVoid | StockDead | HandScored
     | Eliminated | ReentryOffered | Reentered | GameOver
 )
 
@@ -288,6 +297,7 @@ class Game:
         self.faces: dict[int, Card] = {}
         self.last_from_discard: dict[int, Card] = {}
         self.closer: int | None = None
+        self.standing: int | None = None  # a dead hand scored as it stands: shown from this seat
         self.close_discard: int | None = None
         self.turns_taken: dict[int, int] = {s: 0 for s in self.active}
         self.first_player: int | None = None
@@ -382,7 +392,14 @@ class Game:
             return []
         if self.rules.max_reshuffles and self.reshuffles >= self.rules.max_reshuffles:
             # table option (issue 24; the documents let the stock be re-made without end): a
-            # dead hand whose stock ran out max_reshuffles times is void; the deal passes.
+            # dead hand whose stock ran out max_reshuffles times ends. reshuffle_end="score":
+            # every hand is shown (from the seat whose turn it was) and scores as it stands;
+            # "void": nobody scores and the deal passes.
+            if self.rules.reshuffle_end == "score":
+                self.standing = seat
+                self.to_play = None
+                self.phase = Phase.SHOWDOWN
+                return [StockDead(self.hand_no, seat)]
             events = [HandVoid(self.hand_no, "reshuffles")]
             self._next_hand()
             return events
@@ -397,6 +414,7 @@ class Game:
         return events
 
     def _next_hand(self) -> None:
+        self.standing = None
         self.dealer = self.next_active(self.dealer)
         self.hand_no += 1
         self.phase = Phase.DEAL
@@ -559,7 +577,10 @@ class Game:
 
     # -- showdown and scores ------------------------------------------------------------
     def showdown_order(self) -> list[int]:
-        """The other active seats, going round from the closer."""
+        """The other active seats, going round from the closer (a dead hand scored as it
+        stands: every active seat, from the one whose turn it was)."""
+        if self.standing is not None:
+            return self._order_from(self.standing)
         if self.closer is None:
             raise GameError("nobody has closed")
         return self._order_from(self.closer)[1:]
@@ -567,20 +588,25 @@ class Game:
     def score_hand(self) -> list[Event]:
         """Score the closed hand once every shown face is known: totals, eliminations,
         re-entry offers, game end. Raises GameError in another phase or with a face missing."""
-        if self.phase is not Phase.SHOWDOWN or self.closer is None:
+        standing = self.standing is not None
+        if self.phase is not Phase.SHOWDOWN or (self.closer is None and not standing):
             raise GameError(f"score_hand in phase {self.phase.value}")
-        seats = [self.closer, *self.showdown_order()]
+        seats = self.showdown_order() if standing else [self.closer, *self.showdown_order()]
         for s in seats:
             missing = [x for x in self.hands[s] if x not in self.faces]
             if missing:
                 raise GameError(f"seat {s}: slots {missing} are not revealed")
         cards = [[self.faces[x] for x in self.hands[s]] for s in seats]
-        sd = score_showdown(self.rules, cards[0], cards[1:], n_players=self.n_seats)
+        if standing:
+            sd = score_standing(self.rules, cards, n_players=self.n_seats)
+            self.standing = None
+        else:
+            sd = score_showdown(self.rules, cards[0], cards[1:], n_players=self.n_seats)
         self.last_showdown = sd
         for s, p in zip(seats, sd.penalties):
             self.totals[s] += p
         events: list[Event] = [
-            HandScored(self.hand_no, self.closer, tuple(zip(seats, sd.penalties)),
+            HandScored(self.hand_no, None if standing else self.closer, tuple(zip(seats, sd.penalties)),
                        tuple(self.totals), sd)
         ]
         if sd.game_won:

@@ -31,9 +31,10 @@ def parse_hands(texts: Sequence[str], rules: Rules | None = None) -> list[list[C
     """Parse several hands (each a space/comma separated string) together, so repeated faces
     across hands become the two packs' copies. With ``rules``, the k-th joker is the k-th joker
     of the deck (pack by pack), as jokers are alike: with one joker per pack the second is the
-    second pack's. Raises CardError."""
+    second pack's; the cards are read in the table's notation (:func:`default_style`: on a
+    Spanish deck ``5c`` is the 5 of copas and ``1o`` the 1 of oros). Raises CardError."""
     tokens = [split_card_text(t) for t in texts]
-    flat = parse_cards([x for ts in tokens for x in ts])
+    flat = parse_cards([x for ts in tokens for x in ts], default_style(rules) if rules is not None else None)
     if rules is not None:
         ids = [Card(JOKER, s, c) for c in range(2) for s in range(rules.jokers)]
         spare = [Card(JOKER, s, c) for c in range(2) for s in range(2)]

@@ -61,7 +61,9 @@ FIELD_HELP: dict[str, str] = {
     "discard_taken": "may the card just taken from the discard pile be discarded in the same turn "
                      "(the documents are silent: yes by default)",
     "max_reshuffles": "times a hand's stock may be re-made from the discard pile; the next time "
-                      "it runs out the hand is void (0 = no limit, as every rule document)",
+                      "it runs out the hand ends as reshuffle_end says (0 = no limit, as every rule document)",
+    "reshuffle_end": "how a hand ends when its stock runs out after max_reshuffles re-shuffles: 'void' "
+                     "(nobody scores) or 'score' (every hand is shown and scores as it stands, no lay-offs)",
 }
 
 
@@ -108,6 +110,7 @@ class Rules:
     stall_limit: int = 900  # the node's clock (issue 20); never read by the engine
     max_reshuffles: int = 0  # issue 24: an option no document states; off by default
     discard_taken: bool = True  # issue 24: the documents are silent; legal unless forbidden
+    reshuffle_end: str = "void"  # issue 24: what max_reshuffles does ("void" or "score")
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -251,7 +254,7 @@ def _wild_face(text: str) -> tuple[int, int] | None:
 # Pacing fields (screen and clocks, never the engine): on the wire exactly when not at their
 # default, so each rules value has one encoding and tables made before them still decode.
 OPTIONAL_FIELDS = frozenset({"showdown_time", "turn_time", "rejoin_wait", "stall_limit", "max_reshuffles",
-                             "discard_taken"})
+                             "discard_taken", "reshuffle_end"})
 
 _FIELD_TYPES: dict[str, type] = {
     f.name: {"int": int, "bool": bool, "str": str}[f.type if isinstance(f.type, str) else f.type.__name__]
@@ -267,6 +270,7 @@ _CHOICES: dict[str, tuple[object, ...]] = {
     "lay_off_after_clean": ("same", "others", "none"),
     "reentry_score": ("highest",),
     "shuffle_proof": ("terelius-wikstrom", "cut-and-choose"),  # p2p_chinchon.deck.PROOF_SYSTEMS
+    "reshuffle_end": ("void", "score"),
 }
 _RANGES: dict[str, tuple[int, int]] = {
     "two_decks_from": (0, 8),

@@ -74,7 +74,7 @@ class Showdown:
     their melds after all lay-offs."""
 
     players: tuple[PlayerShowdown, ...]
-    closer: ClosedHand
+    closer: ClosedHand | None  # None: nobody closed (a dead hand scored as it stands)
     game_won: bool
     table: tuple[tuple[tuple[Card, ...], ...], ...]
 
@@ -90,8 +90,8 @@ class Showdown:
             ],
             "penalties": list(self.penalties),
             "game_won": self.game_won,
-            "chinchon": self.closer.chinchon,
-            "clean": self.closer.clean,
+            "chinchon": self.closer.chinchon if self.closer is not None else False,
+            "clean": self.closer.clean if self.closer is not None else False,
         }
 
 
@@ -266,6 +266,23 @@ def score_showdown(
         tuple(_final_cards(t, rules) for t in row) for row in table
     )
     return Showdown(tuple(results), closed, game_won, final)
+
+
+def score_standing(rules: Rules, hands: Sequence[Sequence[Card]], *, n_players: int | None = None) -> Showdown:
+    """Score a hand nobody closed, as it stands (table options ``max_reshuffles`` and
+    ``reshuffle_end="score"``, issue 24): each player shows seven cards and scores the
+    deadwood of their best arrangement; nobody lays off (there is no closer's table to lay
+    off on) and nobody gets a close's bonus. ``hands`` in playing order from the seat whose
+    turn it was. Raises :class:`ShowdownError` as :func:`score_showdown` does."""
+    if not hands:
+        raise ShowdownError("no hand to score")
+    check_showdown(rules, list(hands[0]), hands[1:], n_players)
+    results, table = [], []
+    for p, hand in enumerate(hands):
+        melds, _lays, deadwood, penalty = _play(list(hand), [], rules)
+        results.append(PlayerShowdown(tuple(hand), melds, (), deadwood, penalty))
+        table.append(tuple(m.cards for m in melds))
+    return Showdown(tuple(results), None, False, tuple(table))
 
 
 def _final_cards(t: _Target, rules: Rules) -> tuple[Card, ...]:

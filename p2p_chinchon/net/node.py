@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 ENVELOPE = b"E"
 SYNC = b"S"
 HEARTBEAT = b"H"
+REMATCH = b"R"  # after a finished game: this seat's rematch vote, b"R\x01" yes, b"R\x00" no (unsigned)
+REMATCH_WAIT = 180.0  # seconds the rematch question waits for every seat's answer
 HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
 LINGER_FINISHED = 10.0  # seconds a finished node waits for every linked seat to hold its whole chain
 RESYNC_BUDGET = 2  # chains' worth of envelopes answered to one seat per link connection
@@ -123,6 +125,20 @@ class Events:
 
     def listening(self, port: int) -> None:
         """Host: the lobby accepts joiners on ``port``."""
+
+    def offers_rematch(self) -> bool:
+        """Whether this seat takes part in a rematch vote at game over (:meth:`rematch`); False,
+        the default: it sends no vote and counts as declining once its links close."""
+        return False
+
+    async def rematch(self, view: v.SeatView) -> bool:
+        """At game over (every seat still in the game), when :meth:`offers_rematch`: does this
+        seat's player want a rematch (same seats, same rules, a new game)?"""
+        return False
+
+    def rematch_said(self, text: str, key: str, fields: dict[str, Any]) -> None:
+        """How the rematch vote ended (everyone agreed, or who declined or left)."""
+        self.notice(text, key, fields, lasting=True)
 
     def table_ready(self, table: tbl.Table) -> None:
         """The seat's :class:`Table` exists (host: before anyone sits; joiner: once seated)."""
@@ -267,6 +283,7 @@ class NodeResult:
     names: list[str] = field(default_factory=list)
     dropped: list[tuple[int | None, str]] = field(default_factory=list)  # (claimed seat, rule)
     error: str | None = None  # why this node stopped itself (disk, internal error), one line
+    rematch: bool = False  # every seat agreed to play again (same seats and rules, a new game)
 
 
 @dataclass
@@ -329,11 +346,14 @@ class Node:
         self._timing = _timing_log()
         self._heard: dict[int, float] = {}  # seat -> trio time of its last frame
         self._up: set[int] = set()
+        self._votes: dict[int, bool] = {}  # seat -> its rematch vote (after a finished game)
+        self.rematch = False
         self._away_since: dict[int, float] = {}
         self._back_at: dict[int, float] = {}
         self._step_key: Any = None
         self._step_since = 0.0
         self._scored = (0, None)  # (hands scored, when this node saw the last one scored)
+        self._seen_at: float | None = None  # when this seat's person put that showdown away
         self._status_text = ""
         # when we last asked every peer to fill a gap: (chain length, envelopes buffered), time
         self._gap_asked: Any = None
@@ -540,6 +560,8 @@ class Node:
                 # our last envelopes (game_end / fault / leave) must reach everyone: stay until
                 # each seat still linked says it holds our whole chain (bounded)
                 await self._linger(mesh, LINGER_FINISHED if self.table.finished else LINGER_STOPPED)
+                if self.table.finished and self.table.fault is None and not self.table.left:
+                    self.rematch = await self._rematch(mesh)
                 nursery.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - a bug must not leave the others waiting
             log.debug("node failed", exc_info=True)  # the user gets one line (NodeResult.error)
@@ -562,6 +584,7 @@ class Node:
             winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
             names=[p.name for p in t.players], dropped=list(self.dropped), error=self.error,
+            rematch=self.rematch,
         )
 
     async def _flush(self, mesh: Mesh) -> None:
@@ -586,6 +609,56 @@ class Node:
                                                       RECORD, start + limit - now)))
                 await self._progress_or(0.1)
         self._publish(NodeStatus())
+
+    async def _rematch(self, mesh: Mesh) -> bool:
+        """The rematch vote at game over: ask this seat's player (:meth:`Events.rematch`), send
+        the answer to every seat, and wait (at most :data:`REMATCH_WAIT`) for everyone's. True
+        only when every seat said yes; a no, a link that closes, or the time running out ends
+        it, and the player's question is withdrawn. The vote is unsigned and binds nothing:
+        a rematch is a new game, with its own lobby, seating, agree and shuffles."""
+        if not self.events.offers_rematch():
+            return False
+        mine: list[bool] = []
+        others = self._others()
+
+        def said(why: str, seat: int | None = None) -> bool:
+            name = self.table.players[seat].name if seat is not None else ""
+            self.events.rematch_said(_english(why, name=name), why, {"name": name})
+            return why == "rematch_on"
+
+        async with trio.open_nursery() as nursery:
+            async def ask() -> None:
+                answer = await self.events.rematch(self.table.view()) is True
+                for seat in others:
+                    if seat in self._up:
+                        await mesh.send(seat, REMATCH + (b"\x01" if answer else b"\x00"))
+                await trio.sleep(0.3)  # our vote leaves before a quick exit closes the links
+                mine.append(answer)
+
+            nursery.start_soon(ask)
+            try:
+                with trio.move_on_after(REMATCH_WAIT):
+                    while True:
+                        no = [s for s in others if self._votes.get(s) is False]
+                        if no:
+                            return said("rematch_declined", no[0])
+                        gone = [s for s in others if s not in self._up and s not in self._votes]
+                        if gone:
+                            return said("rematch_gone", gone[0])
+                        if mine and not mine[0]:
+                            return said("rematch_you_no")
+                        if mine and all(self._votes.get(s) for s in others):
+                            return said("rematch_on")
+                        await trio.sleep(0.1)
+                return said("rematch_timeout")
+            finally:
+                nursery.cancel_scope.cancel()  # a question still open leaves the screen
+
+    def showdown_seen(self) -> None:
+        """This seat's person put the last showdown away (:class:`~p2p_chinchon.view.ShowdownSeen`):
+        a turn of ours that began while it was up has its clock start now."""
+        if self._scored[1] is not None and self._seen_at is None:
+            self._seen_at = trio.current_time()
 
     async def _progress_or(self, seconds: float) -> None:
         with trio.move_on_after(seconds):
@@ -620,6 +693,8 @@ class Node:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload[:1] == HEARTBEAT:
                     pass
+                elif payload[:1] == REMATCH and len(payload) == 2:
+                    self._votes.setdefault(ev.seat, payload[1:] == b"\x01")
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
                     self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))
@@ -689,6 +764,9 @@ class Node:
 
     async def _intent_loop(self) -> None:
         async for intent in self._intent_recv:
+            if isinstance(intent, v.ShowdownSeen):
+                self.showdown_seen()
+                continue
             try:
                 await self._call(self.table.intent, intent)
             except tbl.IntentError as exc:
@@ -749,12 +827,18 @@ class Node:
         removal = self._removal_wait(step, now, rejoin)
         if removal is not None:
             return removal
-        # a decision's clock starts once the showdown a person's screen holds is put away
+        # a decision's clock starts when the turn reaches the player: when the step begins, or
+        # when the showdown a person's screen holds is put away (its showdown_time, or our own
+        # person's key: showdown_seen); it then starts at its full value, every turn, and shows
+        # that value, not more, while the showdown is still up
         since = self._step_since
         if decision and self._scored[1] is not None:
-            since = max(since, self._scored[1] + _rule(t.rules, "showdown_time", 30))
+            hold_end = self._scored[1] + _rule(t.rules, "showdown_time", 30)
+            if step.seat == t.me and self._seen_at is not None:
+                hold_end = min(hold_end, self._seen_at)
+            since = max(since, hold_end)
         if step.seat == t.me:
-            left = since + turn - now if decision and turn > 0 else None
+            left = min(turn, since + turn - now) if decision and turn > 0 else None
             return Wait(step.seat, name, step.kind, left, mine=True)
         away = self._away_since.get(step.seat)
         if away is not None or step.seat not in self._heard:
@@ -774,7 +858,7 @@ class Node:
         else:
             limit = to.protocol
         # the seat's own clock plays for it after ``turn``; our limit adds the protocol's grace
-        own = since + turn - now if decision and turn > 0 and to.decision is None else None
+        own = min(turn, since + turn - now) if decision and turn > 0 and to.decision is None else None
         return Wait(step.seat, name, step.kind, None if limit is None else since + limit - now,
                     shown=own if own is not None and own > 0 else None)
 
@@ -886,6 +970,7 @@ class Node:
             self._stall_since = None
         if len(self.table.score_history) != self._scored[0]:
             self._scored = (len(self.table.score_history), now)
+            self._seen_at = None
         if self._listening is not None:
             await self._listen_tick(now)
         if self._listening is not None:

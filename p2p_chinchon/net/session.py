@@ -115,6 +115,9 @@ class JoinConfig(SeatConfig):
     code: str | None = None
     mailbox: str = ""
     code_wait: float = 60.0
+    # a rematch (issue 24): the table the seat agreed to play again; the new offer must carry
+    # the same host key, rules, seats and proof rounds (then ``auto_agree`` signs its agree)
+    rematch_of: tbl.Table | None = None
 
 
 RELAY_AFTER = 4.0  # seconds the direct addresses get before a code-word link meets at the relay
@@ -123,6 +126,17 @@ CODE_BACKOFF_MAX = 30.0  # most seconds the host waits before its next code afte
 
 class CodeWordError(Exception):
     """A code word that leads nowhere: wrong, mistyped or expired (exit code 2)."""
+
+
+def same_table(old: tbl.Table, new: tbl.Table) -> str | None:
+    """Why ``new`` (an offer just received) is not a rematch of ``old``, or None."""
+    if new.offer_key != old.players[0].key:
+        return "the rematch is offered by another host key"
+    if new.rules != old.rules or new.max_seats != len(old.players) or new.proof_rounds != old.proof_rounds:
+        return "the rematch's table has other rules than the game agreed to play again"
+    if new.game == old.game:
+        return "the rematch reuses the last game's id"
+    return None
 
 
 def _left_lobby(table: tbl.Table | None, path: Any) -> nd.NodeResult:
@@ -392,6 +406,8 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         if t.offer_key != tls_key:
             raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
+        if c.rematch_of is not None and (why := same_table(c.rematch_of, t)) is not None:
+            raise tbl.IntentError(why)
         box.append(t)
         events.update(t.view())  # show the table (name, rules) from the moment we connect
 

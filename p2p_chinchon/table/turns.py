@@ -259,6 +259,10 @@ class TurnsPart:
                 self.log_event("void", detail=ev.reason)
                 self.score_history.append(tuple(0 for _ in self.players))
                 self.queue.extend(Step("secret", s) for s in self.hc.seats)
+            elif name == "StockDead":  # max_reshuffles with reshuffle_end="score" (issue 24)
+                self.log_event("dead_hand")
+                self.phase = v.SHOWDOWN
+                self.queue.extend(Step("show", s) for s in self.engine.showdown_order())
             elif name == "HandScored":
                 self._record_score(ev)
             elif name == "GameOver":

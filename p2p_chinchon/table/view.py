@@ -116,6 +116,8 @@ class ViewPart:
             dealer=e.dealer if e else None,
             to_play=to_play,
             step=stepname,
+            awaiting=(step.seat if step is not None and self.phase == v.PLAYING and step.kind == "draw_share"
+                      and step.seat != self.me else None),
             hand=hand,
             discard_top=discard_top,
             discard_size=len(e.discard_pile) if e and self.hand_started else 0,

@@ -44,6 +44,7 @@ EN: dict[str, str] = {
     "your_turn_draw": "your turn: draw a card",
     "your_turn_discard": "your turn: discard or close",
     "your_turn_busy": "your turn: getting your card…",
+    "your_turn_share": "your turn: getting your card: waiting for {name}'s share",
     "other_turn": "{name} to play",
     "winner": "{name} wins the game!",
     # seats
@@ -252,9 +253,12 @@ EN: dict[str, str] = {
     "rule_no_showdown_time": "The next hand is dealt right after each showdown.",
     "rule_turn_time": "{s} seconds per move; then the bot plays it.",
     "rule_no_turn_time": "No clock on moves.",
+    "help_clock": "Turn clock here: {s} s a move, full every turn, from when the turn reaches you (after the showdown).",
+    "help_no_clock": "This table has no turn clock.",
     "rule_rejoin_wait": "A disconnected player is waited for {s} seconds.",
     "rule_stall_limit": "Without a majority of the players to remove the absent, the table waits {m} min, then stops (resumable).",
     "rule_max_reshuffles": "A hand whose stock runs out after {n} re-shuffles is void.",
+    "rule_max_reshuffles_score": "A hand whose stock runs out after {n} re-shuffles ends: every hand scores as it stands.",
     "rule_no_discard_taken": "The card taken from the discard pile may not be thrown back in the same turn.",
     "void_reshuffles": "the stock ran out too many times",
     # the move log (ui/logtext.py) and the own seat in the second person
@@ -285,6 +289,7 @@ EN: dict[str, str] = {
     "log_close_you": "You close!",
     "log_restock": "The stock is empty: every seat reshuffles {n} discards",
     "log_void": "Hand void: {reason}",
+    "log_dead_hand": "The stock ran out too many times: every hand is shown and scores as it stands",
     "log_game_over": "Game over: {name} wins",
     "log_game_over_you": "Game over: you win!",
     "log_out": "{name} is out",
@@ -351,6 +356,14 @@ EN: dict[str, str] = {
     "st_bot_agree": "time is up: the bot plays for you (accept the table)",
     "st_bot_draw": "time is up: the bot plays for you (draw)",
     "st_bot_discard": "time is up: the bot plays for you (discard or close)",
+    "rematch_ask": "Game over. Rematch: same players, same rules, a new game?",
+    "rematch_on": "everyone agreed: a rematch, same players and rules (a new game, a new shuffle)",
+    "rematch_declined": "{name} declined the rematch: the evening ends here",
+    "rematch_gone": "{name} left: no rematch",
+    "rematch_you_no": "you declined the rematch",
+    "rematch_timeout": "not everyone answered the rematch in time: no rematch",
+    "rematch_waiting": "rematch: waiting for the others to sit down again (game {n})",
+    "rematch_failed": "the rematch could not start: {why}",
     "st_bot_reenter": "time is up: the bot plays for you (answer the re-entry offer)",
     "reach_cannot_dial": ("cannot reach {name} at {places}. {name} is probably behind a home router: play "
                           "over a VPN, or start {name} with --advertise / a forwarded --port; see docs/friends.md"),
@@ -377,6 +390,7 @@ ES: dict[str, str] = {
     "your_turn_draw": "tu turno: roba una carta",
     "your_turn_discard": "tu turno: descarta o cierra",
     "your_turn_busy": "tu turno: recibiendo tu carta…",
+    "your_turn_share": "tu turno: tu carta espera la parte de {name}",
     "other_turn": "juega {name}",
     "winner": "¡{name} gana la partida!",
     "you": "(tú)",
@@ -580,9 +594,12 @@ ES: dict[str, str] = {
     "rule_no_showdown_time": "La mano siguiente se reparte nada más mostrar las manos.",
     "rule_turn_time": "{s} segundos por jugada; después juega el bot.",
     "rule_no_turn_time": "Las jugadas no tienen reloj.",
+    "help_clock": "Reloj de turno en esta mesa: {s} s por jugada, entero cada turno, desde que el turno te llega (tras la mano mostrada).",
+    "help_no_clock": "Esta mesa no tiene reloj de turno.",
     "rule_rejoin_wait": "A un jugador desconectado se le espera {s} segundos.",
     "rule_stall_limit": "Sin una mayoría de jugadores para retirar a los ausentes, la mesa espera {m} min y luego se detiene (se puede reanudar).",
     "rule_max_reshuffles": "Una mano cuyo mazo se agota tras {n} rebarajadas queda nula.",
+    "rule_max_reshuffles_score": "Una mano cuyo mazo se agota tras {n} rebarajadas termina: cada mano puntúa como está.",
     "rule_no_discard_taken": "La carta tomada del descarte no se puede descartar en el mismo turno.",
     "void_reshuffles": "el mazo se agotó demasiadas veces",
     "log_opened": "Mesa «{table}» abierta",
@@ -612,6 +629,7 @@ ES: dict[str, str] = {
     "log_close_you": "¡Cierras!",
     "log_restock": "Se acabó el mazo: cada jugador baraja {n} descartes",
     "log_void": "Mano nula: {reason}",
+    "log_dead_hand": "El mazo se agotó demasiadas veces: se muestran todas las manos y puntúan como están",
     "log_game_over": "Fin de la partida: gana {name}",
     "log_game_over_you": "Fin de la partida: ¡ganas tú!",
     "log_out": "{name} queda fuera",
@@ -677,6 +695,14 @@ ES: dict[str, str] = {
     "st_bot_agree": "se acabó el tiempo: el bot juega por ti (aceptar la mesa)",
     "st_bot_draw": "se acabó el tiempo: el bot juega por ti (robar)",
     "st_bot_discard": "se acabó el tiempo: el bot juega por ti (descartar o cerrar)",
+    "rematch_ask": "Fin de la partida. ¿Revancha: mismos jugadores, mismas reglas, partida nueva?",
+    "rematch_on": "todos de acuerdo: revancha, mismos jugadores y reglas (partida nueva, barajado nuevo)",
+    "rematch_declined": "{name} no quiere revancha: la noche acaba aquí",
+    "rematch_gone": "{name} se fue: no hay revancha",
+    "rematch_you_no": "no quisiste revancha",
+    "rematch_timeout": "no todos respondieron a tiempo a la revancha: no hay revancha",
+    "rematch_waiting": "revancha: esperando a que los demás vuelvan a sentarse (partida {n})",
+    "rematch_failed": "la revancha no pudo empezar: {why}",
     "st_bot_reenter": "se acabó el tiempo: el bot juega por ti (responder al reenganche)",
     "reach_cannot_dial": ("no se llega a {name} en {places}. {name} está probablemente detrás de un router "
                           "doméstico: jugad por una VPN, o que {name} empiece con --advertise / un --port "
@@ -704,6 +730,7 @@ FR: dict[str, str] = {
     "your_turn_draw": "à vous : piochez une carte",
     "your_turn_discard": "à vous : défaussez ou fermez",
     "your_turn_busy": "à vous : réception de votre carte…",
+    "your_turn_share": "à vous : votre carte attend la part de {name}",
     "other_turn": "à {name} de jouer",
     "winner": "{name} gagne la partie !",
     "you": "(vous)",
@@ -826,7 +853,7 @@ FR: dict[str, str] = {
         "  s            piocher au talon\n"
         "  d            prendre la carte du dessus de la défausse\n"
         "  ← → ou 1-8   choisir une carte ; Entrée la défausse\n"
-        "  7d Entrée    taper le nom d'une carte pour la choisir (R♠ : Ks)\n"
+        "  7d Entrée    taper le nom d'une carte pour la choisir (R♠ : Rs ; D♥ : Dh)\n"
         "  c            fermer avec la carte choisie (quand l'écran le permet)\n"
         "  < >          déplacer la carte choisie ; g regroupe les combinaisons\n"
         "  h            conseil (choisit sa carte)    a  accepter (salon)    y n  oui, non\n"
@@ -909,9 +936,12 @@ FR: dict[str, str] = {
     "rule_no_showdown_time": "La donne suivante est distribuée dès que les mains sont montrées.",
     "rule_turn_time": "{s} secondes par coup ; ensuite le bot joue.",
     "rule_no_turn_time": "Pas de limite de temps par coup.",
+    "help_clock": "Horloge de tour ici : {s} s par coup, pleine à chaque tour, dès que le tour vous arrive (après la donne montrée).",
+    "help_no_clock": "Cette table n'a pas d'horloge de tour.",
     "rule_rejoin_wait": "Un joueur déconnecté est attendu {s} secondes.",
     "rule_stall_limit": "Sans une majorité de joueurs pour retirer les absents, la table attend {m} min, puis s'arrête (reprise possible).",
     "rule_max_reshuffles": "Une donne dont la pioche s'épuise après {n} remélanges est annulée.",
+    "rule_max_reshuffles_score": "Une donne dont la pioche s'épuise après {n} remélanges s'arrête : chaque main compte telle quelle.",
     "rule_no_discard_taken": "La carte prise à la défausse ne peut pas être rejetée au même tour.",
     "void_reshuffles": "la pioche s'est épuisée trop de fois",
     "log_opened": "Table « {table} » ouverte",
@@ -941,6 +971,7 @@ FR: dict[str, str] = {
     "log_close_you": "Vous fermez !",
     "log_restock": "Talon épuisé : chaque joueur remélange {n} cartes de la défausse",
     "log_void": "Donne annulée : {reason}",
+    "log_dead_hand": "La pioche s'est épuisée trop de fois : toutes les mains sont montrées et comptent telles quelles",
     "log_game_over": "Fin de la partie : {name} gagne",
     "log_game_over_you": "Fin de la partie : vous gagnez !",
     "log_out": "{name} est éliminé",
@@ -1006,6 +1037,14 @@ FR: dict[str, str] = {
     "st_bot_agree": "temps écoulé : le bot joue pour vous (accepter la table)",
     "st_bot_draw": "temps écoulé : le bot joue pour vous (piocher)",
     "st_bot_discard": "temps écoulé : le bot joue pour vous (défausser ou fermer)",
+    "rematch_ask": "Fin de la partie. Revanche : mêmes joueurs, mêmes règles, une nouvelle partie ?",
+    "rematch_on": "tout le monde est d'accord : revanche, mêmes joueurs et règles (nouvelle partie, nouveau mélange)",
+    "rematch_declined": "{name} refuse la revanche : la soirée s'arrête là",
+    "rematch_gone": "{name} est parti : pas de revanche",
+    "rematch_you_no": "vous avez refusé la revanche",
+    "rematch_timeout": "tout le monde n'a pas répondu à temps à la revanche : pas de revanche",
+    "rematch_waiting": "revanche : on attend que les autres se rassoient (partie {n})",
+    "rematch_failed": "la revanche n'a pas pu commencer : {why}",
     "st_bot_reenter": "temps écoulé : le bot joue pour vous (répondre à l'offre de rachat)",
     "reach_cannot_dial": ("impossible de joindre {name} à {places}. {name} est probablement derrière une box : "
                           "jouez par un VPN, ou que {name} relance avec --advertise / un --port redirigé ; "

@@ -28,7 +28,7 @@ from .. import view as V
 from .bridge import UiBridge
 from .i18n import Translator
 from .render import CardTextError, Faces, card_text, find_card, parse_card_text, resolve_faces
-from .screen import HintFn, TableScreen, must_agree
+from .screen import HintFn, TableScreen, must_agree, new_game
 from .text import plain
 
 ACTIONS = ("draw", "discard", "close", "agree", "reenter")
@@ -226,6 +226,8 @@ class LineFrontend:
     # ------------------------------------------------------------ Frontend protocol
     def view_changed(self, view: V.SeatView) -> None:
         old, self.view = self.view, view
+        if new_game(old, view):  # a rematch: its log and showdowns start again
+            self._log_total, self._shown_showdown = 0, None
         if self.eof and old is None and view.me is not None:
             self.send(V.Leave())
         self.screen.set_view(view)
@@ -242,6 +244,7 @@ class LineFrontend:
             self._shown_showdown = (view.hand_no, view.closer)
             for line in self.screen.showdown_lines(100) + self.screen.score_lines(100):
                 self.say("   " + plain(line).rstrip())
+            self.bridge.submit(V.ShowdownSeen())  # printed: nothing holds it, the turn clock runs
         if view.phase == V.OVER and view.winner is not None and (old is None or old.phase != V.OVER):
             self.say("** " + self.screen.winner_text(view.winner))
         if view.fault is not None and (old is None or old.fault != view.fault):

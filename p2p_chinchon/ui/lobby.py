@@ -240,8 +240,10 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
         say("rule_stall_limit", "stall_limit", m=round(stall / 60, 1) if stall % 60 else stall // 60)
     reshuffles = _get(rules, "max_reshuffles")
     if reshuffles:  # issue 24: options no document states, said only when on
-        say("rule_max_reshuffles", "max_reshuffles", n=reshuffles)
+        say("rule_max_reshuffles_score" if _get(rules, "reshuffle_end") == "score" else "rule_max_reshuffles",
+            "max_reshuffles", n=reshuffles)
     done.add("max_reshuffles")
+    done.add("reshuffle_end")
     if _get(rules, "discard_taken") is False:
         say("rule_no_discard_taken", "discard_taken")
     done.add("discard_taken")

@@ -27,7 +27,7 @@ KIND_KEYS = {
     "unseated": "log_unseated", "seating": "log_seated", "agreed": "log_agreed",
     "first_dealer": "log_first_dealer", "deal": "log_hand_deals", "upcard": "log_dealt",
     "draw_stock": "log_draw_stock", "draw_discard": "log_draw_discard", "discard": "log_discard",
-    "close": "log_close", "reshuffle": "log_restock", "void": "log_void",
+    "close": "log_close", "reshuffle": "log_restock", "void": "log_void", "dead_hand": "log_dead_hand",
     "eliminated": "log_out", "reentry_offer": "log_reentry_offer", "reenter": "log_reentered",
     "score": "log_scores", "left": "log_left", "removed": "log_removed_absent", "voided": "log_voided",
 }

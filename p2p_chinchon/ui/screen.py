@@ -117,6 +117,7 @@ class TableScreen:
         self.ask_question = ""
         self._ask_answer: Callable[[bool | str], None] | None = None
         self._ask_block = False
+        self._ask_after = False  # a question waits for the showdown on screen to go
         self._arr_cache: tuple[Any, Any] = (None, None)
         self._best_cache: tuple[Any, Any] = (None, None)
         self.log_line = make_log_renderer(tr, lambda: self.faces)
@@ -138,6 +139,19 @@ class TableScreen:
         self._turn_start: tuple[int, int, int] | None = None  # (hand_no, seat, log_total)
         self.bells = 0  # rings owed to the terminal (your turn, someone closed); see take_bells
 
+    def _new_game(self) -> None:
+        """A rematch's lobby (issue 24): what this screen kept of the last game goes (its
+        showdown, the pile, who went out when, the last turns, the card order)."""
+        self.order, self.picked, self.typed = None, None, ""
+        self.reentry_answered = None
+        self.shown, self._shown_key = None, None
+        self.pile, self._pile_seen = [], 0
+        self.marks, self.last_turn, self._turn_start = [], {}, None
+        self._evening_cache = None  # the finished game now counts tonight
+        self._no_autopick = None
+        if self.mode in (HOLD, RECALL):
+            self.mode = NORMAL
+
     # ------------------------------------------------------------ inputs from the node
     @property
     def faces(self) -> Faces:
@@ -148,6 +162,9 @@ class TableScreen:
 
     def set_view(self, view: V.SeatView) -> None:
         old, pending = self.view, self.pending
+        if new_game(old, view):
+            self._new_game()
+            old = None  # nothing of the last game is compared with this one
         self.view = view
         self.pending = None
         if old is not None and (old.hand_no != view.hand_no or old.phase != view.phase):
@@ -258,7 +275,11 @@ class TableScreen:
         return self.mode == HOLD
 
     def _after_showdown(self) -> str:
-        """The mode a showdown put away returns to: the final screen once the game is over."""
+        """The mode a showdown put away returns to: a question asked meanwhile (the rematch),
+        else the final screen once the game is over."""
+        if self._ask_after and self._ask_answer is not None:
+            self._ask_after = False
+            return ASK
         return FINAL if self.final_text else NORMAL
 
     def hold_left(self) -> float:
@@ -294,15 +315,20 @@ class TableScreen:
 
     def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
                   block: bool = False) -> None:
-        self.mode, self.ask_question, self._ask_answer = ASK, question, answer
+        self.ask_question, self._ask_answer = question, answer
         self._ask_block = block
         self.typed = ""
+        if self.mode in (HOLD, RECALL) and (self.mode == RECALL or self.holding()):
+            self._ask_after = True  # a showdown on screen (the game's last): asked once it goes
+            return
+        self.mode = ASK
 
     def end_ask(self) -> None:
         """The asker withdrew its question (e.g. the joiner it was about left)."""
         if self.mode == ASK:
             self.mode = NORMAL
         self._ask_answer = None
+        self._ask_after = False
 
     def start_picker(self, picker: Any) -> None:
         self.mode, self.picker = PICKER, picker
@@ -455,6 +481,8 @@ class TableScreen:
             return
         self.holding()  # a hold whose time has passed is over: this key is for the table
         if self.mode in (HOLD, RECALL) and (k != "c-c" or self.final_text):
+            if self.mode == HOLD:
+                self.send(V.ShowdownSeen())  # a turn that reached us meanwhile: its clock starts now
             self.mode = self._after_showdown()  # the key only puts the showdown away
             return
         if self.mode in (HOLD, RECALL):
@@ -473,6 +501,9 @@ class TableScreen:
                 self.message = ""
             return
         if self.mode == ASK:
+            if k == "l" and self.shown is not None and not self._ask_block:
+                self.mode, self._ask_after = RECALL, True  # read the last showdown, then answer
+                return
             block = self._ask_block and k in BLOCK_KEYS
             if (k in YES_KEYS or k in NO_KEYS or block) and self._ask_answer is not None:
                 answer, self._ask_answer = self._ask_answer, None
@@ -788,7 +819,9 @@ class TableScreen:
             if view.my_turn:
                 if view.step in ("draw", "discard"):
                     return tr("your_turn_" + view.step)
-                return tr("your_turn_busy")  # e.g. the other seats still open the drawn card
+                if view.awaiting is not None:  # the other seats still open the drawn card: whose share
+                    return tr("your_turn_share", name=self.seat_name(view.awaiting))
+                return tr("your_turn_busy")
             return tr("other_turn", name=self.seat_name(view.to_play))
         if view.phase == V.OVER and view.winner is not None:
             return self.winner_text(view.winner)
@@ -1117,8 +1150,13 @@ class TableScreen:
         return lines
 
     def help_lines(self) -> list[Line]:
-        return [[("class:label" if i == 0 else "", t)]
-                for i, t in enumerate(self.tr("help_text").split("\n"))]
+        lines = [[("class:label" if i == 0 else "", t)]
+                 for i, t in enumerate(self.tr("help_text").split("\n"))]
+        rules = self.view.rules if self.view is not None else None
+        turn = getattr(rules, "turn_time", None)
+        if turn is not None:  # this table's turn clock (issue 24), before "any key closes"
+            lines.insert(len(lines) - 1, [("", self.tr("help_clock", s=turn) if turn else self.tr("help_no_clock"))])
+        return lines
 
     def keybar(self) -> Line:
         view, tr = self.view, self.tr
@@ -1158,7 +1196,11 @@ class TableScreen:
         newest kept), every other message cut to one line."""
         import textwrap
 
-        if self.mode in (FINAL, ASK) or not self._notices or self.message != "\n".join(self._notices):
+        notices = bool(self._notices) and self.message == "\n".join(self._notices)
+        if self.mode == FINAL and notices:  # e.g. how the rematch vote ended, above the last line
+            return [truncate([(self.message_style, self._notices[-1])], cols),
+                    truncate(self.message_line(), cols)][-max(most, 1):]
+        if self.mode in (FINAL, ASK) or not notices:
             return [truncate(self.message_line(), cols)]
         out = [[(self.message_style, part)] for notice in self._notices
                for part in textwrap.wrap(notice, max(cols, 1)) or [""]]
@@ -1331,5 +1373,10 @@ PROGRESS_KEYS = {
     "hand_digest": "progress_check", "show": "progress_check", "toss": "progress_toss",
 }
 AFTER_CLOSE = frozenset({V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER})
+
+
+def new_game(old: V.SeatView | None, view: V.SeatView) -> bool:
+    """Whether ``view`` is another game's lobby after ``old``'s game (a rematch: issue 24)."""
+    return old is not None and view.phase == V.LOBBY and old.phase != V.LOBBY
 V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN, V.HAND_OVER,
                       V.REENTRY, V.OVER, V.STOPPED})

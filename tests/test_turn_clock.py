@@ -1,0 +1,175 @@
+"""Issue 24, item 4: the turn clock starts at its full value every turn, counted from when the
+turn reaches the player (it started at 1:26, 1:12, 1:02 on successive turns: every decision
+within showdown_time of a score counted from the end of that showdown), driven on trio's
+MockClock through the node's own clock tick."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import trio
+import trio.testing
+
+from p2p_chinchon import table as tbl, view as V
+from p2p_chinchon.engine import make_rules
+from p2p_chinchon.net.node import Events, Node
+
+TURN = 60
+SHOWDOWN = 30
+
+
+class StubTable(SimpleNamespace):
+    """What the node's clock reads of a table: two seats, this one seat 0, a step per move."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            engine=object(), me=0, rules=make_rules("classic", {"turn_time": str(TURN), "showdown_time": str(SHOWDOWN)}),
+            players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bruno")], left=set(), frames=[],
+            score_history=[], buffer={}, catching_up=False, removing_seat=None, step=None)
+
+    def expected(self):
+        return self.step
+
+    def removal_step(self):
+        return None
+
+    def move(self, seat: int, kind: str = "draw") -> None:
+        self.frames.append(b"x")
+        self.step = tbl.Step(kind, seat)
+
+
+class Seen(Events):
+    def __init__(self) -> None:
+        self.waits = []
+
+    def status(self, status) -> None:
+        self.waits.append(status.wait)
+
+
+def _mine_left(node: Node) -> float:
+    wait = node._deadline(node.table.expected(), trio.current_time())
+    assert wait.mine
+    return wait.left
+
+
+def test_each_turn_starts_at_the_full_clock_from_when_it_reaches_the_player():
+    clock = trio.testing.MockClock()
+
+    async def main():
+        start = trio.current_time()
+        t = StubTable()
+        events = Seen()
+        node = Node(t, events)
+        node._heard = {1: trio.current_time()}
+        node._up = {1}
+
+        async def tick(after: float) -> None:
+            """Let ``after`` seconds pass as the node's clock loop sees them (a tick each 0.5 s,
+            Bruno heard all along)."""
+            while True:
+                step = min(0.5, after)
+                clock.jump(step)
+                after -= step
+                node._heard[1] = trio.current_time()
+                await node._tick()
+                if after <= 0:
+                    return
+
+        t.move(1)  # Bruno's turn; a hand was just scored
+        t.score_history.append((0, 0))
+        await tick(0)
+        lefts = []
+        # the person keeps the showdown up: turns of theirs come 4 s, 18 s and 28 s after the
+        # score (the bug: 1:26, 1:12, 1:02); each shows the full 60 s, no more
+        for at in (4, 18, 28):
+            t.move(0)
+            await tick(at - (trio.current_time() - start))
+            lefts.append(_mine_left(node))
+            t.move(1)
+            await tick(0.5)
+        assert lefts == [TURN, TURN, TURN]
+        assert all(w.left <= TURN for w in events.waits if w is not None and w.mine)
+        # still held: the clock waits at its full value until the showdown goes (30 s), then runs
+        t.move(0)
+        await tick(0.5)
+        assert _mine_left(node) == TURN
+        await tick(start + SHOWDOWN + 10 - trio.current_time())
+        assert _mine_left(node) == TURN - 10
+        # a turn long after the showdown: the whole clock from its own start
+        t.move(1)
+        await tick(5)
+        t.move(0)
+        await tick(0.5)  # the clock loop's next tick sees the turn reach us
+        assert _mine_left(node) == TURN
+        await tick(15)
+        assert _mine_left(node) == TURN - 15
+
+    trio.run(main, clock=clock)
+
+
+def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
+    clock = trio.testing.MockClock()
+
+    async def main():
+        t = StubTable()
+        node = Node(t, Seen())
+        node._heard, node._up = {1: 0.0}, {1}
+        t.score_history.append((0, 0))
+        t.move(0)
+        await node._tick()  # our turn, with the showdown still up
+
+        async def tick(after: float) -> None:
+            for _ in range(int(after * 2)):
+                clock.jump(0.5)
+                node._heard[1] = trio.current_time()
+                await node._tick()
+
+        await tick(3)
+        assert _mine_left(node) == TURN  # nothing runs while the showdown is up...
+        node.showdown_seen()  # ...the person presses a key (V.ShowdownSeen through the node)
+        await tick(7)
+        assert _mine_left(node) == TURN - 7  # ...and the clock runs from that key, not from 30 s
+
+    trio.run(main, clock=clock)
+
+
+def test_the_key_that_puts_the_showdown_away_tells_the_node():
+    """The full screen sends ShowdownSeen (a local note, never a move) when a key puts a held
+    showdown away, and nothing while no showdown is held."""
+    from test_ui_fakes import draw_view, showdown_view
+
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    sent = []
+    s = TableScreen(Translator("en"), Faces("french", True, True), send=sent.append)
+    s.set_view(draw_view())
+    s.set_view(showdown_view(phase=V.HAND_OVER))
+    s.set_view(draw_view(hand_no=3, score_history=showdown_view().score_history))
+    assert s.holding() and sent == []
+    s.key("x")
+    assert sent == [V.ShowdownSeen()] and not s.holding()
+    s.key("s")
+    assert sent == [V.ShowdownSeen(), V.Draw("stock")]
+
+
+def test_help_tells_this_tables_turn_clock():
+    import dataclasses
+
+    from test_ui_fakes import RULES, draw_view
+
+    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.ui.render import Faces
+    from p2p_chinchon.ui.screen import TableScreen
+
+    for lang, words in (("en", "Turn clock here: 45 s"), ("es", "Reloj de turno en esta mesa: 45 s"),
+                        ("fr", "Horloge de tour ici : 45 s")):
+        s = TableScreen(Translator(lang), Faces("french", True, True))
+        s.set_view(draw_view(rules=dataclasses.replace(RULES, turn_time=45)))
+        s.key("?")
+        assert words in s.render_text(), s.render_text()
+    s = TableScreen(Translator("en"), Faces("french", True, True))
+    s.set_view(draw_view(rules=dataclasses.replace(RULES, turn_time=0)))
+    s.key("?")
+    assert "no turn clock" in s.render_text()
