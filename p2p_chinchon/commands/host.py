@@ -112,7 +112,10 @@ def run(args: argparse.Namespace) -> int:
         identity = bot_identity or load_or_create_identity()
         rng = seat_rng(args.seed, "host")
         glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args),
-                          level=level, lang=args.lang, rematch=1 if human else args.rematch)
+                          level=level, lang=args.lang,
+                          # a rematch reopens the lobby at the same address: a code-word table's
+                          # friends come through the mailbox and relay, so it offers none (yet)
+                          rematch=0 if args.code else 1 if human else args.rematch)
         events = glue.events()
 
         from p2p_chinchon import view as v

@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
                     load_or_create_identity(args.bot_identity) if args.bot_identity else Identity.generate())
         rng = seat_rng(args.seed, f"join/{player}")
         glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level,
-                          lang=args.lang, rematch=1 if human else args.rematch)
+                          lang=args.lang, rematch=0 if args.code else 1 if human else args.rematch)  # as host --code
 
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")
