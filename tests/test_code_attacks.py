@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 from functools import partial
 from types import SimpleNamespace
@@ -97,9 +98,11 @@ class _Codes(list):
 class _Events:
     def __init__(self) -> None:
         self.notices: list[str] = []
+        self.texts: list[str] = []
 
     def notice(self, text: str, key: str = "", fields: dict | None = None, lasting: bool = False) -> None:
         self.notices.append(key)
+        self.texts.append(text)
 
 
 def _fake_mailbox(monkeypatch: pytest.MonkeyPatch, answers: list) -> list[str]:
@@ -223,6 +226,25 @@ async def test_a_mailbox_gone_mid_lobby_leaves_the_table_open(monkeypatch: pytes
         await session._hand_out_codes(_host_config(), table, StreamListener(), _Events(), 40000)
     group = raised.value
     assert group is down or (isinstance(group, BaseExceptionGroup) and group.subgroup(mb.MailboxDown) is not None)
+
+
+async def test_a_groups_own_mailbox_is_in_the_command_the_friend_is_told(monkeypatch: pytest.MonkeyPatch,
+                                                                         autojump_clock: object) -> None:
+    """``host --code --mailbox URL``: the line to say names that mailbox (a friend typing only
+    ``join --code WORD`` would ask the public one for a code it never saw); the public
+    mailbox needs no flag."""
+    from p2p_chinchon.net import session
+    from p2p_chinchon.net.lobby import StreamListener
+
+    _fake_mailbox(monkeypatch, [])
+    table = SimpleNamespace(pending_players=[object()])
+    for mailbox, said in (("ws://mailbox.invalid/v1", r"join --code \d+-ab-cd --mailbox ws://mailbox\.invalid/v1;"),
+                          (rz.DEFAULT_MAILBOX, r"join --code \d+-ab-cd;")):
+        events = _Events()
+        with trio.move_on_after(5):
+            await session._hand_out_codes(SimpleNamespace(**{**vars(_host_config()), "mailbox": mailbox}), table,
+                                          StreamListener(), events, 40000)
+        assert re.search(said, events.texts[0]), events.texts
 
 
 # --------------------------------------------------------------- tokens and keys

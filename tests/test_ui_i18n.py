@@ -173,6 +173,9 @@ def test_the_hosts_seat_question_speaks_the_hosts_language():
     assert seat_request("Ana", "AAAA-BBBB", "10.0.0.2", came=2, queued=3) == \
         ("Ana [AAAA-BBBB] from 10.0.0.2 asks to sit down. Seat them? 2 already seated from this "
          "address. (b: refuse everyone from 10.0.0.2) 3 more waiting.")
+    # through the relay every code-word joiner has the same address: no key refuses it all
+    assert seat_request("Ana", "AAAA-BBBB", "the transit relay", blockable=False) == \
+        "Ana [AAAA-BBBB] from the transit relay asks to sit down. Seat them?"
     asked: list[str] = []
 
     class Bridge:

@@ -93,3 +93,41 @@ def test_ctrl_z_suspends_and_sigcont_makes_the_screen_raw_and_whole_again(tmp_pa
     got, _ = run(script, tmp_path / "l.log")
     from p2p_chinchon import view as V
     assert got == V.Draw("stock")
+
+
+def test_a_failure_on_the_full_screen_is_its_one_line_not_a_trio_group():
+    """A wrong code word (or any expected failure) raised through trio's nurseries: the final
+    screen says its sentence, not ``ExceptionGroup('Exceptions from Trio nursery', ...)``."""
+    import asyncio
+
+    import pytest
+    from prompt_toolkit.input import create_pipe_input
+    from test_ui_app import Output80x24
+
+    from p2p_chinchon.net.session import CodeWordError
+    from p2p_chinchon.ui.app import run_with_ui_async
+
+    apps, shown = [], []
+    with create_pipe_input() as inp:
+
+        async def node_main(bridge):
+            loop = asyncio.get_running_loop()
+
+            def finish():
+                if apps[0].screen.mode == FINAL:
+                    shown.append(apps[0].snapshot(80, 24))
+                    inp.send_text("z")
+                else:
+                    loop.call_later(0.005, finish)
+
+            bridge.update(draw_view())
+            await settle()
+            loop.call_soon(finish)
+            raise ExceptionGroup("Exceptions from Trio nursery", [
+                CodeWordError("wrong code word: it does not match the host's")])
+
+        with pytest.raises(BaseException):
+            asyncio.run(run_with_ui_async(node_main, lang="en", charset="unicode", pt_input=inp,
+                                          pt_output=Output80x24(), on_app=apps.append))
+    text = " ".join(shown[0].split())
+    assert "wrong code word: it does not match the host's" in text and "ExceptionGroup" not in text, shown[0]

@@ -190,7 +190,7 @@ def _approver(bridge: Any, lang: str | None = None) -> Any:
     one at a time): a yes/no question to the host's person, in ``lang`` (None: the locale),
     where ``b`` refuses everyone from that address (``lobby.REFUSE_ADDRESS``)."""
     from p2p_chinchon.identity import fingerprint
-    from p2p_chinchon.net.lobby import REFUSE_ADDRESS
+    from p2p_chinchon.net.lobby import REFUSE_ADDRESS, RELAYED
     from p2p_chinchon.ui.bridge import BLOCK
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.lobby import seat_request
@@ -198,7 +198,8 @@ def _approver(bridge: Any, lang: str | None = None) -> Any:
     tr = Translator(lang)
 
     async def approve(request: Any, ip: str, *, came: int = 0, queued: int = 0) -> bool | str:
-        question = seat_request(request.name, fingerprint(request.public_key), ip, tr, came=came, queued=queued)
+        question = seat_request(request.name, fingerprint(request.public_key), ip, tr, came=came, queued=queued,
+                                blockable=ip != RELAYED)  # through the relay, b refuses this joiner only
         answer = await bridge.ask(question, block=True)
         return REFUSE_ADDRESS if answer == BLOCK else answer is True
 

@@ -269,7 +269,10 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
             try:
                 code = await session.allocate()
                 handed = True
-                events.notice(_tr("code_word", code=code), "code_word", {"code": code}, lasting=True)
+                # a group's own mailbox: the friend must be told it too, or they ask the public one
+                join = code if c.mailbox == rz.DEFAULT_MAILBOX else f"{code} --mailbox {c.mailbox}"
+                events.notice(_tr("code_word", code=code, join=join), "code_word", {"code": code, "join": join},
+                              lasting=True)
                 await session.send(hello)
                 try:
                     their = rz.decode_joiner_hello(await session.receive())

@@ -229,7 +229,11 @@ class TableApp:
             self._exit()  # e.g. quit from the table list: no table was shown, so no final
             return        # screen either (it would swallow the next key typed at the shell)
         tr = self.screen.tr
-        text = tr("game_finished") if error is None else tr("node_failed", error=repr(error))
+        if error is not None:
+            from p2p_chinchon.net.node import error_text  # trio's groups unwrapped: the one line
+
+            error = error_text(error)
+        text = tr("game_finished") if error is None else tr("node_failed", error=error)
         self.screen.node_done(text)
         self.app.invalidate()
 

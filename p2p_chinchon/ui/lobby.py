@@ -16,16 +16,18 @@ from .text import Line, cell, truncate
 
 
 def seat_request(name: str, fingerprint: str, address: str, tr: Translator | None = None, *,
-                 came: int = 0, queued: int = 0) -> str:
+                 came: int = 0, queued: int = 0, blockable: bool = True) -> str:
     """The host's yes/no question before seating a joiner (issue 9: no seat without the host's
     consent): the name the joiner gave, its key fingerprint to compare aloud, its address, how
     many sit already from there (``came``), the key that refuses everyone from there, and how
-    many more wait (``queued``); in ``tr``'s language (None: English)."""
+    many more wait (``queued``); in ``tr``'s language (None: English). ``blockable`` False:
+    the address is shared by strangers (the transit relay), so no key refuses it all."""
     tr = tr or Translator("en")
     parts = [tr("ask_seat_request", name=name, fingerprint=fingerprint, address=address)]
     if came:
         parts.append(tr("ask_seat_came", n=came))
-    parts.append(tr("ask_seat_block", address=address))
+    if blockable:
+        parts.append(tr("ask_seat_block", address=address))
     if queued:
         parts.append(tr("ask_seat_queued", n=queued))
     return " ".join(parts)
