@@ -205,7 +205,9 @@ def run(args: argparse.Namespace) -> int:
             from p2p_chinchon.net.lobby import format_addr
             from p2p_chinchon.ui.i18n import Translator
 
-            bridge.set_status(Translator(args.lang)("status_joining", addr=args.code or format_addr(host, port)))
+            tr = Translator(args.lang)
+            bridge.set_status(tr("status_joining_code", code=args.code, s=f"{args.code_wait:g}") if args.code
+                              else tr("status_joining", addr=format_addr(host, port)))
             connecting = [True]
             shown = events.update
 
