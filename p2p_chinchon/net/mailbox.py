@@ -59,7 +59,10 @@ def _translate(exc: BaseException, url: str) -> MailboxError:
 
     if isinstance(exc, errors.ServerConnectionError):
         reason = getattr(exc, "reason", None)
-        why = str(getattr(reason, "value", reason) or exc).rstrip(".").rsplit(": ", 1)[-1]  # Twisted's long form
+        value = getattr(reason, "value", reason)
+        why = str(value or exc).rstrip(".").rsplit(": ", 1)[-1]  # Twisted's long form
+        if type(value).__name__ == "DNSLookupError":  # Twisted's text is then the bare name
+            why = f"the name {why} does not resolve: no internet here, or a mistyped --mailbox"
         return MailboxDown(f"cannot reach the mailbox at {url} ({why})")
     if isinstance(exc, errors.WrongPasswordError):
         return WrongCode("wrong code word: it does not match the host's (check it and try again)")
