@@ -253,3 +253,22 @@ async def test_a_mesh_link_that_cannot_be_dialled_meets_at_the_relay() -> None:
         await m0.aclose()
         await m1.aclose()
         nursery.cancel_scope.cancel()
+
+
+def test_a_mailbox_name_that_does_not_resolve_is_said_in_words() -> None:
+    """Twisted's DNS failure reads as the bare host name in brackets: say what it means."""
+    from twisted.internet.error import DNSLookupError
+    from twisted.python.failure import Failure
+    from wormhole import errors
+
+    from p2p_chinchon.net.mailbox import MailboxDown, _translate
+
+    try:
+        raise DNSLookupError("nonexistent.invalid")
+    except DNSLookupError:
+        failure = Failure()
+    said = _translate(errors.ServerConnectionError("ws://nonexistent.invalid:4000/v1", failure),
+                      "ws://nonexistent.invalid:4000/v1")
+    assert isinstance(said, MailboxDown)
+    assert str(said) == ("cannot reach the mailbox at ws://nonexistent.invalid:4000/v1 (the name "
+                         "nonexistent.invalid does not resolve: no internet here, or a mistyped --mailbox)")
