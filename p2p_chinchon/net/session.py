@@ -404,8 +404,9 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         if t.offer_key == c.identity.public_bytes:
             raise tbl.IntentError(
                 "this table is hosted with your own identity key: one player cannot take two seats "
-                "(to try two seats on one computer, give the second its own config folder, e.g. "
-                "XDG_CONFIG_HOME=/tmp/seat2 p2p-chinchon join)")
+                "(to try two seats on one computer, give the second its own config and data folders, e.g. "
+                "XDG_CONFIG_HOME=/tmp/seat2 XDG_DATA_HOME=/tmp/seat2 p2p-chinchon join: its own key, transcripts "
+                "and evening tally)")
         if t.offer_key != tls_key:
             raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
