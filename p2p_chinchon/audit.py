@@ -399,7 +399,8 @@ class Parting:
     """How two transcripts of one game relate (``files``: their positions on the command line).
 
     ``verdict``: ``same`` (byte for byte), ``shorter`` (one is a prefix of the other: a record
-    that stops earlier, which proves nothing about what it lacks), ``fork`` (two different
+    that stops earlier, which proves nothing about what it lacks; or they part by leaves, see
+    :func:`_leaver_parting`: seats that left, each record stopping at its own), ``fork`` (two different
     validly signed continuations of one common prefix under one game id: ``seats`` are the
     seats that signed envelopes on both continuations, each of whom put its signature on two
     histories), ``damaged`` (they part at an envelope that does not decode or is not validly
@@ -445,12 +446,21 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
                            "signed by its seat: damage or forgery, not attributable to any seat")
             return part
         signers.append({x.seat for x in side[common:] if x is not None and x.game == side[0].game and signed_by(x, keys)})
-    left = _leaver_parting(envs, (fa, fb), common)
-    if left is not None:  # a seat's own record ends with its leave; the others removed it for it
+    # a parting by leaves is no fork: no seat signed both sides, and each side either ends
+    # right there with its own seat's leave or removes that leaver with the leave as proof
+    left = None if signers[0] & signers[1] else _leaver_parting(envs, (fa, fb), common)
+    if left is not None:
         part.verdict = "shorter"
-        part.detail = (f"file {files[left[0]]} ends with seat {left[1]}'s own leave at envelope {common}; file "
-                       f"{files[1 - left[0]]} goes on, seat {left[1]} removed for 'left' with that leave as proof "
-                       "(docs/protocol.md \"Removal\"): none contradicts the other")
+        if len(left) == 2:
+            (sa, la), (sb, lb) = left
+            part.detail = (f"file {files[sa]} ends with seat {la}'s own leave and file {files[sb]} with seat "
+                           f"{lb}'s own leave, both at envelope {common}: they left concurrently, nothing "
+                           "follows either leave and no seat signed both: none contradicts the other")
+        else:
+            (side, seat), = left
+            part.detail = (f"file {files[side]} ends with seat {seat}'s own leave at envelope {common}; file "
+                           f"{files[1 - side]} goes on, seat {seat} removed for 'left' with that leave as proof "
+                           "(docs/protocol.md \"Removal\"): none contradicts the other")
         return part
     part.verdict = "fork"
     part.seats = sorted(signers[0] & signers[1])
@@ -463,19 +473,27 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
 
 
 def _leaver_parting(envs: list[list[wire.Envelope | None]], frames: tuple[list[bytes], list[bytes]],
-                    common: int) -> tuple[int, int] | None:
-    """(side, seat) when one file's whole continuation is one ``leave`` of a seat (its own
-    record, which ends there) and the other's holds a ``remove`` of that seat for ``left``
-    whose proof is that very frame; else None."""
-    for side in (0, 1):
-        mine, other = envs[side][common:], envs[1 - side][common:]
-        if len(mine) != 1 or mine[0] is None or mine[0].kind != "leave":
+                    common: int) -> list[tuple[int, int]] | None:
+    """The leavers ``[(side, seat), ...]`` when the two files part by leaves: at least one
+    side's whole continuation is one ``leave`` (its seat's own record, which ends there), and
+    the other side either ends the same way (concurrent leaves) or holds a ``remove`` of that
+    seat for ``left`` whose proof is that very frame; else None. (The caller has checked that
+    no seat signed both sides.)"""
+    leavers = [(side, envs[side][common].seat) for side in (0, 1)
+               if len(envs[side]) == common + 1 and envs[side][common] is not None
+               and envs[side][common].kind == "leave"]
+    if not leavers:
+        return None
+    ended = {side for side, _ in leavers}
+    for other in (0, 1):
+        if other in ended:
             continue
-        leave = frames[side][common]
-        if any(e is not None and e.kind == "remove" and e.body["seat"] == mine[0].seat
-               and e.body["reason"] == "left" and leave in e.body["proof"] for e in other):
-            return side, mine[0].seat
-    return None
+        for side, seat in leavers:
+            leave = frames[side][common]
+            if not any(e is not None and e.kind == "remove" and e.body["seat"] == seat
+                       and e.body["reason"] == "left" and leave in e.body["proof"] for e in envs[other][common:]):
+                return None
+    return leavers
 
 
 def _decoded(frames: list[bytes]) -> list[wire.Envelope | None]:

@@ -10,7 +10,7 @@ import json
 import pytest
 from test_attacks import Net
 
-from p2p_chinchon import cli, wire
+from p2p_chinchon import cli, table as tbl, wire
 from p2p_chinchon.audit import audit_files
 
 
@@ -105,3 +105,77 @@ def test_a_whole_game_with_a_shorter_record_beside_it_is_complete(tmp_path, caps
     assert cli.main(["audit", "--json", str(part), str(whole)]) == 0
     assert json.loads(capsys.readouterr().out)["complete"] is True
     assert audit_files([part, _write(tmp_path, "less.chn", frames[:10])]).exit_code == 3
+
+
+def _leave_together(net, seats, reason="going home"):
+    """``seats`` each sign a leave before any of them hears another's (pressed q about at
+    once): each record ends with its own leave at the same index. What they sent still
+    reaches the seats that stay."""
+    from p2p_chinchon import view as v
+
+    outs = {s: net.tables[s].intent(v.Leave(reason)) for s in seats}
+    for s in seats:
+        net.kill(s)
+    for s, out in outs.items():  # their leaves still reach the seats that stay
+        net.q.extend((s, j, o.frame) for o in out if isinstance(o, tbl.Send)
+                     for j in range(net.n) if j not in net.dead)
+
+
+def test_seats_that_leave_one_after_another_are_not_a_fork(tmp_path, split):
+    """Three seats press q a few seconds apart, each before hearing the others: each record
+    ends with its own leave at one index and none holds another's. That is no fork (nobody
+    signed two continuations): it was FORK, "seats that signed both continuations: none",
+    exit 1. A real fork beside them is still one."""
+    from test_table_removal import Gone
+
+    net = Gone(3, seed=9)
+    assert net.run(lambda n: n.expects("discard")(n) and not n.q)
+    _leave_together(net, [0, 1, 2])
+    ends = {len(t.frames) for t in net.tables}
+    assert len(ends) == 1 and all(wire.decode_envelope(t.frames[-1]).kind == "leave" for t in net.tables)
+    paths = [_write(tmp_path, f"{i}.chn", t.frames) for i, t in enumerate(net.tables)]
+    m = audit_files(paths)
+    assert [p.verdict for p in m.partings] == ["shorter"] * 3, m.summary()
+    assert all("own leave" in p.detail and p.seats == [] for p in m.partings), m.summary()
+    assert m.verdict == "agree" and m.exit_code == 3, m.summary()  # valid records, no whole game
+    assert cli.main(["audit", *map(str, paths)]) == 3
+    frames, forked, _, _ = split  # (another game: its pair is still a fork, the rest is not one game)
+    m = audit_files([*paths, _write(tmp_path, "a.chn", frames), _write(tmp_path, "b.chn", forked)])
+    assert m.verdict == "fork" and m.exit_code == 1
+    assert [p.verdict for p in m.partings if p.files == [3, 4]] == ["fork"]
+
+
+def test_two_seats_that_leave_at_once_beside_the_seats_that_remove_them(tmp_path):
+    """Five seats: two leave at once, the other three remove both for 'left' and play on.
+    Every pair of the five records is one game: the leavers' by concurrent leaves, a leaver's
+    and a stayer's by the removal with its leave as proof."""
+    from test_table_removal import Gone
+
+    net = Gone(5, seed=10)
+    assert net.run(lambda n: n.expects("discard")(n) and not n.q)
+    _leave_together(net, [1, 3])
+    assert net.run(lambda n: n.alive()[0].expected().kind == "draw" and not n.q)
+    assert all(t.fault is None and t.removed == {1: "left", 3: "left"} for t in net.alive())
+    paths = [_write(tmp_path, f"{i}.chn", t.frames) for i, t in enumerate(net.tables)]
+    m = audit_files(paths)
+    verdicts = {tuple(p.files): p.verdict for p in m.partings}
+    assert verdicts == {(i, j): "same" if {i, j} <= {0, 2, 4} else "shorter"
+                        for i in range(5) for j in range(i + 1, 5)}, m.summary()
+    assert "concurrently" in next(p.detail for p in m.partings if p.files == [1, 3])
+    assert m.verdict == "agree" and m.exit_code == 3, m.summary()
+
+
+def test_one_seat_leaving_twice_at_one_index_is_a_fork(tmp_path):
+    """Two different leaves of one seat at one index: that seat signed two continuations."""
+    from p2p_chinchon import view as v
+    from test_table_removal import Gone
+
+    net = Gone(3, seed=9)
+    assert net.run(lambda n: n.expects("discard")(n) and not n.q)
+    t = net.tables[2]
+    one = list(t.frames)
+    env = wire.decode_envelope(t.intent(v.Leave("a"))[0].frame)
+    other = wire.make_envelope(net.ids[2].private_key, game=env.game, seq=env.seq, seat=2, prev=env.prev,
+                               kind="leave", body={"reason": "b"})
+    m = audit_files([_write(tmp_path, "a.chn", t.frames), _write(tmp_path, "b.chn", one + [other.encode()])])
+    assert [(p.verdict, p.seats) for p in m.partings] == [("fork", [2])], m.summary()

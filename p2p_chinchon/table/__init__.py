@@ -245,7 +245,12 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
             raise IntentError("wait: catching up with the others first")
         step = self.expected()
         if isinstance(intent, v.Agree):
-            if step is None or step.kind != "agree" or step.seat != self.me:
+            # Joiners agree in seat order, but each person reads the table at once: an agree
+            # given before this seat's turn is held (self.agreed) and _auto_agree signs it when
+            # the turn comes, never out of turn.
+            if self.me is None or self.me in self.toss_commits:
+                raise IntentError("nothing to agree to now" if self.me is None else "you have already agreed")
+            if not any(s.kind == "agree" and s.seat == self.me for s in self.queue):
                 raise IntentError("nothing to agree to now")
             self.agreed = True
         elif isinstance(intent, v.Draw):

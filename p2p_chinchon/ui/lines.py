@@ -327,6 +327,7 @@ class LineFrontend:
 
     def rejected(self, reason: str) -> None:
         self.pending = None
+        self.agreed = False  # a refused agree was not given (a signed one shows in the view)
         self.say("!! " + self.tr("refused", reason=reason))
         self._shown_wait = None
         self._prompt_if_new()

@@ -296,6 +296,9 @@ class TableScreen:
     def rejected(self, reason: str) -> None:
         """The table refused our last intent: say why."""
         self.pending = None
+        # an agree the table refused was not given: the person may press a again (once the table
+        # signed an agree, the view's own seat says so and i_agreed() stays true)
+        self.agreed = False
         self._say(self.tr("refused", reason=reason), "class:error")
 
     def noticed(self, text: str) -> None:
