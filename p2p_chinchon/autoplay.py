@@ -32,10 +32,11 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
 
 def draw_intent(bot: Any, view: v.SeatView) -> Any:
     """The bot's draw; in a dead hand (:mod:`p2p_chinchon.bots.deadhand`) it collects a
-    discarded card that pairs with its hand."""
+    discarded card that pairs with its hand, and in a stuck one it takes a card that went
+    round unwanted even without a pair (its discard then keeps it: :func:`discard_intent`)."""
     if view.discard_top is None:
         return v.Draw("stock")
-    if deadhand.is_dead(view) and deadhand.collects(view.hand, view.discard_top):
+    if deadhand.is_dead(view) and (deadhand.collects(view.hand, view.discard_top) or deadhand.breaks(view)):
         return v.Draw("discard")
     return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
 
@@ -65,17 +66,21 @@ def discard_intent(bot: Any, view: v.SeatView) -> Any:
             return v.Close(view.close_options[0][0])
     taken = taken_now(view)
     if deadhand.is_dead(view):
-        card = deadhand.keeps_pairs(view.hand, card, view.rules, never=taken)
+        card = deadhand.keeps_pairs(view.hand, card, view.rules, never=taken, points=_evaluator(bot, view).points)
     if taken is not None and card == taken:
         card = _best_other(bot, view, taken)
     return v.Discard(card)
 
 
-def _best_other(bot: Any, view: v.SeatView, taken: Any) -> Any:
-    """The least-deadwood discard that is not ``taken``."""
+def _evaluator(bot: Any, view: v.SeatView) -> Any:
     from p2p_chinchon.bots.evaluate import Evaluator
 
-    ev = getattr(bot, "ev", None) or Evaluator(view.rules)
+    return getattr(bot, "ev", None) or Evaluator(view.rules)
+
+
+def _best_other(bot: Any, view: v.SeatView, taken: Any) -> Any:
+    """The least-deadwood discard that is not ``taken``."""
+    ev = _evaluator(bot, view)
     hand = list(view.hand)
     others = [(ev.points(hand[:i] + hand[i + 1:]), i) for i, c in enumerate(hand) if c != taken]
     return hand[min(others)[1]] if others else taken

@@ -187,7 +187,18 @@ def check_transcript_path(path: Path, command: str) -> bool:
 
 def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> int:
     """Come back to the unfinished game of ``path`` (issue 11): same identity, same transcript,
-    the saved secrets; the other seats are reached at their seating addresses."""
+    the saved secrets; the other seats are reached at their seating addresses. A person is
+    refused (one line, 2) a transcript another seat wrote: with a bot's kept identity it would
+    play, and sign, as that bot."""
+    if human:
+        from p2p_chinchon.commands.comeback import not_yours
+        from p2p_chinchon.identity import load_or_create_identity
+
+        why = not_yours(path, load_or_create_identity().public_bytes)
+        if why is not None:
+            print(f"p2p-chinchon {command}: {why}", file=sys.stderr)
+            return 2
+
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         import trio
 

@@ -5,8 +5,10 @@ A person whose laptop crashed mid-game runs again whatever they typed: ``host``,
 is no longer advertised and its lobby is closed, so those commands alone cannot reach it; and
 the same ``host`` would open a new, empty lobby under the same name. Before any of them looks
 for a table, :func:`find_comeback` looks in the transcript folder for an unfinished game of
-this identity (a transcript with this seat's secrets beside it, whose signed seating holds
-this identity's key, written within :data:`RECENT` seconds): one such game is resumed; with
+this identity (a transcript with secrets beside it that this identity wrote, see
+:func:`seat_key_of`, whose signed seating holds this identity's key, written within
+:data:`RECENT` seconds; the local bots of ``play`` share the folder, and their transcripts are
+theirs, not the person's): one such game is resumed; with
 several, the ones matching what was typed (the table's name, the host's address) are
 preferred, and if more than one is left the person is asked which (``resume`` lists them the
 same way). ``--new`` skips the search.
@@ -43,10 +45,70 @@ class Unfinished:
         return f"{self.name!r} with {', '.join(n for i, n in enumerate(self.names) if i != self.seat)} (last move {stamp}): {self.path}"
 
 
+def seat_key_of(transcript: Path) -> bytes | None:
+    """The identity key (32 bytes) of the seat that wrote ``transcript``, from the secrets
+    beside it (:func:`~p2p_chinchon.net.node.secrets_path_for`, plain msgpack, no decryption):
+    the ``seat_key`` they record, else the key of the identity seed a bot's secrets keep; None
+    when they name no seat (a person's, saved before ``seat_key`` was kept: the person of this
+    data folder, whose key lives in its identity file). Raises OSError, ValueError (no or
+    unreadable secrets)."""
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.net.node import read_secrets, secrets_path_for
+
+    try:
+        saved = read_secrets(secrets_path_for(transcript))
+    except OSError:
+        raise
+    except Exception as exc:  # msgpack's errors are not all ValueErrors
+        raise ValueError(f"unreadable secrets beside {transcript}: {exc}") from None
+    if not isinstance(saved, dict) or not saved:
+        raise ValueError(f"no saved secrets beside {transcript}")
+    if isinstance(saved.get("seat_key"), bytes):
+        return saved["seat_key"]
+    if isinstance(saved.get("identity"), bytes):
+        return Identity.from_seed(saved["identity"]).public_bytes
+    return None
+
+
+def written_by(transcript: Path, key: bytes) -> bool:
+    """Whether the identity ``key`` (32 bytes) wrote ``transcript``, by :func:`seat_key_of`
+    (secrets that name no seat count as this person's); False without readable secrets."""
+    try:
+        owner = seat_key_of(transcript)
+    except (OSError, ValueError):
+        return False
+    return owner is None or owner == key
+
+
+def not_yours(transcript: Path, key: bytes) -> str | None:
+    """Why the person of identity ``key`` (32 bytes) may not resume ``transcript`` (one
+    sentence naming the seat that wrote it, from its signed seating), or None: theirs, or
+    without readable secrets (resuming then says what is wrong)."""
+    from p2p_chinchon.transcript import load_transcript
+
+    try:
+        owner = seat_key_of(transcript)
+    except (OSError, ValueError):
+        return None
+    if owner is None or owner == key:
+        return None
+    whose = "another seat"
+    try:
+        seating = next((e for e in load_transcript(transcript).envelopes if e.kind == "seating"), None)
+    except OSError:
+        seating = None
+    for p in seating.body["players"] if seating is not None else ():
+        if p["key"] == owner:
+            whose = f"{p['name']}'s seat"
+    return (f"{transcript} was written by {whose}, not by you: only your own games can be resumed "
+            f"(p2p-chinchon resume without a path lists them)")
+
+
 def unfinished_games(folder: Path, key: bytes | None, *, now: float | None = None,
                      recent: float | None = RECENT) -> list[Unfinished]:
-    """Unfinished games under ``folder`` (transcripts ``*.chn`` with secrets beside them) whose
-    seating holds ``key`` (32 bytes; None: any seat's), newest first; with ``recent`` (s),
+    """Unfinished games under ``folder`` (transcripts ``*.chn`` with secrets beside them) that
+    ``key`` (32 bytes) wrote (:func:`written_by`) and whose seating holds it (None: any
+    seat's), newest first; with ``recent`` (s),
     only those written within that long before ``now``. Unreadable files are skipped."""
     from p2p_chinchon.net.node import secrets_path_for
     from p2p_chinchon.net.lobby import parse_addr
@@ -58,6 +120,8 @@ def unfinished_games(folder: Path, key: bytes | None, *, now: float | None = Non
         try:
             if not secrets_path_for(path).exists():
                 continue
+            if key is not None and not written_by(path, key):
+                continue  # another seat's (a local bot's): its seating holds our key too
             when = path.stat().st_mtime
             if recent is not None and now - when > recent:
                 continue
@@ -103,11 +167,12 @@ def matching(games: Sequence[Unfinished], *, table: str | None = None,
 
 
 def choose(games: Sequence[Unfinished], *, ask: Callable[[str], str] | None,
-           out: Callable[[str], None]) -> Unfinished | None:
+           out: Callable[[str], None], command: str | None = None) -> Unfinished | None:
     """One of ``games`` to resume: the only one, or the one the person names by number when
     ``ask`` (reads a line after its prompt) is given; None when there are none, when the
     person answers Enter (a new table), or without ``ask`` (the list is printed for the
-    person to run ``p2p-chinchon resume PATH``)."""
+    person to run ``p2p-chinchon resume PATH``; its hint names ``command --new`` to start
+    afresh, or host/join when ``command`` has no ``--new``, as ``resume``)."""
     if not games:
         return None
     if len(games) == 1:
@@ -116,7 +181,8 @@ def choose(games: Sequence[Unfinished], *, ask: Callable[[str], str] | None,
     for i, g in enumerate(games):
         out(f"  {i + 1}. {g.line()}")
     if ask is None:
-        out("resume one with: p2p-chinchon resume PATH (or start afresh with --new)")
+        afresh = f"p2p-chinchon {command} --new" if command else "p2p-chinchon host --new or join --new"
+        out(f"resume one with: p2p-chinchon resume PATH (or start afresh with {afresh})")
         return None
     while True:
         try:
@@ -148,7 +214,7 @@ def find_comeback(args, command: str, *, table: str | None = None) -> Path | Non
         games = fitting
     say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     ask = input if sys.stdin.isatty() else None
-    picked = choose(games, ask=ask, out=say)
+    picked = choose(games, ask=ask, out=say, command=command)
     if picked is None:
         return 2 if len(games) > 1 and ask is None else None
     say(f"p2p-chinchon {command}: you have an unfinished game: resuming {picked.line()} "

@@ -490,8 +490,9 @@ class Node:
     def _save_secrets(self) -> bool:
         """Write this seat's secrets (0600, atomically) before any message that depends on them
         is persisted or sent; False (and the node leaves) when that fails. The file keeps every
-        hand's key (a rejoin replays earlier hands too) and, for a seat whose identity lives
-        nowhere else (bots), the identity seed."""
+        hand's key (a rejoin replays earlier hands too), the seat's public identity key
+        (``seat_key``: which seat wrote the transcript beside it) and, for a seat whose
+        identity lives nowhere else (bots), the identity seed."""
         if self.secrets_path is None:
             return True
         snap = self.table.seat_secrets()
@@ -499,6 +500,8 @@ class Node:
         new = dict(kept, toss_nonce=snap["toss_nonce"], keys=dict(kept.get("keys", {})))
         if "key" in snap:
             new["keys"][snap["hand"]] = {"hand": snap["hand"], "key": snap["key"], "key_nonce": snap["key_nonce"]}
+        if "seat_key" not in new:  # whose seat wrote this transcript (public): commands/comeback.py
+            new["seat_key"] = self.table.identity.public_bytes
         if self.keep_identity and "identity" not in new:
             new["identity"] = self.table.identity.seed()
         if self.relay is not None:  # a code-word table: a rejoin meets at the same relay

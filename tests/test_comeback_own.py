@@ -1,0 +1,89 @@
+"""Only this identity's own unfinished games are offered or resumed (a newcomer's report): after
+a quit ``play`` game the person's seat and three local bot peers share the data folder, and each
+bot transcript's seating holds the person's key too. Which seat wrote a transcript is told by the
+secrets beside it (``seat_key``, or a bot's kept identity seed); ``resume`` of another seat's
+file refuses in one line instead of playing (and signing) as that bot. In process, no network."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from p2p_chinchon import table as tbl
+from p2p_chinchon.cli import main
+from p2p_chinchon.commands import comeback as cb
+from p2p_chinchon.commands.comeback import choose, unfinished_games
+from p2p_chinchon.engine import make_rules
+from p2p_chinchon.identity import Identity, load_or_create_identity
+from p2p_chinchon.net.node import secrets_path_for, write_secrets
+from p2p_chinchon.rng import SeededRng
+from p2p_chinchon.transcript import TranscriptWriter
+
+BOTS = ("Bruno", "Carla", "Diego")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    return tmp_path
+
+
+def played_and_quit(folder: Path, person: Identity, *, legacy: bool) -> dict[str, Path]:
+    """The data folder a quit ``play`` leaves: the person (seat 0, "Ana") and three bots, each
+    with its transcript of the same seated game and its secrets as the node saves them (a bot
+    keeps its identity seed; ``legacy``: files saved before ``seat_key`` was recorded)."""
+    rng = SeededRng("own/host")
+    bots = [Identity.generate(SeededRng(f"own/{n}")) for n in BOTS]
+    host = tbl.Table.create(person, rng, name="Ana's table", rules=make_rules("classic", {}), max_seats=4,
+                            addr="127.0.0.1:9000")
+    for i, (n, b) in enumerate(zip(BOTS, bots)):
+        host.seat_host(n, b.public_bytes, f"127.0.0.1:{9001 + i}")
+    host.start()
+    folder.mkdir(parents=True)
+    paths = {}
+    for name, ident, bot in (("Ana", person, False), *((n, b, True) for n, b in zip(BOTS, bots))):
+        path = paths[name] = folder / f"seat-{name}.chn"
+        with TranscriptWriter(path, fsync=False) as w:
+            for frame in host.frames:
+                w.append(frame)
+        secrets = {"toss_nonce": b"\0" * 16, "keys": {}}
+        if not legacy:
+            secrets["seat_key"] = ident.public_bytes
+        if bot:
+            secrets["identity"] = ident.seed()
+        write_secrets(secrets_path_for(path), secrets)
+    return paths
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_only_the_persons_own_transcript_is_offered(home, legacy):
+    person = load_or_create_identity()
+    folder = home / "data" / "p2p-chinchon" / "transcripts"
+    paths = played_and_quit(folder, person, legacy=legacy)
+    games = unfinished_games(folder, person.public_bytes, recent=None)
+    assert [g.path for g in games] == [paths["Ana"]]
+    assert games[0].seat == 0 and games[0].name == "Ana's table"
+    assert len(unfinished_games(folder, None, recent=None)) == 4  # any seat's: all four
+
+
+def test_resume_of_a_bots_transcript_refuses_in_one_line(home, capsys):
+    person = load_or_create_identity()
+    paths = played_and_quit(home / "data" / "p2p-chinchon" / "transcripts", person, legacy=True)
+    assert cb.not_yours(paths["Ana"], person.public_bytes) is None
+    assert main(["resume", str(paths["Carla"])]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "written by Carla's seat, not by you" in err[0], err
+    assert secrets_path_for(paths["Carla"]).exists()  # nothing played or signed for Carla
+
+
+def test_the_no_terminal_hint_names_a_command_that_has_new():
+    from test_comeback import _game
+
+    games = [_game("Ana's table", "10.0.0.1", 2.0), _game("Eva's table", "10.0.0.2", 1.0)]
+    said: list[str] = []
+    choose(games, ask=None, out=said.append, command="host")
+    assert said[-1].endswith("(or start afresh with p2p-chinchon host --new)")
+    choose(games, ask=None, out=said.append)  # resume has no --new
+    assert "p2p-chinchon host --new or join --new" in said[-1]
