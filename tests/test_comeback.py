@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_resilience import CLI, FAST, JOIN_FAST, Lab, free_port, kinds, wait_until
+from test_resilience import CLI, FAST, FIRST_HAND_GOES_ON, JOIN_FAST, Lab, free_port, kinds, wait_until
 
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.commands.comeback import Unfinished, choose, matching
@@ -36,7 +36,11 @@ def lab(tmp_path):
             p.stdin.close()
 
 
-CLOCK = ["--seed", "3", "--option", "turn_time=1", "--option", "limit=20", "--option", "showdown_time=1"]
+# The person's turn clock (1 s) plays each of their moves. Any hand may close from its second
+# round, so hands are short (the person's clocked moves made long hands last a minute), and the
+# first hand cannot end the game before the kill (FIRST_HAND_GOES_ON: limit 70, no chinchón win).
+CLOCK = ["--seed", "3", "--option", "turn_time=1", "--option", "showdown_time=1", *FIRST_HAND_GOES_ON,
+         "--option", "close_max_points=1000", "--option", "close_max_unmatched=7"]
 
 
 def start_person(lab: Lab, label: str, args: list[str], home: Path) -> subprocess.Popen:

@@ -382,6 +382,7 @@ def test_fuzzed_removes_and_votes_never_escape_nor_name_an_honest_seat():
     """A cheater sends removes and votes with every field varied (seat out of range, other
     hand, reason, proofs of other kinds, at the head, at a taken place, ahead): no exception
     leaves the table, and any fault or dropped-frame evidence names the cheater or nobody."""
+    import copy
     import random
 
     rnd = random.Random(72)
@@ -389,16 +390,14 @@ def test_fuzzed_removes_and_votes_never_escape_nor_name_an_honest_seat():
     net.kill(x)
     net.declare_absent(x)
     assert net.run(lambda nn: not nn.q and nn.tables[a].removed)
+    # every trial starts from this very table (seeded: it was rebuilt the same, draw and removal
+    # replayed, 60 times; a copy is the same state in a fraction of the time)
+    start = copy.deepcopy(net)
     base = net.tables[a]
     frames = list(base.frames)
     vote_c = net.craft(c, "away", {"seat": b, "hand": base.hand_no})
-    start = Gone(4, seed=72)
-    assert start.run(lambda q: q.expects("draw")(q) and not q.q)
-    start.kill(x)
-    start.declare_absent(x)
-    assert start.run(lambda q: not q.q and q.tables[a].removed)
     for trial in range(60):
-        nn = copy.deepcopy(start)  # each trial from the same place, without replaying the deal
+        nn = copy.deepcopy(start)
         t = nn.tables[a]
         p = rnd.choice([len(t.chain), len(t.chain) + 1, rnd.randrange(1, len(t.chain))])
         prev = t.chain[p].prev if p < len(t.chain) else (t.head if p == len(t.chain) else os.urandom(32))

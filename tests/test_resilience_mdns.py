@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from netns import NetnsLab, require_netns
+from test_resilience import FIRST_HAND_GOES_ON  # after GAME: a kill or a cut comes before the end
 
 REPO = Path(__file__).resolve().parents[1]
 GAME = ["--option", "limit=20", "--proof-rounds", "4"]
@@ -126,8 +127,7 @@ def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
 def _three_seats(lab: NetnsLab, tmp_path: Path, port: str) -> tuple[list[subprocess.Popen], list[Path]]:
     """A bot host in namespace 0 and bot joiners J1, J2 in namespaces 1 and 2, ``rejoin_wait``
     5 s, ``stall_limit`` 20 s; returns once a card was drawn."""
-    # limit 60 (after GAME's 20: the last one counts): a first-hand close must not end the game before a kill
-    return _seats(lab, tmp_path, 3, port, ["--option", "stall_limit=20", "--option", "limit=60"])
+    return _seats(lab, tmp_path, 3, port, ["--option", "stall_limit=20", *FIRST_HAND_GOES_ON])
 
 
 def _seats(lab: NetnsLab, tmp_path: Path, n: int, port: str, extra: list[str]) -> tuple[list, list[Path]]:
@@ -216,7 +216,8 @@ def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path, mo
     with NetnsLab(3) as lab:
         logs = [tmp_path / f"s{i}.log" for i in range(3)]
         procs = [_start(lab, 0, _cli("host", "--bot", "--table-name", "Noche", "--seats", "3", *GAME,
-                                     "--option", "rejoin_wait=120", "--transcript", str(tmp_path / "s0.chn")),
+                                     *FIRST_HAND_GOES_ON, "--option", "rejoin_wait=120",
+                                     "--transcript", str(tmp_path / "s0.chn")),
                         logs[0], tmp_path)]
         _wait_for(logs[0], "open on port")
         joins = {i: _cli("join", "Noche", "--bot", "--browse", "4", "--name", f"J{i}", "--min-proof-rounds", "4",

@@ -6,6 +6,7 @@ A ``remove`` the chain does not allow is a violation naming its signer."""
 from __future__ import annotations
 
 import copy
+
 import pytest
 
 from p2p_chinchon import table as tbl, view as v, wire
@@ -323,17 +324,17 @@ def _splits(n):
         yield [0] + [(mask >> (s - 1)) & 1 for s in range(1, n)]
 
 
-_FIRST_DRAW: dict[int, Split] = {}
+_AT_DRAW: dict[int, Split] = {}
 
 
-def _at_first_draw(n):
-    """A fresh copy of one seeded ``n``-seat table at its first draw (dealt once per ``n``:
-    each cut starts from the same place)."""
-    if n not in _FIRST_DRAW:
+def _split_at_draw(n: int) -> Split:
+    """A fresh copy of the seeded ``n``-seat table waiting for its first draw: built once per
+    ``n`` (every cut of ``n`` seats starts from this very state; 5 seats take seconds to get there)."""
+    if n not in _AT_DRAW:
         net = Split(n, seed=40 + n)
         assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
-        _FIRST_DRAW[n] = net
-    return copy.deepcopy(_FIRST_DRAW[n])
+        _AT_DRAW[n] = net
+    return copy.deepcopy(_AT_DRAW[n])
 
 
 @pytest.mark.parametrize("sides", [s for n in (3, 4, 5) for s in _splits(n)], ids=lambda s: "".join(map(str, s)))
@@ -346,7 +347,7 @@ def test_under_any_cut_at_most_one_side_removes_anyone(sides):
     was removed (every signature in), and where no side had a majority nobody was removed
     and the game goes on to one end."""
     n = len(sides)
-    net = _at_first_draw(n)
+    net = _split_at_draw(n)
     net.cut(sides)
     net.drive()
     size = {side: sides.count(side) for side in (0, 1)}

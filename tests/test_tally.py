@@ -101,7 +101,9 @@ def test_two_play_games_in_an_evening_add_up(tmp_path):
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
                PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "p2p_chinchon", "play", "--lines", "--bots", "1", "--proof-rounds", "4",
-           "--option", "limit=5", "--option", "turn_time=1", "--option", "showdown_time=0", "--name", "Ana"]
+           "--option", "limit=5", "--option", "turn_time=1", "--option", "showdown_time=0", "--name", "Ana",
+           # any hand may close from its second round: each of Ana's moves waits out her 1 s clock
+           "--option", "close_max_points=1000", "--option", "close_max_unmatched=7"]
     import threading
 
     outs = []

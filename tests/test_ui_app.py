@@ -16,7 +16,7 @@ from test_ui_fakes import DRAWN, discard_view, draw_view, lobby, showdown_view, 
 
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card
-from p2p_chinchon.ui.app import run_with_ui, run_with_ui_async
+from p2p_chinchon.ui.app import TableApp, run_with_ui, run_with_ui_async
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, FINAL
 
 
@@ -266,15 +266,23 @@ def test_hint_key_uses_provider_and_language():
     assert "Pista: descarta 8" in text and "Tu mano" in text
 
 
-def test_run_with_ui_sync_entry_point():
+def test_run_with_ui_sync_entry_point(monkeypatch):
     with create_pipe_input() as inp:
+        finished = TableApp.node_finished
+
+        def then_a_key(self, outcome):
+            # the final screen waits for a key: press one once it is shown (a key typed 50 ms
+            # after the node returned could come before it, and the final screen waited forever)
+            finished(self, outcome)
+            assert self.screen.mode == FINAL
+            inp.send_text("z")
+
+        monkeypatch.setattr(TableApp, "node_finished", then_a_key)
 
         async def node_main(bridge):
             bridge.update(draw_view())
             inp.send_text("s")
-            intent = await next_intent(bridge)
-            asyncio.get_running_loop().call_later(0.05, inp.send_text, "z")
-            return intent
+            return await next_intent(bridge)
 
         assert run_with_ui(node_main, lang="fr", charset="ascii", pt_input=inp,
                            pt_output=DummyOutput()) == V.Draw("stock")
