@@ -583,3 +583,20 @@ def test_a_seat_question_refuses_a_whole_address_with_b_and_can_be_withdrawn():
     s.start_ask("Carla asks to sit down", answers.append, block=True)
     press(s, "b")
     assert answers == ["block"] and s.mode != "ask" and sent == []
+
+
+def test_a_long_wait_and_a_long_seat_question_are_read_whole_at_80_columns():
+    """A newcomer at 80x24 saw "(your fingerprint YVY7-…" and "(b: ref…": the node's status
+    and a question wrap instead of being cut, so whom we wait for, how long, and which key
+    does what stay on screen."""
+    s, _, _ = make(lobby())
+    wait = ("waiting for the host to let you sit down (your fingerprint ABCD-EFGH-IJKL-MNOP: the host "
+            "checks it on their screen; up to 120 s; q leaves)")
+    s.set_status(wait)
+    text = " ".join(lines_of(s).split())
+    assert wait in text, lines_of(s)
+    question = ("Bruno [WXYZ-1234-ABCD-5678] from 192.168.1.23 asks to sit down. Seat them? "
+                "(b: refuse everyone from 192.168.1.23) 3 more waiting.")
+    s.start_ask(question, lambda answer: None, block=True)
+    text = " ".join(lines_of(s).split())
+    assert question in text, lines_of(s)

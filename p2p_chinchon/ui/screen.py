@@ -33,6 +33,7 @@ NO_KEYS = frozenset({"n", "N", "escape"})
 BLOCK_KEYS = frozenset({"b", "B"})  # a question that allows it: no, and no to all from there
 DEFAULT_SHOWDOWN_TIME = 30  # seconds, when the rules predate the showdown_time option
 NOTICE_LINES = 6  # screen lines the node's notices may take (wrapped; the newest kept)
+STATUS_LINES = 2  # screen lines the node's status (waits) may take, wrapped
 NOTICES_KEPT = 3  # notices shown together until the next key (e.g. two seats nobody reaches)
 
 
@@ -1203,7 +1204,10 @@ class TableScreen:
         if self.mode == FINAL and notices:  # e.g. how the rematch vote ended, above the last line
             return [truncate([(self.message_style, self._notices[-1])], cols),
                     truncate(self.message_line(), cols)][-max(most, 1):]
-        if self.mode in (FINAL, ASK) or not notices:
+        if self.mode == ASK:  # a question is read whole: its keys come last (b: refuse ...)
+            parts = textwrap.wrap(self.ask_question, max(cols, 1)) or [""]
+            return [truncate([("class:prompt", part)], cols) for part in parts[:max(most, 1)]]
+        if self.mode == FINAL or not notices:
             return [truncate(self.message_line(), cols)]
         out = [[(self.message_style, part)] for notice in self._notices
                for part in textwrap.wrap(notice, max(cols, 1)) or [""]]
@@ -1216,7 +1220,11 @@ class TableScreen:
         last body line, kept before anything else, so a message never hides it."""
         blocks = self._body_blocks(cols)
         if self.status and self.view is not None and self.mode not in (HELP, PICKER):
-            blocks.append(([[("class:status", self.status)]], 0, False))
+            import textwrap
+
+            # whom and how long we wait is read whole: wrapped over at most STATUS_LINES lines
+            parts = textwrap.wrap(self.status, max(cols, 1)) or [self.status]
+            blocks.append(([[("class:status", part)] for part in parts[:STATUS_LINES]], 0, False))
         return blocks
 
     def _body_blocks(self, cols: int) -> list[tuple[list[Line], int, bool]]:
