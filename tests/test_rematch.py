@@ -196,9 +196,13 @@ def test_the_rematch_vote_needs_every_seat_and_says_why_not():
         from p2p_chinchon.net.node import Events
 
         quiet, quiet_said = _voting_node(True)
-        quiet.events.offers_rematch = lambda: False  # a seat that takes no part: no vote, no word
+        quiet.events.offers_rematch = lambda: False  # a seat whose command cannot play one says so
         mesh = _Mesh()
-        assert await quiet._rematch(mesh) is False and quiet_said == [] and mesh.sent == []
+        assert await quiet._rematch(mesh) is False and quiet_said == []
+        assert mesh.sent == [(1, REMATCH + b"\x02"), (2, REMATCH + b"\x02")]
+        # ... and the others name that, not "left" (a seat back after kill -9 was called gone)
+        got, said, _ = await vote(True, {1: True}, late=lambda node: node._votes.update({2: None}))
+        assert got is False and said == ["rematch_none"]
         assert Events().offers_rematch() is False
         start = trio.current_time()
         got, said, _ = await vote("never", {1: True})
@@ -271,3 +275,24 @@ def test_the_rematch_question_waits_for_the_held_showdown_and_l_recalls_it():
     assert "Rematch: same players" in s.render_text(80, 24)
     s.key("y")
     assert answers == [True]
+
+
+def test_after_answering_the_rematch_the_screen_says_whom_it_waits_for():
+    """Never a silent wait: once this seat answered, the status names who has not answered
+    and how long is left; it is cleared when the vote ends."""
+    from p2p_chinchon.net.node import REMATCH_WAIT
+
+    async def main():
+        node, said = _voting_node(True, {1: True})
+        statuses = []
+        node.events.status = lambda status: statuses.append(status.text())
+        async with trio.open_nursery() as n:
+            async def arrive():
+                await trio.sleep(5)
+                node._votes[2] = True
+            n.start_soon(arrive)
+            assert await node._rematch(_Mesh()) is True
+        assert statuses[0] == f"rematch: waiting for Carla to answer ({int(REMATCH_WAIT // 60)}:00)", statuses
+        assert statuses[-1] == ""
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))

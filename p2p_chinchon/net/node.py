@@ -54,6 +54,7 @@ ENVELOPE = b"E"
 SYNC = b"S"
 HEARTBEAT = b"H"
 REMATCH = b"R"  # after a finished game: this seat's rematch vote, b"R\x01" yes, b"R\x00" no (unsigned)
+REMATCH_NONE = b"\x02"  # R + this: this seat's command cannot play a rematch (a resumed game, a code word)
 REMATCH_WAIT = 180.0  # seconds the rematch question waits for every seat's answer
 HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
 LINGER_FINISHED = 10.0  # seconds a finished node waits for every linked seat to hold its whole chain
@@ -258,6 +259,8 @@ class NodeStatus:
                 parts.append(tr("st_connecting", name=w.name, left=left))
             elif w.absent:
                 parts.append(tr("st_absent", name=w.name, left=left))
+            elif w.what == "rematch":
+                parts.append(tr("st_wait_rematch", name=w.name, left=left))
             elif w.what in DECISIONS or w.what == RECORD:
                 parts.append(tr(f"st_wait_{w.what}", name=w.name, left=left))
             else:
@@ -619,10 +622,16 @@ class Node:
         only when every seat said yes; a no, a link that closes, or the time running out ends
         it, and the player's question is withdrawn. The vote is unsigned and binds nothing:
         a rematch is a new game, with its own lobby, seating, agree and shuffles."""
+        others = self._others()
         if not self.events.offers_rematch():
+            # say so, rather than close the links: the others then name the real reason
+            for seat in others:
+                if seat in self._up:
+                    await mesh.send(seat, REMATCH + REMATCH_NONE)
+            if others:
+                await trio.sleep(0.3)  # it leaves before a quick exit closes the links
             return False
         mine: list[bool] = []
-        others = self._others()
 
         def said(why: str, seat: int | None = None) -> bool:
             name = self.table.players[seat].name if seat is not None else ""
@@ -640,11 +649,19 @@ class Node:
 
             nursery.start_soon(ask)
             try:
+                deadline = trio.current_time() + REMATCH_WAIT
                 with trio.move_on_after(REMATCH_WAIT):
                     while True:
+                        none = [s for s in others if self._votes.get(s) is None and s in self._votes]
+                        if none:
+                            return said("rematch_none", none[0])
                         no = [s for s in others if self._votes.get(s) is False]
                         if no:
                             return said("rematch_declined", no[0])
+                        waiting = [s for s in others if s not in self._votes]
+                        if mine and waiting:  # never a silent wait: whom, and how long
+                            self._publish(NodeStatus((), Wait(waiting[0], self.table.players[waiting[0]].name,
+                                                              "rematch", deadline - trio.current_time())))
                         gone = [s for s in others if s not in self._up and s not in self._votes]
                         if gone:
                             return said("rematch_gone", gone[0])
@@ -655,6 +672,7 @@ class Node:
                         await trio.sleep(0.1)
                 return said("rematch_timeout")
             finally:
+                self._publish(NodeStatus())
                 nursery.cancel_scope.cancel()  # a question still open leaves the screen
 
     def showdown_seen(self) -> None:
@@ -697,7 +715,8 @@ class Node:
                 elif payload[:1] == HEARTBEAT:
                     pass
                 elif payload[:1] == REMATCH and len(payload) == 2:
-                    self._votes.setdefault(ev.seat, payload[1:] == b"\x01")
+                    # True yes, False no, None: that seat's command cannot play a rematch
+                    self._votes.setdefault(ev.seat, None if payload[1:] == REMATCH_NONE else payload[1:] == b"\x01")
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
                     self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))
