@@ -520,6 +520,8 @@ class MultiReport:
     paths: list[str]
     reports: list[AuditReport]
     partings: list[Parting]
+    # the files by game: (game id in hex, or "" where envelope 0 does not decode; file positions)
+    games: list[tuple[str, list[int]]] = field(default_factory=list)
 
     @property
     def verdict(self) -> str:
@@ -534,13 +536,15 @@ class MultiReport:
         codes = [r.exit_code for r in self.reports]
         if self.verdict != "agree" or 1 in codes:
             return 1
-        # the records agree (each a prefix of another): one complete, valid record proves the
-        # game; the shorter ones (a removed or crashed seat's) only stop earlier
-        return 0 if 0 in codes else 3
+        # the records of each game agree (each a prefix of another): one complete, valid record
+        # proves that game; the shorter ones (a removed or crashed seat's) only stop earlier
+        groups = self.games or [("", list(range(len(codes))))]
+        return 0 if all(any(codes[i] == 0 for i in files) for _, files in groups) else 3
 
     def to_json(self) -> dict:
         return {"verdict": self.verdict, "complete": self.exit_code == 0,
                 "files": [{"path": p, **r.to_json()} for p, r in zip(self.paths, self.reports)],
+                "games": [{"game": g, "files": files} for g, files in self.games],
                 "partings": [asdict(p) for p in self.partings]}
 
     def summary(self) -> str:
@@ -548,6 +552,9 @@ class MultiReport:
         for i, (p, r) in enumerate(zip(self.paths, self.reports)):
             lines.append(f"== file {i}: {p}")
             lines.extend("   " + line for line in r.summary().splitlines())
+        if len(self.games) > 1:  # e.g. an evening's rematches audited together
+            for g, files in self.games:
+                lines.append(f"game {g or '(unreadable)'}: files {', '.join(map(str, files))}")
         for part in self.partings:
             a, b = part.files
             head = {"same": "identical", "shorter": "one is shorter", "fork": "FORK", "damaged": "DAMAGED",
@@ -559,11 +566,18 @@ class MultiReport:
 
 def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any] | None = None,
                 jobs: int = 1) -> MultiReport:
-    """Audit each of several seats' transcripts of one game and compare every pair of them:
-    where they part, and whether that is a fork or one record being shorter. ``OSError`` if a
-    file cannot be read."""
+    """Audit each of several seats' transcripts and compare every pair of records of one game
+    (the same game id in envelope 0: an evening's games may be given together): where they
+    part, and whether that is a fork or one record being shorter. Files whose envelope 0 does
+    not decode form one group, compared as before (``other_game``). ``OSError`` if a file
+    cannot be read."""
     loaded = [load_transcript(p) for p in paths]
     reports = [audit_file(p, progress=progress, loaded=res, jobs=jobs) for p, res in zip(paths, loaded)]
+    games: dict[str, list[int]] = {}
+    for i, res in enumerate(loaded):
+        first = _decoded(res.frames[:1])
+        games.setdefault(first[0].game.hex() if first and first[0] is not None else "", []).append(i)
     partings = [compare_loaded(loaded[i], loaded[j], (i, j))
-                for i in range(len(loaded)) for j in range(i + 1, len(loaded))]
-    return MultiReport([str(p) for p in paths], reports, partings)
+                for files in games.values() for x, i in enumerate(files) for j in files[x + 1:]]
+    partings.sort(key=lambda p: p.files)
+    return MultiReport([str(p) for p in paths], reports, partings, list(games.items()))

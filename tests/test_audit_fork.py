@@ -179,3 +179,24 @@ def test_one_seat_leaving_twice_at_one_index_is_a_fork(tmp_path):
                                kind="leave", body={"reason": "b"})
     m = audit_files([_write(tmp_path, "a.chn", t.frames), _write(tmp_path, "b.chn", one + [other.encode()])])
     assert [(p.verdict, p.seats) for p in m.partings] == [("fork", [2])], m.summary()
+
+
+def test_an_evenings_games_audited_together_are_grouped_by_game(tmp_path, capsys):
+    """``audit`` over an evening's files (two games, a rematch): each game's records are
+    compared among themselves, not with the other game's ("NOT ONE GAME", exit 1, twelve
+    times); the summary and --json name which files are which game."""
+    games = []
+    for seed in (6, 7):
+        net = Net(3, seed=seed)
+        assert net.run() and all(t.finished for t in net.tables)
+        games.append(list(net.tables[0].frames))
+    files = [_write(tmp_path, "g1-a.chn", games[0]), _write(tmp_path, "g2-a.chn", games[1]),
+             _write(tmp_path, "g1-b.chn", games[0][:30]), _write(tmp_path, "g2-b.chn", games[1])]
+    m = audit_files(files)
+    assert [(p.files, p.verdict) for p in m.partings] == [([0, 2], "shorter"), ([1, 3], "same")]
+    assert [f for _, f in m.games] == [[0, 2], [1, 3]] and m.verdict == "agree" and m.exit_code == 0
+    assert cli.main(["audit", *map(str, files)]) == 0
+    out = capsys.readouterr().out
+    assert "NOT ONE GAME" not in out and "files 0, 2" in out and "files 1, 3" in out
+    # a game of which no file is complete keeps the whole verdict incomplete
+    assert audit_files([files[0], files[2], _write(tmp_path, "g2-c.chn", games[1][:20])]).exit_code == 3
