@@ -169,6 +169,9 @@ def test_help_tells_this_tables_turn_clock():
         s.set_view(draw_view(rules=dataclasses.replace(RULES, turn_time=45)))
         s.key("?")
         assert words in s.render_text(), s.render_text()
+        shown = " ".join(s.render_text(80, 24).split())  # read whole at 80 columns, not cut with …
+        whole = Translator(lang)("help_clock", s=45)
+        assert " ".join(whole.split()) in shown, s.render_text(80, 24)
     s = TableScreen(Translator("en"), Faces("french", True, True))
     s.set_view(draw_view(rules=dataclasses.replace(RULES, turn_time=0)))
     s.key("?")

@@ -1159,7 +1159,12 @@ class TableScreen:
         rules = self.view.rules if self.view is not None else None
         turn = getattr(rules, "turn_time", None)
         if turn is not None:  # this table's turn clock (issue 24), before "any key closes"
-            lines.insert(len(lines) - 1, [("", self.tr("help_clock", s=turn) if turn else self.tr("help_no_clock"))])
+            import textwrap
+
+            # a sentence, not a key line: wrapped at 76 so 80 columns show it whole
+            clock = self.tr("help_clock", s=turn) if turn else self.tr("help_no_clock")
+            lines[len(lines) - 1:len(lines) - 1] = [[("", "  " * (i > 0) + part)]
+                                                    for i, part in enumerate(textwrap.wrap(clock, 76))]
         return lines
 
     def keybar(self) -> Line:
