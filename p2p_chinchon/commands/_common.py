@@ -223,7 +223,7 @@ def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> i
             nursery.cancel_scope.cancel()
         if human and getattr(result, "fault", None) is None and getattr(result, "winner", None) is not None:
             # the others were told this seat cannot play a rematch (R 0x02): say it here too
-            events.rematch_said(glue.tr("rematch_none_here") if glue.bridge is None else "", "rematch_none_here", {})
+            events.rematch_said(glue.tr("rematch_none_here"), "rematch_none_here", {})
         return result
 
     return finish(run_reporting(main, args, human, command), args)

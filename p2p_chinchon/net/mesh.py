@@ -721,8 +721,16 @@ class Mesh:
         cfg = self.config
         won: tuple[trio.SocketStream, tuple[str, int]] | None = None
 
-        async def attempt(i: int, place: tuple[str, int], scope: trio.CancelScope) -> None:
+        async def claim(stream: Any, place: tuple[str, int], scope: trio.CancelScope) -> None:
+            # the first connection up wins, direct or relayed; a later one is closed
             nonlocal won
+            if won is not None:
+                await trio.aclose_forcefully(stream)
+                return
+            won = (stream, place)
+            scope.cancel()
+
+        async def attempt(i: int, place: tuple[str, int], scope: trio.CancelScope) -> None:
             await trio.sleep(i * cfg.stagger)
             try:
                 with trio.fail_after(cfg.connect_timeout):
@@ -733,14 +741,9 @@ class Mesh:
             except (OSError, UnicodeError) as exc:  # UnicodeError: a name IDNA refuses ('x..y')
                 self._note_failure(peer, place, _dial_error(exc))
                 return
-            if won is not None:
-                await trio.aclose_forcefully(stream)
-                return
-            won = (stream, place)
-            scope.cancel()
+            await claim(stream, place, scope)
 
         async def through_relay(scope: trio.CancelScope) -> None:
-            nonlocal won
             from .relay import RelayError, meet
             from .rendezvous import relay_side
 
@@ -759,11 +762,7 @@ class Mesh:
             except trio.TooSlowError:
                 self._note_failure(peer, place, f"seat {peer} did not come in {plan.wait:g} s")
                 return
-            if won is not None:
-                await trio.aclose_forcefully(stream)
-                return
-            won = (stream, place)
-            scope.cancel()
+            await claim(stream, place, scope)
 
         try:
             async with trio.open_nursery() as nursery:

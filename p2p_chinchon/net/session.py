@@ -259,43 +259,36 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
             burnt += 1
             try:
                 session = await mb.CodeSession.open(c.mailbox)
+                try:
+                    code = await session.allocate()
+                    handed = True
+                    # a group's own mailbox: the friend must be told it too, or they ask the public one
+                    join = code if c.mailbox == rz.DEFAULT_MAILBOX else f"{code} --mailbox {c.mailbox}"
+                    events.notice(_tr("code_word", code=code, join=join), "code_word", {"code": code, "join": join},
+                                  lasting=True)
+                    await session.send(hello)
+                    try:
+                        their = rz.decode_joiner_hello(await session.receive())
+                        key = await session.derive(rz.LOBBY_PURPOSE)
+                    except mb.WrongCode:
+                        events.notice(_tr("code_wrong"), "code_wrong", {}, lasting=True)
+                        continue
+                    except mb.MailboxDown:
+                        raise  # below
+                    except (rz.CodeError, mb.MailboxError) as exc:
+                        log.warning("code word %s: %s", code, exc)
+                        continue
+                finally:
+                    await session.close()
             except mb.MailboxDown:
                 if not handed:
                     raise  # at the start: one line and exit, nobody is seated yet
-                events.notice(_tr("code_mailbox_down", s=f"{CODE_BACKOFF_MAX:g}"), "code_mailbox_down",
-                              {"s": f"{CODE_BACKOFF_MAX:g}"}, lasting=True)
-                burnt = max(burnt, 6)  # the next try after CODE_BACKOFF_MAX
-                continue
-            try:
-                code = await session.allocate()
-                handed = True
-                # a group's own mailbox: the friend must be told it too, or they ask the public one
-                join = code if c.mailbox == rz.DEFAULT_MAILBOX else f"{code} --mailbox {c.mailbox}"
-                events.notice(_tr("code_word", code=code, join=join), "code_word", {"code": code, "join": join},
-                              lasting=True)
-                await session.send(hello)
-                try:
-                    their = rz.decode_joiner_hello(await session.receive())
-                    key = await session.derive(rz.LOBBY_PURPOSE)
-                except mb.WrongCode:
-                    events.notice(_tr("code_wrong"), "code_wrong", {}, lasting=True)
-                    continue
-                except (rz.CodeError, mb.MailboxError) as exc:
-                    if isinstance(exc, mb.MailboxDown):
-                        raise  # below
-                    log.warning("code word %s: %s", code, exc)
-                    continue
-            except mb.MailboxDown:
-                if not handed:
-                    raise
-                # the mailbox went away mid-lobby: the table stays open (the LAN, codes told
-                # already); say so and try again
+                # gone mid-lobby: the table stays open (the LAN, codes told already); say so
+                # and try again after CODE_BACKOFF_MAX
                 events.notice(_tr("code_mailbox_down", s=f"{CODE_BACKOFF_MAX:g}"), "code_mailbox_down",
                               {"s": f"{CODE_BACKOFF_MAX:g}"}, lasting=True)
                 burnt = max(burnt, 6)
                 continue
-            finally:
-                await session.close()
             burnt = 0
             log.info("code word %s used by a joiner at %s", code, ", ".join(their) or "no address")
             events.notice(_tr("code_met", code=code), "code_met", {"code": code}, lasting=True)
