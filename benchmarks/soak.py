@@ -362,7 +362,8 @@ class Game:
                    if i != skip and self.transcript(i).exists())
 
     def check(self) -> dict:
-        """Byte-identical transcripts that audit ok, and each audit verdict."""
+        """Byte-identical transcripts that audit ok (or records one a prefix of another, each
+        ending the game: no desync either), and each audit verdict."""
         from p2p_chinchon.audit import audit_file
         from p2p_chinchon.transcript import load_transcript
 
@@ -378,6 +379,14 @@ class Game:
             else:
                 verdicts[s.label] = audit_file(self.transcript(i)).verdict
         ok = identical and all(v == "ok" for v in verdicts.values())
+        if not ok and all(data):
+            # one record a prefix of another, each ending the game (docs/protocol.md "Removal",
+            # the game's end: a seat's last game_end that the others ended the game without)
+            from p2p_chinchon.audit import audit_files
+
+            multi = audit_files([self.transcript(i) for i in range(len(self.seats))])
+            ok = multi.verdict == "agree" and all(v == "ok" for v in verdicts.values()) \
+                and all(p.verdict in ("same", "shorter") for p in multi.partings)
         envelopes = len(load_transcript(self.transcript(0)).envelopes) if data[0] else 0
         return {"identical": identical, "verdicts": verdicts, "desync": not ok, "envelopes": envelopes}
 

@@ -116,6 +116,8 @@ class AuditReport:
             lines.append("totals: " + "  ".join(f"{names[s] if s < len(names) else s} {t}" for s, t in enumerate(self.totals)))
         if self.verdict == "ok":
             lines.append(f"winner: {nm(self.winner)}" if self.winner is not None else "game over, no winner")
+            if self.detail:
+                lines.append(self.detail)
         elif self.verdict == "incomplete":
             lines.append(f"valid but incomplete: {self.detail}")
         elif self.verdict == "cheat":
@@ -286,8 +288,13 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
         _track(t, marks, seen)
     if progress is not None:
         progress(len(frames), len(frames))
-    r = AuditReport("ok" if t.finished else "incomplete", winner=t.winner)
-    if not t.finished:
+    ended = t.finished or (t.fault is None and t.end_signed_by_majority())
+    r = AuditReport("ok" if ended else "incomplete", winner=t.winner)
+    if ended and not t.finished:  # docs/protocol.md "Removal", the game's end
+        missing = [st.seat for st in t.queue if st.kind == "game_end"]
+        r.detail = ("the game's end is signed by a majority of the seats in the game; not by seat "
+                    + ", ".join(str(s) for s in missing) + " (their own records may hold it)")
+    if not ended:
         if t.fault is not None:
             r.detail = f"{t.fault.reason}"
             r.seat = t.fault.seat
@@ -400,7 +407,9 @@ class Parting:
 
     ``verdict``: ``same`` (byte for byte), ``shorter`` (one is a prefix of the other: a record
     that stops earlier, which proves nothing about what it lacks; or they part by leaves, see
-    :func:`_leaver_parting`: seats that left, each record stopping at its own), ``fork`` (two different
+    :func:`_leaver_parting`: seats that left, each record stopping at its own), ``cut_off``
+    (one file goes on with the own envelopes of seats the other removes there for "absent":
+    see :func:`_removed_parting`), ``fork`` (two different
     validly signed continuations of one common prefix under one game id: ``seats`` are the
     seats that signed envelopes on both continuations, each of whom put its signature on two
     histories), ``damaged`` (they part at an envelope that does not decode or is not validly
@@ -462,6 +471,17 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
                            f"{files[1 - side]} goes on, seat {seat} removed for 'left' with that leave as proof "
                            "(docs/protocol.md \"Removal\"): none contradicts the other")
         return part
+    cut = None if signers[0] & signers[1] else _removed_parting(envs, common, signers)
+    if cut is not None:
+        side, seats = cut
+        who = ", ".join(str(s) for s in seats)
+        part.verdict = "cut_off"
+        part.seats = []
+        part.detail = (f"from envelope {common} file {files[side]} holds only the own envelopes of seat {who}, "
+                       f"which file {files[1 - side]} removes there for 'absent' with a majority's signed votes "
+                       "(docs/protocol.md \"Removal\"): cut off, their last envelopes never reached the others; "
+                       "no seat signed both: none contradicts the other")
+        return part
     part.verdict = "fork"
     part.seats = sorted(signers[0] & signers[1])
     ea, eb = envs[0][common], envs[1][common]
@@ -470,6 +490,26 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
                    f"signed under one game id; seats that signed both continuations: "
                    + (", ".join(str(s) for s in part.seats) or "none"))
     return part
+
+
+def _removed_parting(envs: list[list[wire.Envelope | None]], common: int,
+                     signers: list[set[int]]) -> tuple[int, list[int]] | None:
+    """``(side, seats)`` when the files part because ``seats`` were cut off: the other side's
+    envelope at ``common`` is a first ``remove`` for "absent" (its proof: a majority's votes,
+    checked by that file's own audit) and every seat that signed this side's continuation is
+    removed for "absent" on the other side's (their own envelopes, which never reached the
+    majority; docs/protocol.md "Removal"). Else None. (The caller has checked that no seat
+    signed both sides.)"""
+    for major in (0, 1):
+        first = envs[major][common]
+        if first is None or first.kind != "remove" or first.body["reason"] != "absent" or not first.body["proof"]:
+            continue
+        removed = {e.body["seat"] for e in envs[major][common:]
+                   if e is not None and e.kind == "remove" and e.body["reason"] == "absent"}
+        minor = signers[1 - major]
+        if minor and minor <= removed and first.body["seat"] in minor:
+            return 1 - major, sorted(minor)
+    return None
 
 
 def _leaver_parting(envs: list[list[wire.Envelope | None]], frames: tuple[list[bytes], list[bytes]],
@@ -557,7 +597,8 @@ class MultiReport:
                 lines.append(f"game {g or '(unreadable)'}: files {', '.join(map(str, files))}")
         for part in self.partings:
             a, b = part.files
-            head = {"same": "identical", "shorter": "one is shorter", "fork": "FORK", "damaged": "DAMAGED",
+            head = {"same": "identical", "shorter": "one is shorter", "cut_off": "a seat was cut off",
+                    "fork": "FORK", "damaged": "DAMAGED",
                     "other_game": "NOT ONE GAME"}[part.verdict]
             lines.append(f"files {a} and {b}: {head}, {part.common} envelopes in common"
                          + (f": {part.detail}" if part.detail else ""))

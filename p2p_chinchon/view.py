@@ -101,6 +101,7 @@ _ENGLISH = {
     "fault": "fault: seat {seat}: {rule}: {reason}",
     "dropped": "dropped a frame ({rule}, claimed seat {seat}): {reason}",
     "stopped": "stopped by {name}: {reason}",
+    "unsigned_end": "the game's end is signed by a majority, not by {all} (away): the result stands",
 }
 LOG_KINDS = frozenset(_ENGLISH)
 
@@ -160,6 +161,7 @@ class LogEvent:
             "reason": self.detail,
             "rule": self.rule,
             "names": ", ".join(f"{n} [{f}]" for n, f in zip(self.names, self.fingerprints)),
+            "all": ", ".join(self.names),
             "scores": ", ".join(f"{n} {p:+d}" for n, p in zip(self.names, self.points)),
         }
 

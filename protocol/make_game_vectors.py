@@ -253,6 +253,33 @@ def three_seat_vector() -> dict:
                   frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
 
 
+def end_vectors() -> list[dict]:
+    """The game's end (docs/protocol.md "Removal", rule 5): ``game-ok-end-by-majority``, the
+    ok-3-seats record without seat 2's ``game_end`` (two of three seats signed the end: the
+    game is over, ok); ``game-removal-after-end``, the same record up to seat 0's
+    ``game_end``, then seat 0's first ``remove`` of seat 1 with the away votes of seats 0 and
+    2: seat 0 signed the end, and with seat 1 they are two of three seats: bad_removal."""
+    frames, ids = play(THREE_SEAT_SEED, seats=3, limit=15)
+    envs = [decode_envelope(f) for f in frames]
+    full = state_at(frames, len(frames))
+    i = first(envs, "game_end")
+    assert [e.kind for e in envs[i:]] == ["game_end"] * 3
+    at = state_at(frames, i + 1)
+    votes = [make_envelope(ids[s].private_key, game=at.game, seq=i + 1, seat=s, prev=at.head, kind="away",
+                           body={"seat": 1, "hand": at.hand_no}).encode() for s in (0, 2)]
+    bad = make_envelope(ids[0].private_key, game=at.game, seq=i + 1, seat=0, prev=at.head, kind="remove",
+                        body={"seat": 1, "hand": at.hand_no, "reason": "absent", "proof": votes})
+    return [
+        vector("ok-end-by-majority", "the game-ok-3-seats record without its last envelope, seat 2's game_end: "
+               "seats 0 and 1, two of the three seats in the game, signed its end: complete", frames[:-1],
+               {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+        vector("removal-after-end", "the game-ok-3-seats record up to seat 0's game_end, then seat 0's remove of "
+               "seat 1 (absent) with the away votes of seats 0 and 2: seat 0 signed the game's end, and with seat 1 "
+               "they are two of three seats (rule 5)", frames[:i + 1] + [bad.encode()],
+               {"result": "cheat", "seat": 0, "index": i + 1, "rule": "bad_removal"}),
+    ]
+
+
 def race_vectors() -> list[dict]:
     """A ``timeout`` fault that races the accused seat's move, in the three-seat game: seat 1
     signs it at the position of seat 0's draw. A seat that chains the fault judges it there; a
@@ -433,7 +460,7 @@ def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
             for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
-                                  *removal_vectors(), *race_vectors(), fewer_seated_vector(),
+                                  *removal_vectors(), *end_vectors(), *race_vectors(), fewer_seated_vector(),
                                   first_round_close_vector(), *reentry_vectors()]}
 
 

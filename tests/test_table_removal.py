@@ -196,24 +196,80 @@ def test_a_seat_that_leaves_out_of_turn_is_removed_when_the_table_waits_for_it()
     assert first.body["proof"] and not [e for e in net.alive()[0].chain if e.kind == "leave"]
 
 
-def test_removal_at_the_game_end_and_a_late_frame_of_the_removed_seat():
-    """A seat that goes silent when the game is over (its game_end) is removed; the table
-    finishes. A frame the removed seat signed for a position already taken is dropped."""
-    net = Gone(3, seed=9, classes={2: stall("game_end")})
-    assert net.run(lambda n: n.tables[0].phase == v.OVER and n.expects("game_end", 2)(n) and not n.q)
-    net.tables[2]._out = []
-    late = net.craft(2, "game_end", {"winner": net.tables[0].winner if net.tables[0].winner is not None else 255,
-                                     "digest": net.tables[0].head})
-    net.kill(2)
+def _at_game_end(seed, silent, n=3):
+    """A table of ``n`` whose seat ``silent`` holds back its ``game_end`` (the game is over),
+    waiting for it; the seat then dies."""
+    net = Gone(n, seed=seed, classes={silent: stall("game_end")})
+    assert net.run(lambda nn: nn.tables[0].phase == v.OVER and nn.expects("game_end", silent)(nn) and not nn.q)
+    net.tables[silent]._out = []
+    late = net.craft(silent, "game_end", {"winner": net.tables[0].winner if net.tables[0].winner is not None
+                                          else 255, "digest": net.tables[0].head})
+    net.kill(silent)
+    return net, late
+
+
+def test_the_game_end_signed_by_a_majority_ends_without_the_last_seat():
+    """The last seat to sign ``game_end`` goes silent: a majority (seats 0 and 1) signed the
+    game's end, so nobody is removed (its own record may hold its ``game_end``: a removal
+    there would be a second end of one game); once its ``rejoin_wait`` ran out the others end
+    the game here, signing nothing, naming it; audit says ``ok``, naming it too. Its late
+    ``game_end`` changes nothing."""
+    net, late = _at_game_end(9, 2)
     net.declare_absent(2)
     assert net.run()
     for t in net.alive():
-        assert t.finished and t.removed == {2: "absent"}
+        assert t.finished and t.fault is None and t.removed == {} and t.unsigned_end == (2,)
+        assert not [e for e in t.chain if e.kind in ("remove", "away")]
+        assert [e for e in t.log if e.kind == "unsigned_end"][0].seats == (2,)
     n = len(net.tables[0].frames)
     outs = net.tables[0].receive(late, 2)
     assert net.tables[0].fault is None and len(net.tables[0].frames) == n
     assert not [o for o in outs if isinstance(o, tbl.Send)]
-    assert audit_frames(net.tables[0].frames).verdict == "ok"
+    r = audit_frames(net.tables[0].frames)
+    assert r.verdict == "ok" and r.winner == net.tables[0].winner, r.summary()
+    assert "not by seat 2" in r.summary()
+    # seat 2's own record, with its game_end, is complete; the two records agree (a prefix)
+    full = audit_frames(list(net.tables[0].frames) + [late])
+    assert full.verdict == "ok" and full.winner == r.winner
+
+
+def test_the_first_seat_silent_at_the_game_end_is_removed():
+    """Seat 0, the first to sign ``game_end``, goes silent before anyone signed it: no seat's
+    end is chained, so a majority's votes remove it as anywhere in the game, and the others
+    sign the end."""
+    net, _ = _at_game_end(9, 0)
+    net.declare_absent(0)
+    assert net.run()
+    for t in net.alive():
+        assert t.finished and t.fault is None and t.removed == {0: "absent"} and t.unsigned_end == ()
+    assert audit_frames(net.tables[1].frames).verdict == "ok"
+
+
+def test_a_middle_seat_silent_at_the_game_end_is_waited_for():
+    """Seat 1 of 3 goes silent at its ``game_end`` after seat 0 signed its own: removing it
+    could let its record (seat 0's end, then its own) hold a majority's end; one end is no
+    majority to end the game without it. So the table waits, signing nothing (its driver
+    stops after ``stall_limit``: the record resumes); a remove of it is its signer's
+    violation, and audit names that signer."""
+    net, late = _at_game_end(9, 1)
+    net.declare_absent(1)
+    assert net.run(lambda nn: not nn.q)
+    for t in net.alive():
+        assert not t.finished and t.fault is None and not t.removed and t.expected() == tbl.Step("game_end", 1)
+        assert not t.can_remove(1) and not t.votes_for(1)
+    t0 = net.tables[0]
+    votes = [net.craft(s, "away", {"seat": 1, "hand": t0.hand_no}) for s in (0, 2)]
+    remove = net.craft(0, "remove", {"seat": 1, "hand": t0.hand_no, "reason": "absent", "proof": votes})
+    frames = list(t0.frames) + [remove]
+    net.inject(0, remove)
+    t2 = net.tables[2]
+    assert t2.fault is not None and t2.fault.seat == 0 and t2.fault.rule == "bad_removal", t2.fault
+    assert "signed the game's end" in t2.fault.reason
+    r = audit_frames(frames)
+    assert r.verdict == "cheat" and r.seat == 0 and r.rule == "bad_removal", r.summary()
+    # the silent seat's own record holds seat 0's end and its own, a majority: it ends there
+    # (after its wait for seat 2); the others' record is a prefix of it
+    assert audit_frames(frames[:-1] + [late]).verdict == "ok"
 
 
 def test_the_removed_seat_catching_up_stops_saying_so():
@@ -467,3 +523,110 @@ def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit(
             assert not t.removed
             r = audit_frames(t.frames)
             assert r.verdict == "accused" and r.seat == signer and "confirmed" in r.summary(), r.summary()
+
+
+# ------------------------------------------------- a seat cut off right after it signs (issue 20)
+
+class CutAfterSigning(Split):
+    """A :class:`Split` of ``n`` seats that, when the seat to speak at chain position ``at``
+    signs its envelope there, cuts that seat off from the others before the envelope leaves
+    it (its link broke as it sent): only its own record holds that envelope. Every driver is
+    the most eager honest one (:meth:`Split.drive`)."""
+
+    def __init__(self, n, seed, at=None):
+        self.at, self.snapshots, self.want = at, {}, set()
+        super().__init__(n, seed)
+
+    def handle(self, i, outs):
+        for o in outs:
+            if isinstance(o, tbl.Send) and len(set(self.sides)) == 1:
+                e = wire.decode_envelope(o.frame)
+                if e.seat == i and e.kind != "away" and e.seq in self.want and e.seq not in self.snapshots:
+                    kept, self.snapshots = self.snapshots, {}  # (a snapshot holds no other)
+                    kept[e.seq] = copy.deepcopy((self, i, outs))
+                    self.snapshots = kept
+                if e.seat == i and e.kind != "away" and e.seq == self.at:
+                    self.cut([1 if s == i else 0 for s in range(self.n)])
+        super().handle(i, outs)
+
+
+_CUT_CASES: dict[int, tuple[list, dict]] = {}
+
+
+def _cut_cases(n: int) -> tuple[list, dict]:
+    """The seeded ``n``-seat game's chain (kinds and seats), and a snapshot at each position
+    the property below cuts at: the first envelope of every kind once the seating is done,
+    and every envelope from the last hand's close on, once the game has begun (shows, secrets, digests, each seat's
+    ``game_end``). Built once per ``n``."""
+    if n not in _CUT_CASES:
+        plain = Split(n, seed=60 + n)
+        assert plain.run() and plain.tables[0].finished
+        chain = [(e.kind, e.seat) for e in plain.tables[0].chain]
+        firsts = {}
+        for p, (kind, _) in enumerate(chain):
+            firsts.setdefault(kind, p)
+        last_close = max(p for p, (kind, _) in enumerate(chain) if kind == "close")
+        want = {p for kind, p in firsts.items() if kind not in ("offer", "seating")} | set(range(last_close, len(chain)))
+        rec = CutAfterSigning(n, seed=60 + n)
+        rec.want = want
+        assert rec.run() and rec.tables[0].finished
+        # before the game (no engine yet) a table cannot play on without anyone: it stops
+        snaps = {p: snap for p, snap in rec.snapshots.items() if snap[0].tables[0].engine is not None}
+        _CUT_CASES[n] = (chain, snaps)
+    return _CUT_CASES[n]
+
+
+def _records_agree(a: list[bytes], b: list[bytes]) -> str:
+    from types import SimpleNamespace
+
+    from p2p_chinchon.audit import compare_loaded
+
+    return compare_loaded(SimpleNamespace(frames=a), SimpleNamespace(frames=b)).verdict
+
+
+def _ended(t) -> bool:
+    return t.finished or (t.fault is None and t.end_signed_by_majority())
+
+
+@pytest.mark.parametrize("n,case", [(3, i) for i in range(20)] + [(4, i) for i in range(23)],
+                         ids=lambda x: str(x))
+def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
+    """Property, over every kind of step of a seeded game and every step of its last hand
+    and end (3 and 4 seats): the seat to speak signs its envelope and is cut off before it
+    leaves. The others (a majority) play on without it, removing it where the chain allows,
+    ending the game without its ``game_end`` where a majority signed the end, else waiting;
+    the seat alone never removes anyone. Then: at most one side ends the game, never both;
+    compared, the two records are never a fork (``cut_off``: its own last envelope where the
+    others removed it, or one a prefix of the other); and once the cut heals, either the
+    game goes on to one end for all, or the cut-off seat hears it was removed, signing
+    nothing."""
+    chain, snaps = _cut_cases(n)
+    cases = sorted(snaps)
+    assert len(cases) == {3: 20, 4: 23}[n], "the seeded game changed: update the parametrization"
+    at = cases[case]
+    net, seat, outs = copy.deepcopy(snaps[at])
+    net.at = at
+    net.want = set()
+    net.handle(seat, outs)
+    assert net.sides[seat] == 1 and sum(net.sides) == 1
+    net.drive()
+    lone = net.tables[seat]
+    others = [t for i, t in enumerate(net.tables) if i != seat]
+    assert lone.chain[at].seat == seat and lone.chain[at].kind == chain[at][0]
+    assert not lone.removed and not [e for e in lone.chain[at:] if e.kind == "remove"], "alone, it removes nobody"
+    assert all(t.frames == others[0].frames for t in others)
+    verdict = _records_agree(lone.frames, others[0].frames)
+    assert verdict in ("same", "shorter", "cut_off"), (at, chain[at], verdict)
+    if _ended(lone) and _ended(others[0]):  # one end of one game: a record and its prefix
+        assert verdict in ("same", "shorter") and not others[0].removed, (at, chain[at], verdict)
+    if others[0].removed:
+        assert verdict == "cut_off" and set(others[0].removed) == {seat} and not _ended(lone)
+    net.heal()
+    if others[0].removed:
+        assert lone.fault is not None and lone.fault.rule == "removed", lone.fault
+        assert all(e.seat == seat for e in lone.chain[at:]), "its record holds its own steps only"
+    else:
+        assert all(t.finished and t.fault is None for t in net.tables), [(t.me, t.fault) for t in net.tables]
+        longest = max((t.frames for t in net.tables), key=len)
+        assert all(longest[:len(t.frames)] == t.frames for t in net.tables)
+        assert audit_frames(longest).verdict == "ok"

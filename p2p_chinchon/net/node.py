@@ -57,7 +57,7 @@ REMATCH = b"R"  # after a finished game: this seat's rematch vote, b"R\x01" yes,
 REMATCH_NONE = b"\x02"  # R + this: this seat's command cannot play a rematch (a resumed game, a code word)
 REMATCH_WAIT = 180.0  # seconds the rematch question waits for every seat's answer
 HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
-LINGER_FINISHED = 10.0  # seconds a finished node waits for every linked seat to hold its whole chain
+LINGER_FINISHED = 30.0  # seconds a finished node waits for every seat in the game to hold its whole chain
 RESYNC_BUDGET = 2  # chains' worth of envelopes answered to one seat per link connection
 LINGER_STOPPED = 2.0  # the same after a fault or a leave (the others may be gone)
 SILENT_AFTER = 3.5  # seconds without a frame before a seat counts as absent (shown within 5 s)
@@ -181,7 +181,8 @@ class Wait:
     shown: float | None = None
     # why a wait can only end when someone comes back (its limit is the table's stall_limit):
     # "votes" (a majority's votes to remove the seat are being gathered: ``have`` of ``need``),
-    # "blocked" (no majority can remove it), "hears" (the others remove a seat this node still
+    # "blocked" (no majority can remove it), "end" (it owes the game's end: it cannot be removed
+    # and no majority signed the end without it), "hears" (the others remove a seat this node still
     # hears), "listening" (this node was asleep: it catches up first), "cutoff" (it reaches nobody)
     note: str = ""
     have: int = 0
@@ -247,8 +248,8 @@ class NodeStatus:
                 parts.append(tr("st_hears", gone=w.removing, left=left))
             elif w.note == "votes":
                 parts.append(tr("st_votes", name=w.name, need=w.need, have=w.have, left=left))
-            elif w.note == "blocked":
-                parts.append(tr("st_blocked", name=w.name, left=left))
+            elif w.note in ("blocked", "end"):
+                parts.append(tr(f"st_{w.note}", name=w.name, left=left))
             elif w.removing:
                 key = "st_removing_mine" if w.mine else "st_removing"
                 parts.append(tr(key, gone=w.removing, name=w.name, left=left))
@@ -598,17 +599,25 @@ class Node:
 
     async def _linger(self, mesh: Mesh, limit: float) -> None:
         """After the table finished or stopped: tell every seat our chain length (``S``), then
-        wait, at most ``limit`` seconds, until each seat still linked to us has said it holds
-        that many envelopes, answering what it asks for meanwhile (the inbound loop runs on).
-        Exiting at once could strand the last envelope of the game in a closing link: its
-        receiver would then wait for a seat that is gone."""
+        wait, at most ``limit`` seconds, until each seat has said it holds that many envelopes,
+        answering what it asks for meanwhile (the inbound loop runs on). A finished node waits
+        for every seat still in the game, linked or not (the mesh redials a cut link, and its
+        ``S`` exchange hands the seat the rest); a stopped one for the seats still linked.
+        Exiting at once could strand the last envelope of the game in a cut or closing link:
+        its receiver would then wait for a seat that is gone, and end the game without it."""
         n = self._stored
         for seat in list(self._up):
             mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
         start = trio.current_time()
+        t = self.table
+        every = t.finished and t.fault is None
+
+        def waited(s: int) -> bool:
+            return s in self._up or (every and s not in t.unsigned_end)
+
         with trio.move_on_after(limit):
             await trio.sleep(0.05)  # our sends leave before a quick exit
-            while lacking := [s for s in self._others() if s in self._up and self._has.get(s, 0) < n]:
+            while lacking := [s for s in self._others() if waited(s) and self._has.get(s, 0) < n]:
                 now = trio.current_time()
                 if now - start >= SHOWN_AFTER:  # never a silent wait: say for whom, how long
                     self._publish(NodeStatus((), Wait(lacking[0], self.table.players[lacking[0]].name,
@@ -871,7 +880,8 @@ class Node:
             if t.can_remove(step.seat):
                 return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note="votes",
                             have=len(t.votes_for(step.seat)), need=t.votes_needed())
-            return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note="blocked")
+            return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True,
+                        note="end" if step.kind == "game_end" else "blocked")
         since = max(since, self._returned_at.get(step.seat, since))  # a fresh limit from its return
         if step.kind == "agree":
             limit = to.agree
@@ -1021,7 +1031,7 @@ class Node:
             for s, since in list(self._away_since.items()):
                 if now - since >= rejoin:
                     self.table.mark_gone(s)  # not counted on to start a removal; we co-sign its own
-        if wait is not None and wait.note in ("votes", "blocked") and step is not None:
+        if wait is not None and wait.note in ("votes", "blocked", "end") and step is not None:
             # rejoin_wait ran out: our vote to remove the seat (the table signs it when it may)
             mark = (len(self.table.frames), step.seat)
             if mark not in self._declared:
@@ -1064,6 +1074,9 @@ class Node:
         if wait.note in ("listening", "cutoff"):
             return f"no other seat could be reached for {took}: stopped waiting, signing nothing (resume to come back)"
         who = wait.removing or wait.name
+        if wait.note == "end":
+            return (f"the game's end could not be signed without {who} for {took}: stopped waiting, "
+                    "signing nothing (resume to come back)")
         return (f"the table could not play on without {who} for {took} (no majority to remove them): "
                 "stopped waiting, signing nothing (resume to come back)")
 

@@ -127,6 +127,7 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         self.finished = False
         self.winner: int | None = None
         self.game_end_sigs: set[int] = set()
+        self.unsigned_end: tuple[int, ...] = ()  # seats whose game_end never came (turns.py end_without)
         self.log: deque[v.LogEvent] = deque(maxlen=LOG_KEEP)
         self.log_total = 0
         self._close_memo: tuple | None = None  # view.py: (key, close answers) last computed

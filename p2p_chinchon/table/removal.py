@@ -51,6 +51,8 @@ class RemovalPart:
             return []
         if self.engine is None:
             return self.timeout("absent", True)
+        if self.end_without(seat):  # a majority signed the game's end: it ends without the seat
+            return self._take()
         if not self.can_remove(seat):
             return []
         self.gone.add(seat)
@@ -102,7 +104,22 @@ class RemovalPart:
         waits = step is not None and step.seat == seat
         if not (waits or self.removing_seat == seat):
             return False
-        return 2 * len(self._signers(seat)) > self._base()
+        return 2 * len(self._signers(seat)) > self._base() and self._end_problem(seat) is None
+
+    def _end_problem(self, seat: int) -> str | None:
+        """Why the game's end forbids removing ``seat`` now, or None (docs/protocol.md
+        "Removal", the game's end). Once ``game_end`` envelopes are chained, the seats that
+        signed them, with the seats being removed (``seat`` too), must be no majority of the
+        seats in the game: else the removed seats' own record could hold a majority's
+        ``game_end`` (the signers' in our common past, theirs after it) and end the game a
+        second time, on another branch."""
+        ended = self.game_end_sigs
+        out = ended | {r["seat"] for r in self.removing} | {seat}
+        if not ended or 2 * len(out) <= self._base():
+            return None
+        names = ", ".join(self._name(s) for s in sorted(ended))
+        return (f"{names} signed the game's end: with seat {seat} they would be a majority of the "
+                f"{self._base()} seats in the game, so its end is signed, not its seats removed")
 
     @property
     def removing_seat(self) -> int | None:
@@ -296,6 +313,9 @@ class RemovalPart:
                 raise bad(f"the table does not wait for seat {x}")
             if env.seat not in self._signers(x):
                 raise bad(f"seat {env.seat} does not sign the removal of seat {x}")
+            ended = self._end_problem(x)
+            if ended is not None:
+                raise bad(ended)
             self._check_removal_proof(env, x)
 
         def commit() -> None:

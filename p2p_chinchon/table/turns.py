@@ -249,6 +249,26 @@ class TurnsPart:
 
         return commit
 
+    def end_signed_by_majority(self) -> bool:
+        """The game is over and a strict majority of the seats in the game signed its
+        ``game_end`` in our chain: its end is settled (docs/protocol.md "Removal", the game's
+        end): no seat may be removed any more, and no other branch can end the game."""
+        return self.phase == v.OVER and 2 * len(self.game_end_sigs) > len(self.players) - len(self.left)
+
+    def end_without(self, seat: int) -> bool:
+        """``seat``'s ``game_end`` is awaited and its ``rejoin_wait`` ran out: when a strict
+        majority already signed the game's end (:meth:`end_signed_by_majority`), the game
+        ends here, signing nothing; the seats whose ``game_end`` is missing are named in
+        ``unsigned_end`` and in a log line (audit: ``ok``, the same). False otherwise."""
+        step = self.expected()
+        if step != Step("game_end", seat) or not self.end_signed_by_majority() or self.finished:
+            return False
+        self.unsigned_end = tuple(st.seat for st in self.queue if st.kind == "game_end")
+        self.finished = True
+        self.log_event("unsigned_end", self.unsigned_end)
+        self._out.append(Finished(self.winner))
+        return True
+
     def _game_events(self, events: list) -> None:
         for ev in events:
             self._out.append(GameEvent(ev))

@@ -30,6 +30,7 @@ KIND_KEYS = {
     "close": "log_close", "reshuffle": "log_restock", "void": "log_void", "dead_hand": "log_dead_hand",
     "eliminated": "log_out", "reentry_offer": "log_reentry_offer", "reenter": "log_reentered",
     "score": "log_scores", "left": "log_left", "removed": "log_removed_absent", "voided": "log_voided",
+    "unsigned_end": "log_unsigned_end",
 }
 
 # keys with a second-person form ("<key>_you") for the own seat

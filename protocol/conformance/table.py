@@ -236,6 +236,9 @@ class Table:
             if self.exp[0] != X:
                 bad(f"seat {X} is not the expected speaker")
             signers, n = self.removal_signers(X)
+            E = self.ended if self.phase == "game_end" else set()
+            if E and 2 * len(E | set(busy) | {X}) > n:     # rule 5: the game's end
+                bad(f"seats {sorted(E)} signed the game's end: its end is signed, not its seats removed")
             if len(signers) < 2:
                 bad("fewer than two signers")
             if me not in signers:
@@ -745,6 +748,7 @@ class Table:
 
     def _end(self):
         self.phase = "game_end"
+        self.ended = set()
         self.end_left = [s for s in range(self.N) if s not in self.left and s not in self.removed]
         self.exp = (self.end_left[0], {"game_end"})
 
@@ -754,6 +758,7 @@ class Table:
         if e.body["digest"] != e.prev:
             raise Violation("game_end", e.seat, "digest")
         self.end_left = self.end_left[1:]
+        self.ended.add(e.seat)
         if self.end_left:
             self.exp = (self.end_left[0], {"game_end"})
         else:
@@ -775,7 +780,10 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
             t.apply(e)
         except Violation as v:
             return False, f"cheat: envelope {i}: seat {v.seat}: {v.rule}: {v.reason}"
-    if getattr(t, "complete", False):
+    out = set(getattr(t, "left", ())) | set(getattr(t, "removed", ()))
+    in_game = [s for s in range(getattr(t, "N", 0)) if s not in out]
+    by_majority = getattr(t, "phase", None) == "game_end" and not t.over and 2 * len(getattr(t, "ended", ())) > len(in_game)
+    if getattr(t, "complete", False) or by_majority:  # "Removal", the game's end
         gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
     if t.over and t.chain[-1].kind == "leave":   # a chained leave is no fault ("Faults and audit")
