@@ -477,8 +477,10 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
         who = ", ".join(str(s) for s in seats)
         part.verdict = "cut_off"
         part.seats = []
+        how = ("stops there with a fault naming it away (before the game)" if envs[1 - side][common].kind == "fault"
+               else "removes there for 'absent' with a majority's signed votes")
         part.detail = (f"from envelope {common} file {files[side]} holds only the own envelopes of seat {who}, "
-                       f"which file {files[1 - side]} removes there for 'absent' with a majority's signed votes "
+                       f"which file {files[1 - side]} {how} "
                        "(docs/protocol.md \"Removal\"): cut off, their last envelopes never reached the others; "
                        "no seat signed both: none contradicts the other")
         return part
@@ -498,15 +500,19 @@ def _removed_parting(envs: list[list[wire.Envelope | None]], common: int,
     envelope at ``common`` is a first ``remove`` for "absent" (its proof: a majority's votes,
     checked by that file's own audit) and every seat that signed this side's continuation is
     removed for "absent" on the other side's (their own envelopes, which never reached the
-    majority; docs/protocol.md "Removal"). Else None. (The caller has checked that no seat
-    signed both sides.)"""
+    majority; docs/protocol.md "Removal"); or, before the game, the other side's envelope
+    there is a ``fault`` ``absent`` accusing the one seat that signed this side's (the table
+    stopped without it). Else None. (The caller has checked that no seat signed both sides.)"""
     for major in (0, 1):
         first = envs[major][common]
+        minor = signers[1 - major]
+        if first is not None and first.kind == "fault" and first.body["rule"] == "absent" \
+                and minor == {first.body["accused"]}:
+            return 1 - major, sorted(minor)  # before the game: the others stopped, naming it away
         if first is None or first.kind != "remove" or first.body["reason"] != "absent" or not first.body["proof"]:
             continue
         removed = {e.body["seat"] for e in envs[major][common:]
                    if e is not None and e.kind == "remove" and e.body["reason"] == "absent"}
-        minor = signers[1 - major]
         if minor and minor <= removed and first.body["seat"] in minor:
             return 1 - major, sorted(minor)
     return None

@@ -200,3 +200,55 @@ def test_an_evenings_games_audited_together_are_grouped_by_game(tmp_path, capsys
     assert "NOT ONE GAME" not in out and "files 0, 2" in out and "files 1, 3" in out
     # a game of which no file is complete keeps the whole verdict incomplete
     assert audit_files([files[0], files[2], _write(tmp_path, "g2-c.chn", games[1][:20])]).exit_code == 3
+
+
+def test_a_seat_cut_off_as_it_signed_is_not_a_fork(tmp_path, capsys):
+    """Seat 2 signs its move and is cut off before it leaves; seats 0 and 1 remove it there
+    with a majority's votes and finish. Compared, the records part at that index, no seat on
+    both sides, the lone record holding only seat 2's own envelopes: ``cut_off``, agreeing;
+    the game's complete record makes ``audit`` exit 0. If a seat that is not removed had signed
+    on the lone side too, it would be a fork."""
+    import copy
+
+    from test_table_removal import _cut_cases
+
+    chain, snaps = _cut_cases(3)
+    at = next(p for p in sorted(snaps) if chain[p][0] == "draw")
+    net, seat, outs = copy.deepcopy(snaps[at])
+    net.at, net.want = at, set()
+    net.handle(seat, outs)
+    net.drive()
+    lone, major = net.tables[seat], net.tables[(seat + 1) % 3]
+    assert major.finished and major.removed == {seat: "absent"} and not lone.finished
+    a, b = _write(tmp_path, "major.chn", major.frames), _write(tmp_path, "lone.chn", lone.frames)
+    m = audit_files([a, b])
+    assert [p.verdict for p in m.partings] == ["cut_off"] and m.verdict == "agree" and m.exit_code == 0, m.summary()
+    assert m.partings[0].at == at and m.partings[0].seats == []
+    assert cli.main(["audit", str(b), str(a)]) == 0
+    assert "cut off" in capsys.readouterr().out
+    # the same lone record with a further envelope signed by a seat that is not removed: a fork
+    other = next(s for s in range(3) if s != seat)
+    e = wire.decode_envelope(lone.frames[-1])
+    extra = wire.make_envelope(net.ids[other].private_key, game=e.game, seq=e.seq + 1, seat=other, prev=e.hash(),
+                               kind="leave", body={"reason": "x"})
+    c = _write(tmp_path, "lone2.chn", list(lone.frames) + [extra.encode()])
+    m = audit_files([a, c])
+    assert [p.verdict for p in m.partings] == ["fork"] and m.exit_code == 1, m.summary()
+
+
+def test_a_seat_cut_off_before_the_game_is_not_a_fork(tmp_path):
+    """Before the first hand: seat 2 signs its step and is cut off; seat 0 stops the table
+    with a ``fault`` ``absent`` naming it, and seat 2's record holds its own envelope there.
+    Compared: ``cut_off`` (neither goes on: each stopped)."""
+    net = Net(3, seed=8)
+    assert net.run(lambda n: n.tables[0].engine is not None and not n.q)
+    envs = [wire.decode_envelope(f) for f in net.tables[0].frames]
+    i = next(j for j, e in enumerate(envs) if e.kind == "toss")
+    x, prev = envs[i].seat, envs[i].prev
+    fault = net.craft((x + 1) % 3, "fault", {"accused": x, "rule": "absent", "reason": "away", "evidence": []},
+                      seq=i, prev=prev)
+    frames = list(net.tables[0].frames[:i])
+    a = _write(tmp_path, "a.chn", frames + [fault])
+    b = _write(tmp_path, "b.chn", frames + [net.tables[0].frames[i]])
+    m = audit_files([a, b])
+    assert [p.verdict for p in m.partings] == ["cut_off"] and "before the game" in m.partings[0].detail, m.summary()
