@@ -26,6 +26,9 @@ malformed, late, or whose signature does not verify is refused: the host logs wh
 the connection without a reply, and ``on_join`` is not called. Because the signature covers a
 fresh challenge and the host's certificate, a recorded or relayed request is worth nothing on
 another connection or at another table.
+
+The lobby runners that seat a table over this link (the host's ``host_lobby``, the joiner's
+``join_lobby``) are in :mod:`.seating`.
 """
 
 from __future__ import annotations

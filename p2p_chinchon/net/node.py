@@ -1,16 +1,27 @@
 """A live node: one seat's sans-I/O :class:`~p2p_chinchon.table.Table` driven over trio.
 
-The node owns the I/O around the table: the lobby link (host or joiner), the full mesh to
-every other seat, the transcript file (every accepted envelope is appended and fsynced
-*before* anything that depends on it is sent), per-action timeouts, and the decision maker
-(a bot, the UI, or the plain line mode) that turns a :class:`~p2p_chinchon.view.SeatView`
-into intents.
+The node owns the I/O around the table: the full mesh to every other seat, the transcript file
+(every accepted envelope is appended and fsynced *before* anything that depends on it is sent),
+per-action timeouts, and the decision maker (a bot, the UI, or the plain line mode) that turns a
+:class:`~p2p_chinchon.view.SeatView` into intents. This module holds the driver
+(:class:`Node`: its loops, its clocks, the rematch vote at game over) and :func:`run_seat`,
+which builds a seated table's mesh and runs the node on it. Around it, each in its own module:
+
+- :mod:`.seating`: the lobby runners (:func:`~.seating.host_lobby`, :func:`~.seating.join_lobby`)
+  that seat a table before the node runs;
+- :mod:`.presence`: what one other seat's presence is (:class:`~.presence.Presence`), the
+  heartbeat and its timings;
+- :mod:`.status`: what the node publishes while it waits (:class:`~.status.NodeStatus`,
+  :class:`~.status.Wait`) and how that is said;
+- :mod:`.secretsfile`: the secrets a seat keeps beside its transcript to rejoin.
+
+Their names stay importable from here (``from p2p_chinchon.net.node import host_lobby`` ...).
 
 Mesh payloads carry a one-byte type: ``E`` + an envelope frame, or ``S`` + 4-byte big-endian
 chain length ("I hold this many envelopes; send me the rest"), sent on every (re)connect so
 a dropped link resumes from the transcript, and ``H`` (empty body), a heartbeat sent every
 second on every link: a seat heard from neither by frames nor heartbeats for
-:data:`SILENT_AFTER` seconds, or whose link is down, is *absent* (:class:`Presence`). Heartbeats
+:data:`SILENT_AFTER` seconds, or whose link is down, is *absent* (:mod:`.presence`). Heartbeats
 are link-level (never chain envelopes): they prove nothing and are never blamed on anyone.
 
 Waiting (docs/reliability.md): every wait has a named seat, a reason and a deadline, published
@@ -19,6 +30,8 @@ as a :class:`NodeStatus` to :meth:`Events.status` once a second while it lasts. 
 for ``rejoin_wait`` seconds (a table option) and then recorded ``absent``, never as a cheat; a
 node that hears nobody at all (cut off) blames nobody. This seat's own decision runs on the turn
 clock (table option ``turn_time``): when it runs out the node plays the bot's move and says so.
+The timings the node's loops read (``SILENT_AFTER``, ``SHOWN_AFTER``, ``WAKE_AFTER``,
+``LINGER_FINISHED`` ...) are names of this module, where a test may patch them.
 
 Timing log (benchmarks only, off by default): when the environment variable
 ``P2P_CHINCHON_TIMING`` names a folder, each node appends one line per accepted envelope to
@@ -31,42 +44,42 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import socket
 import time
 from dataclasses import dataclass, field
-from functools import cache, partial
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Collection, Sequence
+from typing import Any, Callable, Sequence
 
-import msgpack
 import trio
 
 from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
-from p2p_chinchon.net.framing import FrameError
-from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
+from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerDown, PeerUp, RelayPlan
+from p2p_chinchon.net.presence import BACK_SHOWN, HEARTBEAT, HEARTBEAT_EVERY, SILENT_AFTER, Presence
+from p2p_chinchon.net.secretsfile import next_secrets, read_secrets, secrets_path_for, write_secrets
+from p2p_chinchon.net.seating import peers_of
+from p2p_chinchon.net.status import DECISIONS, RECORD, NodeStatus, Wait, english, error_text
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
+
+# Moved to their own modules; still importable from here, where the commands and tests find them.
+from p2p_chinchon.net.seating import (  # noqa: F401  (re-exported)
+    LOBBY_RETRY as LOBBY_RETRY, TABLE_FULL as TABLE_FULL, _connect_patiently as _connect_patiently,
+    host_lobby as host_lobby, join_lobby as join_lobby,
+)
+from p2p_chinchon.net.status import clock as clock  # noqa: F401  (re-exported)
 
 log = logging.getLogger(__name__)
 
 ENVELOPE = b"E"
 SYNC = b"S"
-HEARTBEAT = b"H"
 REMATCH = b"R"  # after a finished game: this seat's rematch vote, b"R\x01" yes, b"R\x00" no (unsigned)
 REMATCH_NONE = b"\x02"  # R + this: this seat's command cannot play a rematch (a resumed game, a code word)
 REMATCH_WAIT = 180.0  # seconds the rematch question waits for every seat's answer
-HEARTBEAT_EVERY = 1.0  # seconds between heartbeats on each link
 LINGER_FINISHED = 30.0  # seconds a finished node waits for every seat in the game to hold its whole chain
 RESYNC_BUDGET = 2  # chains' worth of envelopes answered to one seat per link connection
 LINGER_STOPPED = 2.0  # the same after a fault or a leave (the others may be gone)
-SILENT_AFTER = 3.5  # seconds without a frame before a seat counts as absent (shown within 5 s)
 SHOWN_AFTER = 2.0  # seconds before a routine protocol wait is shown
-BACK_SHOWN = 5.0  # seconds "Carla is back" stays in the status
-DECISIONS = ("agree", "draw", "discard", "reenter")
-RECORD = "record"  # the wait of a finished node for a seat to hold its whole chain
 TIMING_ENV = "P2P_CHINCHON_TIMING"
-LOBBY_RETRY = 0.2  # seconds between tries at a host not up yet (a refused connect costs nothing)
 WAKE_AFTER = 5.0  # a clock tick this late (s) means this node was asleep (lid, SIGSTOP): it listens first
 LISTEN_FOR_GAPS = 10.0  # s a listening node waits for what links envelopes buffered ahead of its chain
 STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing nothing (resumable)
@@ -146,134 +159,6 @@ class Events:
 
     def node_ready(self, node: Node) -> None:
         """The :class:`Node` exists, before the mesh starts (UIs keep it to :meth:`Node.submit`)."""
-
-
-@dataclass(frozen=True)
-class Presence:
-    """One other seat as this node hears it: ``connected`` (link up and heard from within
-    :data:`SILENT_AFTER` s); ``away`` seconds since it was last heard while absent, else 0;
-    ``back`` true for :data:`BACK_SHOWN` s after it returned."""
-
-    seat: int
-    name: str
-    connected: bool
-    away: float = 0.0
-    back: bool = False
-    relayed: bool = False  # its link runs through the transit relay (issue 23)
-
-
-@dataclass(frozen=True)
-class Wait:
-    """Who this node waits for, for what (a step kind: "draw", "shuffle", ...), and how long
-    is left (``left``, seconds; None = no limit). ``mine``: this seat's own decision (the turn
-    clock); ``absent``: the awaited seat is disconnected and the limit is its ``rejoin_wait``.
-    ``shown``: the countdown a screen shows when it differs from ``left`` (another seat's move:
-    until its own turn clock plays for it, not this node's later limit)."""
-
-    seat: int
-    name: str
-    what: str
-    left: float | None
-    mine: bool = False
-    absent: bool = False
-    connecting: bool = False  # absent, but never heard from yet (the mesh is forming)
-    removing: str = ""  # the name of the seat gone for good whose removal ``seat`` must sign
-    shown: float | None = None
-    # why a wait can only end when someone comes back (its limit is the table's stall_limit):
-    # "votes" (a majority's votes to remove the seat are being gathered: ``have`` of ``need``),
-    # "blocked" (no majority can remove it), "end" (it owes the game's end: it cannot be removed
-    # and no majority signed the end without it), "hears" (the others remove a seat this node still
-    # hears), "listening" (this node was asleep: it catches up first), "cutoff" (it reaches nobody)
-    note: str = ""
-    have: int = 0
-    need: int = 0
-
-
-@cache
-def _english_translator() -> Any:
-    from p2p_chinchon.ui.i18n import Translator
-
-    return Translator("en")
-
-
-def _english(key: str, **fields: Any) -> str:
-    """A ``st_*`` message of :mod:`p2p_chinchon.ui.i18n` in English (logs, printouts)."""
-    return _english_translator()(key, **fields)
-
-
-def clock(seconds: float) -> str:
-    """``m:ss`` for a countdown (rounded up, never negative)."""
-    s = max(0, int(seconds + 0.999))
-    return f"{s // 60}:{s % 60:02d}"
-
-
-@dataclass(frozen=True)
-class NodeStatus:
-    """Presence of every other seat and the current wait: what the status line shows."""
-
-    seats: tuple[Presence, ...] = ()
-    wait: Wait | None = None
-
-    def key(self) -> tuple:
-        """What the status says without its clocks: a line-mode printer prints on a new key."""
-        w = self.wait
-        return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None, w.note, w.have)
-                if w else None,
-                tuple((p.seat, p.connected, p.back, p.relayed) for p in self.seats))
-
-    def relayed(self) -> tuple[str, ...]:
-        """The names of the seats whose link runs through the transit relay."""
-        return tuple(p.name for p in self.seats if p.connected and p.relayed)
-
-    def text(self, tr: Callable[..., str] | None = None, relayed: bool = True,
-             back: Collection[int] | None = None) -> str:
-        """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
-        removing them from the game (waiting for Bruno's signature)``; "" when idle.
-
-        ``tr(key, **fields)`` phrases it (a :class:`p2p_chinchon.ui.i18n.Translator`, whose
-        ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts). ``relayed``:
-        end with the seats whose link runs through the relay (``through the relay: Ana``).
-        ``back``: the seats whose return to mention (None: every seat back within
-        :data:`BACK_SHOWN` s; a console that printed a return once passes the new ones)."""
-        tr = tr or _english
-        parts = []
-        w = self.wait
-        if w is not None:
-            n = w.shown if w.shown is not None else w.left
-            left = f" ({clock(n)})" if n is not None else ""
-            what = w.what.replace("_", " ")
-            if w.note in ("listening", "cutoff"):
-                parts.append(tr(f"st_{w.note}", left=left))
-            elif w.note == "hears":
-                parts.append(tr("st_hears", gone=w.removing, left=left))
-            elif w.note == "votes":
-                parts.append(tr("st_votes", name=w.name, need=w.need, have=w.have, left=left))
-            elif w.note in ("blocked", "end"):
-                parts.append(tr(f"st_{w.note}", name=w.name, left=left))
-            elif w.removing:
-                key = "st_removing_mine" if w.mine else "st_removing"
-                parts.append(tr(key, gone=w.removing, name=w.name, left=left))
-            elif w.mine:
-                parts.append(tr(f"st_mine_{w.what}", left=left) if w.what in DECISIONS
-                             else tr("st_mine_step", what=what))
-            elif w.connecting:
-                parts.append(tr("st_connecting", name=w.name, left=left))
-            elif w.absent:
-                parts.append(tr("st_absent", name=w.name, left=left))
-            elif w.what == "rematch":
-                parts.append(tr("st_wait_rematch", name=w.name, left=left))
-            elif w.what in DECISIONS or w.what == RECORD:
-                parts.append(tr(f"st_wait_{w.what}", name=w.name, left=left))
-            else:
-                parts.append(tr("st_wait_step", name=w.name, what=what, left=left))
-        for p in self.seats:
-            if not p.connected and (w is None or p.seat != w.seat or not w.absent):
-                parts.append(tr("st_disconnected", name=p.name))
-            elif p.back and (back is None or p.seat in back):
-                parts.append(tr("st_back", name=p.name))
-        if relayed and self.relayed():
-            parts.append(tr("st_relayed", names=", ".join(self.relayed())))
-        return "; ".join(parts)
 
 
 @dataclass
@@ -472,7 +357,7 @@ class Node:
             self._persist(accepted)
             return True
         except (OSError, TranscriptError) as exc:
-            self._fail(f"cannot write the transcript: {_why(exc)}")
+            self._fail(f"cannot write the transcript: {error_text(exc)}")
             return False
 
     def _fail(self, reason: str) -> None:
@@ -493,29 +378,19 @@ class Node:
 
     def _save_secrets(self) -> bool:
         """Write this seat's secrets (0600, atomically) before any message that depends on them
-        is persisted or sent; False (and the node leaves) when that fails. The file keeps every
-        hand's key (a rejoin replays earlier hands too), the seat's public identity key
-        (``seat_key``: which seat wrote the transcript beside it) and, for a seat whose
-        identity lives nowhere else (bots), the identity seed."""
+        is persisted or sent; False (and the node leaves) when that fails. What the file keeps:
+        :func:`.secretsfile.next_secrets`."""
         if self.secrets_path is None:
             return True
-        snap = self.table.seat_secrets()
         kept = self.kept_secrets
-        new = dict(kept, toss_nonce=snap["toss_nonce"], keys=dict(kept.get("keys", {})))
-        if "key" in snap:
-            new["keys"][snap["hand"]] = {"hand": snap["hand"], "key": snap["key"], "key_nonce": snap["key_nonce"]}
-        if "seat_key" not in new:  # whose seat wrote this transcript (public): commands/comeback.py
-            new["seat_key"] = self.table.identity.public_bytes
-        if self.keep_identity and "identity" not in new:
-            new["identity"] = self.table.identity.seed()
-        if self.relay is not None:  # a code-word table: a rejoin meets at the same relay
-            new["relay"] = self.relay
+        new = next_secrets(kept, self.table.seat_secrets(), self.table.identity,
+                           keep_identity=self.keep_identity, relay=self.relay)
         if new == kept:
             return True
         try:
             write_secrets(self.secrets_path, new)
         except OSError as exc:
-            self._fail(f"cannot save this seat's secrets: {_why(exc)}")
+            self._fail(f"cannot save this seat's secrets: {error_text(exc)}")
             return False
         self.kept_secrets = new
         return True
@@ -572,7 +447,7 @@ class Node:
                 nursery.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - a bug must not leave the others waiting
             log.debug("node failed", exc_info=True)  # the user gets one line (NodeResult.error)
-            self._fail(f"internal error: {_why(exc)}")
+            self._fail(f"internal error: {error_text(exc)}")
             with trio.move_on_after(1.0):
                 await self._flush(mesh)
         finally:
@@ -644,7 +519,7 @@ class Node:
 
         def said(why: str, seat: int | None = None) -> bool:
             name = self.table.players[seat].name if seat is not None else ""
-            self.events.rematch_said(_english(why, name=name), why, {"name": name})
+            self.events.rematch_said(english(why, name=name), why, {"name": name})
             return why == "rematch_on"
 
         async with trio.open_nursery() as nursery:
@@ -1055,7 +930,7 @@ class Node:
                 need = self.table.needs_decision()
                 if need is not None and self.table.expected() == step:
                     key = f"st_bot_{need}"
-                    self.events.notice(_english(key), key, lasting=True)
+                    self.events.notice(english(key), key, lasting=True)
                     await self._act(self._bot_intent(need))
             await self._decide()
             return
@@ -1112,401 +987,6 @@ class Node:
         if text != self._status_text:
             self._status_text = text
             self.events.status(status)
-
-
-def _why(exc: BaseException) -> str:
-    """An OS error in words ("No space left on device"), else the exception's text (of the
-    one exception inside trio's groups)."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror + (f": {exc.filename}" if exc.filename else "")
-    return str(exc) or type(exc).__name__
-
-
-error_text = _why  # public: the lobby runners and net/session.py say errors the same way
-
-
-def secrets_path_for(transcript: Path) -> Path:
-    """Where a seat's secrets live beside its transcript: ``<transcript>.secrets``."""
-    return transcript.with_name(transcript.name + ".secrets")
-
-
-def write_secrets(path: Path, snap: dict) -> None:
-    """Write ``snap`` (msgpack) to ``path`` readable by its owner only (0600), atomically
-    (temporary file, fsync, rename). Raises OSError."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, msgpack.packb(snap, use_bin_type=True))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
-def read_secrets(path: Path) -> dict:
-    """The secrets :func:`write_secrets` saved; {} when there are none."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return {}
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
-
-
-# ------------------------------------------------------------------ lobby helpers
-
-
-def peers_of(table: tbl.Table) -> dict[int, PeerAddr]:
-    """Every seat's place in the signed seating: its ``addr`` (the address the host saw it
-    from), then its other candidates (``addrs``: advertised, then private), best first."""
-    out = {}
-    for i, p in enumerate(table.players):
-        places = []
-        for a in (p.addr, *p.addrs):
-            try:
-                places.append(lob.parse_addr(a))
-            except ValueError:  # a bad place costs nothing: the others are still dialled
-                log.warning("seat %d's address %r in the seating is not host:port", i, a)
-        if not places:  # only a broken or hostile host signs that; we never dial ourselves
-            if i != table.me:
-                raise lob.BadAnswer(f"the host's seating gives seat {i} ({p.name}) no address to reach it at: "
-                                    f"{p.addr!r} is not host:port")
-            places = [("127.0.0.1", 1)]
-        out[i] = PeerAddr(*places[0], p.key, tuple(places[1:]))
-    return out
-
-
-TABLE_FULL = "the table is full"
-_LINK_ERRORS = (FrameError, trio.BrokenResourceError, trio.ClosedResourceError)
-
-
-async def host_lobby(
-    table: tbl.Table,
-    listener: Any,
-    *,
-    seats: int,
-    on_seated: Callable[[tbl.Table, int | None, str], Any] | None = None,
-    approve: Callable[..., Awaitable[bool | str]] | None = None,
-    notice: Callable[[str, str, dict[str, Any]], Any] | None = None,
-    approval_wait: float = lob.APPROVAL_WAIT,
-    limit_loopback: bool = False,
-    task_status: Any = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """Host side: accept joiners on ``listener`` until ``seats`` players sit, then sign the
-    seating and hand every joiner the offer and the seating. Returns when all are told.
-
-    ``approve(request, source_ip, *, came, queued)`` (a person asked; None = open, first-come
-    seating) returns True, False or :data:`.lobby.REFUSE_ADDRESS` before a joiner who accepted
-    the offer is seated; ``came`` is how many sit already from that address, ``queued`` how
-    many wait behind. The questions go one at a time through a :class:`.lobby.PromptQueue`: at
-    most 2 per free seat wait, each for ``approval_wait`` s at most, and one whose joiner
-    leaves is withdrawn. Without ``approve`` at most 2 joiners from one address are in the
-    lobby at once (loopback too when ``limit_loopback``); with it, the person decides.
-
-    From the joiner's "sit" to the signed seating one guard holds: a joiner whose link closes
-    or whose send fails is unseated at once and ``notice(text, key, fields)`` says so (one line
-    for the host's person: English ``text``, :mod:`p2p_chinchon.ui.i18n` ``key`` and
-    ``fields``), as it says an expired question or a refused address. ``on_seated(table,
-    seat, name)`` after a joiner sits, and ``(table, None, name)`` when a seated joiner leaves
-    before the seating: its seat is free again. Every seated joiner is sent the unsigned
-    ``{"lobby": [{name, key}, ...]}`` after each such change (docs/protocol.md "Lobby
-    updates"). An error seating one joiner refuses that joiner (logged in one line); a table
-    that cannot sign its seating refuses every joiner and raises :class:`.lobby.LobbyError`."""
-    told = 0
-    done_one = trio.Event()
-    started = trio.Event()
-    stop: list[str] = []  # why the seating could not be signed: every joiner is told
-    seat_sends = 0  # {seat} messages being sent: the seating waits for them (a ghost fails one)
-    changed = trio.Event()  # set (and replaced) whenever a seat is taken or freed
-
-    def free() -> int:
-        return seats - len(table.pending_players)
-
-    def seats_changed() -> None:
-        nonlocal changed
-        changed.set()
-        changed = trio.Event()
-
-    def say(key: str, text: str, **fields: Any) -> None:
-        log.info("lobby: %s", text)
-        if notice is not None:
-            notice(text, key, fields)
-
-    def lobby_message() -> bytes:
-        return msgpack.packb({"lobby": [{"name": p.name, "key": p.key} for p in table.pending_players]})
-
-    async def ask(request: lob.JoinRequest, ip: str, **kw: Any) -> bool | str:
-        assert approve is not None
-        answer = await approve(request, ip, **kw)
-        if answer == lob.REFUSE_ADDRESS:
-            say("lobby_address_refused", f"everyone from {ip} is refused until the table starts", address=ip)
-        return answer
-
-    prompts = None if approve is None else lob.PromptQueue(ask, cap=lambda: max(1, 2 * free()), wait=approval_wait)
-
-    def came_from(ip: str) -> int:
-        return sum(1 for p in table.pending_players[1:] if _addr_host(p.addr) == ip)
-
-    async def refuse(link: Any, text: str) -> None:
-        await link.send(msgpack.packb({"error": text}))
-
-    async def on_join(req: lob.JoinRequest, link: Any) -> None:
-        try:
-            await sit_down(req, link)
-        except (lob.LobbyError, *_LINK_ERRORS):
-            raise  # the joiner's link failed: serve_lobby logs it
-        except Exception as exc:  # noqa: BLE001 - the boundary: one joiner refused, one line, no traceback
-            log.error("lobby: could not seat %r: %s", req.name, _why(exc))
-            log.debug("lobby: seating %r failed", req.name, exc_info=True)
-            with trio.move_on_after(5):
-                await refuse(link, "the host could not seat you")
-
-    async def sit_down(req: lob.JoinRequest, link: Any) -> None:
-        nonlocal told
-        if free() <= 0:
-            await refuse(link, TABLE_FULL)
-            return
-        peer_ip = _peer_ip(link)
-        _, port = req.listen_host_port
-        # through the relay the joiner's first candidate stands for the address it came from
-        seen = lob.format_addr(peer_ip, port) if peer_ip is not None else (
-            req.candidates[0] if req.candidates else lob.format_addr("127.0.0.1", port))
-        peer_ip = peer_ip or lob.RELAYED
-        # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
-        # key), so a refusal never leaves a seat taken by someone who has gone.
-        await link.send(msgpack.packb({"offer": table.frames[0]}))
-        with trio.move_on_after(30):
-            answer = await link.receive()
-        if answer != b"sit":
-            return
-        if free() <= 0:
-            await refuse(link, TABLE_FULL)
-            return
-        try:
-            table.check_joiner_key(req.public_key)  # refused before the host's person is asked
-        except tbl.IntentError as exc:
-            await refuse(link, str(exc))
-            return
-        name = req.name
-        seated = False
-        left = False
-        refusal: str | None = None
-        sending = trio.Lock()  # held while a lobby update is sent: the seating never cancels one
-
-        async def push() -> None:
-            # docs/protocol.md "Lobby updates": the seats so far after our {seat} (unless the
-            # seating follows at once: the table is full), then after every change
-            sent = lobby_message() if free() <= 0 else None
-            while not started.is_set():
-                event, now = changed, lobby_message()
-                if now != sent:
-                    async with sending:
-                        await link.send(now)
-                    sent = now
-                await event.wait()
-
-        async def take_seat() -> str | None:
-            # the refusal to send, or None once the seating is signed with this joiner in it
-            nonlocal name, seated, seat_sends
-            if prompts is not None:
-                why, text = await prompts.decide(req, peer_ip, came=came_from(peer_ip))
-                if why == "expired":
-                    say("lobby_prompt_expired", f"nobody answered {req.name} within {approval_wait:g} s: "
-                        "the request expired", name=req.name, s=f"{approval_wait:g}")
-                if text is not None:
-                    return text
-                if free() <= 0:
-                    return TABLE_FULL
-            try:
-                # observed first (the address the others can most likely reach), then the
-                # joiner's own signed candidates: advertised, then its interfaces
-                seat = table.seat_host(req.name, req.public_key, seen, req.candidates)
-            except tbl.IntentError as exc:
-                return str(exc)
-            name, seated = table.pending_players[seat].name, True
-            if on_seated is not None:  # before any await: the count it shows is this seating's
-                on_seated(table, seat, name)
-            seat_sends += 1
-            try:
-                await link.send(msgpack.packb({"seat": seat}))
-            finally:
-                seat_sends -= 1
-                seats_changed()
-            watch.start_soon(push_while_up)
-            await started.wait()
-            return stop[0] if stop else None
-
-        async def push_while_up() -> None:
-            nonlocal left
-            try:
-                await push()
-            except _LINK_ERRORS:
-                if not started.is_set():  # the joiner went away
-                    left = True
-                    watch.cancel_scope.cancel()
-
-        async with trio.open_nursery() as watch:
-            async def gone() -> None:
-                # a joiner says nothing more in the lobby: a read that ends means it left
-                nonlocal left
-                try:
-                    await link.receive()
-                except _LINK_ERRORS:
-                    pass
-                if not started.is_set():  # after it, the game's clocks take over
-                    left = True
-                    watch.cancel_scope.cancel()
-
-            watch.start_soon(gone)
-            try:
-                refusal = await take_seat()
-            except _LINK_ERRORS:
-                left = True  # a send failed: the joiner is gone
-            finally:
-                if seated and not started.is_set():  # the guard: no ghost keeps a seat
-                    table.unseat_host(req.public_key)
-                    seats_changed()
-                    if on_seated is not None:
-                        on_seated(table, None, name)
-            async with sending:  # never cancel a send half-way: that would break the TLS link
-                watch.cancel_scope.cancel()
-        if left:
-            say("lobby_left_early", f"{name} left before sitting down", name=name)
-            return
-        if refusal is not None:
-            await refuse(link, refusal)
-            if stop:  # counted: the host waits for every joiner to hear why
-                told += 1
-                done_one.set()
-            return
-        await link.send(msgpack.packb({"seating": table.frames[1]}))
-        told += 1
-        done_one.set()
-
-    async with trio.open_nursery() as nursery:
-        await nursery.start(partial(lob.serve_lobby, listener, on_join, identity=table.identity,
-                                    max_per_address=2 if approve is None else None,
-                                    limit_loopback=limit_loopback))
-        task_status.started()
-        while free() > 0 or seat_sends:  # a {seat} still being sent may yet fail
-            await changed.wait()
-            # a joiner that just left frees its seat first; the others' lobby updates start
-            await trio.sleep(0)
-        try:
-            table.start()  # signs the seating (and the host's agree when it auto-agrees)
-        except Exception as exc:  # noqa: BLE001 - the boundary: every joiner is told, one line
-            stop.append(f"the host could not start the table: {_why(exc)}")
-        started.set()
-        # wait until every joiner got the seating (or a short grace for dead links)
-        with trio.move_on_after(10):
-            while told < seats - 1:
-                await done_one.wait()
-                done_one = trio.Event()
-        nursery.cancel_scope.cancel()
-    if stop:
-        raise lob.LobbyError(stop[0])
-
-
-def _addr_host(addr: str) -> str | None:
-    try:
-        return lob.parse_addr(addr)[0]
-    except ValueError:
-        return None
-
-
-def _peer_ip(link: Any) -> str | None:
-    """The IP address a lobby link comes from; None through the transit relay (the relay's
-    address says nothing of where the joiner is)."""
-    stream = getattr(link, "stream", None) or getattr(link, "_stream", None)
-    stream = getattr(stream, "transport_stream", stream)  # under TLS, the socket is below
-    if getattr(stream, "relay", None) is not None:
-        return None
-    sock = getattr(stream, "socket", None)
-    try:
-        return sock.getpeername()[0] if sock is not None else "127.0.0.1"
-    except OSError:
-        return "127.0.0.1"
-
-
-async def join_lobby(
-    identity: Any, host: str, port: int, *, name: str, listen_port: int, timeout: float = 600.0,
-    candidates: Sequence[str] = (),
-    check_offer: Callable[[bytes, bytes], Any] | None = None, expect_fingerprint: str | None = None,
-    wait: float = 0.0, on_waiting: Callable[..., Any] | None = None,
-    on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None = None,
-    approval_wait: float = lob.APPROVAL_WAIT, local_address: str | None = None,
-    connect: Callable[..., Awaitable[tuple[Any, bytes]]] | None = None,
-) -> tuple[bytes, bytes]:
-    """Joiner side: sit down at ``host:port`` over TLS, pinning ``expect_fingerprint`` if
-    given, offering ``candidates`` (more addresses of our mesh, best first) besides the one the
-    host sees us from; returns the offer and seating frames. ``check_offer(offer_frame,
-    host_tls_key)`` may refuse the table (raise) before we wait to be seated. Any hostile answer raises
-    :class:`~.lobby.LobbyError` (:class:`~.lobby.Refused`, :class:`~.lobby.BadAnswer`). While
-    nobody answers at ``host:port`` we keep trying for ``wait`` seconds, telling
-    ``on_waiting(text)`` so; then the connection error (OSError) is raised. Once we sat down,
-    ``on_waiting(text, key, fields)`` says we wait for the host's person (English ``text``, the
-    same in :mod:`p2p_chinchon.ui.i18n` as ``key`` with ``fields``). ``on_lobby(players)`` gets each of the
-    host's unsigned lobby updates, ``((name, key), ...)`` in seat order (display only). After
-    ``sit`` we wait ``approval_wait`` s (and 15 s more) for the seat: then :class:`~.lobby.Refused`.
-    ``local_address``: the source IP to connect from (None: the system's choice).
-    ``connect(**kwargs)``: how to reach the lobby instead (a code word's direct-then-relay
-    way), taking :func:`.lobby.connect_lobby`'s keyword arguments after ``identity``."""
-    kwargs = dict(name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port), candidates=candidates,
-                  expect_fingerprint=expect_fingerprint)
-    if connect is not None:
-        link, host_key = await connect(identity, **kwargs)
-    else:
-        link, host_key = await _connect_patiently(wait, on_waiting, host, port, identity, **kwargs,
-                                                  local_address=local_address)
-    async with link:
-        offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
-        if check_offer is not None:
-            check_offer(offer, host_key)  # raises: we leave without taking a seat
-        await link.send(b"sit")
-        if on_waiting is not None:  # never a silent wait: the host's person may be asked first
-            on_waiting(f"waiting for the host to let you sit down (your fingerprint {identity.fingerprint}: the host "
-                       f"checks it on their screen; up to {approval_wait:g} s; q leaves)", "lobby_wait_host",
-                       {"s": f"{approval_wait:g}", "fp": identity.fingerprint})
-        # The host refuses us when its person has not answered in APPROVAL_WAIT s; our own
-        # patience ends a little later, for a host that never says.
-        try:
-            with trio.fail_after(approval_wait + 15):
-                await lob.read_answer(link, "seat", int, closed="the host closed the lobby", on_lobby=on_lobby)
-        except trio.TooSlowError:
-            raise lob.Refused(f"the host did not answer within {approval_wait:g} s") from None
-        if on_waiting is not None:  # seated: the last line must not stay "waiting for the host"
-            on_waiting(f"seated (your fingerprint {identity.fingerprint}): waiting for the table to fill",
-                       "lobby_seated", {"fp": identity.fingerprint})
-        with trio.fail_after(timeout):
-            seating = await lob.read_answer(link, "seating", bytes, on_lobby=on_lobby,
-                                            closed="the host closed the lobby before seating")
-        return offer, seating
-
-
-async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | None,
-                             host: str, port: int, *args: Any, **kwargs: Any) -> Any:
-    """:func:`lobby.connect_lobby`, retried every :data:`LOBBY_RETRY` s for ``wait`` seconds
-    while the address refuses or does not answer (the host may start after us)."""
-    deadline = trio.current_time() + wait
-    said = None
-    while True:
-        try:
-            return await lob.connect_lobby(host, port, *args, timeout=min(10.0, max(1.0, wait)), **kwargs)
-        except socket.gaierror:
-            raise  # a name that does not resolve is a typo, not a host that is not up yet
-        except (OSError, trio.TooSlowError) as exc:
-            left = deadline - trio.current_time()
-            if left <= 0:
-                if isinstance(exc, trio.TooSlowError):
-                    raise OSError(f"no answer from {lob.format_addr(host, port)}") from None
-                raise
-            text = f"no table at {lob.format_addr(host, port)} yet: still trying for {int(left + 0.5)} s"
-            if on_waiting is not None and text != said:
-                on_waiting(text)
-                said = text
-            await trio.sleep(min(LOBBY_RETRY, left))
 
 
 async def run_seat(
