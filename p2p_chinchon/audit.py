@@ -288,10 +288,12 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
         _track(t, marks, seen)
     if progress is not None:
         progress(len(frames), len(frames))
-    ended = t.finished or (t.fault is None and t.end_signed_by_majority())
+    # a majority's game_ends end the game; a leave after them changes nothing, a fault is judged
+    ended = t.finished or (t.end_signed_by_majority() and (t.fault is None or t.fault.rule == "left"))
     r = AuditReport("ok" if ended else "incomplete", winner=t.winner)
     if ended and not t.finished:  # docs/protocol.md "Removal", the game's end
-        missing = [st.seat for st in t.queue if st.kind == "game_end"]
+        missing = ([s for s in range(len(t.players)) if s not in t.game_end_sigs and s not in t.removed]
+                   if t.fault is not None else [st.seat for st in t.queue if st.kind == "game_end"])
         r.detail = ("the game's end is signed by a majority of the seats in the game; not by seat "
                     + ", ".join(str(s) for s in missing) + " (their own records may hold it)")
     if not ended:
@@ -626,5 +628,10 @@ def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any]
         games.setdefault(first[0].game.hex() if first and first[0] is not None else "", []).append(i)
     partings = [compare_loaded(loaded[i], loaded[j], (i, j))
                 for files in games.values() for x, i in enumerate(files) for j in files[x + 1:]]
+    for part in partings:  # a cut-off record cannot end the game: if both do, that is no agreement
+        if part.verdict == "cut_off" and all(reports[f].verdict == "ok" for f in part.files):
+            part.verdict = "fork"
+            part.detail = ("both files end the game, and they part at envelope "
+                           f"{part.at}: two ends of one game (docs/protocol.md \"Removal\", the game's end)")
     partings.sort(key=lambda p: p.files)
     return MultiReport([str(p) for p in paths], reports, partings, list(games.items()))

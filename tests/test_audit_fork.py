@@ -252,3 +252,25 @@ def test_a_seat_cut_off_before_the_game_is_not_a_fork(tmp_path):
     b = _write(tmp_path, "b.chn", frames + [net.tables[0].frames[i]])
     m = audit_files([a, b])
     assert [p.verdict for p in m.partings] == ["cut_off"] and "before the game" in m.partings[0].detail, m.summary()
+
+
+def test_two_records_that_both_end_the_game_never_agree(tmp_path, monkeypatch):
+    """Defence in depth: were two records parting as ``cut_off`` both to end the game (which
+    "The game's end" rules out), the comparison says fork, exit 1, not agree."""
+    import copy
+
+    import p2p_chinchon.audit as audit_mod
+    from test_table_removal import _cut_cases
+
+    chain, snaps = _cut_cases(3)
+    at = next(p for p in sorted(snaps) if chain[p][0] == "draw")
+    net, seat, outs = copy.deepcopy(snaps[at])
+    net.at, net.want = at, set()
+    net.handle(seat, outs)
+    net.drive()
+    a = _write(tmp_path, "major.chn", net.tables[(seat + 1) % 3].frames)
+    b = _write(tmp_path, "lone.chn", net.tables[seat].frames)
+    assert audit_files([a, b]).verdict == "agree"
+    monkeypatch.setattr(audit_mod, "audit_file", lambda *args, **kw: audit_mod.AuditReport("ok"))
+    m = audit_files([a, b])
+    assert m.verdict == "fork" and m.exit_code == 1 and "two ends" in m.partings[0].detail, m.summary()

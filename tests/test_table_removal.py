@@ -630,3 +630,31 @@ def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
         longest = max((t.frames for t in net.tables), key=len)
         assert all(longest[:len(t.frames)] == t.frames for t in net.tables)
         assert audit_frames(longest).verdict == "ok"
+
+
+def test_the_end_majority_counts_the_seats_in_the_game_when_it_was_over():
+    """N_end is fixed when the game is over (docs/protocol.md "The game's end"): a record with
+    two ``game_end``s of four, then an eliminated seat's chained ``leave``, still does not end
+    the game (were N counted after the leave, 2 of 3 would, on a branch whose leaves the other
+    side never saw). A ``leave`` after a majority's ``game_end``s changes nothing: still ``ok``."""
+    plain = Split(4, seed=64)
+    assert plain.run() and plain.tables[0].finished
+    t = plain.tables[0]
+    frames = list(t.frames)
+    envs = [wire.decode_envelope(f) for f in frames]
+    ends = [i for i, e in enumerate(envs) if e.kind == "game_end"]
+    assert [envs[i].seat for i in ends] == [0, 1, 2, 3]
+    out = next(s for s in (2, 3) if s != t.winner)  # eliminated, at the table, not yet signed
+
+    def leave_after(prefix, seat):
+        last = wire.decode_envelope(prefix[-1])
+        return prefix + [wire.make_envelope(plain.ids[seat].private_key, game=last.game, seq=last.seq + 1, seat=seat,
+                                            prev=last.hash(), kind="leave", body={"reason": "home"}).encode()]
+
+    two = frames[:ends[1] + 1]
+    assert audit_frames(two).verdict == "incomplete"
+    assert audit_frames(leave_after(two, out)).verdict == "incomplete", "a leave must not lower N_end"
+    three = frames[:ends[2] + 1]
+    r = audit_frames(three)
+    assert r.verdict == "ok" and "not by seat 3" in r.summary(), r.summary()
+    assert audit_frames(leave_after(three, 3)).verdict == "ok", "a leave after the end changes nothing"

@@ -112,7 +112,7 @@ def test_every_log_key_has_its_you_form(lang):
     tr = Translator(lang)
     for key in LOG_KEYS:
         assert tr(key, name="X", card="Y", n=1, k=1, table="t", names="a", reason="r",
-                  scores="s", rule="u")
+                  scores="s", rule="u", all="a")
     for key in YOU_KEYS:
         assert tr(key + "_you", card="Y", n=1, k=1, reason="r")
 

@@ -229,6 +229,7 @@ class TurnsPart:
         if e.phase == engine.Phase.OVER:
             self.winner = e.winner
             self.phase = v.OVER
+            self.end_base = len(self.players) - len(self.left)  # fixed: a later leave must not lower it
             self.queue.extend(Step("game_end", s) for s in range(len(self.players)) if s not in self.left)
         else:
             self._begin_hand()
@@ -250,10 +251,11 @@ class TurnsPart:
         return commit
 
     def end_signed_by_majority(self) -> bool:
-        """The game is over and a strict majority of the seats in the game signed its
-        ``game_end`` in our chain: its end is settled (docs/protocol.md "Removal", the game's
-        end): no seat may be removed any more, and no other branch can end the game."""
-        return self.phase == v.OVER and 2 * len(self.game_end_sigs) > len(self.players) - len(self.left)
+        """The game is over and ``game_end``s of more than half of N_end are in our chain (N_end:
+        the seats in the game when it was over, fixed then; every chained ``game_end`` counts,
+        its seat's later ``leave`` or removal notwithstanding): its end is settled
+        (docs/protocol.md "Removal", the game's end): no other branch can end the game."""
+        return self.end_base is not None and 2 * len(self.game_end_sigs) > self.end_base
 
     def end_without(self, seat: int) -> bool:
         """``seat``'s ``game_end`` is awaited and its ``rejoin_wait`` ran out: when a strict

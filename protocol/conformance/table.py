@@ -748,8 +748,9 @@ class Table:
 
     def _end(self):
         self.phase = "game_end"
-        self.ended = set()
+        self.ended = set()   # every game_end chained counts, its seat's later leave notwithstanding
         self.end_left = [s for s in range(self.N) if s not in self.left and s not in self.removed]
+        self.N_end = len(self.end_left)     # fixed when the game is over ("The game's end")
         self.exp = (self.end_left[0], {"game_end"})
 
     def _game_end(self, e):
@@ -780,9 +781,9 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
             t.apply(e)
         except Violation as v:
             return False, f"cheat: envelope {i}: seat {v.seat}: {v.rule}: {v.reason}"
-    out = set(getattr(t, "left", ())) | set(getattr(t, "removed", ()))
-    in_game = [s for s in range(getattr(t, "N", 0)) if s not in out]
-    by_majority = getattr(t, "phase", None) == "game_end" and not t.over and 2 * len(getattr(t, "ended", ())) > len(in_game)
+    by_majority = getattr(t, "phase", None) == "game_end" and 2 * len(getattr(t, "ended", ())) > getattr(t, "N_end", 0)
+    left_after = t.over and t.chain and t.chain[-1].kind == "leave"   # a leave after the end changes nothing
+    by_majority = by_majority and (not t.over or left_after)
     if getattr(t, "complete", False) or by_majority:  # "Removal", the game's end
         gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
