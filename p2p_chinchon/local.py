@@ -66,7 +66,7 @@ class SpecEvents(nd.Events):
         if self.spec.on_reject is not None:
             self.spec.on_reject(reason)
 
-    def notice(self, text: str, key: str = "", fields: dict | None = None, lasting: bool = False) -> None:
+    def notice(self, text: str, key: str = "", fields: dict[str, Any] | None = None, lasting: bool = False) -> None:
         if self.spec.on_notice is not None:
             self.spec.on_notice(text)
 

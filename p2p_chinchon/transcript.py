@@ -658,20 +658,20 @@ class TranscriptWriter:
         ``sync=False``: the frame is durable only after the next :meth:`sync` (several frames,
         one fsync). Raises TranscriptError if closed or broken by an earlier failed write,
         OSError on I/O."""
-        self._check_open()
+        fd = self._open_fd()
         frame = (env if isinstance(env, Envelope) else decode_envelope(env)).encode()
         offset = self._size
         try:
             view = memoryview(frame)
             while view:
-                written = os.write(self._fd, view)
+                written = os.write(fd, view)
                 view = view[written:]
             if self._fsync and sync:
-                os.fsync(self._fd)
+                os.fsync(fd)
         except OSError as exc:
             # Cut the partial frame so later appends do not follow garbage.
             try:
-                os.ftruncate(self._fd, offset)
+                os.ftruncate(fd, offset)
             except OSError:
                 self._broken = str(exc)
             raise
@@ -681,19 +681,21 @@ class TranscriptWriter:
     def sync(self) -> None:
         """fsync the frames appended with ``sync=False``. A failure breaks the writer (what
         reached the disk is unknown). Raises TranscriptError or OSError as :meth:`append`."""
-        self._check_open()
+        fd = self._open_fd()
         if self._fsync:
             try:
-                os.fsync(self._fd)
+                os.fsync(fd)
             except OSError as exc:
                 self._broken = str(exc)
                 raise
 
-    def _check_open(self) -> None:
+    def _open_fd(self) -> int:
+        """The file's descriptor; TranscriptError if the writer is closed or broken."""
         if self._fd is None:
             raise TranscriptError("transcript writer is closed")
         if self._broken is not None:
             raise TranscriptError(f"transcript writer is broken: {self._broken}")
+        return self._fd
 
     def close(self) -> None:
         if self._fd is not None:
@@ -712,7 +714,7 @@ class TranscriptWriter:
 
 
 def _read_all(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     offset = 0
     while True:
         chunk = os.pread(fd, 1 << 20, offset)

@@ -35,13 +35,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeAlias
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p_chinchon import PROTOCOL_VERSION
+from p2p_chinchon.rng import Rng
 
 __all__ = [
     "ENVELOPE_FIELDS",
@@ -148,45 +149,47 @@ class SignatureError(WireError):
 # To add a kind or a field: edit _KINDS / _TYPES below, then run protocol/make_vectors.py to
 # rewrite protocol/schema.json (a test checks they agree).
 
+_Spec: TypeAlias = dict[str, Any]  # one type spec, as above
 
-def _int(lo: int, hi: int) -> dict:
+
+def _int(lo: int, hi: int) -> _Spec:
     return {"type": "int", "min": lo, "max": hi}
 
 
-def _str(max_bytes: int, enum: list[str] | None = None) -> dict:
+def _str(max_bytes: int, enum: list[str] | None = None) -> _Spec:
     spec: dict[str, Any] = {"type": "str", "max_bytes": max_bytes}
     if enum is not None:
         spec["enum"] = enum
     return spec
 
 
-def _bin(n: int) -> dict:
+def _bin(n: int) -> _Spec:
     return {"type": "bin", "len": n}
 
 
-def _bin_range(lo: int, hi: int, multiple_of: int | None = None) -> dict:
+def _bin_range(lo: int, hi: int, multiple_of: int | None = None) -> _Spec:
     spec: dict[str, Any] = {"type": "bin", "min": lo, "max": hi}
     if multiple_of is not None:
         spec["multiple_of"] = multiple_of
     return spec
 
 
-def _list(items: dict, max_items: int, min_items: int = 0) -> dict:
+def _list(items: _Spec, max_items: int, min_items: int = 0) -> _Spec:
     spec: dict[str, Any] = {"type": "list", "items": items, "max_items": max_items}
     if min_items:
         spec["min_items"] = min_items
     return spec
 
 
-def _map(**fields: dict) -> dict:
+def _map(**fields: _Spec) -> _Spec:
     return {"type": "map", "fields": fields}
 
 
-def _ref(name: str) -> dict:
+def _ref(name: str) -> _Spec:
     return {"ref": name}
 
 
-_TYPES: dict[str, dict] = {
+_TYPES: dict[str, _Spec] = {
     "hand": _int(0, MAX_HAND),  # 0-based hand number within the game
     "slot": _int(0, 4095),  # position of a card in the masked deck (re-shuffles add slots)
     "seat": _int(0, MAX_SEATS - 1),
@@ -197,7 +200,7 @@ _TYPES: dict[str, dict] = {
     "reveal": _map(slot=_ref("slot"), share=_ref("share")),
 }
 
-_KINDS: dict[str, dict] = {
+_KINDS: dict[str, _Spec] = {
     # lobby
     "offer": _map(
         name=_str(64),
@@ -257,7 +260,7 @@ _KINDS: dict[str, dict] = {
     "away": _map(seat=_ref("seat"), hand=_ref("hand")),
 }
 
-ENVELOPE_FIELDS: tuple[tuple[str, dict], ...] = (
+ENVELOPE_FIELDS: tuple[tuple[str, _Spec], ...] = (
     ("v", _int(PROTOCOL_VERSION, PROTOCOL_VERSION)),
     ("game", _bin(GAME_ID_BYTES)),
     ("seq", _int(0, MAX_SEQ)),
@@ -396,7 +399,8 @@ def _short(value: Any, limit: int = 60) -> str:
 def _tname(value: Any) -> str:
     if value is None:
         return "nil"
-    return {bytes: "bin", dict: "map", list: "array"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {bytes: "bin", dict: "map", list: "array"}
+    return names.get(type(value), type(value).__name__)
 
 
 def validate_body(kind: str, body: Any) -> None:
@@ -440,7 +444,8 @@ def _canon(value: Any, path: str = "value", depth: int = 0) -> Any:
 
 def _pack(value: Any) -> bytes:
     try:
-        return msgpack.packb(value, use_bin_type=True)
+        packed: bytes = msgpack.packb(value, use_bin_type=True)
+        return packed
     except (OverflowError, ValueError, TypeError) as exc:  # ints beyond 64 bits etc.
         raise WireError(f"cannot encode: {exc}", "out_of_range") from None
 
@@ -453,7 +458,8 @@ def canonical_encode(value: Any) -> bytes:
     return _pack(_canon(value))
 
 
-def _signed_bytes(v: int, game: bytes, seq: int, seat: int, prev: bytes, kind: str, body: dict) -> bytes:
+def _signed_bytes(v: int, game: bytes, seq: int, seat: int, prev: bytes, kind: str,
+                  body: dict[str, Any]) -> bytes:
     return SIG_DOMAIN + _pack([v, game, seq, seat, prev, kind, body])
 
 
@@ -475,7 +481,7 @@ class Envelope:
     seat: int
     prev: bytes
     kind: str
-    body: dict
+    body: dict[str, Any]
     sig: bytes
     _signed: bytes = field(init=False, repr=False, compare=False)
     _frame: bytes = field(init=False, repr=False, compare=False)
@@ -483,7 +489,9 @@ class Envelope:
 
     def __post_init__(self) -> None:
         body = _canon(self.body, "body")
-        for name, value in (("game", self.game), ("prev", self.prev), ("sig", self.sig)):
+        # decode_envelope passes whatever the frame held: each field is checked below
+        given: tuple[tuple[str, Any], ...] = (("game", self.game), ("prev", self.prev), ("sig", self.sig))
+        for name, value in given:
             if type(value) in (bytearray, memoryview):
                 object.__setattr__(self, name, bytes(value))
         for name, spec in ENVELOPE_FIELDS:
@@ -524,7 +532,7 @@ class Envelope:
         return hash(self._hash)
 
 
-def new_game_id(rng: Any) -> bytes:
+def new_game_id(rng: Rng) -> bytes:
     """A fresh 16-byte game id from an injected rng (``secrets`` in production)."""
     return rng.token_bytes(GAME_ID_BYTES)
 
@@ -551,7 +559,7 @@ def make_envelope(
     _check(_KINDS[kind], canon, "body")
     for name, spec in ENVELOPE_FIELDS:
         if name in ("game", "seq", "seat", "prev"):
-            value = {"game": game, "seq": seq, "seat": seat, "prev": prev}[name]
+            value: Any = {"game": game, "seq": seq, "seat": seat, "prev": prev}[name]
             _check(spec, bytes(value) if type(value) in (bytearray, memoryview) else value, name)
     signed = _signed_bytes(PROTOCOL_VERSION, bytes(game), seq, seat, bytes(prev), kind, canon)
     sig = private_key.sign(signed)
@@ -648,7 +656,8 @@ def _sodium_accepts(sig: bytes, message: bytes, public_key: bytes) -> bool:
         fn.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulonglong, ctypes.c_char_p)
         fn.restype = ctypes.c_int
         _sodium_verify = fn
-    return _sodium_verify(sig, message, len(message), public_key) == 0
+    verdict: int = _sodium_verify(sig, message, len(message), public_key)
+    return verdict == 0
 
 
 def verify_envelope(env: Envelope, public_key_bytes: bytes | Ed25519PublicKey) -> None:

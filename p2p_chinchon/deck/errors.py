@@ -25,5 +25,6 @@ class DeckError(Exception):
         """A copy naming ``seat`` and ``step`` (used when a low-level check fails)."""
         return DeckError(seat, step, self.reason)
 
-    def __reduce__(self):  # picklable, so verifiers can run in a process pool
+    def __reduce__(self) -> tuple[type[DeckError], tuple[int | None, str, str]]:
+        # picklable, so verifiers can run in a process pool
         return (DeckError, (self.seat, self.step, self.reason))

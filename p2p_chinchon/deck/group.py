@@ -27,6 +27,7 @@ from typing import Protocol
 
 from p2p_chinchon.deck import sodium
 from p2p_chinchon.deck.errors import DeckError
+from p2p_chinchon.rng import Rng
 
 _sodium = sodium.library()  # rbcl's libsodium, called directly (rbcl's wrappers hide return codes)
 
@@ -109,7 +110,7 @@ class Group(Protocol):
     def mul_base(self, s: int) -> bytes: ...
     def hash_to_point(self, data: bytes) -> bytes: ...
     def hash_to_scalar(self, data: bytes) -> int: ...
-    def random_scalar(self, rng) -> int: ...
+    def random_scalar(self, rng: Rng) -> int: ...
     def scalar_to_bytes(self, s: int) -> bytes: ...
     def scalar_from_bytes(self, b: bytes) -> int: ...
 
@@ -185,7 +186,7 @@ class Ristretto255Group:
         """SHA-512(data) as a little-endian int, reduced mod L (bias ~2^-259)."""
         return int.from_bytes(hashlib.sha512(data).digest(), "little") % L
 
-    def random_scalar(self, rng) -> int:
+    def random_scalar(self, rng: Rng) -> int:
         """Uniform nonzero scalar from ``rng`` (64 random bytes reduced mod L)."""
         while True:
             s = int.from_bytes(rng.token_bytes(64), "little") % L

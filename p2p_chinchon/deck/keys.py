@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from p2p_chinchon.deck.context import Context, transcript_hash
 from p2p_chinchon.deck.errors import DeckError
 from p2p_chinchon.deck.group import GROUP, L
+from p2p_chinchon.rng import Rng
 
 __all__ = [
     "KeyPair", "key_commitment", "make_key_share", "verify_key_share", "joint_key",
@@ -39,7 +40,7 @@ class KeyPair:
     nonce: bytes = field(repr=False)
 
     @classmethod
-    def generate(cls, rng) -> KeyPair:
+    def generate(cls, rng: Rng) -> KeyPair:
         """Fresh key pair and nonce from ``rng`` (``secrets`` in production)."""
         x = _G.random_scalar(rng)
         return cls(x, _G.mul_base(x), rng.token_bytes(NONCE_LEN))
@@ -62,7 +63,7 @@ def _schnorr_challenge(ctx: Context, public: bytes, a: bytes) -> int:
     return int.from_bytes(transcript_hash(b"key-share", ctx, public, a).digest(), "little") % L
 
 
-def make_key_share(ctx: Context, keypair: KeyPair, rng) -> bytes:
+def make_key_share(ctx: Context, keypair: KeyPair, rng: Rng) -> bytes:
     """The key share message, 96 bytes: ``Y (32) || e (32) || z (32)``.
 
     Schnorr proof: ``A = w*G``, ``e = H(DOMAIN "key-share" ctx Y A) mod L``, ``z = w + e*x``.
@@ -109,12 +110,12 @@ def joint_key(publics: Sequence[bytes]) -> bytes:
     """
     if not publics:
         raise DeckError(None, "joint_key", "no key shares")
-    acc = None
+    acc: bytes | None = None
     for seat, y in enumerate(publics):
         if not _G.is_valid_point(y):
             raise DeckError(seat, "joint_key", "invalid public key share")
         acc = y if acc is None else _G.add(acc, y)
-    if not _G.is_valid_point(acc):
+    if acc is None or not _G.is_valid_point(acc):  # (never None: publics is not empty)
         raise DeckError(None, "joint_key", "joint key is the identity")
     return acc
 

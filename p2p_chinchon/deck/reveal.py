@@ -18,6 +18,7 @@ from p2p_chinchon.deck.elgamal import Ciphertext
 from p2p_chinchon.deck.errors import DeckError
 from p2p_chinchon.deck.group import GROUP, L
 from p2p_chinchon.deck.keys import KeyPair
+from p2p_chinchon.rng import Rng
 
 __all__ = [
     "SHARE_LEN", "decryption_share", "verify_decryption_share", "own_share",
@@ -45,7 +46,7 @@ def own_share(keypair: KeyPair, ct: Ciphertext) -> bytes:
     return _G.mul(keypair.x, ct.c1)
 
 
-def decryption_share(ctx: Context, keypair: KeyPair, ct: Ciphertext, slot: int, rng) -> bytes:
+def decryption_share(ctx: Context, keypair: KeyPair, ct: Ciphertext, slot: int, rng: Rng) -> bytes:
     """Seat ``ctx.seat``'s share for ``slot``, 96 bytes: ``d (32) || e (32) || z (32)``.
 
     ``d = x*c1``; ``A = w*G``, ``B = w*c1``,
@@ -89,7 +90,7 @@ def verify_decryption_share(ctx: Context, public: bytes, ct: Ciphertext, slot: i
 
 
 def decryption_shares(ctx: Context, keypair: KeyPair, items: Sequence[tuple[int, Ciphertext]],
-                      rng) -> list[bytes]:
+                      rng: Rng) -> list[bytes]:
     """Batch of :func:`decryption_share` over ``(slot, ciphertext)`` pairs."""
     return [decryption_share(ctx, keypair, ct, slot, rng) for slot, ct in items]
 

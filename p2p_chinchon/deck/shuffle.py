@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, cast
 
 import ctypes
 
@@ -62,6 +62,7 @@ from p2p_chinchon.deck.group import add as _add
 from p2p_chinchon.deck.group import mul as _mul
 from p2p_chinchon.deck.group import mul_base as _base
 from p2p_chinchon.deck.tw import TereliusWikstrom, tw_proof_length
+from p2p_chinchon.rng import Rng
 
 __all__ = [
     "ShuffleProofSystem", "CutAndChoose", "TereliusWikstrom", "ShufflePrep", "prepare_shuffle",
@@ -83,7 +84,7 @@ def _mask_pair(sb: bytes, y: bytes) -> tuple[bytes, bytes]:
     return _base(sb), _mul(sb, y)
 
 
-def _fisher_yates(n: int, randbelow) -> list[int]:
+def _fisher_yates(n: int, randbelow: Callable[[int], int]) -> list[int]:
     a = list(range(n))
     for m in range(n - 1, 0, -1):
         j = randbelow(m + 1)
@@ -118,7 +119,7 @@ def expand_seed(seed: bytes, n: int) -> tuple[list[int], list[bytes]]:
 def _shadow(src: Sequence[Ciphertext], perm: Sequence[int], sg: Sequence[bytes],
             sy: Sequence[bytes]) -> bytes:
     """Encoded deck ``src[perm[i]] + (sg[i], sy[i])``."""
-    out = []
+    out: list[bytes] = []
     app = out.append
     for i, p in enumerate(perm):
         c = src[p]
@@ -129,7 +130,7 @@ def _shadow(src: Sequence[Ciphertext], perm: Sequence[int], sg: Sequence[bytes],
 
 def _shadow_from_scalars(src: Sequence[Ciphertext], perm: Sequence[int],
                          scal: Sequence[bytes], y: bytes) -> bytes:
-    out = []
+    out: list[bytes] = []
     app = out.append
     for i, p in enumerate(perm):
         c = src[p]
@@ -140,7 +141,8 @@ def _shadow_from_scalars(src: Sequence[Ciphertext], perm: Sequence[int],
 
 
 def _statement_hash(ctx: Context, round: int, k: int, n: int, y: bytes,
-                    deck_in: Sequence[Ciphertext], deck_out: Sequence[Ciphertext]):
+                    deck_in: Sequence[Ciphertext], deck_out: Sequence[Ciphertext]
+                    ) -> hashlib._Hash:
     return transcript_hash(b"shuffle/cut-and-choose", ctx, _pack(">I", round), _pack(">H", k),
                            _pack(">H", n), y, encode_deck(deck_in), encode_deck(deck_out))
 
@@ -182,7 +184,7 @@ class ShuffleProofSystem(Protocol):
     name: str
     k: int
 
-    def precompute(self, prep: ShufflePrep, rng) -> object: ...
+    def precompute(self, prep: ShufflePrep, rng: Rng) -> object: ...
 
     def prove(self, ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext],
               deck_out: Sequence[Ciphertext], prep: ShufflePrep, round: int) -> bytes: ...
@@ -210,7 +212,7 @@ class CutAndChoose:
             raise ValueError(f"k must be an int in [1, {MAX_K}]")
         self.k = k
 
-    def precompute(self, prep: ShufflePrep, rng) -> _Shadows:
+    def precompute(self, prep: ShufflePrep, rng: Rng) -> _Shadows:
         joint_key, n = prep.joint_key, prep.n
         seeds, perms, scalars, sgs, sys_ = [], [], [], [], []
         for _ in range(self.k):
@@ -224,8 +226,9 @@ class CutAndChoose:
             sys_.append([p[1] for p in pairs])
         return _Shadows(seeds, perms, scalars, sgs, sys_)
 
-    def prove(self, ctx, joint_key, deck_in, deck_out, prep, round) -> bytes:
-        sh: _Shadows = prep.proof_state
+    def prove(self, ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext],
+              deck_out: Sequence[Ciphertext], prep: ShufflePrep, round: int) -> bytes:
+        sh = cast(_Shadows, prep.proof_state)
         n = len(deck_in)
         h = _statement_hash(ctx, round, self.k, n, joint_key, deck_in, deck_out)
         for j in range(self.k):
@@ -249,7 +252,8 @@ class CutAndChoose:
                          .to_bytes(32, "little") for i in range(n))
         return b"".join(parts)
 
-    def verify(self, ctx, joint_key, deck_in, deck_out, proof, round) -> None:
+    def verify(self, ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext],
+               deck_out: Sequence[Ciphertext], proof: bytes, round: int) -> None:
         seat = ctx.seat
         n, k = len(deck_in), self.k
         if type(proof) is not bytes or len(proof) < 32:
@@ -307,7 +311,8 @@ def proof_system(name: str = TereliusWikstrom.name, k: int = DEFAULT_K) -> Shuff
     raise ValueError(f"unknown shuffle proof system {name!r}; one of {', '.join(PROOF_SYSTEMS)}")
 
 
-def _check_deck_args(joint_key: bytes, deck_in, deck_out=None) -> int:
+def _check_deck_args(joint_key: bytes, deck_in: Sequence[Ciphertext],
+                     deck_out: Sequence[Ciphertext] | None = None) -> int:
     if not _G.is_valid_point(joint_key):
         raise DeckError(None, "shuffle", "joint key is not a valid point")
     n = len(deck_in)
@@ -318,7 +323,7 @@ def _check_deck_args(joint_key: bytes, deck_in, deck_out=None) -> int:
     return n
 
 
-def prepare_shuffle(joint_key: bytes, n: int, rng, k: int = DEFAULT_K, *,
+def prepare_shuffle(joint_key: bytes, n: int, rng: Rng, k: int = DEFAULT_K, *,
                     system: ShuffleProofSystem | None = None) -> ShufflePrep:
     """Do all of a shuffle's scalar multiplications before the input deck arrives.
 
@@ -340,7 +345,7 @@ def prepare_shuffle(joint_key: bytes, n: int, rng, k: int = DEFAULT_K, *,
     return prep
 
 
-def shuffle(ctx: Context, joint_key: bytes, deck_in: list[Ciphertext], rng,
+def shuffle(ctx: Context, joint_key: bytes, deck_in: list[Ciphertext], rng: Rng,
             k: int = DEFAULT_K, round: int = 0, *, prep: ShufflePrep | None = None,
             system: ShuffleProofSystem | None = None) -> tuple[list[Ciphertext], bytes]:
     """Permute and re-mask ``deck_in``; return ``(deck_out, proof_bytes)``.

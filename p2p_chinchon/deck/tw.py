@@ -64,13 +64,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 from p2p_chinchon.deck.context import DOMAIN, Context, transcript_hash
 from p2p_chinchon.deck.elgamal import Ciphertext, encode_deck
 from p2p_chinchon.deck.errors import DeckError
 from p2p_chinchon.deck.group import GROUP, L, add, mul, mul_base, sub, valid
+from p2p_chinchon.rng import Rng
+
+if TYPE_CHECKING:  # shuffle.py imports this module
+    from p2p_chinchon.deck.shuffle import ShufflePrep
 
 __all__ = ["TereliusWikstrom", "generators", "tw_proof_length"]
 
@@ -98,7 +103,7 @@ def generators(n: int) -> tuple[bytes, ...]:
     return gens
 
 
-def _sum(points) -> bytes:
+def _sum(points: Iterable[bytes]) -> bytes:
     it = iter(points)
     acc = next(it)
     for p in it:
@@ -159,7 +164,7 @@ class TereliusWikstrom:
     name = "terelius-wikstrom"
     k = 0
 
-    def precompute(self, prep, rng) -> _TWPrep:
+    def precompute(self, prep: ShufflePrep, rng: Rng) -> _TWPrep:
         """Commitments and first-message parts that need only Y, the permutation and r."""
         n, y, perm = prep.n, prep.joint_key, prep.perm
         gens = generators(n)
@@ -182,10 +187,10 @@ class TereliusWikstrom:
                        (mul_base(m), mul(m, y)))
 
     def prove(self, ctx: Context, joint_key: bytes, deck_in: Sequence[Ciphertext],
-              deck_out: Sequence[Ciphertext], prep, round: int) -> bytes:
+              deck_out: Sequence[Ciphertext], prep: ShufflePrep, round: int) -> bytes:
         """The proof bytes (128n + 160) once ``deck_in`` is known; ``prep`` from
         ``prepare_shuffle`` with this system (its permutation made ``deck_out``)."""
-        st: _TWPrep = prep.proof_state
+        st = cast(_TWPrep, prep.proof_state)
         n, perm = len(deck_in), prep.perm
         seed = _u_seed(ctx, round, joint_key, deck_in, deck_out, st.a_enc)
         u = challenges(seed, n)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .cards import Card
 from .melds import close_result
@@ -400,7 +400,7 @@ class Game:
                 self.to_play = None
                 self.phase = Phase.SHOWDOWN
                 return [StockDead(self.hand_no, seat)]
-            events = [HandVoid(self.hand_no, "reshuffles")]
+            events: list[Event] = [HandVoid(self.hand_no, "reshuffles")]
             self._next_hand()
             return events
         if len(self.discard_pile) >= 2:
@@ -409,7 +409,7 @@ class Game:
             return [RestockNeeded(tuple(self.discard_pile[:-1]))]
         # Nothing to re-shuffle (only when the deck barely covers the deal; rules.deck refuses
         # such tables): the hand is void, as a misdeal is; nobody scores and the deal passes.
-        events: list[Event] = [HandVoid(self.hand_no, "stock_exhausted")]
+        events = [HandVoid(self.hand_no, "stock_exhausted")]
         self._next_hand()
         return events
 
@@ -591,7 +591,8 @@ class Game:
         standing = self.standing is not None
         if self.phase is not Phase.SHOWDOWN or (self.closer is None and not standing):
             raise GameError(f"score_hand in phase {self.phase.value}")
-        seats = self.showdown_order() if standing else [self.closer, *self.showdown_order()]
+        seats = (self.showdown_order() if standing  # not standing: someone closed (see above)
+                 else [cast(int, self.closer), *self.showdown_order()])
         for s in seats:
             missing = [x for x in self.hands[s] if x not in self.faces]
             if missing:
@@ -610,7 +611,8 @@ class Game:
                        tuple(self.totals), sd)
         ]
         if sd.game_won:
-            events.append(self._game_over(self.closer, "chinchon"))
+            # won by the closer's chinchón: a hand scored as it stands has no closer, never wins
+            events.append(self._game_over(cast(int, self.closer), "chinchon"))
             return events
         busted = [s for s in self.active if self.totals[s] > self.rules.limit]
         remaining = [s for s in self.active if s not in busted]
@@ -646,7 +648,7 @@ class Game:
         low = min(self.totals[s] for s in self.active)
         tied = [s for s in self.active if self.totals[s] == low]
         if self.closer in tied:
-            return self.closer  # type: ignore[return-value]
+            return self.closer
         assert self.first_player is not None
         for s in self._order_from(self.first_player):
             if s in tied:

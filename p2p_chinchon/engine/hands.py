@@ -5,7 +5,7 @@ players; ``decks``/``two_decks_from`` in ``docs/rules.md``), jokers at most ``jo
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .cards import Card, CardError
 from .rules import Rules
@@ -25,6 +25,7 @@ def check_hands(
     second copy on a one-pack table, more jokers than the deck holds or a card outside the deck;
     :class:`~p2p_chinchon.engine.rules.RulesError` when ``n_players`` is outside the rules'
     player range."""
+    in_deck: Callable[[Card], bool]
     if n_players is None:
         packs = rules.max_packs()
         in_deck = rules.has_card

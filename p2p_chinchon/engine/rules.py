@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, fields
-from typing import Mapping
+from typing import Any, Mapping, cast
 
 from .cards import JOKER, TEN, Card, CardError, parse_card
 
@@ -138,7 +138,7 @@ class Rules:
         missing = sorted(n for n in names if n not in d and n not in OPTIONAL_FIELDS)
         if missing:
             raise RulesError(f"missing rules field(s): {', '.join(missing)}")
-        kw = {}
+        kw: dict[str, Any] = {}  # each value's type is checked against _FIELD_TYPES below
         for name, f in names.items():
             if name not in d:
                 continue  # an optional field at its default
@@ -308,7 +308,7 @@ def _validate(r: Rules) -> None:
             raise RulesError(f"{f.name} must be one of {opts}; got {v!r}")
         if f.name in _RANGES:
             lo, hi = _RANGES[f.name]
-            if not lo <= v <= hi:
+            if not lo <= cast(int, v) <= hi:  # the ranged fields are ints (checked above)
                 raise RulesError(f"{f.name} must be in {lo}..{hi}; got {v!r}")
     if r.min_players > r.max_players:
         raise RulesError("min_players is more than max_players")
@@ -500,7 +500,7 @@ def make_rules(preset: str = "classic", options: Mapping[str, object] | None = N
     if preset not in PRESETS:
         raise RulesError(f"unknown preset {preset!r} (one of {', '.join(PRESETS)})")
     base = PRESETS[preset]
-    kw: dict[str, object] = {}
+    kw: dict[str, Any] = {}  # values coerced to their field's type; _validate checks them
     for key, value in (options or {}).items():
         key = OPTION_ALIASES.get(key, key)
         if key not in _FIELD_TYPES or key == "preset":

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from .cards import Card
 from .hands import check_hands
-from .melds import ClosedHand, Meld, best_arrangement, close_result, make_meld
+from .melds import Arrangement, ClosedHand, Meld, best_arrangement, close_result, make_meld
 from .rules import Rules
 
 __all__ = ["LayOff", "PlayerShowdown", "Showdown", "ShowdownError", "check_showdown",
@@ -166,7 +166,7 @@ def _play(
     """Best (melds, [(card, target index)], deadwood, penalty) for one player."""
     cards = sorted(hand)
     eligible = [c for c in cards if any(_compatible(c, t, rules) for t in targets)]
-    options: list[tuple[int, int, int, tuple[Card, ...], object]] = []
+    options: list[tuple[int, int, int, tuple[Card, ...], Arrangement]] = []
     order = 0
     for k in range(len(eligible) + 1):
         for combo in combinations(eligible, k):
@@ -178,7 +178,7 @@ def _play(
     for points, k, _, combo, arr in options:
         plan = _assign(list(combo), targets, rules) if combo else []
         if plan is not None:
-            return arr.melds, plan, arr.deadwood, points  # type: ignore[attr-defined]
+            return arr.melds, plan, arr.deadwood, points
     raise AssertionError("laying off nothing is always possible")  # pragma: no cover
 
 
