@@ -33,10 +33,11 @@ import os
 import secrets
 import socket
 import time
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Collection, Sequence
+from typing import Any
 
 import msgpack
 import trio
