@@ -36,7 +36,6 @@ import argparse
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -227,7 +226,7 @@ def play_game(seats: int, k: int, seed: str | None, folder: Path, rules: str,
     for f in timing.glob("node-*.log"):
         line = f.read_text().split("\n", 1)[0].split()
         pid_of_seat[int(line[1])] = int(f.stem.split("-")[1])
-    by_pid = {p.pid: u for p, u in zip(procs, usage)}
+    by_pid = {p.pid: u for p, u in zip(procs, usage, strict=True)}
     cpu = [by_pid[pid_of_seat[s]]["cpu_s"] for s in range(seats)]
     sys_s = [by_pid[pid_of_seat[s]]["sys_s"] for s in range(seats)]
     from p2p_chinchon.transcript import load_transcript
@@ -288,9 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_s_per_peer_per_hand": [round(c / hands, 3) for c in g["cpu_s"]],
         "game_floor_s_per_peer": [round(f["mults"], 2) for f in game_floor],
         "game_floor_s_per_peer_per_hand": [round(f["mults"] / hands, 3) for f in game_floor],
-        "cpu_over_game_floor": [round(c / f["mults"], 3) for c, f in zip(g["cpu_s"], game_floor)],
+        "cpu_over_game_floor": [round(c / f["mults"], 3) for c, f in zip(g["cpu_s"], game_floor, strict=True)],
         "cpu_over_game_floor_with_validation_and_signatures": [
-            round(c / f["with_signatures"], 3) for c, f in zip(g["cpu_s"], game_floor)],
+            round(c / f["with_signatures"], 3) for c, f in zip(g["cpu_s"], game_floor, strict=True)],
         "primitive_us": {k2: round(v * 1e6, 2) for k2, v in cost.items()},
         "transcript": g["transcript"],
     }

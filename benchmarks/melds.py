@@ -18,9 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from p2p_chinchon.engine import (  # noqa: E402
-    best_arrangement, best_arrangement_bruteforce, make_rules,
-)
+from p2p_chinchon.engine import best_arrangement, best_arrangement_bruteforce, make_rules  # noqa: E402
 from p2p_chinchon.rng import SeededRng  # noqa: E402
 
 

@@ -149,7 +149,7 @@ class Relay:
         self._token = None
         self._cancel = None
 
-    def start(self) -> "Relay":
+    def start(self) -> Relay:
         """Listen, in a background thread; raises OSError if the listen address is taken."""
         self._thread = threading.Thread(target=self._run, name="relay", daemon=True)
         self._thread.start()

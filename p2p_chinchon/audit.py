@@ -28,15 +28,15 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import msgpack
 
 from p2p_chinchon import PROTOCOL_VERSION, deck, table as tbl, wire
 from p2p_chinchon.transcript import LoadResult, load_transcript, signed_by
-
 
 # Violations a third party could have produced with no key of the accused seat: a damaged or
 # forged frame, or a genuine signed envelope copied from another game or another position.
@@ -71,7 +71,7 @@ class AuditReport:
     # eliminations and re-entries: {"after_hand": n, "seat": s, "event": "out"|"reentered"|"left",
     # "total": the seat's total then} (a re-entry restarts the total: the columns add up);
     # "left" (a seat removed from the game, docs/protocol.md "Removal") has "reason":
-    # "absent" or "left"; such a seat never makes the verdict "cheat" 
+    # "absent" or "left"; such a seat never makes the verdict "cheat"
     marks: list[dict] = field(default_factory=list)
 
     @property
@@ -311,7 +311,7 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
                         "with every signature: the record stops there")
         else:
             step = t.expected()
-            r.detail = f"the record stops while {'seat %s' % step.seat if step else 'nobody'} was to send {step.kind if step else 'anything'}"
+            r.detail = f"the record stops while {f'seat {step.seat}' if step else 'nobody'} was to send {step.kind if step else 'anything'}"
     _fill(r, t, marks)
     return r, len(frames)
 
@@ -449,7 +449,7 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
         return part
     keys = _seat_keys(envs[0][:common]) or _seat_keys(envs[1][:common])
     signers = []
-    for side, frames in zip(envs, (fa, fb)):
+    for side, _frames in zip(envs, (fa, fb), strict=True):
         e = side[common]
         if e is None or keys is None or not signed_by(e, keys) or e.game != side[0].game:
             part.verdict = "damaged"
@@ -591,13 +591,13 @@ class MultiReport:
 
     def to_json(self) -> dict:
         return {"verdict": self.verdict, "complete": self.exit_code == 0,
-                "files": [{"path": p, **r.to_json()} for p, r in zip(self.paths, self.reports)],
+                "files": [{"path": p, **r.to_json()} for p, r in zip(self.paths, self.reports, strict=True)],
                 "games": [{"game": g, "files": files} for g, files in self.games],
                 "partings": [asdict(p) for p in self.partings]}
 
     def summary(self) -> str:
         lines = []
-        for i, (p, r) in enumerate(zip(self.paths, self.reports)):
+        for i, (p, r) in enumerate(zip(self.paths, self.reports, strict=True)):
             lines.append(f"== file {i}: {p}")
             lines.extend("   " + line for line in r.summary().splitlines())
         if len(self.games) > 1:  # e.g. an evening's rematches audited together
@@ -621,7 +621,7 @@ def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any]
     not decode form one group, compared as before (``other_game``). ``OSError`` if a file
     cannot be read."""
     loaded = [load_transcript(p) for p in paths]
-    reports = [audit_file(p, progress=progress, loaded=res, jobs=jobs) for p, res in zip(paths, loaded)]
+    reports = [audit_file(p, progress=progress, loaded=res, jobs=jobs) for p, res in zip(paths, loaded, strict=True)]
     games: dict[str, list[int]] = {}
     for i, res in enumerate(loaded):
         first = _decoded(res.frames[:1])

@@ -23,10 +23,10 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from p2p_chinchon._fs import fsync_dir as _fsync_dir
+
 # cryptography's x509 and serialization modules load where used (certificates, key files):
 # a process starting up says its fingerprint before it needs them
-
-from p2p_chinchon._fs import fsync_dir as _fsync_dir
 
 __all__ = [
     "APP_NAME",
@@ -47,8 +47,8 @@ IDENTITY_FILE = "identity.key"
 _SEED_BYTES = 32
 # Fixed validity, so a key always makes the same certificate (Ed25519 signs deterministically):
 # the pin is the key, and an expiry would only add a clock to a protocol that has none.
-CERT_VALID_FROM = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
-CERT_VALID_UNTIL = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.timezone.utc)
+CERT_VALID_FROM = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
+CERT_VALID_UNTIL = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.UTC)
 
 
 class IdentityError(Exception):
@@ -117,7 +117,7 @@ class Identity:
         return hash(self.public_bytes)
 
     @classmethod
-    def generate(cls, rng: Any | None = None) -> "Identity":
+    def generate(cls, rng: Any | None = None) -> Identity:
         """A fresh in-memory identity (tests, bots). ``rng.token_bytes(32)`` makes the seed if
         given (e.g. :class:`p2p_chinchon.rng.SeededRng` for reproducible bots); else the OS
         generator through ``cryptography``."""
@@ -126,7 +126,7 @@ class Identity:
         return cls.from_seed(rng.token_bytes(_SEED_BYTES))
 
     @classmethod
-    def from_seed(cls, seed: bytes, path: Path | None = None) -> "Identity":
+    def from_seed(cls, seed: bytes, path: Path | None = None) -> Identity:
         """Identity from a 32-byte RFC 8032 seed. Raises IdentityError otherwise."""
         if type(seed) not in (bytes, bytearray) or len(seed) != _SEED_BYTES:
             raise IdentityError("an Ed25519 seed is exactly 32 bytes")

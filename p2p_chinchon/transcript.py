@@ -29,9 +29,9 @@ table replay in ``audit``).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 from p2p_chinchon import PROTOCOL_VERSION
 from p2p_chinchon._fs import fsync_dir as _fsync_dir
@@ -153,7 +153,7 @@ class Transcript:
     e.g. from :attr:`TranscriptWriter.recovered`).
     """
 
-    def __init__(self, envelopes: Iterable[Envelope] = (), *, writer: "TranscriptWriter | None" = None) -> None:
+    def __init__(self, envelopes: Iterable[Envelope] = (), *, writer: TranscriptWriter | None = None) -> None:
         self._envs: list[Envelope] = []
         self._writer = None
         for env in envelopes:
@@ -702,7 +702,7 @@ class TranscriptWriter:
             fd, self._fd = self._fd, None
             os.close(fd)  # closing releases the flock
 
-    def __enter__(self) -> "TranscriptWriter":
+    def __enter__(self) -> TranscriptWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

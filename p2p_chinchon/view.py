@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 # ---------------------------------------------------------------- phases shown to people
 LOBBY = "lobby"  # seats filling, rules proposed, waiting for every seat to agree
@@ -160,9 +160,9 @@ class LogEvent:
             "table": self.detail,
             "reason": self.detail,
             "rule": self.rule,
-            "names": ", ".join(f"{n} [{f}]" for n, f in zip(self.names, self.fingerprints)),
+            "names": ", ".join(f"{n} [{f}]" for n, f in zip(self.names, self.fingerprints, strict=False)),
             "all": ", ".join(self.names),
-            "scores": ", ".join(f"{n} {p:+d}" for n, p in zip(self.names, self.points)),
+            "scores": ", ".join(f"{n} {p:+d}" for n, p in zip(self.names, self.points, strict=False)),
         }
 
 
@@ -267,4 +267,4 @@ class Leave:
     reason: str = "left the table"
 
 
-Intent = Union[Agree, Draw, Discard, Close, Reenter, Leave]
+Intent = Agree | Draw | Discard | Close | Reenter | Leave

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, TypeAlias
+from typing import Any, TypeAlias
 
 import msgpack
 from cryptography.exceptions import InvalidSignature

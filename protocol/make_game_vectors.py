@@ -30,7 +30,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "protocol"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from make_vectors import blob, write_or_check  # noqa: E402
-
 from p2p_chinchon import deck  # noqa: E402
 from p2p_chinchon.engine import make_rules  # noqa: E402
 from p2p_chinchon.identity import Identity  # noqa: E402
@@ -299,7 +298,7 @@ def race_vectors() -> list[dict]:
         whom = "seat 2, who was not to speak" if accused == 2 else "seat 0, who was to draw"
         out.append(vector(f"timeout-race-{name}-chained", f"three seats: seat 1 accuses {whom} of a timeout at the "
                           "position of seat 0's draw; this seat chained the fault there", frames[:i] + [q.encode()], verdict))
-        out.append(vector(f"timeout-race-{name}-off-chain", f"the same fault reached seat 0 after its draw: seat 0's "
+        out.append(vector(f"timeout-race-{name}-off-chain", "the same fault reached seat 0 after its draw: seat 0's "
                           "transcript holds the draw, then seat 0's fault quoting seat 1's (accusing nobody); the "
                           "quoted fault is judged at its own position, so both transcripts get one verdict",
                           frames[:i + 1] + [own.encode()], verdict))

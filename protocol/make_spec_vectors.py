@@ -43,7 +43,6 @@ sys.path.insert(0, str(ROOT))
 import make_game_vectors  # noqa: E402
 import make_vectors  # noqa: E402
 from make_vectors import blob, write_or_check  # noqa: E402
-
 from p2p_chinchon import deck, table as tbl, wire  # noqa: E402
 from p2p_chinchon.engine import make_rules  # noqa: E402
 from p2p_chinchon.identity import Identity, fingerprint  # noqa: E402
@@ -150,7 +149,7 @@ def toss_vectors() -> list[dict]:
         commits = [tbl.toss_commitment(game, s, nonces[s]) for s in range(n)]
         assert commits == [t.toss_commits[s] for s in range(n)]
         commit_inputs = [framed(b"p2p-chinchon/toss/v1", game, bytes([s]), nonces[s]) for s in range(n)]
-        for ci, c in zip(commit_inputs, commits):
+        for ci, c in zip(commit_inputs, commits, strict=True):
             checked_sha256(ci, c)
         dealer_input = framed(b"p2p-chinchon/first-dealer/v1", game, *nonces)
         dealer_hash = hashlib.sha256(dealer_input).digest()

@@ -24,8 +24,8 @@ import hashlib
 import json
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import msgpack
 
@@ -68,7 +68,7 @@ def lobby_script(seats: list[Identity], r: SeededRng, game: bytes = GAME) -> lis
     names = ["Ana", "Beto", "Carla", "Dani", "Eva", "Fede", "Gala", "Hugo"]
     players = [{"name": n, "key": s.public_bytes, "addr": f"192.168.1.{10 + i}:7300",
                 "addrs": [f"203.0.113.{10 + i}:7300"] if i else []}
-               for i, (n, s) in enumerate(zip(names, seats))]
+               for i, (n, s) in enumerate(zip(names, seats, strict=False))]
     script: list[tuple[int, str, dict]] = [
         (0, "offer", {"name": "Mesa de Ana", "rules": rules, "max_seats": max(4, len(seats)), "app": "p2p-chinchon",
                       "nonce": r.token_bytes(32), "proof_rounds": rules["shuffle_proof_rounds"],

@@ -272,7 +272,7 @@ class InternetLab(NetnsLab):
         forwards (as a relay of a mesh VPN does). Returns the tunnel addresses, hub first."""
         members = [hub, *spokes]
         keys = []
-        for i in members:
+        for _ in members:
             private = subprocess.run(["wg", "genkey"], capture_output=True, text=True, check=True).stdout.strip()
             public = subprocess.run(["wg", "pubkey"], input=private, capture_output=True, text=True,
                                     check=True).stdout.strip()

@@ -255,7 +255,7 @@ def test_bad_deal_shares(variant):
         shares = shares + [shares[0]]
     elif variant == "other_seats_share":
         seat0 = next(e for e in net.tables[0].chain if e.kind == "deal_shares" and e.seat == 0)
-        s0 = dict(zip(ct._deal_share_slots(0), seat0.body["shares"]))
+        s0 = dict(zip(ct._deal_share_slots(0), seat0.body["shares"], strict=True))
         common = next(i for i, s in enumerate(slots) if s in s0)
         shares[common] = s0[slots[common]]
     elif variant == "upcard_dropped":  # the right count, but a stock slot instead of the upcard

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_attacks import Net
 
 from p2p_chinchon import cli, table as tbl, wire
 from p2p_chinchon.audit import audit_files
+from test_attacks import Net
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-from vector_blobs import unblob
 
 from p2p_chinchon import audit, cli, wire
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.local import seat_rng
 from p2p_chinchon.transcript import parse_transcript
+from vector_blobs import unblob
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 GAMES = sorted(VECTORS.glob("game-*.json"))

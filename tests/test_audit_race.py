@@ -6,9 +6,9 @@ verdict from ``audit``: the fault is judged against the state at its ``prev`` in
 from __future__ import annotations
 
 import pytest
-from test_attacks import Net
 
 from p2p_chinchon.audit import audit_frames
+from test_attacks import Net
 
 ACCUSER = 1
 

@@ -173,7 +173,7 @@ def _scrambled(game, seat):
     g = copy.deepcopy(game)
     hidden = list(g.stock) + [s for o, slots in g.hands.items() if o != seat for s in slots]
     faces = [g.faces[s] for s in hidden]
-    for s, f in zip(hidden, faces[1:] + faces[:1]):
+    for s, f in zip(hidden, faces[1:] + faces[:1], strict=True):
         g.faces[s] = f
     assert any(g.faces[s] != game.faces[s] for s in hidden)
     return g

@@ -5,12 +5,23 @@ from pathlib import Path
 
 import pytest
 
-from test_engine_helpers import bust_scenario, restock_scenario
 from p2p_chinchon.commands.melds import analyse
 from p2p_chinchon.engine import (
-    DrawDiscard, Eliminated, GameOver, Phase, Reenter, Restock, RestockNeeded, ReentryOffered,
-    make_meld, make_rules, parse_card, parse_cards, score_showdown,
+    DrawDiscard,
+    Eliminated,
+    GameOver,
+    Phase,
+    Reenter,
+    ReentryOffered,
+    Restock,
+    RestockNeeded,
+    make_meld,
+    make_rules,
+    parse_card,
+    parse_cards,
+    score_showdown,
 )
+from test_engine_helpers import bust_scenario, restock_scenario
 
 CASES_DIR = Path(__file__).resolve().parents[2] / "shared" / "cases"
 CASES = json.loads((CASES_DIR / "cases.json").read_text()) if CASES_DIR.is_dir() else []

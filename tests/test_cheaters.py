@@ -117,7 +117,7 @@ class CheatTable(tbl.Table):
             plan = self.engine.deal_plan()
             if self.cheat == "steal_hand":
                 victim = next(s for s in plan if s != self.me)
-                for mine, theirs in zip(plan[self.me], plan[victim]):
+                for mine, theirs in zip(plan[self.me], plan[victim], strict=True):
                     cts[mine] = cts[theirs]
             else:
                 up = self.engine.upcard_slot()

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
+
 from netns import InternetLab, internet_unavailable_reason
 from test_friends_netns import _finished_identical, _tails
 from test_resilience_mdns import _cli, _env, _wait_for

@@ -21,10 +21,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_resilience import CLI, FAST, FIRST_HAND_GOES_ON, JOIN_FAST, Lab, free_port, kinds, wait_until
 
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.commands.comeback import Unfinished, choose, matching
+from test_resilience import CLI, FAST, FIRST_HAND_GOES_ON, JOIN_FAST, Lab, free_port, kinds, wait_until
+
 
 @pytest.fixture
 def lab(tmp_path):

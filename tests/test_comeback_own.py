@@ -38,12 +38,12 @@ def played_and_quit(folder: Path, person: Identity, *, legacy: bool) -> dict[str
     bots = [Identity.generate(SeededRng(f"own/{n}")) for n in BOTS]
     host = tbl.Table.create(person, rng, name="Ana's table", rules=make_rules("classic", {}), max_seats=4,
                             addr="127.0.0.1:9000")
-    for i, (n, b) in enumerate(zip(BOTS, bots)):
+    for i, (n, b) in enumerate(zip(BOTS, bots, strict=True)):
         host.seat_host(n, b.public_bytes, f"127.0.0.1:{9001 + i}")
     host.start()
     folder.mkdir(parents=True)
     paths = {}
-    for name, ident, bot in (("Ana", person, False), *((n, b, True) for n, b in zip(BOTS, bots))):
+    for name, ident, bot in (("Ana", person, False), *((n, b, True) for n, b in zip(BOTS, bots, strict=True))):
         path = paths[name] = folder / f"seat-{name}.chn"
         with TranscriptWriter(path, fsync=False) as w:
             for frame in host.frames:

@@ -7,7 +7,6 @@ No timed assertions: the timeouts below are only there so a hung game fails inst
 """
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -97,7 +96,7 @@ def _play(tmp_path: Path, seats: int, extra_joiners: int, seat_args=(), expect_f
 def _check(paths: list[Path]) -> None:
     data = [p.read_bytes() for p in paths]
     assert data[0], "empty transcript"
-    for p, d in zip(paths[1:], data[1:]):
+    for p, d in zip(paths[1:], data[1:], strict=True):
         assert d == data[0], f"{p.name} differs from {paths[0].name}"
     for p in paths:
         r = subprocess.run(_cli() + ["audit", str(p)], capture_output=True, text=True, timeout=300)

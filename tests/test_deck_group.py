@@ -21,7 +21,6 @@ from p2p_chinchon.deck import (
     encode_deck,
     initial_deck,
 )
-from p2p_chinchon.deck import group
 from p2p_chinchon.deck.context import transcript_hash
 from p2p_chinchon.deck.group import RISTRETTO255
 from p2p_chinchon.rng import SeededRng

@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from p2p_chinchon.cli import main as cli_main
 from p2p_chinchon.deck import (
@@ -40,8 +38,8 @@ GAME = b"hand-test"
 def key_setup(seats, rng, hand=1):
     ctx = [Context(GAME, hand, s) for s in range(seats)]
     kps = [KeyPair.generate(rng) for _ in range(seats)]
-    commits = [kp.commitment(c) for kp, c in zip(kps, ctx)]  # published first
-    shares = [make_key_share(c, kp, rng) for kp, c in zip(kps, ctx)]
+    commits = [kp.commitment(c) for kp, c in zip(kps, ctx, strict=True)]  # published first
+    shares = [make_key_share(c, kp, rng) for kp, c in zip(kps, ctx, strict=True)]
     joints = set()
     for v in range(seats):  # every seat checks every other seat's key share
         publics = [kps[v].public if s == v else
@@ -109,7 +107,7 @@ def test_full_hand_4_seats_40_cards():
     # Public reveal: seat 2 discards the card in slot 6; everybody learns it.
     slot = 6
     mine = decryption_share(ctx[2], kps[2], deck[slot], slot, rng)
-    for v in range(seats):
+    for _viewer in range(seats):
         d2 = verify_decryption_share(ctx[2], kps[2].public, deck[slot], slot, mine)
         ds = [d2] + [verify_decryption_share(ctx[s], kps[s].public, deck[slot], slot,
                                              published[slot][s]) for s in (0, 1, 3)]
@@ -126,7 +124,7 @@ def test_full_hand_4_seats_40_cards():
 
     # End of hand: every seat reveals its secret; everyone checks them and opens everything.
     secrets = [kp.secret_bytes() for kp in kps]
-    for v in range(seats):
+    for _viewer in range(seats):
         for s in range(seats):
             verify_secret(ctx[s], secrets[s], kps[s].public)
     order = decrypt_deck(deck, secrets, pts)

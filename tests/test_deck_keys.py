@@ -33,17 +33,17 @@ def setup(n=4, seed=7):
     rng = SeededRng(seed)
     ctxs = [Context(GAME, 1, s) for s in range(n)]
     kps = [KeyPair.generate(rng) for _ in range(n)]
-    commits = [kp.commitment(c) for kp, c in zip(kps, ctxs)]
-    shares = [make_key_share(c, kp, rng) for kp, c in zip(kps, ctxs)]
+    commits = [kp.commitment(c) for kp, c in zip(kps, ctxs, strict=True)]
+    shares = [make_key_share(c, kp, rng) for kp, c in zip(kps, ctxs, strict=True)]
     return rng, ctxs, kps, commits, shares
 
 
 def test_honest_key_shares_verify_and_sum():
     rng, ctxs, kps, commits, shares = setup()
     ys = [verify_key_share(c, s, cm, kp.nonce)
-          for c, s, cm, kp in zip(ctxs, shares, commits, kps)]
+          for c, s, cm, kp in zip(ctxs, shares, commits, kps, strict=True)]
     assert ys == [kp.public for kp in kps]
-    assert all(len(s) == 96 and s[:32] == kp.public for s, kp in zip(shares, kps))
+    assert all(len(s) == 96 and s[:32] == kp.public for s, kp in zip(shares, kps, strict=True))
     assert joint_key(ys) == GROUP.mul_base(sum(kp.x for kp in kps))
     assert commits[0] == key_commitment(ctxs[0], kps[0].public, kps[0].nonce)
     assert len(commits[0]) == 32

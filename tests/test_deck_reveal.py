@@ -46,7 +46,7 @@ def test_private_reveal_needs_every_share(table):
     shares = [decryption_share(ctxs[s], kps[s], deck[slot], slot, rng) for s in (1, 2)]
     assert all(len(s) == 96 for s in shares)
     ds = [verify_decryption_share(ctxs[s], kps[s].public, deck[slot], slot, sh)
-          for s, sh in zip((1, 2), shares)]
+          for s, sh in zip((1, 2), shares, strict=True)]
     pts = card_points(10)
     with pytest.raises(DeckError) as ei:  # the others' shares alone open nothing
         open_card(deck[slot], ds, pts)

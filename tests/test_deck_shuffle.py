@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from p2p_chinchon import deck as _deck
 from p2p_chinchon.deck import (
     GROUP,
     Ciphertext,
@@ -22,7 +23,6 @@ from p2p_chinchon.deck import (
     joint_key,
     remask,
 )
-from p2p_chinchon import deck as _deck
 from p2p_chinchon.deck.context import transcript_hash
 from p2p_chinchon.deck.shuffle import _bits, _shadow_from_scalars, _statement_hash, expand_seed
 from p2p_chinchon.rng import SeededRng

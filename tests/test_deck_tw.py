@@ -94,7 +94,7 @@ def _bad_decks(d_in, out, y, rng):
                                                             card_points(n)[0]), 9, y), *out[3:]]
     y2 = GROUP.add(y, GROUP.generator)  # re-masked under a key the cheater knows more of
     yield "wrong-key", [remask(c, 3, y2) for c in d_in[::-1]]
-    yield "swap-halves", [Ciphertext(c.c1, d.c2) for c, d in zip(out, out[1:] + out[:1])]
+    yield "swap-halves", [Ciphertext(c.c1, d.c2) for c, d in zip(out, out[1:] + out[:1], strict=True)]
 
 
 def _cheat(system, ctx, y, d_in, bad, rng):
@@ -154,7 +154,7 @@ def test_a_non_permutation_commitment_is_caught_by_the_product_argument():
         return out, TW.prove(ctx, y, d_in, out, prep, 0), m_inv_free
 
     def _t4_mask(st, r, y):
-        m = (sum(wp * ri for wp, ri in zip(st.wprime, r)) - st.w[3]) % L
+        m = (sum(wp * ri for wp, ri in zip(st.wprime, r, strict=True)) - st.w[3]) % L
         return GROUP.mul_base(m), GROUP.mul(m, y)
 
     perm = [3, 0, 6, 1, 7, 2, 5, 4]

@@ -4,12 +4,11 @@ a frozen seat used to leave only "getting your card"."""
 
 from __future__ import annotations
 
-from test_attacks import Net
-
 from p2p_chinchon import view as V
 from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
+from test_attacks import Net
 
 
 def test_a_stock_draw_names_the_seat_whose_share_it_waits_for():

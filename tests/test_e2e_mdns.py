@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from netns import NetnsLab, require_netns
 
 REPO = Path(__file__).resolve().parents[1]

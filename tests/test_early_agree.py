@@ -5,9 +5,9 @@ never out of turn; a refused agree can be given again on the screen and in line 
 from __future__ import annotations
 
 import pytest
-from test_attacks import Net
 
 from p2p_chinchon import table as tbl, view as v
+from test_attacks import Net
 
 
 class Person(tbl.Table):
@@ -41,11 +41,10 @@ def test_the_last_joiner_agreeing_first_is_signed_in_its_turn():
 
 
 def test_a_refused_agree_can_be_given_again_on_the_screen():
-    from test_ui_fakes import lobby
-
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
+    from test_ui_fakes import lobby
 
     sent: list = []
     s = TableScreen(Translator("en"), Faces("french", True, True), send=sent.append)
@@ -63,9 +62,9 @@ async def test_a_refused_agree_can_be_given_again_in_line_mode():
     import io
 
     import trio
-    from test_ui_fakes import lobby
 
     from p2p_chinchon.ui.lines import run_line_mode_async
+    from test_ui_fakes import lobby
 
     async def node(bridge):
         bridge.update(lobby())

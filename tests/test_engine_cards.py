@@ -3,7 +3,16 @@
 import pytest
 
 from p2p_chinchon.engine import (
-    JOKER, PRESETS, TEN, Card, CardError, Rules, RulesError, make_rules, parse_card, parse_cards,
+    JOKER,
+    PRESETS,
+    TEN,
+    Card,
+    CardError,
+    Rules,
+    RulesError,
+    make_rules,
+    parse_card,
+    parse_cards,
 )
 
 

@@ -5,12 +5,31 @@ import json
 
 import pytest
 
-from test_engine_helpers import Driver, bust_scenario, pass_turn, restock_scenario, scripted_hand, slot_of
 from p2p_chinchon.engine import (
-    PRESETS, Card, Close, Closed, Discard, DrawDiscard, DrawStock, Eliminated, Game, GameError,
-    GameOver, HandScored, IllegalAction, Phase, Reenter, Reentered, ReentryOffered, Restock,
-    Restocked, RestockNeeded, make_rules, parse_cards,
+    PRESETS,
+    Card,
+    Close,
+    Closed,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Eliminated,
+    Game,
+    GameError,
+    GameOver,
+    HandScored,
+    IllegalAction,
+    Phase,
+    Reenter,
+    Reentered,
+    ReentryOffered,
+    Restock,
+    Restocked,
+    RestockNeeded,
+    make_rules,
+    parse_cards,
 )
+from test_engine_helpers import Driver, bust_scenario, pass_turn, restock_scenario, scripted_hand, slot_of
 
 P = parse_cards
 CLASSIC = PRESETS["classic"]

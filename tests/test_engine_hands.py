@@ -3,15 +3,31 @@ closes on the sum of the left-over cards; lay-offs are listed in an order that c
 
 import pytest
 
-from test_engine_helpers import pass_turn, scripted_hand, slot_of
 from p2p_chinchon.bots.simple import SimpleBot
 from p2p_chinchon.engine import (
-    JOKER, PRESETS, Card, CardError, Close, Closed, DrawStock, Game, IllegalAction, RulesError,
-    ShowdownError, best_arrangement, can_close, check_hands, close_options, make_meld, make_rules,
-    parse_cards, score_showdown,
+    JOKER,
+    PRESETS,
+    Card,
+    CardError,
+    Close,
+    Closed,
+    DrawStock,
+    Game,
+    IllegalAction,
+    RulesError,
+    ShowdownError,
+    best_arrangement,
+    can_close,
+    check_hands,
+    close_options,
+    make_meld,
+    make_rules,
+    parse_cards,
+    score_showdown,
 )
 from p2p_chinchon.engine.options import parse_hands
 from p2p_chinchon.rng import SeededRng
+from test_engine_helpers import pass_turn, scripted_hand, slot_of
 
 P = parse_cards
 CLASSIC = PRESETS["classic"]

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from p2p_chinchon.bots.simple import SimpleBot
 from p2p_chinchon.engine import (
-    PRESETS, Close, Discard, DrawDiscard, DrawStock, Game, Phase, Reenter, Restock, Rules,
+    PRESETS,
+    Close,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Game,
+    Phase,
+    Reenter,
+    Restock,
+    Rules,
     parse_cards,
 )
 from p2p_chinchon.rng import SeededRng
@@ -100,9 +109,9 @@ def scripted_hand(game: Game, hands: dict, upcard, stock: list) -> list:
     faces: dict = {}
     for seat, slots in plan.items():
         assert len(hands[seat]) == 7
-        faces.update(zip(slots, hands[seat]))
+        faces.update(zip(slots, hands[seat], strict=True))
     faces[game.upcard_slot()] = upcard
-    faces.update(zip(range(game.upcard_slot() + 1, len(deck)), stock))
+    faces.update(zip(range(game.upcard_slot() + 1, len(deck)), stock, strict=False))
     taken = set(faces.values())
     assert len(taken) == len(faces), "a card is used twice"
     rest = iter(c for c in deck if c not in taken)

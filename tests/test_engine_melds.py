@@ -1,12 +1,22 @@
 """Melds, the exact best-arrangement search (against the brute-force reference) and closing."""
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from p2p_chinchon.engine import (
-    JOKER, PRESETS, Card, CardError, best_arrangement, best_arrangement_bruteforce, can_close,
-    close_options, close_result, is_chinchon, make_meld, make_rules, parse_cards,
+    JOKER,
+    PRESETS,
+    Card,
+    CardError,
+    best_arrangement,
+    best_arrangement_bruteforce,
+    can_close,
+    close_options,
+    close_result,
+    is_chinchon,
+    make_meld,
+    make_rules,
+    parse_cards,
 )
 
 P = parse_cards

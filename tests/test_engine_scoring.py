@@ -3,8 +3,15 @@
 import pytest
 
 from p2p_chinchon.engine import (
-    PRESETS, Card, ShowdownError, best_arrangement, close_options, make_meld, make_rules,
-    parse_cards, score_showdown,
+    PRESETS,
+    Card,
+    ShowdownError,
+    best_arrangement,
+    close_options,
+    make_meld,
+    make_rules,
+    parse_cards,
+    score_showdown,
 )
 
 P = parse_cards

@@ -14,14 +14,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_chinchon import table as tbl
 from p2p_chinchon.audit import audit_frames
-from p2p_chinchon.identity import Identity
 from p2p_chinchon.engine import make_rules
+from p2p_chinchon.identity import Identity
 from p2p_chinchon.net.addresses import candidate_addresses, parse_advertise
 from p2p_chinchon.net.lobby import BadJoinRequest, JoinRequest
 from p2p_chinchon.net.mesh import Mesh, PeerAddr
 from p2p_chinchon.net.reach import watch_reach
 from p2p_chinchon.rng import SeededRng
-
 from test_net_mesh import FAST, HOST, raw
 from test_seat_record_attacks import _free_port
 

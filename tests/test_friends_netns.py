@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from netns import InternetLab, internet_unavailable_reason
 from test_resilience_mdns import _cli, _env, _wait_for
 
@@ -123,7 +124,7 @@ def test_joiners_nobody_can_reach_are_named_on_every_screen(tmp_path: Path) -> N
     assert None not in codes and all("Traceback" not in t for t in texts), f"exit codes {codes}\n" + _tails(logs)
     said = [texts[0].find(f"cannot reach {name} at {wan}:") for name in ("J1", "J2")]
     said += [t.find(f"no connection from H at {wan}:") for t in texts[1:]]
-    for t, at in zip([texts[0], *texts], said):
+    for t, at in zip([texts[0], *texts], said, strict=True):
         assert 0 <= at < t.find("the table never formed: "), _tails(logs)  # said before the seat stopped
         assert "behind a home router" in t and "--advertise / a forwarded --port" in t, _tails(logs)
     for i in range(3):

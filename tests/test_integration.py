@@ -116,7 +116,7 @@ async def test_game_survives_dropped_links(tmp_path):
         nonlocal dropped
         while len(nodes) < 3:
             await trio.sleep(0.01)
-        for round_ in range(6):
+        for _round in range(6):
             await trio.sleep(0.4)
             for node in nodes:
                 mesh = node._mesh

@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 import trio
-from test_lobby_updates import host_table
 
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.net.framing import encode_frame
+from test_lobby_updates import host_table
 
 GHOST = "127.0.0.5"
 

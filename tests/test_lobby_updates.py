@@ -10,7 +10,6 @@ from __future__ import annotations
 import msgpack
 import pytest
 import trio
-from test_net_lobby import _Frames
 
 from p2p_chinchon import table as tbl
 from p2p_chinchon.engine import make_rules
@@ -19,6 +18,7 @@ from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.rng import SeededRng
 from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.screen import TableScreen, must_agree
+from test_net_lobby import _Frames
 
 
 def host_table(seats: int, host_id: Identity) -> tbl.Table:

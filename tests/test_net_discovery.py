@@ -14,8 +14,8 @@ import sys
 import textwrap
 
 import pytest
-from netns import NetnsLab, netns_unavailable_reason, require_netns
 
+from netns import NetnsLab, netns_unavailable_reason, require_netns
 from p2p_chinchon.net.discovery import (
     MAX_LABEL,
     MAX_TXT_ENTRY,

@@ -7,8 +7,7 @@ import struct
 import pytest
 import trio
 import trio.testing
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from p2p_chinchon.net.framing import (
     MAX_FRAME,

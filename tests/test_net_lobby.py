@@ -9,8 +9,7 @@ import msgpack
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import tls

@@ -20,9 +20,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from netns import NetnsLab, require_netns
-
-from p2p_chinchon.net import mesh as mesh_mod
-from p2p_chinchon.net import tls
+from p2p_chinchon.net import mesh as mesh_mod, tls
 from p2p_chinchon.net.framing import FrameReader, FrameTooLarge, encode_frame, send_frame
 from p2p_chinchon.net.mesh import (
     Frame,

@@ -12,7 +12,12 @@ from p2p_chinchon.engine import make_rules
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net.node import Events
 from p2p_chinchon.net.session import (
-    CUT_AND_CHOOSE_MIN_ROUNDS, HostConfig, JoinConfig, host_game, join_game, weak_proofs,
+    CUT_AND_CHOOSE_MIN_ROUNDS,
+    HostConfig,
+    JoinConfig,
+    host_game,
+    join_game,
+    weak_proofs,
 )
 from p2p_chinchon.rng import SeededRng
 

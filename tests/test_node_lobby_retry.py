@@ -22,7 +22,7 @@ async def test_a_host_not_up_yet_is_tried_again_soon(monkeypatch, autojump_clock
     start = trio.current_time()
     got = await nd._connect_patiently(30.0, said.append, "127.0.0.1", 4000)
     assert got == ("link", b"key")
-    gaps = [b - a for a, b in zip(tries, tries[1:])]
+    gaps = [b - a for a, b in zip(tries, tries[1:], strict=False)]
     assert len(gaps) == 7 and all(abs(g - nd.LOBBY_RETRY) < 1e-9 for g in gaps)
     assert tries[-1] - start < 2.0  # connected within two seconds of virtual time
     assert said and len(said) == len(set(said))  # each "still trying for N s" once

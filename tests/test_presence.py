@@ -7,8 +7,8 @@ import pytest
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
-from p2p_chinchon.view import Agree
 from p2p_chinchon.net.node import NodeStatus, Presence, Timeouts, Wait, clock
+from p2p_chinchon.view import Agree
 
 K = 3
 
@@ -160,7 +160,6 @@ async def test_an_internal_error_becomes_a_signed_leave(tmp_path):
 async def test_proof_jobs_keep_their_decks_after_a_restock(tmp_path):
     """A shuffle proof checked late (a rejoin re-checks this hand's proofs after its replay)
     must see the decks of its own shuffle, even after a restock extended the hand's deck."""
-    from p2p_chinchon import deck
     from p2p_chinchon import table as tbl
 
     tables = []

@@ -24,11 +24,11 @@ from pathlib import Path
 import msgpack
 import pytest
 import rbcl
-from test_tw_spec import G, L, O, PREFIX, T, padd, psub, smul, spec_verify
-from vector_blobs import unblob
 
 from p2p_chinchon.transcript import parse_transcript
 from p2p_chinchon.wire import decode_envelope
+from test_tw_spec import PREFIX, G, L, O, T, padd, psub, smul, spec_verify
+from vector_blobs import unblob
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DOMAIN = PREFIX  # "p2p-chinchon/deck/v2/"
@@ -248,7 +248,7 @@ def check_game(name: str) -> dict[str, int]:
             order = active[i + 1:] + active[:i + 1]  # playing order: slot k goes to order[k mod m]
             dealt = [k for k in range(7 * m) if order[k % m] != e.seat] + [7 * m]
             assert len(b["shares"]) == len(dealt), (name, e.seq)
-            for slot, share in zip(dealt, b["shares"]):
+            for slot, share in zip(dealt, b["shares"], strict=True):
                 share_ok(slot, share)
         elif e.kind in ("draw", "discard"):
             if current:  # a re-shuffle just ended: its output continues the slot numbers
@@ -402,7 +402,7 @@ def documented_certificate_checks(der: bytes, key: bytes) -> None:
     for who in (cert.subject, cert.issuer):
         assert [(a.oid, a.value) for a in who] == [(x509.NameOID.COMMON_NAME, name)]
     assert cert.serial_number == (int.from_bytes(hashlib.sha256(key).digest()[:16], "big") >> 1 or 1)
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     assert cert.not_valid_before_utc == datetime.datetime(2000, 1, 1, tzinfo=utc)
     assert cert.not_valid_after_utc == datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=utc)
     assert cert.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw) == key

@@ -215,12 +215,11 @@ def test_a_rematch_starts_a_clean_screen():
     """The full screen and line mode keep nothing of the last game into the rematch: who went
     out when, the last showdown, the pile's history (the line mode printed no log of game 2,
     its count started again below game 1's, and the sheet listed game 1's busts)."""
-    from test_ui_fakes import draw_view, lobby, seats, showdown_view
-
     from p2p_chinchon import view as V
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
+    from test_ui_fakes import draw_view, lobby, seats, showdown_view
 
     s = TableScreen(Translator("en"), Faces())
     s.set_view(draw_view(hand_no=1))
@@ -233,12 +232,11 @@ def test_a_rematch_starts_a_clean_screen():
 
 
 def test_the_final_screen_keeps_how_the_rematch_vote_ended():
-    from test_ui_fakes import showdown_view
-
     from p2p_chinchon import view as V
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
+    from test_ui_fakes import showdown_view
 
     tr = Translator("fr")
     s = TableScreen(tr, Faces())
@@ -252,12 +250,11 @@ def test_the_final_screen_keeps_how_the_rematch_vote_ended():
 def test_the_rematch_question_waits_for_the_held_showdown_and_l_recalls_it():
     """The game's last showdown is held on screen: the rematch question comes once it is put
     away (it used to hide it), and l at the question shows it again, then the question."""
-    from test_ui_fakes import draw_view, showdown_view
-
     from p2p_chinchon import view as V
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
+    from test_ui_fakes import draw_view, showdown_view
 
     tr = Translator("en")
     s = TableScreen(tr, Faces())

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames
-
 from test_attacks import stall
 from test_table_removal import Gone
 
@@ -81,7 +80,7 @@ def test_a_left_proof_must_be_the_seats_own_leave_of_this_game():
                                     body={"reason": "bye"}).encode()
     mine_signed = wire.make_envelope(net.ids[first].private_key, game=t0.game, seq=len(t0.chain), seat=x,
                                      prev=t0.head, kind="leave", body={"reason": "bye"}).encode()
-    own_move = next(f for f, e in zip(t0.frames, t0.chain) if e.seat == x and e.kind != "leave")
+    own_move = next(f for f, e in zip(t0.frames, t0.chain, strict=True) if e.seat == x and e.kind != "leave")
     for proof in (other_game, mine_signed, own_move, b"\x00" * 40):
         net2, *_ = _awaited(23)
         net2.inject(first, net2.craft(first, "remove", _removes(x, hand, "left", [proof])))

@@ -14,7 +14,6 @@ import pytest
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.table import removal as rm
-
 from test_table_removal import Gone, Split
 
 
@@ -313,7 +312,7 @@ def _removed_on_another_branch(seed):
     net.declare_absent(2)
     votes = [net.tables[s].votes[(n, head, 2)][s] for s in (0, 1)]
     assert net.run(lambda nn: not nn.q and nn.tables[0].removed)
-    removes = [f for f, e in zip(t0.frames, t0.chain) if e.kind == "remove"]
+    removes = [f for f, e in zip(t0.frames, t0.chain, strict=True) if e.kind == "remove"]
     return net, t2, removes, votes
 
 
@@ -609,7 +608,6 @@ def test_a_seat_gone_in_a_late_phase_is_removed_and_the_game_plays_on(kind):
     hand, or its answer to a re-entry offer: the three others (a majority) remove it, every
     transcript is the same and audits ``ok``, the seat "left" (or "out")."""
     from p2p_chinchon.engine import make_rules
-
     from test_attacks import stall
 
     if kind == "reenter":  # a decision: the seat simply never answers

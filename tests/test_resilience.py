@@ -8,9 +8,8 @@ never measurements.
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 import shutil
 import signal
 import socket
@@ -179,7 +178,7 @@ def test_killed_seat_restarts_with_the_same_command(lab, victim, point):
     catches up, and the game finishes with byte-identical transcripts that audit ok."""
     port = free_port()
     # at "draw" the others must see the seat away, so the game may not have ended before the kill
-    cmds = dict(zip("hbc", three_seats(lab, port, FIRST_HAND_GOES_ON if point == "draw" else [])))
+    cmds = dict(zip("hbc", three_seats(lab, port, FIRST_HAND_GOES_ON if point == "draw" else []), strict=True))
     procs = {"h": lab.start("h", cmds["h"])}
     time.sleep(1.0)
     procs["b"] = lab.start("b", cmds["b"])
@@ -255,7 +254,7 @@ def test_seat_asleep_past_rejoin_wait_wakes_listens_and_hears_it_was_removed(lab
     envelope of her own she never got to send) and accuses nobody;
     the others finish, identical and ok. Bruno sleeps from the removal until she is told, so
     the game cannot end before she asks."""
-    cmds = dict(zip("hbc", three_seats(lab, free_port(), ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON])))
+    cmds = dict(zip("hbc", three_seats(lab, free_port(), ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON]), strict=True))
     procs = {"h": lab.start("h", cmds["h"])}
     time.sleep(1.0)
     procs["b"], procs["c"] = lab.start("b", cmds["b"]), lab.start("c", cmds["c"])
@@ -336,7 +335,7 @@ def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
     seat that finds nobody is rightly "absent", exit 1). The host waits for Bruno up to
     ``rejoin_wait``; Carla needs a second or two of it."""
     port = free_port()
-    cmds = dict(zip("hbc", three_seats(lab, port, ["--option", "rejoin_wait=10", *FIRST_HAND_GOES_ON])))
+    cmds = dict(zip("hbc", three_seats(lab, port, ["--option", "rejoin_wait=10", *FIRST_HAND_GOES_ON]), strict=True))
     procs = {"h": lab.start("h", cmds["h"])}
     time.sleep(1.0)
     procs["b"] = lab.start("b", cmds["b"])

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from netns import NetnsLab, require_netns
 from test_resilience import FIRST_HAND_GOES_ON  # after GAME: a kill or a cut comes before the end
 

@@ -11,7 +11,6 @@ import trio.testing
 
 from p2p_chinchon.net.mesh import Frame, PeerUp
 from p2p_chinchon.net.node import ENVELOPE, SYNC, Node
-
 from test_attacks import Net
 
 

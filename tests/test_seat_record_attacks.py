@@ -11,7 +11,6 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_chinchon.net.mesh import Mesh, PeerAddr, PeerUp
-
 from test_net_mesh import FAST, HOST, no_event, raw
 
 

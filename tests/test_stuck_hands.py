@@ -16,7 +16,7 @@ import pytest
 
 from p2p_chinchon import view as V
 from p2p_chinchon.autoplay import bot_decider, hint, suggest
-from p2p_chinchon.bots import deadhand, make_bot
+from p2p_chinchon.bots import make_bot
 from p2p_chinchon.bots.evaluate import Evaluator
 from p2p_chinchon.bots.record import face
 from p2p_chinchon.bots.tournament import TableHarness
@@ -64,8 +64,8 @@ class StuckHarness(TableHarness):
         g.start_hand(n)
         faces = {}
         for seat, slots in g.deal_plan().items():
-            faces.update(zip(slots, hands[seat]))
-        faces.update(zip(range(g.upcard_slot(), n), courts))
+            faces.update(zip(slots, hands[seat], strict=True))
+        faces.update(zip(range(g.upcard_slot(), n), courts, strict=True))
         for slot, card in faces.items():
             g.learn(slot, card)
         self._next_slot = n
@@ -109,7 +109,7 @@ def _stuck_view():
     g = h.game
     top = g.faces[g.discard_pile[-1]]
     events = list(h.log)
-    for r in range(4):  # the courts went round: discarded, re-made
+    for _ in range(4):  # the courts went round: discarded, re-made
         events += [V.log_event("discard", (1,), ("Bruno",), cards=(top,)),
                    V.log_event("reshuffle", (), (), numbers=(11,))]
     events.append(V.log_event("discard", (3,), ("Diego",), cards=(top,)))

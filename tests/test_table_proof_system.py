@@ -4,12 +4,12 @@ and checks proofs of that system, and a proof of the other system is refused and
 from __future__ import annotations
 
 import pytest
-from test_attacks import CHEATER, Net, _shuffle_body, stall
 
 from p2p_chinchon import deck
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.rng import SeededRng
+from test_attacks import CHEATER, Net, _shuffle_body, stall
 
 OTHER = {"terelius-wikstrom": "cut-and-choose", "cut-and-choose": "terelius-wikstrom"}
 

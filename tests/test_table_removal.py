@@ -12,7 +12,6 @@ import pytest
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.engine import make_rules
-
 from test_attacks import Net, stall
 
 
@@ -100,7 +99,7 @@ def test_silent_seat_is_removed_by_the_others_who_play_on(kind):
     assert [(e.seat, e.body["seat"], e.body["reason"]) for e in removes] == [(0, 2, "absent"), (1, 2, "absent")]
     assert t.score_history[hand] == (0, 0, 0), "the hand in progress is void: nobody scores"
     voided = [e for e in t.log if e.kind == "voided"]
-    assert voided and voided[0].numbers == (hand + 1,) and "hand %d voided" % (hand + 1) in voided[0].text
+    assert voided and voided[0].numbers == (hand + 1,) and f"hand {hand + 1} voided" in voided[0].text
     # nothing of the voided hand opens: no secret of it was sent
     assert not [e for e in t.chain if e.kind == "secret" and e.body["hand"] == hand]
 
@@ -490,7 +489,7 @@ def test_a_seat_hears_it_was_removed_only_with_every_signature():
     n2 = len(t2.frames)
     net.declare_absent(2)
     assert net.run(lambda nn: not nn.q and nn.tables[0].removed)
-    removes = [f for f, e in zip(net.tables[0].frames, net.tables[0].chain) if e.kind == "remove"]
+    removes = [f for f, e in zip(net.tables[0].frames, net.tables[0].chain, strict=True) if e.kind == "remove"]
     assert len(removes) == 2
     t2.receive(removes[0], 0)
     assert t2.fault is None and len(t2.frames) == n2

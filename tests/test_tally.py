@@ -7,8 +7,7 @@ from __future__ import annotations
 import io
 from types import SimpleNamespace
 
-from p2p_chinchon.commands import _common as C
-from p2p_chinchon.commands import tally as T
+from p2p_chinchon.commands import _common as C, tally as T
 
 FPS = ["AAAA-1111", "BBBB-2222"]
 
@@ -45,11 +44,10 @@ def test_the_exit_summary_prints_the_evening_from_the_second_game(tmp_path, monk
 def test_the_score_sheet_shows_tonight_among_these_players(tmp_path, monkeypatch):
     """Issue 24, item 6: the running tally on the score sheet (l): wins / games of this
     evening's earlier games among the seats' keys."""
-    from test_ui_fakes import showdown_view
-
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
+    from test_ui_fakes import showdown_view
 
     view = showdown_view()
     fps = [s.fingerprint for s in view.seats]
@@ -72,11 +70,10 @@ def test_the_score_sheet_says_who_is_near_the_limit_and_may_buy_back_in():
     """Issue 24, item 6: who is near the limit or may buy back in."""
     import dataclasses
 
-    from test_ui_fakes import draw_view, seats
-
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
+    from test_ui_fakes import draw_view, seats
 
     view = dataclasses.replace(draw_view(), seats=seats((12, 85, 95)), score_history=((12, 85, 95),))
     s = TableScreen(Translator("en"), Faces())

@@ -95,7 +95,7 @@ def test_play_in_a_terminal_a_few_turns_then_leave(tmp_path, cols, rows):
         hand_row = lines[[i for i, r in enumerate(lines) if r.startswith("Your hand")][0] + 1]
         assert len(re.findall(r"(?:10|[A2-7JQK])[♦♥♠♣]", hand_row)) == 7, hand_row
         assert lines[-1].startswith("s draw stock · d take discard")
-        for turn in range(3):
+        for _turn in range(3):
             stock = int(re.search(r"Stock: (\d+)", text).group(1))
             t.keys("s")
             text = t.wait(lambda s: "your turn: discard or close" in head(s)
@@ -104,9 +104,9 @@ def test_play_in_a_terminal_a_few_turns_then_leave(tmp_path, cols, rows):
             assert "You draw from the stock" in text
             drawn = re.search(r"Enter discards (\S+)", text).group(1)  # the drawn card is picked
             t.keys("Enter")
-            text = t.wait(lambda s: f"You discard {drawn}" in s and (
+            text = t.wait(lambda s, drawn=drawn: f"You discard {drawn}" in s and (
                 "your turn: draw a card" in head(s) or "wins the game" in s), "the bot's turn")
-            assert re.search(rf"^Discard pile: \S+ \(\d+\)", text, re.M)
+            assert re.search(r"^Discard pile: \S+ \(\d+\)", text, re.M)
             if "wins the game" in text:
                 break
         assert "Bruno draws" in text or "Bruno takes" in text  # the bot peer played too

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from test_tmux import Tmux, game_env, head
 from test_tmux_table import leave
 

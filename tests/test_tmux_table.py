@@ -14,6 +14,7 @@ import sys
 import time
 
 import pytest
+
 from test_tmux import GAME, Tmux, game_env, head
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

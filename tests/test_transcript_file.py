@@ -7,8 +7,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.rng import SeededRng
@@ -24,7 +23,7 @@ from p2p_chinchon.transcript import (
     split_frames,
     verify_loaded,
 )
-from p2p_chinchon.wire import MAX_FRAME, WireError, ZERO_HASH, Envelope, make_envelope
+from p2p_chinchon.wire import MAX_FRAME, ZERO_HASH, Envelope, WireError, make_envelope
 
 RNG = SeededRng("test_transcript_file")
 SEATS = [Identity.generate(RNG) for _ in range(2)]

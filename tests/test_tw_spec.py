@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import rbcl
+
 from vector_blobs import unblob
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"

@@ -12,12 +12,12 @@ import trio
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from test_ui_fakes import DRAWN, discard_view, draw_view, lobby, showdown_view, waiting_view
 
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card
 from p2p_chinchon.ui.app import TableApp, run_with_ui, run_with_ui_async
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, FINAL
+from test_ui_fakes import DRAWN, discard_view, draw_view, lobby, showdown_view, waiting_view
 
 
 class Output80x24(DummyOutput):

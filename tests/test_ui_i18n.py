@@ -128,14 +128,12 @@ def test_walk_every_screen_in_spanish_and_french(lang):
     """Every mode of the table screen, drawn at 80x24, says nothing in English."""
     import dataclasses
 
-    from test_ui_fakes import (SPANISH, discard_view, draw_view, lobby, showdown_view,
-                               waiting_view)
-
     from p2p_chinchon import view as V
     from p2p_chinchon.engine import Card
     from p2p_chinchon.ui.lobby import TablePicker
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
+    from test_ui_fakes import SPANISH, discard_view, draw_view, lobby, showdown_view, waiting_view
 
     def english_in(text: str) -> set[str]:
         text = text.replace("p2p-chinchón", "").replace("kitchen", "")

@@ -4,14 +4,13 @@ person's name, never the UI word for "you"."""
 
 from __future__ import annotations
 
-from test_ui_fakes import draw_view
-
 from p2p_chinchon import view as V
 from p2p_chinchon.commands.play import _own_name
 from p2p_chinchon.engine import parse_cards
 from p2p_chinchon.ui.i18n import LANGS, Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
+from test_ui_fakes import draw_view
 
 
 def _screen(lang: str) -> str:
@@ -148,10 +147,9 @@ def test_spanish_faces_are_offered_for_a_french_deck():
 def test_french_readers_type_valet_dame_roi():
     """Issue 24, item 5: with French faces a card is typed as it is shown, V/D/R for J/Q/K
     (the full screen and line mode's card reader), and the engine's notation reads them too."""
-    from test_ui_fakes import discard_view
-
     from p2p_chinchon.engine import Card, parse_card
     from p2p_chinchon.ui.render import parse_card_text
+    from test_ui_fakes import discard_view
 
     hand = tuple(parse_cards("J♦ Q♦ K♦ A♥ 2♥ 3♥ 7♣ Q♥"))
     # (a lowercase d is the key that takes the discard: the dame is typed D)

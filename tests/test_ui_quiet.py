@@ -9,10 +9,9 @@ import logging
 import os
 import sys
 
+from p2p_chinchon.ui.screen import FINAL
 from test_ui_app import next_intent, play, settle, until
 from test_ui_fakes import draw_view
-
-from p2p_chinchon.ui.screen import FINAL
 
 
 def run(script, log_file, lang="en"):
@@ -102,10 +101,10 @@ def test_a_failure_on_the_full_screen_is_its_one_line_not_a_trio_group():
 
     import pytest
     from prompt_toolkit.input import create_pipe_input
-    from test_ui_app import Output80x24
 
     from p2p_chinchon.net.session import CodeWordError
     from p2p_chinchon.ui.app import run_with_ui_async
+    from test_ui_app import Output80x24
 
     apps, shown = [], []
     with create_pipe_input() as inp:
@@ -126,7 +125,7 @@ def test_a_failure_on_the_full_screen_is_its_one_line_not_a_trio_group():
             raise ExceptionGroup("Exceptions from Trio nursery", [
                 CodeWordError("wrong code word: it does not match the host's")])
 
-        with pytest.raises(BaseException):
+        with pytest.raises(ExceptionGroup):  # node_main's, re-raised by run_with_ui_async
             asyncio.run(run_with_ui_async(node_main, lang="en", charset="unicode", pt_input=inp,
                                           pt_output=Output80x24(), on_app=apps.append))
     text = " ".join(shown[0].split())

@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 
 from p2p_chinchon.engine import PRESETS, Card, parse_cards
-from p2p_chinchon.ui.render import (CardTextError, Faces, card_style, card_text, deck_style,
-                                    detect_charset, find_card, parse_card_text, resolve_faces)
+from p2p_chinchon.ui.render import (
+    CardTextError,
+    Faces,
+    card_style,
+    card_text,
+    deck_style,
+    detect_charset,
+    find_card,
+    parse_card_text,
+    resolve_faces,
+)
 
 FR = Faces("french", True, True)
 FR_ASCII = Faces("french", False, False)

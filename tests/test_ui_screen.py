@@ -6,16 +6,14 @@ import dataclasses
 import re
 
 import pytest
-from test_ui_fakes import (DRAWN, HAND, RULES, SPANISH, discard_view, draw_view, ev, lobby,
-                           showdown_view, waiting_view)
 
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card, parse_cards
 from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, HELP, TableScreen
-from p2p_chinchon.ui.text import plain
 from p2p_chinchon.ui.text import plain, width
+from test_ui_fakes import DRAWN, HAND, RULES, SPANISH, discard_view, draw_view, ev, lobby, showdown_view, waiting_view
 
 
 def make(view=None, lang="en", faces=Faces("french", True, True), hint=None):

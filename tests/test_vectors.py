@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import msgpack
 import pytest
-from vector_blobs import unblob
 
 from p2p_chinchon import deck
 from p2p_chinchon.net.lobby import BadJoinRequest, JoinRequest
 from p2p_chinchon.table import rules_hash, seating_hash, toss_commitment
 from p2p_chinchon.transcript import ChainError, find_equivocation, parse_transcript, verify_loaded
 from p2p_chinchon.wire import SignatureError, WireError, decode_envelope, verify_envelope
+from vector_blobs import unblob
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR_DIR = ROOT / "protocol" / "vectors"

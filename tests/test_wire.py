@@ -7,8 +7,7 @@ import hashlib
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from p2p_chinchon import PROTOCOL_VERSION
 from p2p_chinchon.identity import Identity

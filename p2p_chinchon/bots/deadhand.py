@@ -18,7 +18,8 @@ hands change and someone can meld. Pure and deterministic: reads a
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 DEAD_AFTER = 2  # re-shuffles of one hand's stock after which the hand counts as dead
 # Re-shuffles after which a seat takes a cycled card without a pair (one more than DEAD_AFTER:

@@ -5,7 +5,7 @@ expected improvement of a kept hand from one stock draw (and its chance of a clo
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..engine import Card, Rules, best_arrangement, close_options
 from .record import Face

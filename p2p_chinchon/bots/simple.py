@@ -7,12 +7,13 @@ at most nine best-arrangement searches (well under 10 ms), memoised.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from ..engine import Card, Rules
+from ..rng import Rng
 from .evaluate import Evaluator
 from .record import face
-from ..rng import Rng
 
 __all__ = ["SimpleBot"]
 

@@ -24,7 +24,8 @@ Hands are valued with :class:`.evaluate.Evaluator` (the engine's exact meld sear
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from ..engine import Card, Rules
 from ..rng import Rng

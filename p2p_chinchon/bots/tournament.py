@@ -10,14 +10,12 @@ Sans-I/O: no clock; a caller that wants timings wraps the deciders.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .. import view as v
-from ..engine import (
-    Close, Discard, DrawDiscard, DrawStock, Game, GameOver, HandScored, Phase, Reenter,
-    Restock, Rules,
-)
+from ..engine import Close, Discard, DrawDiscard, DrawStock, Game, GameOver, HandScored, Phase, Reenter, Restock, Rules
 from ..rng import Rng
 from .evaluate import Evaluator
 

@@ -7,8 +7,9 @@ import errno
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from p2p_chinchon import view as v
 
@@ -118,7 +119,7 @@ def same_players(table: Any) -> Callable[..., Any]:
     return approve
 
 
-async def play_evening(game: Callable[[int, Any], Any], human: bool, glue: "SeatGlue") -> Any:
+async def play_evening(game: Callable[[int, Any], Any], human: bool, glue: SeatGlue) -> Any:
     """Play game 1 (``await game(1, None)``), then a rematch for as long as every seat agrees at
     game over (``NodeResult.rematch``): ``await game(n, last_table)``. Each finished game is
     recorded in the evening's tally (a person's seat) as it ends; the last result is returned."""
@@ -368,7 +369,7 @@ def bot_levels(args: argparse.Namespace, n: int, command: str) -> list[str]:
         return parse_levels(args.bot_level, n)
     except ValueError as exc:
         print(f"p2p-chinchon {command}: --bot-level: {exc}", file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(2) from None
 
 
 def human_hint() -> Callable[[v.SeatView], Any]:
@@ -402,9 +403,8 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
     """:func:`run_main`, turning the expected failures of a network game (refused table,
     nobody listening, no network, a lobby that closed) into one line on stderr; None then."""
     from p2p_chinchon.net.lobby import LobbyError
-    from p2p_chinchon.table import IntentError, ProtocolViolation
-
     from p2p_chinchon.net.session import CodeWordError, ResumeError
+    from p2p_chinchon.table import IntentError, ProtocolViolation
 
     expected = (LobbyError, IntentError, ProtocolViolation, OSError, RuntimeError, ResumeError, CodeWordError,
                 *_code_errors())

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
 EXIT_CODES = """exit codes:
   0  a complete game, every envelope valid
   1  a cheat (the seat, envelope and rule are named), an accusation, or a corrupt file;

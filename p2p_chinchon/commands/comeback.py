@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 RECENT = 12 * 3600.0  # seconds: an unfinished game older than this is not offered by host/join
 
@@ -110,8 +110,8 @@ def unfinished_games(folder: Path, key: bytes | None, *, now: float | None = Non
     ``key`` (32 bytes) wrote (:func:`written_by`) and whose seating holds it (None: any
     seat's), newest first; with ``recent`` (s),
     only those written within that long before ``now``. Unreadable files are skipped."""
-    from p2p_chinchon.net.node import secrets_path_for
     from p2p_chinchon.net.lobby import parse_addr
+    from p2p_chinchon.net.node import secrets_path_for
     from p2p_chinchon.transcript import load_transcript
 
     now = time.time() if now is None else now

@@ -7,8 +7,9 @@ import argparse
 import dataclasses
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from p2p_chinchon.commands import _common as C
 

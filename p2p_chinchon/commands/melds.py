@@ -11,11 +11,8 @@ import argparse
 import json
 
 from ..cli import UsageError
-from ..engine import (
-    CardError, RulesError, best_arrangement, check_hands, close_options, close_result,
-)
+from ..engine import CardError, RulesError, best_arrangement, check_hands, close_options, close_result
 from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
-
 
 DEFAULT_PLAYERS = 4  # the usual table; with it every preset plays one pack unless decks=2
 

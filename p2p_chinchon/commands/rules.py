@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-
 import dataclasses
+import json
 
 from ..engine import FIELD_HELP, PRESETS
 from ..engine.rules import OPTION_ALIASES

@@ -13,9 +13,7 @@ import argparse
 import json
 
 from ..cli import UsageError
-from ..engine import (
-    CardError, RulesError, ShowdownError, check_showdown, close_options, score_showdown,
-)
+from ..engine import CardError, RulesError, ShowdownError, check_showdown, close_options, score_showdown
 from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
 
 

@@ -102,4 +102,4 @@ def verify_decryption_shares(ctx: Context, public: bytes,
     if len(items) != len(shares):
         raise DeckError(ctx.seat, "share", "number of shares does not match the slots")
     return [verify_decryption_share(ctx, public, ct, slot, s)
-            for (slot, ct), s in zip(items, shares)]
+            for (slot, ct), s in zip(items, shares, strict=True)]

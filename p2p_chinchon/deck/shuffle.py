@@ -46,21 +46,17 @@ k*n base + k*n variable-base multiplications and 2kn additions.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
-import ctypes
-
 from p2p_chinchon.deck.context import DOMAIN, Context, transcript_hash
 from p2p_chinchon.deck.elgamal import MAX_CARDS, Ciphertext, encode_deck
 from p2p_chinchon.deck.errors import DeckError
-from p2p_chinchon.deck.group import GROUP, L
-from p2p_chinchon.deck.group import add as _add
-from p2p_chinchon.deck.group import mul as _mul
-from p2p_chinchon.deck.group import mul_base as _base
+from p2p_chinchon.deck.group import GROUP, L, add as _add, mul as _mul, mul_base as _base
 from p2p_chinchon.deck.tw import TereliusWikstrom, tw_proof_length
 from p2p_chinchon.rng import Rng
 

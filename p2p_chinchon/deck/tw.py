@@ -181,7 +181,7 @@ class TereliusWikstrom:
         t3 = mul_base(_sb(w[2]))
         for i in range(n):
             t3 = add(t3, mul(_sb(wprime[i]), gens[i + 1]))
-        m = _sb((sum(wp * r for wp, r in zip(wprime, prep.r)) - w[3]) % L)
+        m = _sb((sum(wp * r for wp, r in zip(wprime, prep.r, strict=True)) - w[3]) % L)
         return _TWPrep(s, a_enc, w, what, wprime, rh,
                        (mul_base(_sb(w[0])), mul_base(_sb(w[1])), t3),
                        (mul_base(m), mul(m, y)))
@@ -213,8 +213,8 @@ class TereliusWikstrom:
         c = _final_challenge(ctx, seed, chat_enc, t1, t2, t3, t41, t42, that_enc)
         w1, w2, w3, w4 = st.w
         z = [w1 - c * sum(st.s), w2 - c * big_r,
-             w3 - c * sum(sj * uj for sj, uj in zip(st.s, u)),
-             w4 - c * sum(ri * ui for ri, ui in zip(prep.r, up))]
+             w3 - c * sum(sj * uj for sj, uj in zip(st.s, u, strict=True)),
+             w4 - c * sum(ri * ui for ri, ui in zip(prep.r, up, strict=True))]
         z += [st.what[i] - c * st.rh[i] for i in range(n)]
         z += [st.wprime[i] - c * up[i] for i in range(n)]
         return st.a_enc + chat_enc + _sb(c) + b"".join(_sb(x % L) for x in z)

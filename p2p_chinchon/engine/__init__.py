@@ -33,6 +33,7 @@ from .game import (
     RestockNeeded,
     StockDead,
 )
+from .hands import check_hands
 from .melds import (
     Arrangement,
     ClosedHand,
@@ -47,10 +48,7 @@ from .melds import (
     make_meld,
 )
 from .rules import FIELD_HELP, PRESET_DOCS, PRESETS, Rules, RulesError, make_rules
-from .hands import check_hands
-from .scoring import (
-    LayOff, PlayerShowdown, Showdown, ShowdownError, check_showdown, score_showdown, score_standing,
-)
+from .scoring import LayOff, PlayerShowdown, Showdown, ShowdownError, check_showdown, score_showdown, score_standing
 
 __all__ = [
     "JOKER", "TEN", "Card", "CardError", "parse_card", "parse_cards", "split_card_text",

@@ -16,8 +16,8 @@ the J are neighbours, 000 "The cards").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 __all__ = [
     "Card",
@@ -86,7 +86,7 @@ class Card:
             return _ASCII_RANK.get(self.rank, str(self.rank)) + SUITS_ASCII[self.suit]
         raise ValueError(f"unknown card style {style!r} (french, spanish, ascii)")
 
-    def same_face(self, other: "Card") -> bool:
+    def same_face(self, other: Card) -> bool:
         """True when the two cards look alike (ignores the pack copy; jokers all alike)."""
         if self.is_joker or other.is_joker:
             return self.is_joker and other.is_joker

@@ -604,10 +604,10 @@ class Game:
         else:
             sd = score_showdown(self.rules, cards[0], cards[1:], n_players=self.n_seats)
         self.last_showdown = sd
-        for s, p in zip(seats, sd.penalties):
+        for s, p in zip(seats, sd.penalties, strict=True):
             self.totals[s] += p
         events: list[Event] = [
-            HandScored(self.hand_no, None if standing else self.closer, tuple(zip(seats, sd.penalties)),
+            HandScored(self.hand_no, None if standing else self.closer, tuple(zip(seats, sd.penalties, strict=True)),
                        tuple(self.totals), sd)
         ]
         if sd.game_won:

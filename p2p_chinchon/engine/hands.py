@@ -5,7 +5,7 @@ players; ``decks``/``two_decks_from`` in ``docs/rules.md``), jokers at most ``jo
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .cards import Card, CardError
 from .rules import Rules

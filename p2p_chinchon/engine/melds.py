@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Sequence
 
 from .cards import Card
 from .hands import check_hands
@@ -57,7 +57,7 @@ class Meld:
 
     def faces(self) -> tuple[Card, ...]:
         """The natural cards the meld shows (wild cards replaced by what they stand for)."""
-        return tuple(s if s is not None else c for c, s in zip(self.cards, self.stands_for))
+        return tuple(s if s is not None else c for c, s in zip(self.cards, self.stands_for, strict=True))
 
     def names(self, style: str = "french") -> list[str]:
         return [c.name(style) for c in self.cards]
@@ -116,7 +116,7 @@ def make_meld(cards: Sequence[Card], rules: Rules) -> Meld | None:
         missing = [s for s in range(4) if s not in {c.suit for c in reals}]
         by_suit = sorted(reals, key=lambda c: c.suit)
         seq: list[tuple[int, Card, Card | None]] = [(c.suit, c, None) for c in by_suit]
-        for w, s in zip(sorted(wilds), missing):
+        for w, s in zip(sorted(wilds), missing, strict=False):
             seq.append((s, w, Card(rank, s)))
         seq.sort(key=lambda t: (t[0], t[2] is not None))
         return Meld("set", tuple(t[1] for t in seq), tuple(t[2] for t in seq))

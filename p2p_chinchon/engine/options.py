@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .cards import JOKER, Card, parse_cards, split_card_text
 from .rules import PRESETS, Rules, RulesError, make_rules

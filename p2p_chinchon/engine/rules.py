@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, cast
+from typing import Any, cast
 
 from .cards import JOKER, TEN, Card, CardError, parse_card
 
@@ -123,7 +124,7 @@ class Rules:
                 if not (f.name in OPTIONAL_FIELDS and getattr(self, f.name) == f.default)}
 
     @classmethod
-    def from_wire(cls, d: Mapping[str, object]) -> "Rules":
+    def from_wire(cls, d: Mapping[str, object]) -> Rules:
         """Strict inverse of :meth:`to_wire`: every field present with its exact type (an
         optional field present exactly when it is not at its default: one encoding per rules).
 

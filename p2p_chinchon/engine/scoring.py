@@ -11,9 +11,9 @@ fewer laid-off cards, then to the first in a fixed order, so every node computes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Sequence
 
 from .cards import Card
 from .hands import check_hands
@@ -175,7 +175,7 @@ def _play(
             options.append((arr.points, k, order, combo, arr))
             order += 1
     options.sort(key=lambda o: (o[0], o[1], o[2]))
-    for points, k, _, combo, arr in options:
+    for points, _k, _, combo, arr in options:
         plan = _assign(list(combo), targets, rules) if combo else []
         if plan is not None:
             return arr.melds, plan, arr.deadwood, points
@@ -278,7 +278,7 @@ def score_standing(rules: Rules, hands: Sequence[Sequence[Card]], *, n_players: 
         raise ShowdownError("no hand to score")
     check_showdown(rules, list(hands[0]), hands[1:], n_players)
     results, table = [], []
-    for p, hand in enumerate(hands):
+    for hand in hands:
         melds, _lays, deadwood, penalty = _play(list(hand), [], rules)
         results.append(PlayerShowdown(tuple(hand), melds, (), deadwood, penalty))
         table.append(tuple(m.cards for m in melds))

@@ -35,17 +35,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-import trio
-from zeroconf import (
-    InterfaceChoice,
-    IPVersion,
-    ServiceBrowser,
-    ServiceInfo,
-    ServiceStateChange,
-    Zeroconf,
-)
+from zeroconf import InterfaceChoice, IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 from p2p_chinchon import PROTOCOL_VERSION as _PROTOCOL_VERSION
 from p2p_chinchon.net.addresses import local_addresses

@@ -60,8 +60,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from p2p_chinchon.identity import Identity
 
-from .framing import (MAX_FRAME, FrameError, FrameReader, FrameTooLarge, encode_frame, peer_address, peer_name,
-                      send_frame)
+from .framing import (
+    MAX_FRAME,
+    FrameError,
+    FrameReader,
+    FrameTooLarge,
+    encode_frame,
+    peer_address,
+    peer_name,
+    send_frame,
+)
 from .tls import TlsError, accept_tls, dial_tls
 
 if TYPE_CHECKING:

@@ -45,9 +45,10 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import trio
 
@@ -56,17 +57,27 @@ from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerDown, PeerUp, RelayPlan
 from p2p_chinchon.net.presence import BACK_SHOWN, HEARTBEAT, HEARTBEAT_EVERY, SILENT_AFTER, Presence
-from p2p_chinchon.net.secretsfile import next_secrets, read_secrets, secrets_path_for, write_secrets
-from p2p_chinchon.net.seating import peers_of
-from p2p_chinchon.net.status import DECISIONS, RECORD, NodeStatus, Wait, english, error_text
-from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
 
 # Moved to their own modules; still importable from here, where the commands and tests find them.
 from p2p_chinchon.net.seating import (  # noqa: F401  (re-exported)
-    LOBBY_RETRY as LOBBY_RETRY, TABLE_FULL as TABLE_FULL, _connect_patiently as _connect_patiently,
-    host_lobby as host_lobby, join_lobby as join_lobby,
+    LOBBY_RETRY as LOBBY_RETRY,
+    TABLE_FULL as TABLE_FULL,
+    _connect_patiently as _connect_patiently,
+    host_lobby as host_lobby,
+    join_lobby as join_lobby,
+    peers_of,
 )
-from p2p_chinchon.net.status import clock as clock  # noqa: F401  (re-exported)
+from p2p_chinchon.net.secretsfile import next_secrets, read_secrets, secrets_path_for, write_secrets
+from p2p_chinchon.net.status import (
+    DECISIONS,
+    RECORD,
+    NodeStatus,
+    Wait,
+    clock as clock,  # noqa: F401  (re-exported)
+    english,
+    error_text,
+)
+from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any
 
 import msgpack
 import trio

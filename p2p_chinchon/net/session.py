@@ -9,10 +9,11 @@ table logic is all in the sans-I/O :class:`~p2p_chinchon.table.Table`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import trio
 

@@ -13,9 +13,10 @@ the node (:mod:`.node`, ``Node._tick``); this module only describes and phrases 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Callable, Collection
+from typing import Any
 
 from p2p_chinchon.net.presence import Presence
 

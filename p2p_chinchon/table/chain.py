@@ -14,8 +14,18 @@ from typing import Any
 from p2p_chinchon import wire
 
 from .common import (
-    MAX_BUFFERED, MAX_BUFFERED_BYTES, RESYNC_DEPTH, TERMINAL_KINDS, ProtocolViolation, Accepted, Send,
-    Evidence, Resync, _unexpected, _Dropped, _Equivocation,
+    MAX_BUFFERED,
+    MAX_BUFFERED_BYTES,
+    RESYNC_DEPTH,
+    TERMINAL_KINDS,
+    Accepted,
+    Evidence,
+    ProtocolViolation,
+    Resync,
+    Send,
+    _Dropped,
+    _Equivocation,
+    _unexpected,
 )
 
 

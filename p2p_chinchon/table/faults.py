@@ -13,8 +13,18 @@ from typing import Any
 from p2p_chinchon import deck, view as v, wire
 
 from .common import (
-    TERMINAL_KINDS, PRIVATE_OPEN_RULES, ProtocolViolation, Accepted, Send, Evidence, Stopped, Finished, proof_frames,
-    _fit_evidence, _Equivocation, _verify_shuffle,
+    PRIVATE_OPEN_RULES,
+    TERMINAL_KINDS,
+    Accepted,
+    Evidence,
+    Finished,
+    ProtocolViolation,
+    Send,
+    Stopped,
+    _Equivocation,
+    _fit_evidence,
+    _verify_shuffle,
+    proof_frames,
 )
 
 

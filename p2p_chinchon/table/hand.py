@@ -9,13 +9,14 @@ opens a card leaves this seat before every shuffle proof of the deck passed here
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from p2p_chinchon import deck, engine, view as v
 from p2p_chinchon.rng import SeededRng
 
-from .common import VERIFYING, _h, _packb, ProtocolViolation, IntentError, _prepare_shuffle, _verify_shuffle, Step
+from .common import VERIFYING, IntentError, ProtocolViolation, Step, _h, _packb, _prepare_shuffle, _verify_shuffle
 
 
 @dataclass
@@ -222,7 +223,7 @@ class HandPart:
         shares = env.body["shares"]
         if len(shares) != len(slots):
             raise ProtocolViolation(env.seat, "share", f"{len(shares)} deal shares, expected {len(slots)}", env.seq)
-        ds = self._verify_shares(env, list(zip(slots, shares)))
+        ds = self._verify_shares(env, list(zip(slots, shares, strict=True)))
         faces = {}
         if len(self.queue) == 1:  # the last deal shares: the upcard and our cards open now
             extra = {env.seat: dict(ds)}

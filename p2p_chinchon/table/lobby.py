@@ -10,8 +10,16 @@ from typing import Any
 from p2p_chinchon import deck, engine, wire
 
 from .common import (
-    APP, _h, rules_hash, seating_hash, toss_commitment, ProtocolViolation, IntentError, Player, Step,
+    APP,
+    IntentError,
+    Player,
+    ProtocolViolation,
+    Step,
     _clip_utf8,
+    _h,
+    rules_hash,
+    seating_hash,
+    toss_commitment,
 )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from p2p_chinchon import engine, view as v
 
-from .common import ProtocolViolation, IntentError, GameEvent, Finished, Step, _unexpected
+from .common import Finished, GameEvent, IntentError, ProtocolViolation, Step, _unexpected
 
 # engine events about one seat -> log event kind
 _SEAT_EVENTS = {"Eliminated": "eliminated", "ReentryOffered": "reentry_offer", "Reentered": "reenter"}
@@ -299,7 +299,7 @@ class TurnsPart:
             pens[seat] = p
         self.score_history.append(tuple(pens))
         shown = []
-        for seat, ph in zip(order, ev.showdown.players):
+        for seat, ph in zip(order, ev.showdown.players, strict=True):
             shown.append(
                 v.ShownHand(
                     seat=seat,

@@ -3,7 +3,6 @@ decide now, and the public log."""
 
 from __future__ import annotations
 
-
 from p2p_chinchon import engine, view as v
 
 from .common import SHARE_KINDS, VERIFYING

@@ -16,8 +16,9 @@ import asyncio
 import logging
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import trio
 from prompt_toolkit.application import Application

@@ -11,12 +11,12 @@ asyncio host loop while trio runs in guest mode, so key handlers are outside tri
 from __future__ import annotations
 
 import math
-from typing import Any, AsyncIterator, Callable, Protocol
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
 
 import trio
 
 from ..view import Intent, SeatView
-
 
 BLOCK = "block"  # an answer to ask(block=True): no, and no to everyone else from there
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import string
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 LANGS = ("en", "es", "fr")
 

@@ -19,8 +19,9 @@ then gets a one-line message and the next line is read. End of input leaves the 
 from __future__ import annotations
 
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, TextIO
+from typing import Any, TextIO
 
 import trio
 

@@ -9,7 +9,8 @@ meanings: ``p2p_chinchon.engine.rules.FIELD_HELP``; sources: the rule documents 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .i18n import Translator
 from .text import Line, cell, truncate

@@ -9,10 +9,10 @@ nothing here decides a rule.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from ..view import LogEvent, SeatView
-from ..view import Leave as _Leave
+from ..view import Leave as _Leave, LogEvent, SeatView
 from .i18n import Translator
 from .render import Faces, card_style, card_text
 from .text import Line

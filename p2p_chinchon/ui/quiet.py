@@ -21,8 +21,8 @@ import contextlib
 import logging
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 LOG_NAME = "p2p-chinchon.log"
 MAX_LOG = 1 << 20  # bytes: a log file longer than this is started afresh (its tail kept as .1)

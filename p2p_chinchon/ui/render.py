@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 CHARSETS = ("auto", "unicode", "mono", "ascii")
 

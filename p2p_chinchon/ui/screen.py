@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .. import view as V
 from .i18n import Translator, never_formed_text, own_stop_text
@@ -952,7 +953,7 @@ class TableScreen:
         row: Line = []
         nums: Line = []
         prev: int | None = None
-        for i, (c, g) in enumerate(zip(cards, groups)):
+        for i, (c, g) in enumerate(zip(cards, groups, strict=True)):
             gap = " " if i else ""
             if g != prev and prev is not None:
                 row.append(("class:meld", "]"))
@@ -1321,7 +1322,7 @@ class TableScreen:
                 budget -= alloc[i]
         body: list[Line] = []
         scrolled = False  # the first cut block scrolls (the lobby: rules a person must read)
-        for (lines, _, flex), n in zip(blocks, alloc):
+        for (lines, _, flex), n in zip(blocks, alloc, strict=True):
             if n <= 0:
                 continue
             chosen = lines[-n:] if flex else lines[:n]

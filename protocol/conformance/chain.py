@@ -1,12 +1,9 @@
 """The transcript file and chain verification ("Transcript file"), for the `chain-*` vectors."""
 from __future__ import annotations
 
-import hashlib
-
 import msgpack
 
 import wire
-
 
 MAX_FRAME = 1 << 20
 
@@ -110,7 +107,7 @@ def verify(data: bytes):
 def verdict(transcripts: list[bytes]):
     results = [verify(t) for t in transcripts]
     seen = {}
-    for t, r in zip(transcripts, results):
+    for t in transcripts:
         frames, _, _ = cut(t)
         keys = None
         for f in frames:

@@ -3,7 +3,7 @@ the arrangement search, close legality and score, and the showdown for `lay_off=
 search for `all`/`closer` is not implemented: the seat refuses such tables)."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 RANKS = {40: (1, 2, 3, 4, 5, 6, 7, 10, 11, 12), 48: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12),
          52: (1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 10, 11, 12)}
@@ -136,7 +136,7 @@ class Engine:
         n = len(cs)
         lim = n if max_unmatched is None else max_unmatched
 
-        @lru_cache(maxsize=None)
+        @cache
         def go(M, budget):
             if M == 0:
                 return (0, 0, ())
@@ -225,10 +225,10 @@ class Engine:
                     cands.append((self.best(rest)[0], k, idx, sub, rest))
                     idx += 1
             cands.sort(key=lambda x: x[:3])
-            for pen, k, _, sub, rest in cands:
+            for _pen, _k, _, sub, rest in cands:
                 assign = self._assign(list(sub), targets, {})
                 if assign is not None:
-                    for c, ti in zip(sub, assign):
+                    for c, ti in zip(sub, assign, strict=True):
                         targets[ti][0].append(c)
                     b = self.best(rest)
                     for m in b[2]:

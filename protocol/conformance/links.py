@@ -8,15 +8,13 @@ import hashlib
 import os
 import ssl
 import struct
-import tempfile
 
+import msgpack
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import NameOID
-
-import msgpack
 
 import wire
 
@@ -40,7 +38,7 @@ def certificate(sk: Ed25519PrivateKey, public: bytes | None = None) -> bytes:
     pk = Ed25519PublicKey.from_public_bytes(key)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "p2p-chinchon " + wire.fingerprint(key))])
     serial = (int.from_bytes(hashlib.sha256(key).digest()[:16], "big") >> 1) or 1
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(pk)
             .serial_number(serial)
             .not_valid_before(datetime.datetime(2000, 1, 1, tzinfo=utc))

@@ -163,7 +163,7 @@ class Seat:
         tasks += [asyncio.create_task(self.dial(j)) for j in range(seat + 1, self.t.N)]
         try:
             await asyncio.wait_for(self.play(), a.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.error = f"timed out at envelope {len(self.t.chain)}, waiting for {self.t.exp}"
         # let the peers fetch what they miss, then close
         await asyncio.sleep(2.0)
@@ -261,7 +261,7 @@ class Seat:
                     self.record(e)
                     self.fault_seen = e
                     break
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log("no fault within 30 s")
         self.t.over = True
 

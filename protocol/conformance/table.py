@@ -374,7 +374,6 @@ class Table:
         h = Hand()
         self.h = h
         h.A = [s for s in range(self.N) if self.in_game[s]]
-        m = len(h.A)
         i = h.A.index(self.dealer)
         h.order = h.A[i + 1:] + h.A[:i + 1]           # playing order from the seat after the dealer
         h.shuffle_order = h.order                      # dealer last
@@ -505,7 +504,7 @@ class Table:
         want = sorted([k for s in h.A if s != e.seat for k in h.hands[s]] + [h.upcard])
         if len(e.body["shares"]) != len(want):
             raise Violation("share", e.seat, "count")
-        for slot, share in zip(want, e.body["shares"]):
+        for slot, share in zip(want, e.body["shares"], strict=True):
             self._check_share(e.seat, slot, share)
 
         def then():
@@ -638,7 +637,7 @@ class Table:
         i = h.A.index(h.closer)
         others = [h.A[(i + j) % len(h.A)] for j in range(1, len(h.A))]
         pens = E.showdown(melds, clean, [[E.deck[h.faces[k]] for k in h.hands[s]] for s in others])
-        for s, p in zip(others, pens):
+        for s, p in zip(others, pens, strict=True):
             h.scores[s] = p
         for s, v in h.scores.items():
             self.totals[s] += v
@@ -675,7 +674,6 @@ class Table:
         return wire.hand_digest(self.game, self.hand_no, h.head, self.totals, h.final)
 
     def _hand_digest(self, e):
-        h = self.h
         if e.body["totals"] != self.totals or e.body["digest"] != self.my_digest():
             raise Violation("digest_mismatch", e.seat,
                             f"totals {e.body['totals']} vs ours {self.totals}")

@@ -53,7 +53,8 @@ def check(name, d):
     if layer == "seating_hash":
         return wire.seating_hash([{k: b(x) for k, x in p.items()} for p in i["players"]]).hex() == v["hash"]
     if layer == "toss":
-        g = b(i["game"]); ns = [b(x) for x in i["nonces"]]
+        g = b(i["game"])
+        ns = [b(x) for x in i["nonces"]]
         return ([wire.toss_commit(g, s, n).hex() for s, n in enumerate(ns)] == v["commits"]
                 and wire.first_dealer(g, ns) == v["first_dealer"])
     if layer == "hand_digest":
@@ -147,6 +148,7 @@ def relay_verdict(i):
     to the pair's token, and the relay's handshake lines"""
     import hashlib
     import struct
+
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -179,9 +181,11 @@ def relay_verdict(i):
 def lobby_verdict(i):
     """the host's side: check the join request against its challenge and certificate"""
     import hashlib
+
     import msgpack
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     import links
     cert = b(i["host_certificate"])
     if hashlib.sha256(cert).hexdigest() != i["cert_hash"] or links.cert_key(cert) != b(i["host_key"]):
@@ -216,8 +220,10 @@ def mesh_verdict(i):
     """both sides of the handshake, from the bytes each wrote inside TLS"""
     import hashlib
     import struct
+
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     import links
 
     def frames(x):

@@ -60,9 +60,9 @@ def unpack_strict(frame: bytes):
     try:
         x = msgpack.unpackb(frame, raw=False, use_list=True, strict_map_key=False, ext_hook=_ext)
     except msgpack.ExtraData:
-        raise WireError("trailing_bytes")
+        raise WireError("trailing_bytes") from None
     except Exception as e:  # noqa: BLE001
-        raise WireError("malformed", str(e))
+        raise WireError("malformed", str(e)) from e
     nodes = list(_nodes(x))
     # the envelope is level 0; an array or map below level 16 is refused (out_of_range)
     if any(isinstance(n, (list, dict)) and d > 16 for n, d in nodes):
@@ -161,7 +161,7 @@ def decode(frame: bytes) -> Envelope:
         raise WireError("bad_envelope")
     if x[0] != VERSION or isinstance(x[0], bool):
         raise WireError("version")
-    for f, val in zip(SCHEMA["envelope"], x):
+    for f, val in zip(SCHEMA["envelope"], x, strict=False):
         if f["name"] in ("kind", "body"):
             continue
         _check(f, val, f["name"])
