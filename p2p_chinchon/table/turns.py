@@ -252,8 +252,12 @@ class TurnsPart:
     def end_signed_by_majority(self) -> bool:
         """The game is over and a strict majority of the seats in the game signed its
         ``game_end`` in our chain: its end is settled (docs/protocol.md "Removal", the game's
-        end): no seat may be removed any more, and no other branch can end the game."""
-        return self.phase == v.OVER and 2 * len(self.game_end_sigs) > len(self.players) - len(self.left)
+        end): no seat may be removed any more, and no other branch can end the game. Only
+        the seats still in the game count: a seat that signed and then left (an eliminated
+        seat's own chained ``leave``) is out of the denominator and so of the numerator too,
+        else two who sign and leave would be "a majority" of the seats that remain."""
+        in_game = len(self.players) - len(self.left)
+        return self.phase == v.OVER and 2 * len(self.game_end_sigs - self.left) > in_game
 
     def end_without(self, seat: int) -> bool:
         """``seat``'s ``game_end`` is awaited and its ``rejoin_wait`` ran out: when a strict

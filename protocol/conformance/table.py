@@ -782,7 +782,7 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
             return False, f"cheat: envelope {i}: seat {v.seat}: {v.rule}: {v.reason}"
     out = set(getattr(t, "left", ())) | set(getattr(t, "removed", ()))
     in_game = [s for s in range(getattr(t, "N", 0)) if s not in out]
-    by_majority = getattr(t, "phase", None) == "game_end" and not t.over and 2 * len(getattr(t, "ended", ())) > len(in_game)
+    by_majority = getattr(t, "phase", None) == "game_end" and not t.over and 2 * len(set(getattr(t, "ended", ())) - out) > len(in_game)
     if getattr(t, "complete", False) or by_majority:  # "Removal", the game's end
         gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
