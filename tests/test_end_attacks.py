@@ -299,3 +299,35 @@ def test_both_verifiers_agree_on_crafted_ends(tmp_path):
         if want == "cheat":
             assert r.rule == "bad_removal" and "signed the game's end" in r.detail, (name, r.detail)
             assert "signed the game's end" in text, (name, text)
+
+
+def test_an_eliminated_seat_that_goes_home_at_the_median_stalls_the_others(tmp_path):
+    """HELD as documented, a liveness cost of rule 5 (not only a cheat's: a person who closes
+    the game). Four seats: seats 0 and 1 signed ``game_end``; seat 2, eliminated, leaves before
+    signing its own. Its ``leave`` is not chained by the others (a seat the game can go on
+    without), and its removal for 'left' is forbidden like any (rule 5: a leave's place is not
+    bound to the remove's, so it does not prove that no record holds its ``game_end``): they
+    wait, signing nothing, and stop after ``stall_limit``. The leaver's own record (its
+    ``leave`` chained: two ends of the three seats still in the game) ends the game; the
+    others' is a prefix of it, so ``audit A B`` agrees with one complete record."""
+    net = _at_end(4)
+    g1 = _game_end(net, 1)
+    for j in (0, 2, 3):
+        net.handle(j, net.tables[j].receive(g1, 1))
+    net.kill(1)
+    assert net.run(lambda nn: not nn.q)
+    assert 2 not in net.tables[0].engine.active
+    net.handle(2, net.tables[2].intent(v.Leave("going home")))
+    leaver = list(net.tables[2].frames)
+    assert net.run(lambda nn: not nn.q)
+    net.kill(2)
+    for s in (0, 3):
+        t = net.tables[s]
+        assert 2 in t.leaves and 2 in t.gone and not t.removed
+        assert t.expected() == tbl.Step("game_end", 2) and not t.can_remove(2)
+        assert t.absent(2) == [] and not t.finished and t.fault is None
+    others = list(net.tables[0].frames)
+    assert leaver[:-1] == others and wire.decode_envelope(leaver[-1]).kind == "leave"
+    assert audit_frames(leaver).verdict == "ok" and audit_frames(others).verdict == "incomplete"
+    m = audit_files([_write(tmp_path, "leaver.chn", leaver), _write(tmp_path, "others.chn", others)])
+    assert m.partings[0].verdict == "shorter" and m.exit_code == 0, m.summary()
