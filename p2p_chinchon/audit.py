@@ -478,7 +478,8 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
         part.verdict = "cut_off"
         part.seats = []
         part.detail = (f"from envelope {common} file {files[side]} holds only the own envelopes of seat {who}, "
-                       f"which file {files[1 - side]} removes there for 'absent' with a majority's signed votes "
+                       f"which file {files[1 - side]} removes there (or waits for, its removal unfinished) for "
+                       "'absent' with a majority's signed votes "
                        "(docs/protocol.md \"Removal\"): cut off, their last envelopes never reached the others; "
                        "no seat signed both: none contradicts the other")
         return part
@@ -499,15 +500,21 @@ def _removed_parting(envs: list[list[wire.Envelope | None]], common: int,
     checked by that file's own audit) and every seat that signed this side's continuation is
     removed for "absent" on the other side's (their own envelopes, which never reached the
     majority; docs/protocol.md "Removal"). Else None. (The caller has checked that no seat
-    signed both sides.)"""
+    signed both sides.) A seat of this side that the other does not remove is one of the
+    signers of every removal there, and it signed nothing there: then the other side's
+    continuation is only those removes for "absent", never completed (two seats of five cut
+    off at the game's end: rule 5 forbids removing the second; docs/protocol.md "The game's
+    end"), which is no fork either."""
     for major in (0, 1):
         first = envs[major][common]
         if first is None or first.kind != "remove" or first.body["reason"] != "absent" or not first.body["proof"]:
             continue
-        removed = {e.body["seat"] for e in envs[major][common:]
-                   if e is not None and e.kind == "remove" and e.body["reason"] == "absent"}
+        absent = [e for e in envs[major][common:]
+                  if e is not None and e.kind == "remove" and e.body["reason"] == "absent"]
+        removed = {e.body["seat"] for e in absent}
+        stuck = len(absent) == len(envs[major]) - common  # nothing but those removes
         minor = signers[1 - major]
-        if minor and minor <= removed and first.body["seat"] in minor:
+        if minor and (minor <= removed or stuck) and first.body["seat"] in minor:
             return 1 - major, sorted(minor)
     return None
 

@@ -217,12 +217,9 @@ def wire_envs(frames: list[bytes]) -> list:
     return [wire.decode_envelope(f) for f in frames]
 
 
-@pytest.mark.xfail(strict=True, reason="weakness: two honest seats cut off together at the game's end of five; "
-                   "the majority starts removing the first, rule 5 forbids removing the second, so it is stuck "
-                   "for good while the cut-off pair ends the game by majority; audit A B calls the honest "
-                   "pair a fork (exit 1, nobody named): _removed_parting needs every cut-off signer removed")
 def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
-    """BROKEN, not fixed. Five seats; seat 0 signed ``game_end``; seats 1 and 2 are cut off
+    """FIXED (the classification; the liveness cost stays, documented). Five seats; seat 0
+    signed ``game_end``; seats 1 and 2 are cut off
     together, each signing its ``game_end`` (their record: three ends of five, a majority:
     ``ok``). The other three (a majority) remove seat 1 (rule 5: seat 0's end, seat 1: two of
     five), then wait for seat 2's ``remove`` of it: seat 2 is gone too, but its removal would
@@ -230,8 +227,11 @@ def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
     and never signs it either: the majority's table is stuck for good (``stall_limit``), its
     record ``incomplete``. Only one record ends the game (safety holds), but the docs'
     argument ("the other record's envelopes after i are signed only by seats the first
-    removes") fails here: seat 2 signs on the cut-off side without being removed, and
-    ``audit A B`` of two honest records says ``fork`` with nobody named, exit 1."""
+    removes") failed here: seat 2 signs on the cut-off side without being removed, and
+    ``audit A B`` of two honest records said ``fork`` with nobody named, exit 1. Now: the
+    majority's continuation is only its unfinished removes for 'absent', no seat signed both:
+    ``cut_off``, and the pair agrees, the cut-off pair's record complete (exit 0). A cheat
+    seat 2 that co-signed there would be named (see the co-signer test)."""
     net = _at_end(5)
     prefix = list(net.tables[0].frames)
     g1 = _game_end(net, 1)
@@ -250,7 +250,13 @@ def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
     others = list(t0.frames)
     assert audit_frames(others).verdict == "incomplete"
     part = compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=others))
-    assert part.verdict != "fork", part
+    assert part.verdict == "cut_off" and part.seats == [] and "unfinished" in part.detail, part
+    m = audit_files([_write(tmp_path, "lone.chn", lone), _write(tmp_path, "others.chn", others)])
+    assert m.verdict == "agree" and [x.verdict for x in m.reports] == ["ok", "incomplete"] and m.exit_code == 0
+    # a continuation that goes on past the unfinished removal is no such parting: a fork
+    forged = others + [_after(net, 3, "game_end", {"winner": t0.winner, "digest": wire.decode_envelope(
+        others[-1]).hash()}, others[-1])]
+    assert compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=forged)).verdict == "fork"
 
 
 # ------------------------------------------------------------------ the two verifiers
