@@ -480,7 +480,7 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
         part.verdict = "cut_off"
         part.seats = []
         how = ("stops there with a fault naming it away (before the game)" if envs[1 - side][common].kind == "fault"
-               else "removes there for 'absent' with a majority's signed votes")
+               else "removes there (or waits for, its removal unfinished) for 'absent' with a majority's signed votes")
         part.detail = (f"from envelope {common} file {files[side]} holds only the own envelopes of seat {who}, "
                        f"which file {files[1 - side]} {how} "
                        "(docs/protocol.md \"Removal\"): cut off, their last envelopes never reached the others; "
@@ -504,7 +504,11 @@ def _removed_parting(envs: list[list[wire.Envelope | None]], common: int,
     removed for "absent" on the other side's (their own envelopes, which never reached the
     majority; docs/protocol.md "Removal"); or, before the game, the other side's envelope
     there is a ``fault`` ``absent`` accusing the one seat that signed this side's (the table
-    stopped without it). Else None. (The caller has checked that no seat signed both sides.)"""
+    stopped without it). Else None. (The caller has checked that no seat signed both sides.)
+    A seat of this side that the other does not remove is one of the signers of every removal
+    there, and it signed nothing there: then the other side's continuation is only those
+    removes for "absent", never completed (two seats of five cut off at the game's end: rule 5
+    forbids removing the second; docs/protocol.md "The game's end"), which is no fork either."""
     for major in (0, 1):
         first = envs[major][common]
         minor = signers[1 - major]
@@ -513,9 +517,11 @@ def _removed_parting(envs: list[list[wire.Envelope | None]], common: int,
             return 1 - major, sorted(minor)  # before the game: the others stopped, naming it away
         if first is None or first.kind != "remove" or first.body["reason"] != "absent" or not first.body["proof"]:
             continue
-        removed = {e.body["seat"] for e in envs[major][common:]
-                   if e is not None and e.kind == "remove" and e.body["reason"] == "absent"}
-        if minor and minor <= removed and first.body["seat"] in minor:
+        absent = [e for e in envs[major][common:]
+                  if e is not None and e.kind == "remove" and e.body["reason"] == "absent"]
+        removed = {e.body["seat"] for e in absent}
+        stuck = len(absent) == len(envs[major]) - common  # nothing but those removes
+        if minor and (minor <= removed or stuck) and first.body["seat"] in minor:
             return 1 - major, sorted(minor)
     return None
 

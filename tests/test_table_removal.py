@@ -632,10 +632,12 @@ def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
 
 
 def test_the_end_majority_counts_the_seats_in_the_game_when_it_was_over():
-    """N_end is fixed when the game is over (docs/protocol.md "The game's end"): a record with
-    two ``game_end``s of four, then an eliminated seat's chained ``leave``, still does not end
-    the game (were N counted after the leave, 2 of 3 would, on a branch whose leaves the other
-    side never saw). A ``leave`` after a majority's ``game_end``s changes nothing: still ``ok``."""
+    """N_end is fixed when the game is over and every chained ``game_end`` counts
+    (docs/protocol.md "The game's end"): two ``game_end``s of four, then the signers' own
+    chained ``leave``s (eliminated seats going home), still do not end the game (were the
+    leavers taken out of N only, 2 of 2 would, on a branch whose leaves the other side never
+    saw). A seat that leaves without signing is out of the count: 2 of the 3 others end it.
+    A ``leave`` after a majority's ``game_end``s changes nothing: still ``ok``."""
     plain = Split(4, seed=64)
     assert plain.run() and plain.tables[0].finished
     t = plain.tables[0]
@@ -643,7 +645,6 @@ def test_the_end_majority_counts_the_seats_in_the_game_when_it_was_over():
     envs = [wire.decode_envelope(f) for f in frames]
     ends = [i for i, e in enumerate(envs) if e.kind == "game_end"]
     assert [envs[i].seat for i in ends] == [0, 1, 2, 3]
-    out = next(s for s in (2, 3) if s != t.winner)  # eliminated, at the table, not yet signed
 
     def leave_after(prefix, seat):
         last = wire.decode_envelope(prefix[-1])
@@ -652,7 +653,14 @@ def test_the_end_majority_counts_the_seats_in_the_game_when_it_was_over():
 
     two = frames[:ends[1] + 1]
     assert audit_frames(two).verdict == "incomplete"
-    assert audit_frames(leave_after(two, out)).verdict == "incomplete", "a leave must not lower N_end"
+    signers_out = [s for s in (0, 1) if s != t.winner]  # eliminated signers may go home
+    gone = two
+    for s in signers_out:
+        gone = leave_after(gone, s)
+    assert audit_frames(gone).verdict == "incomplete", "a signer's leave must not lower N_end"
+    unsigned = next(s for s in (2, 3) if s != t.winner)
+    r = audit_frames(leave_after(two, unsigned))
+    assert r.verdict == "ok", r.summary()
     three = frames[:ends[2] + 1]
     r = audit_frames(three)
     assert r.verdict == "ok" and "not by seat 3" in r.summary(), r.summary()

@@ -229,7 +229,8 @@ class TurnsPart:
         if e.phase == engine.Phase.OVER:
             self.winner = e.winner
             self.phase = v.OVER
-            self.end_base = len(self.players) - len(self.left)  # fixed: a later leave must not lower it
+            self.end_base = len(self.players) - len(self.left)  # fixed: a signer's later leave must not lower it
+            self.left_at_end = frozenset(self.left)
             self.queue.extend(Step("game_end", s) for s in range(len(self.players)) if s not in self.left)
         else:
             self._begin_hand()
@@ -251,11 +252,15 @@ class TurnsPart:
         return commit
 
     def end_signed_by_majority(self) -> bool:
-        """The game is over and ``game_end``s of more than half of N_end are in our chain (N_end:
-        the seats in the game when it was over, fixed then; every chained ``game_end`` counts,
-        its seat's later ``leave`` or removal notwithstanding): its end is settled
+        """The game is over and the chained ``game_end``s are more than half of N_end less the
+        seats that left or were removed since without signing one (N_end: the seats in the
+        game when it was over; every chained ``game_end`` counts, its seat's later ``leave``
+        notwithstanding, so a signer that goes home lowers nothing): its end is settled
         (docs/protocol.md "Removal", the game's end): no other branch can end the game."""
-        return self.end_base is not None and 2 * len(self.game_end_sigs) > self.end_base
+        if self.end_base is None:
+            return False
+        unsigned_gone = (self.left - self.left_at_end) - self.game_end_sigs
+        return 2 * len(self.game_end_sigs) > self.end_base - len(unsigned_gone)
 
     def end_without(self, seat: int) -> bool:
         """``seat``'s ``game_end`` is awaited and its ``rejoin_wait`` ran out: when a strict

@@ -749,6 +749,7 @@ class Table:
         self.ended = set()   # every game_end chained counts, its seat's later leave notwithstanding
         self.end_left = [s for s in range(self.N) if s not in self.left and s not in self.removed]
         self.N_end = len(self.end_left)     # fixed when the game is over ("The game's end")
+        self.out_at_end = set(self.left) | set(self.removed)
         self.exp = (self.end_left[0], {"game_end"})
 
     def _game_end(self, e):
@@ -779,7 +780,9 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
             t.apply(e)
         except Violation as v:
             return False, f"cheat: envelope {i}: seat {v.seat}: {v.rule}: {v.reason}"
-    by_majority = getattr(t, "phase", None) == "game_end" and 2 * len(getattr(t, "ended", ())) > getattr(t, "N_end", 0)
+    ended = set(getattr(t, "ended", ()))
+    gone = (set(getattr(t, "left", ())) | set(getattr(t, "removed", ()))) - getattr(t, "out_at_end", set()) - ended
+    by_majority = getattr(t, "phase", None) == "game_end" and 2 * len(ended) > getattr(t, "N_end", 0) - len(gone)
     left_after = t.over and t.chain and t.chain[-1].kind == "leave"   # a leave after the end changes nothing
     by_majority = by_majority and (not t.over or left_after)
     if getattr(t, "complete", False) or by_majority:  # "Removal", the game's end
