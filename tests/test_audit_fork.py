@@ -202,22 +202,23 @@ def test_an_evenings_games_audited_together_are_grouped_by_game(tmp_path, capsys
     assert audit_files([files[0], files[2], _write(tmp_path, "g2-c.chn", games[1][:20])]).exit_code == 3
 
 
+def _cut_off_at_a_draw():
+    """The seeded three-seat game whose seat to draw first is cut off as it signs its draw
+    (test_table_removal.cut_off_at): the net, that seat, the draw's index."""
+    from test_table_removal import _cut_cases, cut_off_at
+
+    chain, snaps = _cut_cases(3)
+    at = next(p for p in sorted(snaps) if chain[p][0] == "draw")
+    return (*cut_off_at(3, at), at)
+
+
 def test_a_seat_cut_off_as_it_signed_is_not_a_fork(tmp_path, capsys):
     """Seat 2 signs its move and is cut off before it leaves; seats 0 and 1 remove it there
     with a majority's votes and finish. Compared, the records part at that index, no seat on
     both sides, the lone record holding only seat 2's own envelopes: ``cut_off``, agreeing;
     the game's complete record makes ``audit`` exit 0. If a seat that is not removed had signed
     on the lone side too, it would be a fork."""
-    import copy
-
-    from test_table_removal import _cut_cases
-
-    chain, snaps = _cut_cases(3)
-    at = next(p for p in sorted(snaps) if chain[p][0] == "draw")
-    net, seat, outs = copy.deepcopy(snaps[at])
-    net.at, net.want = at, set()
-    net.handle(seat, outs)
-    net.drive()
+    net, seat, at = _cut_off_at_a_draw()
     lone, major = net.tables[seat], net.tables[(seat + 1) % 3]
     assert major.finished and major.removed == {seat: "absent"} and not lone.finished
     a, b = _write(tmp_path, "major.chn", major.frames), _write(tmp_path, "lone.chn", lone.frames)
@@ -257,17 +258,9 @@ def test_a_seat_cut_off_before_the_game_is_not_a_fork(tmp_path):
 def test_two_records_that_both_end_the_game_never_agree(tmp_path, monkeypatch):
     """Defence in depth: were two records parting as ``cut_off`` both to end the game (which
     "The game's end" rules out), the comparison says fork, exit 1, not agree."""
-    import copy
-
     import p2p_chinchon.audit as audit_mod
-    from test_table_removal import _cut_cases
 
-    chain, snaps = _cut_cases(3)
-    at = next(p for p in sorted(snaps) if chain[p][0] == "draw")
-    net, seat, outs = copy.deepcopy(snaps[at])
-    net.at, net.want = at, set()
-    net.handle(seat, outs)
-    net.drive()
+    net, seat, _ = _cut_off_at_a_draw()
     a = _write(tmp_path, "major.chn", net.tables[(seat + 1) % 3].frames)
     b = _write(tmp_path, "lone.chn", net.tables[seat].frames)
     assert audit_files([a, b]).verdict == "agree"

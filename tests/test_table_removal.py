@@ -575,6 +575,18 @@ def _cut_cases(n: int) -> tuple[list, dict]:
     return _CUT_CASES[n]
 
 
+def cut_off_at(n: int, at: int) -> tuple[CutAfterSigning, int]:
+    """A copy of the seeded ``n``-seat game (:func:`_cut_cases`) in which the seat to speak at
+    chain position ``at`` signs its envelope and is cut off before it leaves, driven until
+    nothing moves: the net and that seat."""
+    _, snaps = _cut_cases(n)
+    net, seat, outs = copy.deepcopy(snaps[at])
+    net.at, net.want = at, set()
+    net.handle(seat, outs)
+    net.drive()
+    return net, seat
+
+
 def _records_agree(a: list[bytes], b: list[bytes]) -> str:
     from types import SimpleNamespace
 
@@ -603,12 +615,8 @@ def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
     cases = sorted(snaps)
     assert len(cases) == {3: 20, 4: 23}[n], "the seeded game changed: update the parametrization"
     at = cases[case]
-    net, seat, outs = copy.deepcopy(snaps[at])
-    net.at = at
-    net.want = set()
-    net.handle(seat, outs)
+    net, seat = cut_off_at(n, at)
     assert net.sides[seat] == 1 and sum(net.sides) == 1
-    net.drive()
     lone = net.tables[seat]
     others = [t for i, t in enumerate(net.tables) if i != seat]
     assert lone.chain[at].seat == seat and lone.chain[at].kind == chain[at][0]

@@ -151,8 +151,8 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         self.winner: int | None = None
         self.game_end_sigs: set[int] = set()
         self.unsigned_end: tuple[int, ...] = ()  # seats whose game_end never came (turns.py end_without)
-        self.end_base: int | None = None  # N_end: the seats in the game when it was over (turns.py)
-        self.left_at_end: frozenset[int] = frozenset()  # the seats out of the game then
+        # the seats out of the game when it was over (None before); N_end is the others (turns.py)
+        self.left_at_end: frozenset[int] | None = None
         self.log: deque[v.LogEvent] = deque(maxlen=LOG_KEEP)
         self.log_total = 0
         self._close_memo: tuple | None = None  # view.py: (key, close answers) last computed

@@ -229,8 +229,7 @@ class TurnsPart:
         if e.phase == engine.Phase.OVER:
             self.winner = e.winner
             self.phase = v.OVER
-            self.end_base = len(self.players) - len(self.left)  # fixed: a signer's later leave must not lower it
-            self.left_at_end = frozenset(self.left)
+            self.left_at_end = frozenset(self.left)  # fixes N_end: a signer's later leave must not lower it
             self.queue.extend(Step("game_end", s) for s in range(len(self.players)) if s not in self.left)
         else:
             self._begin_hand()
@@ -257,10 +256,11 @@ class TurnsPart:
         game when it was over; every chained ``game_end`` counts, its seat's later ``leave``
         notwithstanding, so a signer that goes home lowers nothing): its end is settled
         (docs/protocol.md "Removal", the game's end): no other branch can end the game."""
-        if self.end_base is None:
+        if self.left_at_end is None:
             return False
+        n_end = len(self.players) - len(self.left_at_end)
         unsigned_gone = (self.left - self.left_at_end) - self.game_end_sigs
-        return 2 * len(self.game_end_sigs) > self.end_base - len(unsigned_gone)
+        return 2 * len(self.game_end_sigs) > n_end - len(unsigned_gone)
 
     def end_without(self, seat: int) -> bool:
         """``seat``'s ``game_end`` is awaited and its ``rejoin_wait`` ran out: when a strict
