@@ -155,7 +155,7 @@ def test_key_share_not_matching_commitment():
     assert net.run(net.expects("key_share", CHEATER))
     ct = net.tables[CHEATER]
     other = deck.KeyPair.generate(SeededRng("rogue"))
-    share = deck.make_key_share(ct._ctx(CHEATER), other, SeededRng("w"))
+    share = deck.make_key_share(ct.hand.ctx(CHEATER), other, SeededRng("w"))
     net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand_no, "share": share, "nonce": other.nonce}))
     assert_caught(net, {"key_share"})
 
@@ -189,7 +189,7 @@ def test_bad_shuffle_outputs(variant):
     net = Net(3, seed=5, classes={CHEATER: stall("shuffle")})
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
     over = {}
     if variant == "duplicate_slot":  # a card cloned over another one, proof of the real shuffle
         out = [out[0]] + list(out[:-1])
@@ -211,7 +211,7 @@ def test_unmasked_first_shuffle_is_rejected():
     """The first shuffler may not publish the public initial deck (identity c1) as its output."""
     net = Net(3, seed=6, classes={CHEATER: stall("shuffle")})
     assert net.run(net.expects("shuffle"))
-    order = net.tables[0]._shuffle_order()
+    order = net.tables[0].hand.shuffle_order()
     if order[0] != CHEATER:
         pytest.skip("seed must make the cheater shuffle first")  # pragma: no cover
     ct = net.tables[CHEATER]
@@ -226,7 +226,7 @@ def test_deferred_bad_proof_blocks_secret_and_is_pinned_by_audit():
     net = Net(3, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
     bad = bytearray(proof)
     bad[-1] ^= 1
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad))))
@@ -245,8 +245,8 @@ def test_bad_deal_shares(variant):
     net = Net(3, seed=8, classes={CHEATER: stall("deal_shares")})
     assert net.run(net.expects("deal_shares", CHEATER))
     ct = net.tables[CHEATER]
-    slots = ct._deal_share_slots(CHEATER)
-    shares = [ct._my_share(s) for s in slots]
+    slots = ct.hand.deal_share_slots(CHEATER)
+    shares = [ct.hand.my_share(s) for s in slots]
     if variant == "swapped":
         shares[0], shares[1] = shares[1], shares[0]
     elif variant == "missing_one":
@@ -255,13 +255,13 @@ def test_bad_deal_shares(variant):
         shares = shares + [shares[0]]
     elif variant == "other_seats_share":
         seat0 = next(e for e in net.tables[0].chain if e.kind == "deal_shares" and e.seat == 0)
-        s0 = dict(zip(ct._deal_share_slots(0), seat0.body["shares"], strict=True))
+        s0 = dict(zip(ct.hand.deal_share_slots(0), seat0.body["shares"], strict=True))
         common = next(i for i, s in enumerate(slots) if s in s0)
         shares[common] = s0[slots[common]]
     elif variant == "upcard_dropped":  # the right count, but a stock slot instead of the upcard
         up = ct.engine.upcard_slot()
         i = slots.index(up)
-        shares[i] = ct._my_share(ct.engine.stock[0] if ct.engine.stock else up + 1)
+        shares[i] = ct.hand.my_share(ct.engine.stock[0] if ct.engine.stock else up + 1)
     net.inject(CHEATER, net.craft(CHEATER, "deal_shares", {"hand": ct.hand_no, "shares": shares}))
     assert_caught(net, {"share"})
 
@@ -271,11 +271,11 @@ def test_draw_share_for_a_slot_not_drawn():
     # a stock draw by someone else than the cheater, then the cheater owes a draw share
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
-    drawn = ct._pending_draw_slot
+    drawn = ct.turns.pending_draw_slot
     other = ct.engine.stock[0]  # the next stock card: a share for it would leak the stock order
     assert other != drawn
     net.inject(CHEATER, net.craft(CHEATER, "draw_share",
-                                  {"hand": ct.hand_no, "slot": other, "share": ct._my_share(other)}))
+                                  {"hand": ct.hand_no, "slot": other, "share": ct.hand.my_share(other)}))
     assert_caught(net, {"share"})
 
 
@@ -283,8 +283,8 @@ def test_draw_share_with_the_share_of_another_slot():
     net = Net(3, seed=9, classes={CHEATER: stall("draw_share")})
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
-    drawn = ct._pending_draw_slot
-    share = ct._my_share(ct.engine.stock[0])  # right slot number, share made for another slot
+    drawn = ct.turns.pending_draw_slot
+    share = ct.hand.my_share(ct.engine.stock[0])  # right slot number, share made for another slot
     net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand_no, "slot": drawn, "share": share}))
     assert_caught(net, {"share"})
 
@@ -305,7 +305,7 @@ def test_discard_a_card_of_another_seat(cheater_to_discard):
     net = cheater_to_discard
     ct = net.tables[CHEATER]
     slot = hand_of(ct, 0)[0]
-    body = {"hand": ct.hand_no, "slot": slot, "share": ct._my_share(slot)}
+    body = {"hand": ct.hand_no, "slot": slot, "share": ct.hand.my_share(slot)}
     net.inject(CHEATER, net.craft(CHEATER, "discard", body))
     assert_caught(net, {"not_in_hand"})
 
@@ -314,7 +314,7 @@ def test_discard_with_a_share_for_another_slot(cheater_to_discard):
     net = cheater_to_discard
     ct = net.tables[CHEATER]
     mine = hand_of(ct, CHEATER)
-    body = {"hand": ct.hand_no, "slot": mine[0], "share": ct._my_share(mine[1])}
+    body = {"hand": ct.hand_no, "slot": mine[0], "share": ct.hand.my_share(mine[1])}
     net.inject(CHEATER, net.craft(CHEATER, "discard", body))
     assert_caught(net, {"share"})
 
@@ -334,7 +334,7 @@ def test_close_listing_wrong_slots(cheater_to_discard, variant):
     elif variant == "six_only":
         kept = kept[:-1]
     body = {"hand": ct.hand_no, "slot": down,
-            "shares": [{"slot": s, "share": ct._my_share(s)} for s in kept]}
+            "shares": [{"slot": s, "share": ct.hand.my_share(s)} for s in kept]}
     net.inject(CHEATER, net.craft(CHEATER, "close", body))
     assert_caught(net, {"close"})
 
@@ -342,7 +342,7 @@ def test_close_listing_wrong_slots(cheater_to_discard, variant):
 def test_move_for_another_hand_number(cheater_to_discard):
     net = cheater_to_discard
     ct = net.tables[CHEATER]
-    body = ct._discard_body("discard", hand_of(ct, CHEATER)[0])
+    body = ct.turns.discard_body("discard", hand_of(ct, CHEATER)[0])
     body["hand"] += 1
     net.inject(CHEATER, net.craft(CHEATER, "discard", body))
     assert_caught(net, {"wrong_hand"})
@@ -430,7 +430,7 @@ def test_agree_to_other_rules_and_bad_toss():
     net = Net(3, seed=14, classes={CHEATER: stall("agree", "toss")})
     assert net.run(net.expects("agree", CHEATER))
     t0 = net.tables[0]
-    seating = t0._seating_hash()
+    seating = t0.lobby.seating_hash()
     net.inject(CHEATER, net.craft(CHEATER, "agree", {"rules_hash": bytes(32), "seating_hash": seating,
                                                      "toss_commit": bytes(32)}))
     assert_caught(net, {"disagree"})
@@ -546,8 +546,8 @@ def test_equivocation_seen_by_one_node_is_proven():
     assert net.run(net.expects("discard", CHEATER))
     ct = net.tables[CHEATER]
     a, b = hand_of(ct, CHEATER)[:2]
-    fa = net.craft(CHEATER, "discard", ct._discard_body("discard", a))
-    fb = net.craft(CHEATER, "discard", ct._discard_body("discard", b))
+    fa = net.craft(CHEATER, "discard", ct.turns.discard_body("discard", a))
+    fb = net.craft(CHEATER, "discard", ct.turns.discard_body("discard", b))
     net.inject(CHEATER, fa)
     net.inject(CHEATER, fb)
     for t in net.honest():
@@ -673,8 +673,8 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     net = Net(3, seed=2, classes={CHEATER: stall("shuffle")})
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
-    assert ct._shuffle_order()[-1] == CHEATER  # the dealer shuffles last
-    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    assert ct.hand.shuffle_order()[-1] == CHEATER  # the dealer shuffles last
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
     first = ct.engine.next_active(ct.engine.dealer)
     up = ct.engine.upcard_slot()
     out = list(out)
@@ -703,16 +703,17 @@ def test_engine_and_deck_errors_in_any_handler_become_violations(monkeypatch, wh
     ``receive`` and the envelope does not enter the chain."""
     net = Net(3, seed=4)
     victim = 0
-    orig = getattr(tbl.Table, f"_on_{where}")
+    part = type(getattr(net.tables[victim], tbl.HANDLERS[where]))  # the part that checks the kind
+    orig = getattr(part, f"on_{where}")
     calls = {"n": 0}
 
     def boom(self, env):
-        if self.me == victim and env.seat != victim:
+        if self.lobby.me == victim and env.seat != victim:
             calls["n"] += 1
             raise tbl.engine.GameError("J♦ is already at slot 21")
         return orig(self, env)
 
-    monkeypatch.setattr(tbl.Table, f"_on_{where}", boom)
+    monkeypatch.setattr(part, f"on_{where}", boom)
     net.run()
     t = net.tables[victim]
     assert calls["n"] == 1
@@ -730,7 +731,7 @@ def test_malformed_body_that_passes_the_schema_is_a_violation():
     net = Net(3, seed=9, classes={CHEATER: stall("draw_share")})
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
-    share = ct._my_share(ct._pending_draw_slot)
+    share = ct.hand.my_share(ct.turns.pending_draw_slot)
     net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand_no, "slot": 4000, "share": share}))
     assert_caught(net, {"share"})
 
@@ -756,7 +757,7 @@ class _DeferredJobs(Net):
 
 def _bad_proof_shuffle(net):
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
     bad = bytearray(proof)
     bad[-1] ^= 1
     return net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad)))

@@ -44,7 +44,7 @@ class CheatTable(tbl.Table):
             seat=self.me, prev=self.head, kind=kind, body=body,
         )
         frame = env.encode()
-        self._out.append(tbl.Send(frame))
+        self.out.add(tbl.Send(frame))
         return frame
 
     def receive(self, frame, link_seat=None):
@@ -55,9 +55,9 @@ class CheatTable(tbl.Table):
             and step is not None and step.kind == "draw" and step.seat != self.me
         ):
             self.done = True
-            self._out = []
+            self.out.items = []
             self._emit_raw("draw", {"hand": self.hand_no, "source": "stock"})
-            outs += self._take()
+            outs += self.out.take()
         if self.cheat == "bad_signature" and not self.done and self.hand_started:
             self.done = True
             env = wire.make_envelope(
@@ -76,21 +76,21 @@ class CheatTable(tbl.Table):
             if self.cheat == "discard_not_held":
                 self.done = True
                 slot = e.stock[-1]  # a stock card we never drew
-                self._out = []
-                self._emit_raw("discard", {"hand": self.hand_no, "slot": slot, "share": self._my_share(slot)})
-                return self._take()
+                self.out.items = []
+                self._emit_raw("discard", {"hand": self.hand_no, "slot": slot, "share": self.hand.my_share(slot)})
+                return self.out.take()
             if self.cheat == "bad_close":
                 self.done = True
-                self._out = []
-                self._emit_raw("close", self._discard_body("close", hand[0]))
-                return self._take()
+                self.out.items = []
+                self._emit_raw("close", self.turns.discard_body("close", hand[0]))
+                return self.out.take()
             if self.cheat == "equivocation":
                 self.done = True
-                self._out = []
+                self.out.items = []
                 seq = len(self.chain)
-                self._emit_raw("discard", self._discard_body("discard", hand[0]), seq)
-                self._emit_raw("discard", self._discard_body("discard", hand[1]), seq)
-                return self._take()
+                self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
+                self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)
+                return self.out.take()
         return super().intent(intent)
 
     def _auto_body(self, step):
@@ -216,10 +216,10 @@ class SplitViewTable(CheatTable):
             self.stalled = True
             hand = self.engine.hands[self.me]
             seq = len(self.chain)
-            a = self._emit_raw("discard", self._discard_body("discard", hand[0]), seq)
-            b = self._emit_raw("discard", self._discard_body("discard", hand[1]), seq)
+            a = self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
+            b = self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)
             self.split[:] = [a, b]
-            return self._take()
+            return self.out.take()
         return super().intent(intent)
 
 

@@ -159,7 +159,7 @@ def test_the_median_seat_withholding_its_game_end_stalls_the_end_blaming_nobody(
         t = net.tables[s]
         assert t.expected() == tbl.Step("game_end", 2) and t.game_end_sigs == {0, 1}
         assert not t.can_remove(2) and not t.end_signed_by_majority()
-        assert "signed the game's end" in t._end_problem(2)
+        assert "signed the game's end" in t.removal.end_problem(2)
         assert t.absent(2) == [] and not t.finished and not t.votes_for(2)
         outs = t.halt("no majority")
         assert t.fault is not None and t.fault.seat is None and t.fault.rule == "stalled"

@@ -175,7 +175,7 @@ async def test_proof_jobs_keep_their_decks_after_a_restock(tmp_path):
     # one proof round: what is checked is which decks a late check sees, not the proof's
     # soundness (3 rounds took twice as long: a restocked game shuffles often)
     await play_local(rules, specs, seed=1, proof_rounds=1, transcript_dir=tmp_path)
-    args = list(tables[0]._shuffle_args.values())
+    args = list(tables[0].hand.shuffle_args.values())
     assert any(a[6] > 0 for a in args), "this seed's game has a restock"
     for a in args:
         tbl._verify_shuffle(*a)  # raises DeckError if its decks were changed after the fact

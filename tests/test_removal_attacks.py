@@ -112,7 +112,7 @@ def test_a_remove_racing_the_removed_seats_real_move_blames_nobody():
         net, x, first, second = Gone(3, seed=25, classes={2: stall("draw_share")}), 2, 0, 1
         assert net.run(lambda n: n.expects("draw_share", 2)(n) and not n.q)
         tx = net.tables[x]
-        move = net.craft(x, "draw_share", tx._auto_draw_share())
+        move = net.craft(x, "draw_share", tx.turns.auto_draw_share())
         t2 = net.tables[second]
         vote = [o.frame for o in t2.absent(x) if isinstance(o, tbl.Send)]
         t2.present(x)  # ... and then the second signer hears X again

@@ -22,7 +22,7 @@ def test_a_shuffle_proved_with_the_other_system_is_refused(system):
     assert all(t.rules.shuffle_proof == system for t in net.tables)
     ct = net.tables[CHEATER]
     wrong = deck.proof_system(OTHER[system], ct.proof_rounds)
-    out, proof = deck.shuffle(ct._ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"),
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"),
                               k=ct.proof_rounds, system=wrong)
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof)))
     for t in net.honest():

@@ -200,7 +200,7 @@ def _at_game_end(seed, silent, n=3):
     waiting for it; the seat then dies."""
     net = Gone(n, seed=seed, classes={silent: stall("game_end")})
     assert net.run(lambda nn: nn.tables[0].phase == v.OVER and nn.expects("game_end", silent)(nn) and not nn.q)
-    net.tables[silent]._out = []
+    net.tables[silent].out.items = []
     late = net.craft(silent, "game_end", {"winner": net.tables[0].winner if net.tables[0].winner is not None
                                           else 255, "digest": net.tables[0].head})
     net.kill(silent)

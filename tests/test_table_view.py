@@ -15,7 +15,7 @@ async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch, 
     """The close options and the first-round flag are remembered per hand, faces and ban:
     through whole games (the ban lifting, draws changing the hand, new hands), every view's
     remembered answer equals one computed afresh."""
-    fresh = tbl.Table._close_view
+    fresh = tbl.TableView._close_view
     checked = {"hits": 0, "discard_views": 0}
 
     def compare(self):
@@ -25,11 +25,11 @@ async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch, 
         assert got == again, (got, again)
         if memo is not None:
             checked["hits"] += 1
-        if self.engine.phase.value == "discard" and self.me == self.engine.to_play:
+        if self.flow.engine.phase.value == "discard" and self.lobby.me == self.flow.engine.to_play:
             checked["discard_views"] += 1
         return got
 
-    monkeypatch.setattr(tbl.Table, "_close_view", compare)
+    monkeypatch.setattr(tbl.TableView, "_close_view", compare)
     rules = make_rules(preset, {"limit": 30})
     results = await play_local(rules, [SeatSpec(f"P{i}") for i in range(seats)], seed=seed,
                                proof_rounds=3, transcript_dir=tmp_path)

@@ -185,14 +185,14 @@ def test_play_says_why_its_own_node_left(tmp_path, monkeypatch, capsys):
     from p2p_chinchon import table as tbl
     from p2p_chinchon.cli import main
 
-    real = tbl.Table._close_view
+    real = tbl.TableView._close_view
 
     def buggy(self):
-        if self.me == 0:
+        if self.lobby.me == 0:
             raise RuntimeError("boom")
         return real(self)
 
-    monkeypatch.setattr(tbl.Table, "_close_view", buggy)
+    monkeypatch.setattr(tbl.TableView, "_close_view", buggy)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     code = main(["play", "--no-ui", "--in-process", "--bots", "2", "--seed", "1", "--proof-rounds", "3",

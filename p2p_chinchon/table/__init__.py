@@ -25,38 +25,44 @@ one is rejected and kept as evidence: the table answers with a signed ``fault`` 
 Errors: :class:`ProtocolViolation` (names seat, rule, chain index) for peers' envelopes,
 :class:`IntentError` for this seat's own illegal intents (nothing is signed or sent).
 
-The parts (docs/architecture.md, "Theory of operation: the table"): ``chain`` (order, buffer,
-equivocation, resync), ``faults`` (stopping, judging a peer's fault), ``lobby``, ``hand`` (one
-hand's deck sub-protocol), ``turns`` (moves through the rules engine), ``removal`` (playing on
-without a seat that is gone) and ``view``. A message
-kind ``k`` is checked by ``_on_k`` (check, then apply: it returns the commit closure) and, when
-it is an automatic message of ours, made by ``_auto_k``.
+The parts (docs/architecture.md, "Theory of operation: the table") are objects that own their
+state, composed here: the :class:`~.state.Flow` (the schedule: who speaks next), ``lobby``,
+``ledger`` (the chain: order, buffer, equivocation, resync), ``hand`` (one hand's deck
+sub-protocol), ``turns`` (moves through the rules engine), ``removal`` (playing on without a
+seat that is gone), ``faults`` (stopping, judging a peer's fault) and ``viewer`` (the view).
+A message kind ``k`` is checked by ``on_k`` of the part that owns it (check, then apply: it
+returns the commit closure; :data:`HANDLERS`) and, when it is an automatic message of ours,
+made by ``auto_k`` of the same part.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
-from p2p_chinchon import deck, engine, view as v
+from p2p_chinchon import deck, engine, view as v, wire
+from p2p_chinchon.engine import Card, Game, Rules
 
-from .chain import ChainPart
+from .chain import Chain, Judgement
 from .common import (
     APP,
     DEFAULT_PROOF_ROUNDS,
-    LOG_KEEP,
     MAX_BUFFERED,
     MAX_BUFFERED_BYTES,
     MIN_PROOF_ROUNDS,
     SHARE_KINDS,
+    TERMINAL_KINDS,
     VERIFYING,
-    ZERO32,
     Accepted,
+    Commit,
     Evidence,
     Finished,
     GameEvent,
     IntentError,
     Job,
+    Outbox,
+    Output,
     Player,
     ProtocolViolation,
     Resync,
@@ -70,22 +76,38 @@ from .common import (
     seating_hash,
     toss_commitment,
 )
-from .faults import FaultsPart
-from .hand import HandCrypto, HandPart
-from .lobby import LobbyPart, deck_too_big
-from .removal import RemovalPart
-from .turns import TurnsPart
-from .view import ViewPart
+from .faults import Faults
+from .hand import Hand, HandCrypto, ProofSink
+from .lobby import Lobby, deck_too_big
+from .removal import Removal, Removing
+from .state import Flow
+from .turns import Turns
+from .view import EventLog, TableView
+
+if TYPE_CHECKING:
+    from p2p_chinchon.identity import Identity
+    from p2p_chinchon.rng import Rng
 
 __all__ = [
     "APP", "DEFAULT_PROOF_ROUNDS", "MAX_BUFFERED", "MAX_BUFFERED_BYTES", "MIN_PROOF_ROUNDS", "VERIFYING",
     "Accepted", "Evidence", "Finished", "GameEvent", "HandCrypto", "IntentError", "Job", "Player",
-    "ProtocolViolation", "Resync", "Send", "Step", "Stopped", "Table", "deck", "engine", "proof_frames",
+    "HANDLERS", "ProtocolViolation", "Resync", "Send", "Step", "Stopped", "Table", "TableView", "deck", "engine", "proof_frames",
     "rules_hash", "run_job", "seating_hash", "toss_commitment",
 ]
 
 
-class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, ViewPart):
+# kind -> the part (a Table attribute) whose ``on_<kind>`` checks it and ``auto_<kind>`` makes ours
+HANDLERS: dict[str, str] = {
+    "seating": "lobby", "agree": "lobby", "toss": "lobby",
+    "key_commit": "hand", "key_share": "hand", "shuffle": "hand", "deal_shares": "hand",
+    "secret": "hand", "hand_digest": "hand",
+    "draw": "turns", "draw_share": "turns", "discard": "turns", "close": "turns", "show": "turns",
+    "reenter": "turns", "game_end": "turns",
+    "remove": "removal",
+}
+
+
+class Table:
     """One seat's (or an observer's) state of one table.
 
     Build with :meth:`create` (the host), :meth:`joining` (a seated player) or :meth:`observer`
@@ -93,91 +115,41 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
     both return a list of outputs (:class:`Accepted`, :class:`Send`, :class:`GameEvent`,
     :class:`Evidence`, :class:`Stopped`, :class:`Finished`). :meth:`view` gives the
     :class:`~p2p_chinchon.view.SeatView` for the UI and bots.
+
+    The table composes its parts (each owns its state; docs/architecture.md) and is the one
+    place that takes inputs, collects outputs and signs this seat's automatic messages. The
+    state properties below (``chain``, ``players``, ``removed``...) read the parts' state under
+    the names the driver, ``audit`` and tools use.
     """
 
-    def __init__(self, identity: Any | None, rng: Any, *, auto_agree: bool = False,
+    def __init__(self, identity: Identity | None, rng: Rng | None, *, auto_agree: bool = False,
                  defer_proofs: bool = False, min_proof_rounds: int = MIN_PROOF_ROUNDS) -> None:
-        self.identity = identity
-        self.min_proof_rounds = min_proof_rounds
-        self.rng = rng
-        self.auto_agree = auto_agree
-        # Verify peers' shuffle proofs as Jobs off the critical path; every one must pass
-        # before this seat reveals its end-of-hand secret (DESIGN "Deck").
-        self.defer_proofs = defer_proofs
-        self.pending_proofs: dict[int, tuple[int, int, bytes]] = {}  # job id -> (seat, seq, frame)
-        # audit only: a peer's shuffle proof and decryption shares' DLEQ proofs are handed to
-        # proof_sink(seq, fn, args) instead of being checked here (fn(*args) raises DeckError
-        # if one fails: a pool runs it, and the audit names the first envelope that fails)
-        self.proof_sink: Any = None
-        self._jobs = 0
-        self._prep: Any = None
-        self._prep_job: int | None = None
-        self._prep_args: tuple = ()
-        self._shuffle_args: dict[int, tuple] = {}  # seq -> verify_shuffle arguments (evidence)
-        self.me: int | None = None
-        self.game: bytes = b""
-        self.table_name = ""
-        self.rules: Any = None
-        self.rules_wire: dict = {}
-        self.max_seats = 0
-        self.proof_rounds = DEFAULT_PROOF_ROUNDS
-        self.players: list[Player] = []
-        self.chain: list[Any] = []  # accepted envelopes in order
-        self.frames: list[bytes] = []
-        self.head: bytes = ZERO32
-        self.buffer: dict[int, dict[int, bytes]] = {}  # seq -> seat -> validly signed frame
-        self.queue: deque[Step] = deque()
-        self.phase = v.LOBBY
-        self.engine: Any = None
-        self.toss_commits: dict[int, bytes] = {}
-        self.toss_nonces: dict[int, bytes] = {}
-        self.my_toss_nonce = b""
-        self.agreed = False
-        self.points: tuple = ()
-        self.deck_cards: tuple = ()
-        self.hc: HandCrypto | None = None
-        self.hand_started = False
-        self.left: set[int] = set()  # seats that left or were removed
-        self.removed: dict[int, str] = {}  # seat -> "absent" | "left": out of the game for good
-        self.removing: list[dict] = []  # removals being signed, innermost last (removal.py)
-        self.gone: set[int] = set()  # seats our driver saw away past rejoin_wait, or that left
-        self.leaves: dict[int, bytes] = {}  # seat -> its signed leave, kept out of the chain
-        self.votes: dict[tuple[int, bytes, int], dict[int, bytes]] = {}  # (seq, prev, seat) -> voter -> away
-        self.branch: dict[bytes, Any] = {}  # prev -> a validly signed remove of another branch
-        self._replaying = False
-        self.catching_up = False  # the driver holds our own messages back (it was away: it catches up first)
-        self.fault: v.Fault | None = None
-        self.finished = False
-        self.winner: int | None = None
-        self.game_end_sigs: set[int] = set()
-        self.unsigned_end: tuple[int, ...] = ()  # seats whose game_end never came (turns.py end_without)
-        # the seats out of the game when it was over (None before); N_end is the others (turns.py)
-        self.left_at_end: frozenset[int] | None = None
-        self.log: deque[v.LogEvent] = deque(maxlen=LOG_KEEP)
-        self.log_total = 0
-        self._close_memo: tuple | None = None  # view.py: (key, close answers) last computed
-        self.score_history: list[tuple[int, ...]] = []
-        self.last_showdown: tuple[v.ShownHand, ...] = ()
-        self.last_closer: int | None = None
-        self.progress: tuple[int, int, str] | None = None
-        self._pending_draw_slot: int | None = None
-        self._pending: list[Player] = []  # host only: players seated before the seating
-        self._hand_played = 0
-        self._emitting_own = False
-        self._current_frame = b""
-        self._current_seat: int | None = None  # signer of the envelope being checked
-        self._held_stop: Any = None  # a stop to show once the pending proofs are checked
-        self.fault_judgement: tuple = ("unverifiable", None)  # audit: the last fault replayed, judged
-        self._out: list = []
+        self.flow = Flow()
+        self.out = Outbox()
+        self.lobby = Lobby(self.flow, self.out, EventLog(lambda: self.lobby.players), identity, rng,
+                           auto_agree=auto_agree, min_proof_rounds=min_proof_rounds)
+        self.events = self.lobby.events
+        self.ledger = Chain(self.flow, self.lobby, self.out, self.events)
+        self.hand = Hand(self.flow, self.lobby, self.out, self.events, self.ledger, defer_proofs=defer_proofs)
+        self.turns = Turns(self.flow, self.lobby, self.out, self.events, self.ledger, self.hand)
+        self.removal = Removal(self.flow, self.lobby, self.out, self.events, self.ledger, self.hand, self.turns)
+        self.faults = Faults(self.flow, self.lobby, self.out, self.events, self.ledger, self.hand, self.removal)
+        self.viewer = TableView(self.flow, self.lobby, self.hand, self.turns, self.removal, self.events)
+        # the parts that call back into another part that is built after them
+        self.lobby.hand = self.hand
+        self.hand.turns = self.turns
+        self.ledger.router = self
+        self.ledger.faults = self.faults
+        self.ledger.removal = self.removal
 
     @classmethod
     def create(
         cls,
-        identity: Any,
-        rng: Any,
+        identity: Identity,
+        rng: Rng,
         *,
         name: str,
-        rules: Any,
+        rules: engine.Rules,
         max_seats: int,
         addr: str,
         proof_rounds: int | None = None,
@@ -195,7 +167,7 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         if too_big is not None:  # refused before anything is signed: the wire cannot carry it
             raise IntentError(too_big)
         t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs, min_proof_rounds=1)
-        t.me = 0
+        t.lobby.me = 0
         game = rng.token_bytes(16)
         body = {
             "name": name,
@@ -206,22 +178,22 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
             "proof_rounds": rules.shuffle_proof_rounds,
             "host_key": identity.public_bytes,
         }
-        t.game = game
-        t._pending = [Player("host", identity.public_bytes, addr)]
-        t._out = []
+        t.lobby.game = game
+        t.lobby.pending = [Player("host", identity.public_bytes, addr)]
+        t.out.items = []
         t._emit_own("offer", body)
         return t
 
     @classmethod
-    def joining(cls, identity: Any, rng: Any, offer_frame: bytes, *, auto_agree: bool = False,
+    def joining(cls, identity: Identity, rng: Rng, offer_frame: bytes, *, auto_agree: bool = False,
                 defer_proofs: bool = False, min_proof_rounds: int = MIN_PROOF_ROUNDS) -> Table:
         """A player who fetched the host's ``offer`` frame; the ``seating`` follows by receive.
         Raises :class:`ProtocolViolation` for an offer we refuse (malformed, bad rules, shuffle
         proofs weaker than ``min_proof_rounds``)."""
         t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs,
                 min_proof_rounds=min_proof_rounds)
-        t._out = []
-        t._accept_frame(offer_frame, link_seat=0)
+        t.out.items = []
+        t.ledger.accept_frame(offer_frame, link_seat=0)
         return t
 
     @classmethod
@@ -230,128 +202,212 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
         any k: the audit reports the table's proof strength instead of refusing it."""
         return cls(None, None, min_proof_rounds=1)
 
+    # ------------------------------------------------------------------ the parts, wired
+
+    def handler(self, kind: str) -> Callable[[wire.Envelope], Commit | None]:
+        """The check of an envelope of ``kind``: ``on_<kind>`` of the part that owns the kind
+        (:data:`HANDLERS`); the offer's, a ``fault``'s and a ``leave``'s by name. Looked up at
+        each call, so a test may replace one on its part's class."""
+        if kind == "offer":
+            return self.lobby.handle_offer
+        if kind in TERMINAL_KINDS:
+            return self.faults.handle_terminal
+        part = HANDLERS.get(kind)
+        if part is None:
+            raise ProtocolViolation(self.ledger.current_seat, "unexpected", f"no message of kind {kind}")
+        fn: Callable[[wire.Envelope], Commit | None] = getattr(getattr(self, part), f"on_{kind}")
+        return fn
+
     @property
-    def seated(self) -> bool:
-        return bool(self.players)
+    def hand_no(self) -> int:
+        """The hand being played (0-based); stays put until the next hand's keys are set up,
+        although the engine may already count the next one after scoring."""
+        return self.hand.hand_played
+
+    # ------------------------------------------------------------------ inputs
 
     def expected(self) -> Step | None:
         """The seat that must speak next and what it must send, or None (stopped/finished, or
         a stop waits for our pending proof checks)."""
-        if self.fault or self.finished or self._held_stop is not None:
-            return None
-        if self.queue:
-            return self.queue[0]
-        e = self.engine
-        if e is None or not self.hand_started:
-            return None
-        ph = e.phase
-        if ph == engine.Phase.DRAW:
-            return Step("draw", e.to_play)
-        if ph == engine.Phase.DISCARD:
-            return Step("discard", e.to_play)  # or "close"
-        return None
+        return self.flow.expected()
 
-    def receive(self, frame: bytes, link_seat: int | None = None) -> list:
+    def receive(self, frame: bytes, link_seat: int | None = None) -> list[Output]:
         """A frame from a peer (``link_seat`` = the seat of the link it came on, if known)."""
-        self._out = []
-        if self.fault or self.finished or self._held_stop is not None:
+        self.out.items = []
+        if self.flow.over or self.flow.held_stop is not None:
             return []
-        self._guarded(lambda: self._accept_frame(frame, link_seat), (frame,), link_seat)
-        return self._take()
+        self.ledger.guarded(lambda: self.ledger.accept_frame(frame, link_seat), (frame,), link_seat)
+        return self.out.take()
 
-    def intent(self, intent: Any) -> list:
+    def replay(self, frame: bytes | wire.Envelope) -> list[Output]:
+        """Audit: apply the next frame of a recorded chain, strictly in order
+        (:meth:`Chain.replay <p2p_chinchon.table.chain.Chain.replay>`). Raises
+        :class:`ProtocolViolation` (nothing changed) instead of stopping with a fault."""
+        return self.ledger.replay(frame)
+
+    def intent(self, intent: v.Intent) -> list[Output]:
         """This seat's decision (from the UI or a bot). Raises :class:`IntentError`."""
-        self._out = []
-        if self.fault or self.finished:
+        self.out.items = []
+        if self.flow.over:
             raise IntentError("the table has stopped")
         if isinstance(intent, v.Leave):
             self._emit_own("leave", {"reason": intent.reason[:256]})
-            return self._take()
-        if self.catching_up:
+            return self.out.take()
+        if self.flow.catching_up:
             raise IntentError("wait: catching up with the others first")
         step = self.expected()
+        me = self.lobby.me
         if isinstance(intent, v.Agree):
             # Joiners agree in seat order, but each person reads the table at once: an agree
-            # given before this seat's turn is held (self.agreed) and _auto_agree signs it when
-            # the turn comes, never out of turn.
-            if self.me is None or self.me in self.toss_commits:
-                raise IntentError("nothing to agree to now" if self.me is None else "you have already agreed")
-            if not any(s.kind == "agree" and s.seat == self.me for s in self.queue):
+            # given before this seat's turn is held (lobby.agreed) and auto_agree_body signs it
+            # when the turn comes, never out of turn.
+            if me is None or me in self.lobby.toss_commits:
+                raise IntentError("nothing to agree to now" if me is None else "you have already agreed")
+            if not any(s.kind == "agree" and s.seat == me for s in self.flow.queue):
                 raise IntentError("nothing to agree to now")
-            self.agreed = True
+            self.lobby.agreed = True
         elif isinstance(intent, v.Draw):
             self._check_my_step(step, "draw")
             if intent.source not in ("stock", "discard"):
                 raise IntentError("draw from 'stock' or 'discard'")
-            self._try_emit("draw", {"hand": self._hand_played, "source": intent.source})
+            self._try_emit("draw", {"hand": self.hand_no, "source": intent.source})
         elif isinstance(intent, (v.Discard, v.Close)):
             self._check_my_step(step, "discard")
-            if self.verifying:  # a discard or close carries decryption shares
+            if self.hand.verifying:  # a discard or close carries decryption shares
                 raise IntentError(f"wait: {VERIFYING}")
-            slot = self._my_slot_of(intent.card)
+            slot = self.turns.my_slot_of(intent.card)
             kind = "discard" if isinstance(intent, v.Discard) else "close"
-            self._try_emit(kind, self._discard_body(kind, slot))
+            self._try_emit(kind, self.turns.discard_body(kind, slot))
         elif isinstance(intent, v.Reenter):
-            if step is None or step.kind != "reenter" or step.seat != self.me:
+            if step is None or step.kind != "reenter" or step.seat != me:
                 raise IntentError("you are not being asked to re-enter")
-            self._try_emit("reenter", {"hand": self._hand_played, "accept": bool(intent.accept)})
+            self._try_emit("reenter", {"hand": self.hand_no, "accept": bool(intent.accept)})
         else:
             raise IntentError(f"unknown intent {intent!r}")
-        self._guarded(lambda: None, ())
-        return self._take()
+        self.ledger.guarded(lambda: None, ())
+        return self.out.take()
 
-    def poll(self) -> list:
+    def poll(self) -> list[Output]:
         """Run any automatic step that is ours now (e.g. right after construction)."""
-        self._out = []
-        if not (self.fault or self.finished):
-            self._guarded(lambda: None, ())
-        return self._take()
+        self.out.items = []
+        if not self.flow.over:
+            self.ledger.guarded(lambda: None, ())
+        return self.out.take()
 
-    def job_done(self, job_id: int, result: Any) -> list:
+    def job_done(self, job_id: int, result: Any) -> list[Output]:
         """The driver finished a :class:`Job` (``result`` as returned by :func:`run_job`)."""
-        self._out = []
-        if self.fault or self.finished:
+        self.out.items = []
+        if self.flow.over:
             return []
-        if job_id == self._prep_job:
-            self._prep_job = None
+        hand = self.hand
+        if job_id == hand.prep_job:
+            hand.prep_job = None
             if not isinstance(result, Exception):
-                self._prep = result
-        elif job_id in self.pending_proofs:
-            seat, seq, frame = self.pending_proofs.pop(job_id)
+                hand.prep = result
+        elif job_id in hand.pending_proofs:
+            seat, seq, frame = hand.pending_proofs.pop(job_id)
             if isinstance(result, Exception):
                 reason = getattr(result, "reason", str(result))
-                self._held_stop = None  # the cheat is what we show, not a later leave
-                self._stop_with_fault(ProtocolViolation(seat, "shuffle", reason, seq), (frame,))
-                return self._take()
-        if self._held_stop is not None:
-            if not self.pending_proofs:
-                held, self._held_stop = self._held_stop, None
+                self.flow.held_stop = None  # the cheat is what we show, not a later leave
+                self.faults.stop_with_fault(ProtocolViolation(seat, "shuffle", reason, seq), (frame,))
+                return self.out.take()
+        if self.flow.held_stop is not None:
+            if not hand.pending_proofs:
+                held, self.flow.held_stop = self.flow.held_stop, None
                 held()
-                if not (self.fault or self.finished):  # a leave held back may start a removal
-                    self._guarded(lambda: None, ())
-            return self._take()
-        self._guarded(lambda: None, ())
-        return self._take()
+                if not self.flow.over:  # a leave held back may start a removal
+                    self.ledger.guarded(lambda: None, ())
+            return self.out.take()
+        self.ledger.guarded(lambda: None, ())
+        return self.out.take()
 
-    def _new_job(self, kind: str, fn: Any, args: tuple) -> int:
-        self._jobs += 1
-        self._out.append(Job(self._jobs, kind, fn, args))
-        return self._jobs
+    def start(self) -> list[Output]:
+        """Host only: sign the ``seating`` with the players seated so far (at least 2)."""
+        body = self.lobby.seating_body()
+        self.out.items = []
+        self._emit_own("seating", body)
+        self.ledger.guarded(lambda: None, ())
+        return self.out.take()
+
+    def timeout(self, rule: str = "timeout", blame: bool = True) -> list[Output]:
+        """The driver's per-action timer fired: stop, naming the expected speaker (``blame``)
+        or nobody (a driver cut off from everyone). ``rule``: "timeout" (connected but silent)
+        or "absent" (disconnected past the table's ``rejoin_wait``). Not while we verify
+        shuffle proofs ourselves: every honest seat waits for the same."""
+        self.out.items = []
+        self.faults.timeout(rule, blame)
+        return self.out.take()
+
+    def absent(self, seat: int) -> list[Output]:
+        """The driver's ``rejoin_wait`` for ``seat`` ran out on its own clock (the seat is
+        disconnected from this node). When the chain lets the table remove it, this seat
+        votes (a signed ``away``, sent to every peer, never chained) and signs its ``remove``
+        as soon as it is its turn to (it starts the removal once it holds a majority's votes
+        and no seat before it in seat order is still here). Before the first hand the table
+        cannot play on without anyone and stops with a ``fault`` ``absent`` naming the seat;
+        during the game, when no majority can remove it (a table of two, or too many seats
+        gone at once), nothing is signed: the table waits (the driver's ``stall_limit``).
+        When a majority signed the game's end, the game ends without the seat
+        (:meth:`end_without`). Returns the outputs, like :meth:`receive`."""
+        self.out.items = []
+        if self.flow.over:
+            return []
+        if self.flow.engine is None:
+            return self.timeout("absent", True)
+        if self.turns.end_without(seat):  # a majority signed the game's end: it ends without the seat
+            return self.out.take()
+        if not self.removal.can_remove(seat):
+            return []
+        self.removal.vote_absent(seat)
+        self.ledger.guarded(lambda: None, ())
+        return self.out.take()
+
+    def halt(self, reason: str) -> list[Output]:
+        """The driver gives up waiting (its ``stall_limit``: no majority could be reached, or
+        this node reached nobody): the table stops **signing nothing**, blaming nobody, and
+        the record stays resumable. Returns the outputs (a :class:`Stopped`)."""
+        self.out.items = []
+        if self.flow.over:
+            return []
+        fault = v.Fault(None, "stalled", reason)
+        self.flow.stop(fault)
+        self.out.add(Stopped(fault))  # (no log line "stopped by": nobody stopped it)
+        return self.out.take()
+
+    # ------------------------------------------------------------------ this seat's messages
+
+    def _emit_own(self, kind: str, body: dict[str, Any]) -> None:
+        """Sign and apply our own envelope through the same checks as a peer's, then send it
+        (:meth:`Chain.emit_own <p2p_chinchon.table.chain.Chain.emit_own>`)."""
+        self.ledger.emit_own(kind, body)
+
+    def _try_emit(self, kind: str, body: dict[str, Any]) -> None:
+        """Sign and apply our own move through the same checks as a peer's; an illegal move
+        raises IntentError and nothing is signed into the chain or sent."""
+        try:
+            self._emit_own(kind, body)
+        except ProtocolViolation as exc:
+            raise IntentError(exc.reason) from None
+
+    def _check_my_step(self, step: Step | None, kind: str) -> None:
+        if self.lobby.me is None or step is None or step.seat != self.lobby.me or step.kind != kind:
+            raise IntentError(f"it is not your turn to {kind}")
 
     def _advance(self) -> None:
         """Send every message that is ours to send now and needs no decision."""
         guard = 0
-        while not (self.fault or self.finished or self.catching_up) and self.me is not None and self.identity is not None:
+        while not (self.flow.over or self.flow.catching_up) and self.lobby.me is not None \
+                and self.lobby.identity is not None:
             guard += 1
             if guard > 10_000:  # pragma: no cover
                 raise RuntimeError("protocol loop")
             step = self.expected()
-            if step is not None and step.seat != self.me:
-                start = self._removal_start_body(step)  # the seat we wait for is gone
+            if step is not None and step.seat != self.lobby.me:
+                start = self.removal.removal_start_body(step)  # the seat we wait for is gone
                 if start is None:
                     return
                 self._emit_own("remove", start)
-                self._drain_buffer()
+                self.ledger.drain_buffer()
                 continue
             if step is None:
                 return
@@ -359,13 +415,332 @@ class Table(ChainPart, FaultsPart, LobbyPart, HandPart, TurnsPart, RemovalPart, 
             if body is None:
                 return  # waiting for a decision (intent)
             self._emit_own(step.kind, body)
-            self._drain_buffer()
+            self.ledger.drain_buffer()
 
-    def _auto_body(self, step: Step) -> dict | None:
-        """The body of this seat's automatic message for ``step`` (``_auto_<kind>`` of the part
+    def _auto_body(self, step: Step) -> dict[str, Any] | None:
+        """The body of this seat's automatic message for ``step`` (``auto_<kind>`` of the part
         that owns the kind), or None: a decision (draw, discard, reenter) or a wait."""
-        if step.kind in SHARE_KINDS and self.verifying:
+        if step.kind in SHARE_KINDS and self.hand.verifying:
             return None  # a share waits for every peer's shuffle proof (job_done resumes)
-        make = getattr(self, f"_auto_{step.kind}", None)
-        return make() if make is not None else None
+        if step.kind == "agree":
+            return self.lobby.auto_agree_body()
+        part = HANDLERS.get(step.kind)
+        make = getattr(getattr(self, part), f"auto_{step.kind}", None) if part is not None else None
+        body: dict[str, Any] | None = make() if make is not None else None
+        return body
 
+    # ------------------------------------------------------------------ a restarted seat
+
+    def seat_secrets(self) -> dict[str, Any]:
+        """This seat's secrets a restarted node needs to carry on (msgpack-ready): the toss
+        nonce and, once made, this hand's key (``hand``, ``key`` = secret scalar, ``key_nonce``)."""
+        return {"toss_nonce": self.lobby.my_toss_nonce, **self.hand.key_secrets()}
+
+    def restore_secrets(self, saved: dict[str, Any]) -> None:
+        """Put back what :meth:`seat_secrets` gave (a rejoin replays the chain, calling this
+        after each envelope): the key is restored once its hand has begun here."""
+        self.lobby.my_toss_nonce = self.lobby.my_toss_nonce or saved.get("toss_nonce", b"")
+        self.hand.restore_key(saved)
+
+    def resumable_jobs(self, jobs: list[Job]) -> list[Job]:
+        """After a rejoin's :meth:`replay` of the chain: which of the ``jobs`` it produced still
+        matter (:meth:`Hand.resumable_jobs <p2p_chinchon.table.hand.Hand.resumable_jobs>`)."""
+        return self.hand.resumable_jobs(jobs)
+
+    # ------------------------------------------------------------------ the parts' public calls
+
+    def seat_host(self, name: str, key: bytes, addr: str, addrs: Iterable[str] = ()) -> int:
+        """:meth:`Lobby.seat_host`."""
+        return self.lobby.seat_host(name, key, addr, addrs)
+
+    def check_joiner_key(self, key: bytes) -> None:
+        """:meth:`Lobby.check_joiner_key`."""
+        return self.lobby.check_joiner_key(key)
+
+    def unseat_host(self, key: bytes) -> None:
+        """:meth:`Lobby.unseat_host`."""
+        return self.lobby.unseat_host(key)
+
+    def set_host_name(self, name: str) -> None:
+        """:meth:`Lobby.set_host_name`."""
+        return self.lobby.set_host_name(name)
+
+    def set_lobby_players(self, players: Iterable[tuple[str, bytes]]) -> None:
+        """:meth:`Lobby.set_lobby_players`."""
+        return self.lobby.set_lobby_players(players)
+
+    def mark_gone(self, seat: int) -> None:
+        """:meth:`Removal.mark_gone`."""
+        return self.removal.mark_gone(seat)
+
+    def present(self, seat: int) -> None:
+        """:meth:`Removal.present`."""
+        return self.removal.present(seat)
+
+    def my_votes(self) -> list[bytes]:
+        """:meth:`Removal.my_votes`."""
+        return self.removal.my_votes()
+
+    def can_remove(self, seat: int) -> bool:
+        """:meth:`Removal.can_remove`."""
+        return self.removal.can_remove(seat)
+
+    def removal_step(self) -> Step | None:
+        """:meth:`Removal.removal_step`."""
+        return self.removal.removal_step()
+
+    def votes_for(self, seat: int) -> list[int]:
+        """:meth:`Removal.votes_for`."""
+        return self.removal.votes_for(seat)
+
+    def votes_needed(self) -> int:
+        """:meth:`Removal.votes_needed`."""
+        return self.removal.votes_needed()
+
+    def end_signed_by_majority(self) -> bool:
+        """:meth:`Turns.end_signed_by_majority`."""
+        return self.turns.end_signed_by_majority()
+
+    def end_without(self, seat: int) -> bool:
+        """:meth:`Turns.end_without`."""
+        return self.turns.end_without(seat)
+
+    def check_evidence(self, frames: list[bytes], claim: tuple[str, int | None, int] | None = None,
+                       at: wire.Envelope | None = None) -> Judgement:
+        """:meth:`Faults.check_evidence`."""
+        return self.faults.check_evidence(frames, claim, at)
+
+    def quoted_fault(self, env: wire.Envelope) -> wire.Envelope | None:
+        """:meth:`Faults.quoted_fault`."""
+        return self.faults.quoted_fault(env)
+
+    def waiting(self) -> str | None:
+        """:meth:`TableView.waiting`."""
+        return self.viewer.waiting()
+
+    def needs_decision(self) -> str | None:
+        """:meth:`TableView.needs_decision`."""
+        return self.viewer.needs_decision()
+
+    def view(self) -> v.SeatView:
+        """:meth:`TableView.view`."""
+        return self.viewer.view()
+
+    def log_event(self, kind: str, seats: tuple[int | None, ...] = (), **fields: object) -> v.LogEvent:
+        """Add one public happening to the log (:meth:`EventLog.event <p2p_chinchon.table.view.EventLog.event>`)."""
+        return self.events.event(kind, seats, **fields)
+
+    # ------------------------------------------------------------------ the parts' state, read
+
+    @property
+    def seated(self) -> bool:
+        """The seating is signed."""
+        return bool(self.lobby.players)
+
+    @property
+    def identity(self) -> Identity | None:
+        return self.lobby.identity
+
+    @property
+    def rng(self) -> Rng | None:
+        return self.lobby.rng
+
+    @property
+    def me(self) -> int | None:
+        return self.lobby.me
+
+    @property
+    def game(self) -> bytes:
+        return self.lobby.game
+
+    @property
+    def table_name(self) -> str:
+        return self.lobby.table_name
+
+    @property
+    def rules(self) -> Rules | None:
+        return self.lobby.rules
+
+    @property
+    def max_seats(self) -> int:
+        return self.lobby.max_seats
+
+    @property
+    def proof_rounds(self) -> int:
+        return self.lobby.proof_rounds
+
+    @property
+    def offer_key(self) -> bytes:
+        return self.lobby.offer_key
+
+    @property
+    def players(self) -> list[Player]:
+        return self.lobby.players
+
+    @property
+    def auto_agree(self) -> bool:
+        return self.lobby.auto_agree
+
+    @property
+    def min_proof_rounds(self) -> int:
+        return self.lobby.min_proof_rounds
+
+    @property
+    def toss_commits(self) -> dict[int, bytes]:
+        return self.lobby.toss_commits
+
+    @property
+    def toss_nonces(self) -> dict[int, bytes]:
+        return self.lobby.toss_nonces
+
+    @property
+    def agreed(self) -> bool:
+        return self.lobby.agreed
+
+    @property
+    def chain(self) -> list[wire.Envelope]:
+        return self.ledger.chain
+
+    @property
+    def frames(self) -> list[bytes]:
+        return self.ledger.frames
+
+    @property
+    def head(self) -> bytes:
+        return self.ledger.head
+
+    @property
+    def buffer(self) -> dict[int, dict[int, bytes]]:
+        return self.ledger.buffer
+
+    @property
+    def queue(self) -> deque[Step]:
+        return self.flow.queue
+
+    @property
+    def phase(self) -> str:
+        return self.flow.phase
+
+    @property
+    def engine(self) -> Game | None:
+        return self.flow.engine
+
+    @property
+    def hand_started(self) -> bool:
+        return self.flow.hand_started
+
+    @property
+    def fault(self) -> v.Fault | None:
+        return self.flow.fault
+
+    @property
+    def finished(self) -> bool:
+        return self.flow.finished
+
+    @property
+    def winner(self) -> int | None:
+        return self.flow.winner
+
+    @property
+    def left(self) -> set[int]:
+        return self.flow.left
+
+    @property
+    def catching_up(self) -> bool:
+        return self.flow.catching_up
+
+    @catching_up.setter
+    def catching_up(self, value: bool) -> None:
+        self.flow.catching_up = value
+
+    @property
+    def hc(self) -> HandCrypto | None:
+        return self.hand.hc
+
+    @property
+    def cts(self) -> list[deck.Ciphertext]:
+        return self.hand.cts
+
+    @property
+    def shares(self) -> dict[int, dict[int, bytes]]:
+        return self.hand.shares
+
+    @property
+    def verifying(self) -> bool:
+        return self.hand.verifying
+
+    @property
+    def deck_cards(self) -> tuple[Card, ...]:
+        return self.hand.deck_cards
+
+    @property
+    def defer_proofs(self) -> bool:
+        return self.hand.defer_proofs
+
+    @property
+    def proof_sink(self) -> ProofSink | None:
+        return self.hand.proof_sink
+
+    @proof_sink.setter
+    def proof_sink(self, value: ProofSink | None) -> None:
+        self.hand.proof_sink = value
+
+    @property
+    def game_end_sigs(self) -> set[int]:
+        return self.turns.game_end_sigs
+
+    @property
+    def unsigned_end(self) -> tuple[int, ...]:
+        return self.turns.unsigned_end
+
+    @property
+    def score_history(self) -> list[tuple[int, ...]]:
+        return self.turns.score_history
+
+    @property
+    def last_showdown(self) -> tuple[v.ShownHand, ...]:
+        return self.turns.last_showdown
+
+    @property
+    def removed(self) -> dict[int, str]:
+        return self.removal.removed
+
+    @property
+    def removing(self) -> list[Removing]:
+        return self.removal.removing
+
+    @property
+    def removing_seat(self) -> int | None:
+        return self.removal.removing_seat
+
+    @property
+    def gone(self) -> set[int]:
+        return self.removal.gone
+
+    @property
+    def leaves(self) -> dict[int, bytes]:
+        return self.removal.leaves
+
+    @property
+    def votes(self) -> dict[tuple[int, bytes, int], dict[int, bytes]]:
+        return self.removal.votes
+
+    @property
+    def branch(self) -> dict[bytes, wire.Envelope]:
+        return self.removal.branch
+
+    @property
+    def fault_judgement(self) -> Judgement:
+        return self.faults.fault_judgement
+
+    @property
+    def log(self) -> deque[v.LogEvent]:
+        return self.events.entries
+
+    @property
+    def log_total(self) -> int:
+        return self.events.total
+
+    @property
+    def pending_players(self) -> list[Player]:
+        return self.lobby.pending_players

@@ -1,15 +1,17 @@
 """The chain: total order, early buffer, equivocation, resync and evidence.
 
-Owns ``chain``/``frames``/``head``/``buffer``. Every frame from a peer and every envelope of
-our own passes :meth:`ChainPart._apply`: position, previous hash, signature, speaker and kind
-are checked here; the message's own checks are its handler's (``_on_<kind>``, found by name),
-which return a commit closure without changing anything. Only when every check has passed
-does the envelope join the chain and its commit run. Knows nothing of cards.
-(docs/protocol.md "Chain")"""
+:class:`Chain` owns ``chain``/``frames``/``head``/``buffer``. Every frame from a peer and every
+envelope of our own passes :meth:`Chain.apply`: position, previous hash, signature, speaker and
+kind are checked here; the message's own checks are its handler's (``on_<kind>`` of the part
+that owns the kind, which the table names: :meth:`ChainRouter.handler`), which return a commit
+closure without changing anything. Only when every check has passed does the envelope join
+the chain and its commit run. Knows nothing of cards: what it asks of the other parts is the
+three small interfaces below. (docs/protocol.md "Chain")"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from p2p_chinchon import wire
 
@@ -18,8 +20,12 @@ from .common import (
     MAX_BUFFERED_BYTES,
     RESYNC_DEPTH,
     TERMINAL_KINDS,
+    ZERO32,
     Accepted,
+    Commit,
     Evidence,
+    Outbox,
+    Output,
     ProtocolViolation,
     Resync,
     Send,
@@ -27,36 +33,107 @@ from .common import (
     _Equivocation,
     _unexpected,
 )
+from .state import Flow
+
+if TYPE_CHECKING:
+    from .lobby import Lobby
+    from .view import EventLog
+
+Judgement = tuple[str, ProtocolViolation | None]
 
 
-class ChainPart:
-    """The chain part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+class ChainRouter(Protocol):
+    """What the chain asks of the table around it (:class:`~p2p_chinchon.table.Table`)."""
 
-    def _take(self) -> list:
-        out, self._out = self._out, []
-        return out
+    @property
+    def hand_no(self) -> int: ...
 
-    def _guarded(self, step: Any, frames: tuple[bytes, ...], link_seat: int | None = None) -> None:
+    def handler(self, kind: str) -> Callable[[wire.Envelope], Commit | None]:
+        """The check of an envelope of ``kind`` (its part's ``on_<kind>``)."""
+        ...
+
+    def _advance(self) -> None:
+        """Sign this seat's automatic messages that are due now."""
+        ...
+
+
+class ChainFaults(Protocol):
+    """What the chain asks of the faults part (faults.py)."""
+
+    fault_judgement: Judgement
+
+    def stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...]) -> None: ...
+
+    def stop_from_peer(self, env: wire.Envelope) -> None: ...
+
+    def check_evidence(self, frames: list[bytes], claim: tuple[str, int | None, int] | None = None,
+                       at: wire.Envelope | None = None) -> Judgement: ...
+
+
+class ChainRemoval(Protocol):
+    """What the chain asks of the removal part (removal.py): votes and leaves never chained,
+    and removes of another branch."""
+
+    def note_vote(self, env: wire.Envelope, frame: bytes) -> None: ...
+
+    def plays_on_without(self, seat: int) -> bool: ...
+
+    def leave_acted_on(self, seat: int, frame: bytes) -> bool: ...
+
+    def note_leave(self, env: wire.Envelope, frame: bytes) -> None: ...
+
+    def removal_conflict(self, env: wire.Envelope, mine: wire.Envelope) -> bool: ...
+
+    def note_branch(self, env: wire.Envelope) -> bool: ...
+
+
+class Chain:
+    """The chain part of :class:`~p2p_chinchon.table.Table`: the accepted envelopes in order
+    (``chain``, their exact bytes ``frames``, ``head`` the hash of the last one), the early
+    ``buffer`` (seq -> seat -> validly signed frame), and what is being checked now (the
+    signer ``current_seat`` and its ``current_frame``; ``emitting_own`` for our own;
+    ``replaying`` for an audit's replay). ``router``, ``faults`` and ``removal`` are set by
+    the table once every part is built."""
+
+    router: ChainRouter
+    faults: ChainFaults
+    removal: ChainRemoval
+
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog) -> None:
+        self.flow = flow
+        self.lobby = lobby
+        self.out = out
+        self.events = events
+        self.chain: list[wire.Envelope] = []
+        self.frames: list[bytes] = []
+        self.head: bytes = ZERO32
+        self.buffer: dict[int, dict[int, bytes]] = {}
+        self.current_frame = b""
+        self.current_seat: int | None = None
+        self.emitting_own = False
+        self.replaying = False
+
+    def guarded(self, step: Callable[[], None], frames: tuple[bytes, ...], link_seat: int | None = None) -> None:
         """Run ``step`` then everything it unblocks. A frame nobody can be blamed for is dropped
         and kept as evidence (the table goes on); a violation stops the table with a fault."""
         try:
             try:
                 step()
-                self._drain_buffer()
-                self._advance()
+                self.drain_buffer()
+                self.router._advance()
             except ProtocolViolation:
                 raise
             except Exception as exc:  # noqa: BLE001 - no exception from the table escapes a node
-                raise _unexpected(self._current_seat, exc, len(self.chain)) from None
+                raise _unexpected(self.current_seat, exc, len(self.chain)) from None
         except _Dropped as d:
-            self._out.append(Evidence(d.seat, d.rule, d.reason, d.frames or frames))
-            self.log_event("dropped", (d.seat,), rule=d.rule, detail=d.reason)
+            self.out.add(Evidence(d.seat, d.rule, d.reason, d.frames or frames))
+            self.events.event("dropped", (d.seat,), rule=d.rule, detail=d.reason)
             if d.resync is not None and link_seat is not None:
-                self._out.append(Resync(link_seat, d.resync))
+                self.out.add(Resync(link_seat, d.resync))
         except ProtocolViolation as exc:
-            self._stop_with_fault(exc, frames)
+            self.faults.stop_with_fault(exc, frames)
 
-    def replay(self, frame: bytes | wire.Envelope) -> list:
+    def replay(self, frame: bytes | wire.Envelope) -> list[Output]:
         """Audit: apply the next frame of a recorded chain, strictly in order. Raises
         :class:`ProtocolViolation` (nothing changed) instead of stopping with a fault. For a
         ``fault``, :attr:`fault_judgement` is its evidence judged against the state before it
@@ -64,7 +141,7 @@ class ChainPart:
         :class:`~p2p_chinchon.wire.Envelope` that :func:`~p2p_chinchon.wire.decode_envelope`
         returned for it (an audit or a resume decodes each frame once, not three times); its
         frame is then ``env.encode()``, the exact bytes it was decoded from."""
-        self._out = []
+        self.out.items = []
         if isinstance(frame, wire.Envelope):
             env, frame = frame, frame.encode()
         else:
@@ -77,33 +154,35 @@ class ChainPart:
         if env.kind == "fault":
             b = env.body
             accused = b["accused"] if b["accused"] != 255 else None
-            self.fault_judgement = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat), at=env)
-        self._replaying = True  # a recorded leave is applied where it stands
+            self.faults.fault_judgement = self.faults.check_evidence(b["evidence"], (b["rule"], accused, env.seat), at=env)
+        self.replaying = True  # a recorded leave is applied where it stands
         try:
-            self._accept_frame(frame, None, env)
+            self.accept_frame(frame, None, env)
         finally:
-            self._replaying = False
-        return self._take()
+            self.replaying = False
+        return self.out.take()
 
-    def _emit_own(self, kind: str, body: dict) -> None:
+    def emit_own(self, kind: str, body: dict[str, Any]) -> None:
+        """Sign our own ``kind`` envelope and apply it through every check a peer's passes
+        (raises :class:`ProtocolViolation` with nothing changed); then send it."""
         env = wire.make_envelope(
-            self.identity.private_key,
-            game=self.game,
+            self.lobby.signing_key().private_key,
+            game=self.lobby.game,
             seq=len(self.chain),
-            seat=self.me,
+            seat=self.lobby.seat(),
             prev=self.head,
             kind=kind,
             body=body,
         )
         frame = env.encode()
-        self._emitting_own = True
+        self.emitting_own = True
         try:
-            self._apply(env, frame)  # same rule checks as for a peer (raises before any change)
+            self.apply(env, frame)  # same rule checks as for a peer (raises before any change)
         finally:
-            self._emitting_own = False
-        self._out.append(Send(frame))
+            self.emitting_own = False
+        self.out.add(Send(frame))
 
-    def _accept_frame(self, frame: bytes, link_seat: int | None, env: wire.Envelope | None = None) -> None:
+    def accept_frame(self, frame: bytes, link_seat: int | None, env: wire.Envelope | None = None) -> None:
         """Place one frame: apply it at the head, buffer it if early, compare it if late.
 
         Blame needs a signature: a frame that does not decode, is not validly signed by the
@@ -118,61 +197,61 @@ class ChainPart:
                 env = wire.decode_envelope(frame)
             except wire.WireError as exc:
                 raise _Dropped(link_seat, "malformed", str(exc)) from None
-        if self.chain and env.game != self.game:
+        if self.chain and env.game != self.lobby.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
-        self._current_seat = env.seat  # what goes wrong judging it is its signer's, not the last one's
+        self.current_seat = env.seat  # what goes wrong judging it is its signer's, not the last one's
         n = len(self.chain)
         if env.kind == "away":
-            if self._replaying:  # a forged one is damage, not its named seat's (signature first)
-                if self.players:
-                    self._check_sig(env)
+            if self.replaying:  # a forged one is damage, not its named seat's (signature first)
+                if self.lobby.players:
+                    self.check_sig(env)
                 raise ProtocolViolation(env.seat, "unexpected", "an away vote is never chained", env.seq)
-            self._note_vote(env, frame)  # removal.py: a vote, never chained
+            self.removal.note_vote(env, frame)  # removal.py: a vote, never chained
             return
-        if (env.kind == "leave" and self.players and not self._replaying and 0 <= env.seat < len(self.players)
-                and (env.seat in self.removed or self.leaves.get(env.seat) == frame)):
+        if (env.kind == "leave" and self.lobby.players and not self.replaying and 0 <= env.seat < len(self.lobby.players)
+                and self.removal.leave_acted_on(env.seat, frame)):
             return  # the same leave again (a resync answer from the leaver): already acted on
-        if env.kind == "leave" and self.players and not self._replaying and self._plays_on_without(env.seat):
-            self._verify_or_drop(env)
-            self._note_leave(env, frame)  # not chained: the others remove the seat (removal.py)
+        if env.kind == "leave" and self.lobby.players and not self.replaying and self.removal.plays_on_without(env.seat):
+            self.verify_or_drop(env)
+            self.removal.note_leave(env, frame)  # not chained: the others remove the seat (removal.py)
             return
         if env.seq < n:
             if self.frames[env.seq] == frame:
                 return  # duplicate (resent after a reconnect, or answered to a resync)
-            self._verify_or_drop(env)
-            if env.kind == "leave" and self._plays_on_without(env.seat):
+            self.verify_or_drop(env)
+            if env.kind == "leave" and self.removal.plays_on_without(env.seat):
                 # too late for its place: the game goes on, the seat is removed as absent
                 raise _Dropped(env.seat, "late_leave", f"a leave at seq {env.seq}, where another envelope is")
             if env.kind in TERMINAL_KINDS:
-                self._stop_from_peer(env)
+                self.faults.stop_from_peer(env)
                 return
             mine = self.chain[env.seq]
             if mine.seat == env.seat:
                 raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
-            if "remove" in (env.kind, mine.kind) and self._removal_conflict(env, mine):
+            if "remove" in (env.kind, mine.kind) and self.removal.removal_conflict(env, mine):
                 return
             if mine.prev == env.prev:
                 raise ProtocolViolation(env.seat, "not_your_turn",
                                         f"signed seq {env.seq} where seat {mine.seat} spoke", env.seq)
-            if self._note_branch(env):
+            if self.removal.note_branch(env):
                 return  # another branch's removal of this seat, every signature in
             raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history",
                            resync=max(0, env.seq - RESYNC_DEPTH))
-        if self.players:
-            self._verify_or_drop(env)
-            if (env.seq > n or env.prev != self.head) and self._note_branch(env):
+        if self.lobby.players:
+            self.verify_or_drop(env)
+            if (env.seq > n or env.prev != self.head) and self.removal.note_branch(env):
                 return
         if env.seq > n:
-            if env.kind in TERMINAL_KINDS and self.players and not (
-                    env.kind == "leave" and self._plays_on_without(env.seat)):
-                self._stop_from_peer(env)  # a peer stopped the table at a point we have not reached
+            if env.kind in TERMINAL_KINDS and self.lobby.players and not (
+                    env.kind == "leave" and self.removal.plays_on_without(env.seat)):
+                self.faults.stop_from_peer(env)  # a peer stopped the table at a point we have not reached
                 return
             if env.seq > n + MAX_BUFFERED:  # no honest seat runs this far ahead of us
                 raise ProtocolViolation(env.seat, "flood", f"signed seq {env.seq} while our chain has {n}", env.seq)
             slot = self.buffer.setdefault(env.seq, {})
             old = slot.get(env.seat)
             if old is not None and old != frame:
-                if self.players:
+                if self.lobby.players:
                     raise _Equivocation(env.seat, (old, frame), env.seq)
                 return
             if sum(len(x) for x in self.buffer.values()) >= MAX_BUFFERED:
@@ -186,85 +265,92 @@ class ChainPart:
         if env.prev != self.head and n > 0:
             raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history",
                            resync=max(0, n - RESYNC_DEPTH))
-        self._apply(env, frame, verified=bool(self.players))
+        self.apply(env, frame, verified=bool(self.lobby.players))
 
-    def _verify_or_drop(self, env: Any) -> None:
+    def verify_or_drop(self, env: wire.Envelope) -> None:
         try:
-            self._check_sig(env)
+            self.check_sig(env)
         except ProtocolViolation as exc:
             raise _Dropped(env.seat, exc.rule, exc.reason) from None
 
-    def _drain_buffer(self) -> None:
-        while not (self.fault or self.finished):
+    def drain_buffer(self) -> None:
+        while not (self.flow.fault or self.flow.finished):
             cands = self.buffer.pop(len(self.chain), None)
             if not cands:
                 break
-            step = self.expected()
+            step = self.flow.expected()
             speaker = step.seat if step is not None else -1
             # the expected speaker's envelope first; any other seat's is then out of turn
             for _seat, frame in sorted(cands.items(), key=lambda kv: kv[0] != speaker):
-                self._accept_frame(frame, None)
-                if self.fault or self.finished:
+                self.accept_frame(frame, None)
+                if self.flow.fault or self.flow.finished:
                     return
-            self._advance()
+            self.router._advance()
 
-    def _check_sig(self, env: Any) -> None:
-        key = self._key_of(env)
+    def check_sig(self, env: wire.Envelope) -> None:
+        key = self.key_of(env)
         try:
             wire.verify_envelope(env, key)
         except wire.WireError as exc:
             raise ProtocolViolation(env.seat, "bad_signature", str(exc), env.seq) from None
 
-    def _key_of(self, env: Any) -> bytes:
+    def key_of(self, env: wire.Envelope) -> bytes:
         if env.kind == "offer" and env.seq == 0:
             key = env.body.get("host_key")
             if not isinstance(key, bytes):
                 raise ProtocolViolation(env.seat, "malformed", "offer without host key", 0)
             return key
-        if env.seat >= len(self.players):
+        if env.seat >= len(self.lobby.players):
             if env.seq == 1 and env.seat == 0:
-                return self.offer_key
+                return self.lobby.offer_key
             raise ProtocolViolation(env.seat, "unknown_seat", f"no seat {env.seat} at this table", env.seq)
-        return self.players[env.seat].key
+        return self.lobby.players[env.seat].key
 
-    def _apply(self, env: Any, frame: bytes, verified: bool = False) -> None:
+    def apply(self, env: wire.Envelope, frame: bytes, verified: bool = False) -> None:
         """Check ``env`` at the head of the chain and apply it. Raises ProtocolViolation with
         nothing changed; on success the envelope is appended and Accepted is emitted.
         ``verified``: the signature was already checked (or the envelope is our own)."""
-        commit = self._check_envelope(env, frame, verified)
+        commit = self.check_envelope(env, frame, verified)
         # All checks passed: mutate.
         self.chain.append(env)
         self.frames.append(frame)
         self.head = env.hash()
-        self._out.append(Accepted(env.seq, frame, env))
+        self.out.add(Accepted(env.seq, frame, env))
         if commit is not None:
             commit()
 
-    def _check_envelope(self, env: Any, frame: bytes, verified: bool = False) -> Any:
+    def record(self, env: wire.Envelope, frame: bytes) -> None:
+        """Append our own ``fault`` unchecked: it stops the table, nothing follows it."""
+        self.chain.append(env)
+        self.frames.append(frame)
+        self.head = env.hash()
+        self.out.add(Accepted(env.seq, frame, env))
+
+    def check_envelope(self, env: wire.Envelope, frame: bytes, verified: bool = False) -> Commit | None:
         """Every check of ``env`` at the head of the chain, changing nothing: returns the
         commit closure of its handler (the apply step), or raises ProtocolViolation."""
         if env.seq != len(self.chain):
             raise ProtocolViolation(env.seat, "seq", f"seq {env.seq}, expected {len(self.chain)}", env.seq)
-        self._current_frame = frame
-        self._current_seat = env.seat
+        self.current_frame = frame
+        self.current_seat = env.seat
         if env.prev != self.head:
             raise ProtocolViolation(env.seat, "broken_chain", "prev is not the hash of the previous envelope", env.seq)
         if env.seq == 0:
             if env.kind != "offer" or env.seat != 0:
                 raise ProtocolViolation(env.seat, "unexpected", "a chain starts with the host's offer", 0)
-            self._check_sig(env)
-            commit = self._checked(env, self._handle_offer)
+            self.check_sig(env)
+            commit = self.checked(env, self.router.handler("offer"))
         else:
-            if env.game != self.game:
+            if env.game != self.lobby.game:
                 raise ProtocolViolation(env.seat, "wrong_game", "envelope belongs to another game", env.seq)
-            if not (verified or self._emitting_own):
-                self._check_sig(env)
+            if not (verified or self.emitting_own):
+                self.check_sig(env)
             if env.kind in TERMINAL_KINDS:
-                commit = self._checked(env, self._handle_terminal)
+                commit = self.checked(env, self.router.handler(env.kind))
             elif env.kind == "remove":  # its first one is not the expected speaker's
-                commit = self._checked(env, self._on_remove)
+                commit = self.checked(env, self.router.handler("remove"))
             else:
-                step = self.expected()
+                step = self.flow.expected()
                 if step is None:
                     raise ProtocolViolation(env.seat, "unexpected", f"no message expected, got {env.kind}", env.seq)
                 if env.seat != step.seat:
@@ -274,21 +360,20 @@ class ChainPart:
                 kinds = ("discard", "close") if step.kind == "discard" else (step.kind,)
                 if env.kind not in kinds:
                     raise ProtocolViolation(env.seat, "unexpected", f"expected {step.kind}, got {env.kind}", env.seq)
-                if "hand" in env.body and self.engine is not None and env.body["hand"] != self.hand_no:
-                    raise ProtocolViolation(env.seat, "wrong_hand", f"hand {env.body['hand']}, expected {self.hand_no}", env.seq)
-                handler = getattr(self, f"_on_{env.kind}")
-                commit = self._checked(env, handler)  # validates everything, returns a closure that mutates
+                if "hand" in env.body and self.flow.engine is not None and env.body["hand"] != self.router.hand_no:
+                    raise ProtocolViolation(env.seat, "wrong_hand", f"hand {env.body['hand']}, expected {self.router.hand_no}", env.seq)
+                commit = self.checked(env, self.router.handler(env.kind))  # validates everything, returns a closure that mutates
         return commit
 
-    def _judge_frame(self, env: Any, frame: bytes) -> tuple[str, ProtocolViolation | None]:
+    def judge_frame(self, env: wire.Envelope, frame: bytes) -> Judgement:
         """What one validly placed frame proves against its signer here, changing nothing
-        (the checks of :meth:`_accept_frame` without its effects): ``("proves", violation)``,
+        (the checks of :meth:`accept_frame` without its effects): ``("proves", violation)``,
         ``("valid", None)`` (a legal move at our head) or ``("unverifiable", None)``."""
         n = len(self.chain)
-        if env.game != self.game:
+        if env.game != self.lobby.game:
             return "unverifiable", None
         try:
-            self._check_sig(env)
+            self.check_sig(env)
         except ProtocolViolation:
             return "unverifiable", None
         if env.seq < n:
@@ -311,16 +396,16 @@ class ChainPart:
             return "unverifiable", None
         if env.prev != self.head:
             return "unverifiable", None
-        saved = self._current_frame, self._current_seat
+        saved = self.current_frame, self.current_seat
         try:
-            self._check_envelope(env, frame, verified=True)
+            self.check_envelope(env, frame, verified=True)
         except ProtocolViolation as exc:
             return "proves", exc
         finally:
-            self._current_frame, self._current_seat = saved
+            self.current_frame, self.current_seat = saved
         return "valid", None
 
-    def _checked(self, env: Any, handler: Any) -> Any:
+    def checked(self, env: wire.Envelope, handler: Callable[[wire.Envelope], Commit | None]) -> Commit | None:
         """Run a handler's checks: any error they raise (the engine's, the deck's, a body of
         the wrong shape) is the signer's protocol violation, raised before any change."""
         try:

@@ -1,9 +1,10 @@
-"""What every part of the table shares: its errors, its outputs, the ids of the chain's
-hashes and the protocol's limits. No state lives here."""
+"""What every part of the table shares: its errors, its outputs and the :class:`Outbox` they
+are collected in, the ids of the chain's hashes and the protocol's limits."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -44,16 +45,17 @@ def _h(*parts: bytes) -> bytes:
 
 
 def _packb(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
+    packed: bytes = msgpack.packb(obj, use_bin_type=True)
+    return packed
 
 
-def rules_hash(rules_wire: dict, proof_rounds: int) -> bytes:
+def rules_hash(rules_wire: dict[str, Any], proof_rounds: int) -> bytes:
     """SHA-256 of the canonical rules map (plus the proof parameter) every seat signs."""
     items = sorted(rules_wire.items())
     return _h(b"p2p-chinchon/rules/v1", _packb(items), proof_rounds.to_bytes(2, "big"))
 
 
-def seating_hash(players: list[dict]) -> bytes:
+def seating_hash(players: list[dict[str, Any]]) -> bytes:
     return _h(b"p2p-chinchon/seating/v1", _packb([[p["name"], p["key"], p["addr"]] for p in players]))
 
 
@@ -132,7 +134,7 @@ class Job:
     id: int
     kind: str
     fn: Any
-    args: tuple
+    args: tuple[Any, ...]
 
 
 def run_job(job: Job) -> Any:
@@ -185,6 +187,34 @@ class Player:
 class Step:
     kind: str
     seat: int
+
+
+Output = Accepted | Send | Evidence | Resync | GameEvent | Job | Stopped | Finished
+# What a handler returns once every check of an envelope passed: the change it makes.
+Commit = Callable[[], None]
+
+
+class Outbox:
+    r"""The outputs of one call into the table (``receive``, ``intent``, ...), in order, and
+    the ids of the :class:`Job`\ s handed to the driver. Every part adds to the one outbox."""
+
+    def __init__(self) -> None:
+        self.items: list[Output] = []
+        self.jobs = 0
+
+    def add(self, item: Output) -> None:
+        self.items.append(item)
+
+    def take(self) -> list[Output]:
+        """The outputs so far, emptying the outbox."""
+        out, self.items = self.items, []
+        return out
+
+    def new_job(self, kind: str, fn: Callable[..., Any], args: tuple[Any, ...]) -> int:
+        """Hand the driver a :class:`Job`; returns its id (for :meth:`Table.job_done`)."""
+        self.jobs += 1
+        self.items.append(Job(self.jobs, kind, fn, args))
+        return self.jobs
 
 
 def _clip_utf8(text: str, limit: int) -> str:

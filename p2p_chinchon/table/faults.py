@@ -8,16 +8,17 @@ are being verified is shown only after them. (docs/protocol.md "Faults and audit
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2p_chinchon import deck, view as v, wire
 
 from .common import (
     PRIVATE_OPEN_RULES,
     TERMINAL_KINDS,
-    Accepted,
+    Commit,
     Evidence,
     Finished,
+    Outbox,
     ProtocolViolation,
     Send,
     Stopped,
@@ -26,35 +27,56 @@ from .common import (
     _verify_shuffle,
     proof_frames,
 )
+from .state import Flow
+
+if TYPE_CHECKING:
+    from .chain import Chain, Judgement
+    from .hand import Hand
+    from .lobby import Lobby
+    from .removal import Removal
+    from .view import EventLog
 
 
-class FaultsPart:
-    """The faults part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+class Faults:
+    """The faults part of :class:`~p2p_chinchon.table.Table`: stops, and the judging of a
+    peer's ``fault``. Owns ``fault_judgement`` (audit: the last fault replayed, judged); the
+    stop itself is the :class:`~p2p_chinchon.table.state.Flow`'s (``fault``, ``held_stop``).
+    Reads the chain, the hand's pending proof checks and the removal part's removes; changes
+    only the flow, the chain (our own ``fault``) and the outbox."""
 
-    def timeout(self, rule: str = "timeout", blame: bool = True) -> list:
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
+                 hand: Hand, removal: Removal) -> None:
+        self.flow = flow
+        self.lobby = lobby
+        self.out = out
+        self.events = events
+        self.ledger = ledger
+        self.hand = hand
+        self.removal = removal
+        self.fault_judgement: Judgement = ("unverifiable", None)
+
+    def timeout(self, rule: str = "timeout", blame: bool = True) -> None:
         """The driver's per-action timer fired: stop, naming the expected speaker (``blame``)
         or nobody (a driver cut off from everyone). ``rule``: "timeout" (connected but silent)
         or "absent" (disconnected past the table's ``rejoin_wait``). Not while we verify
         shuffle proofs ourselves: every honest seat waits for the same."""
-        self._out = []
-        step = self.expected()
-        if step is None or step.seat == self.me or self.verifying:
-            return []
+        step = self.flow.expected()
+        if step is None or step.seat == self.lobby.me or self.hand.verifying:
+            return
         what = "did not send" if rule == "timeout" else "was away and did not send"
-        self._stop_with_fault(
+        self.stop_with_fault(
             ProtocolViolation(step.seat if blame else None, rule, f"seat {step.seat} {what} {step.kind} in time"), ()
         )
-        return self._take()
 
-    def _stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...],
+    def stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...],
                          shown: v.Fault | None = None) -> None:
         """Sign our own ``fault`` (what we verified: ``exc``) and stop. ``shown`` is what the
         UI says, when it differs (a peer's accusation we could not check ourselves)."""
         if isinstance(exc, _Equivocation):
             frames = exc.frames
-        self._out.append(Evidence(exc.seat, exc.rule, exc.reason, tuple(frames)))
-        self.log_event("fault", (exc.seat,), rule=exc.rule, detail=exc.reason)
-        if self.me is not None and self.identity is not None and self.players:
+        self.out.add(Evidence(exc.seat, exc.rule, exc.reason, tuple(frames)))
+        self.events.event("fault", (exc.seat,), rule=exc.rule, detail=exc.reason)
+        if self.lobby.me is not None and self.lobby.identity is not None and self.lobby.players:
             body = {
                 "accused": exc.seat if exc.seat is not None else 255,
                 "rule": exc.rule[:64],
@@ -62,111 +84,108 @@ class FaultsPart:
                 "evidence": _fit_evidence(frames),
             }
             env = wire.make_envelope(
-                self.identity.private_key, game=self.game, seq=len(self.chain), seat=self.me,
-                prev=self.head, kind="fault", body=body,
+                self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain), seat=self.lobby.me,
+                prev=self.ledger.head, kind="fault", body=body,
             )
             frame = env.encode()
-            self.chain.append(env)
-            self.frames.append(frame)
-            self.head = env.hash()
-            self._out.append(Accepted(env.seq, frame, env))
-            self._out.append(Send(frame))
-        self.fault = shown or v.Fault(exc.seat, exc.rule, exc.reason)
-        self.phase = v.STOPPED
-        self._out.append(Stopped(self.fault))
+            self.ledger.record(env, frame)  # it stops the table: no handler checks it
+            self.out.add(Send(frame))
+        self.flow.fault = shown or v.Fault(exc.seat, exc.rule, exc.reason)
+        self.flow.phase = v.STOPPED
+        self.out.add(Stopped(self.flow.fault))
 
-    def _peer_fault_view(self, env: Any) -> tuple[ProtocolViolation | None, v.Fault]:
+    def peer_fault_view(self, env: wire.Envelope) -> tuple[ProtocolViolation | None, v.Fault]:
         """Judge a peer's ``fault``: what we can prove ourselves, and what to show."""
         b = env.body
         accused = b["accused"] if b["accused"] != 255 else None
         status, proof = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat), at=env)
         if status == "proves" and proof is not None and proof.seat == accused:
-            return proof, v.Fault(accused, proof.rule, f"{self._name(env.seat)} caught it, confirmed here: {proof.reason}")
+            return proof, v.Fault(accused, proof.rule, f"{self.lobby.name(env.seat)} caught it, confirmed here: {proof.reason}")
         if status == "valid":
             return None, v.Fault(env.seat, "false_accusation",
-                                 f"{self._name(env.seat)} accused seat {accused} ({b['rule']}) but its evidence proves nothing against it")
+                                 f"{self.lobby.name(env.seat)} accused seat {accused} ({b['rule']}) but its evidence proves nothing against it")
         if status == "consistent":
-            return None, v.Fault(accused, b["rule"], f"{self._name(env.seat)} reports: {b['reason']} "
+            return None, v.Fault(accused, b["rule"], f"{self.lobby.name(env.seat)} reports: {b['reason']} "
                                  "(the chain agrees it was that seat's turn)")
         if accused is None:  # e.g. a partition ("absent"): the sender blames nobody, nor do we
-            return None, v.Fault(None, b["rule"], f"{self._name(env.seat)} stopped the table, blaming nobody: "
+            return None, v.Fault(None, b["rule"], f"{self.lobby.name(env.seat)} stopped the table, blaming nobody: "
                                  f"{b['reason']}")
-        return None, v.Fault(env.seat, b["rule"], f"{self._name(env.seat)} accuses {self._name(accused)}: "
+        return None, v.Fault(env.seat, b["rule"], f"{self.lobby.name(env.seat)} accuses {self.lobby.name(accused)}: "
                              f"{b['reason']} (unverifiable)")
 
-    def _after_proofs(self, stop: Any) -> None:
+    def after_proofs(self, stop: Any) -> None:
         """Run ``stop`` now, or once every pending shuffle proof passed: a seat that sends a
         bad shuffle and then leaves (or accuses) is shown as a cheat, not as what it said."""
-        if self.pending_proofs:
-            self._held_stop = stop
+        if self.hand.pending_proofs:
+            self.flow.held_stop = stop
         else:
             stop()
 
-    def _handle_terminal(self, env: Any) -> Any:
+    def handle_terminal(self, env: wire.Envelope) -> Commit:
         if env.kind == "leave":
             def stop_leave() -> None:
-                self.left.add(env.seat)
-                self.log_event("left", (env.seat,), detail=env.body["reason"])
-                if self.finished:
+                self.flow.left.add(env.seat)
+                self.events.event("left", (env.seat,), detail=env.body["reason"])
+                if self.flow.finished:
                     return
-                in_hand = self.hc is not None and env.seat in self.hc.seats and self.phase != v.OVER
-                active = self.engine is None or env.seat in self.engine.active
-                if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.queue):
-                    self.fault = v.Fault(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
-                    self.phase = v.STOPPED
-                    self._out.append(Stopped(self.fault))
+                in_hand = self.hand.hc is not None and env.seat in self.hand.hc.seats and self.flow.phase != v.OVER
+                active = self.flow.engine is None or env.seat in self.flow.game().active
+                if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.flow.queue):
+                    self.flow.fault = v.Fault(env.seat, "left", _left_text(self.lobby.name(env.seat), env.body["reason"]))
+                    self.flow.phase = v.STOPPED
+                    self.out.add(Stopped(self.flow.fault))
                 else:  # an eliminated seat may go home; it just will not sign the game end
-                    self.queue = deque(st for st in self.queue if st.seat != env.seat)
-                    if self.phase == v.OVER and not self.queue and not self.finished:
-                        self.finished = True
-                        self._out.append(Finished(self.winner))
-            return lambda: self._after_proofs(stop_leave)
+                    self.flow.queue = deque(st for st in self.flow.queue if st.seat != env.seat)
+                    if self.flow.phase == v.OVER and not self.flow.queue and not self.flow.finished:
+                        self.flow.finished = True
+                        self.out.add(Finished(self.flow.winner))
+            return lambda: self.after_proofs(stop_leave)
         # a peer's fault, in its place in the chain: the table stops; we say what we can check
-        _, shown = self._peer_fault_view(env)
+        _, shown = self.peer_fault_view(env)
 
         def stop_fault() -> None:
-            self.fault = shown
-            self.phase = v.STOPPED
-            self.log_event("stopped", (env.seat,), detail=shown.reason)
-            self._out.append(Stopped(self.fault))
+            self.flow.fault = shown
+            self.flow.phase = v.STOPPED
+            self.events.event("stopped", (env.seat,), detail=shown.reason)
+            self.out.add(Stopped(self.flow.fault))
 
-        return lambda: self._after_proofs(stop_fault)
+        return lambda: self.after_proofs(stop_fault)
 
-    def _stop_from_peer(self, env: Any) -> None:
+    def stop_from_peer(self, env: wire.Envelope) -> None:
         """A validly signed ``fault``/``leave`` that we cannot chain (our chain is behind, or
         already holds another envelope at its position). It stops us; we record our own fault
         quoting it, and adopt its accusation only if we can check its evidence ourselves."""
-        self._after_proofs(lambda: self._stop_off_chain(env))
+        self.after_proofs(lambda: self.stop_off_chain(env))
 
-    def _stop_off_chain(self, env: Any) -> None:
+    def stop_off_chain(self, env: wire.Envelope) -> None:
         if env.kind == "leave":
-            exc = ProtocolViolation(env.seat, "left", _left_text(self._name(env.seat), env.body["reason"]))
-            self._stop_with_fault(exc, (env.encode(),))
+            exc = ProtocolViolation(env.seat, "left", _left_text(self.lobby.name(env.seat), env.body["reason"]))
+            self.stop_with_fault(exc, (env.encode(),))
             return
-        proof, shown = self._peer_fault_view(env)
+        proof, shown = self.peer_fault_view(env)
         if proof is not None:  # we checked it: quote the frames that prove it, not the messenger
-            self._stop_with_fault(proof, proof_frames(proof) or tuple(env.body["evidence"]), shown)
+            self.stop_with_fault(proof, proof_frames(proof) or tuple(env.body["evidence"]), shown)
         else:
             exc = ProtocolViolation(None, "stopped_by_peer",
                                     f"seat {env.seat} stopped the table off our chain: {env.body['rule']}")
-            self._stop_with_fault(exc, (env.encode(),), shown)
+            self.stop_with_fault(exc, (env.encode(),), shown)
 
-    def _speaker_at(self, env: Any) -> int | None:
+    def speaker_at(self, env: wire.Envelope) -> int | None:
         """The seat that was to speak where the fault ``env`` stands: the expected speaker at
         our head, or, for a fault whose ``prev`` is an ancestor of our head (it raced the move
         our chain holds there), the signer of our envelope at its position, which was that
         position's expected speaker; None when that is unknown (a ``fault``, ``leave`` or
         ``remove`` there, or another history)."""
-        n = len(self.chain)
+        n = len(self.ledger.chain)
         if env.seq == n:
-            step = self.expected()
+            step = self.flow.expected()
             return step.seat if step is not None else None
-        if 0 < env.seq < n and self.chain[env.seq].prev == env.prev and self.chain[env.seq].kind not in (
+        if 0 < env.seq < n and self.ledger.chain[env.seq].prev == env.prev and self.ledger.chain[env.seq].kind not in (
                 *TERMINAL_KINDS, "remove"):
-            return self.chain[env.seq].seat
+            return self.ledger.chain[env.seq].seat
         return None
 
-    def quoted_fault(self, env: Any) -> Any:
+    def quoted_fault(self, env: wire.Envelope) -> wire.Envelope | None:
         """The peer's ``fault`` that our ``fault`` ``env`` quotes when it stopped us off our
         chain (``stopped_by_peer``, blaming nobody, its one evidence frame that fault, validly
         signed by another seat of this game, its ``prev`` an ancestor of our head), else None.
@@ -179,17 +198,17 @@ class FaultsPart:
             q = wire.decode_envelope(b["evidence"][0])
         except wire.WireError:
             return None
-        if q.kind != "fault" or q.seat == env.seat or q.game != self.game or not 0 < q.seq < len(self.chain):
+        if q.kind != "fault" or q.seat == env.seat or q.game != self.lobby.game or not 0 < q.seq < len(self.ledger.chain):
             return None
-        if self.chain[q.seq].prev != q.prev or self.frames[q.seq] == b["evidence"][0]:
+        if self.ledger.chain[q.seq].prev != q.prev or self.ledger.frames[q.seq] == b["evidence"][0]:
             return None
         try:
-            self._check_sig(q)
+            self.ledger.check_sig(q)
         except ProtocolViolation:
             return None
         return q
 
-    def check_evidence(self, frames: list, claim: tuple[str, int | None, int] | None = None,
+    def check_evidence(self, frames: list[bytes], claim: tuple[str, int | None, int] | None = None,
                        at: Any = None) -> tuple[str, ProtocolViolation | None]:
         """Judge a fault's evidence against this state (audit uses the state just before the
         fault). Returns ``("proves", violation)`` when a frame is validly signed and breaks a
@@ -199,14 +218,14 @@ class FaultsPart:
         history). ``claim`` = (rule, accused, accuser) lets the chain check what needs no
         frame: a ``timeout`` is ``("consistent", None)`` when the accused was the expected
         speaker here, ``("valid", None)`` (false) when it was not; ``at``: the fault envelope,
-        whose own position decides who was to speak (:meth:`_speaker_at`)."""
+        whose own position decides who was to speak (:meth:`speaker_at`)."""
         if claim is not None and claim[1] is None:
             return "unverifiable", None  # a fault that blames nobody has nothing to prove
         if claim is not None and claim[0] == "timeout" and not frames:
             if at is not None:
-                speaker = self._speaker_at(at)
+                speaker = self.speaker_at(at)
             else:
-                step = self.expected()
+                step = self.flow.expected()
                 speaker = step.seat if step is not None else None
             if speaker is None:
                 return "unverifiable", None  # who was to speak there is not in our chain
@@ -222,8 +241,8 @@ class FaultsPart:
             if a.seq != b.seq or a.seat != b.seat or frames[0] == frames[1]:
                 return "valid", None  # not two different envelopes of one seat: proves nothing
             try:
-                self._check_sig(a)
-                self._check_sig(b)
+                self.ledger.check_sig(a)
+                self.ledger.check_sig(b)
             except ProtocolViolation:
                 return "valid", None
             return "proves", _Equivocation(a.seat, (frames[0], frames[1]), a.seq)
@@ -233,17 +252,17 @@ class FaultsPart:
         if e.kind == "away":
             return "valid", None  # a vote is never a step of the chain: it proves nothing against its voter
         if e.kind == "leave" and claim is not None and claim[:2] == ("left", e.seat) and (
-                e.seat in self.removed or e.seat in self.leaves):
+                e.seat in self.removal.removed or e.seat in self.removal.leaves):
             return "valid", None  # acted on already: the game went on without the seat, it stops nothing
         if e.kind == "leave" and claim is not None and claim[:2] == ("left", e.seat):
             try:  # the leaver's own signed leave, quoted by the seat it stopped
-                self._check_sig(e)
+                self.ledger.check_sig(e)
             except ProtocolViolation:
                 return "unverifiable", None
-            return "proves", ProtocolViolation(e.seat, "left", f"{self._name(e.seat)} left the table", e.seq)
-        if e.seq < len(self.chain) and self.frames[e.seq] == frames[0]:
+            return "proves", ProtocolViolation(e.seat, "left", f"{self.lobby.name(e.seat)} left the table", e.seq)
+        if e.seq < len(self.ledger.chain) and self.ledger.frames[e.seq] == frames[0]:
             # already in our chain: only a shuffle can still be proven bad (deferred proofs)
-            args = self._shuffle_args.get(e.seq)
+            args = self.hand.shuffle_args.get(e.seq)
             if args is None and claim is not None and claim[0] in PRIVATE_OPEN_RULES:
                 return "unverifiable", None  # what the accuser's own card opened to
             if args is None:
@@ -253,20 +272,20 @@ class FaultsPart:
             except deck.DeckError as exc:
                 return "proves", ProtocolViolation(e.seat, "shuffle", exc.reason, e.seq)
             return "valid", None
-        if e.kind == "remove" and e.seq < len(self.chain):  # a remove where another step is
+        if e.kind == "remove" and e.seq < len(self.ledger.chain):  # a remove where another step is
             try:
-                self._check_sig(e)
+                self.ledger.check_sig(e)
             except ProtocolViolation:
                 return "unverifiable", None
-            mine = self.chain[e.seq]
-            misplaced = self._misplaced_remove(e, mine)
+            mine = self.ledger.chain[e.seq]
+            misplaced = self.removal.misplaced_remove(e, mine)
             if misplaced is not None:
                 return "proves", misplaced
             if mine.prev == e.prev and mine.seat == e.body["seat"] != e.seat:
-                refuted = self._refuted_remove(e, mine)  # X's own envelope holds the place
+                refuted = self.removal.refuted_remove(e, mine)  # X's own envelope holds the place
                 if refuted is not None:
                     return "proves", refuted
-        return self._judge_frame(e, frames[0])
+        return self.ledger.judge_frame(e, frames[0])
 
 
 def _left_text(name: str, reason: str) -> str:

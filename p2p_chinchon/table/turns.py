@@ -5,119 +5,165 @@ the engine's events drive what comes next (restock, scoring, re-entry, the next 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from p2p_chinchon import engine, view as v
+from p2p_chinchon import engine, view as v, wire
 
-from .common import Finished, GameEvent, IntentError, ProtocolViolation, Step, _unexpected
+from .common import Commit, Finished, GameEvent, IntentError, Outbox, ProtocolViolation, Step, _unexpected
+from .state import Flow
+
+if TYPE_CHECKING:
+    from .chain import Chain
+    from .lobby import Lobby
+    from .view import EventLog
 
 # engine events about one seat -> log event kind
 _SEAT_EVENTS = {"Eliminated": "eliminated", "ReentryOffered": "reentry_offer", "Reentered": "reenter"}
 
 
-class TurnsPart:
-    """The turns part of :class:`~p2p_chinchon.table.Table` (a mixin: the state is the table's)."""
+class Cards(Protocol):
+    """What the turns ask of the hand's crypto (hand.py): the hand being played, its seats, our
+    decryption shares, the peers' shares checked, cards opened and their faces checked, and a
+    restock of the stock."""
 
-    def _check_my_step(self, step: Step | None, kind: str) -> None:
-        if self.me is None or step is None or step.seat != self.me or step.kind != kind:
-            raise IntentError(f"it is not your turn to {kind}")
+    hand_played: int
 
-    def _my_slot_of(self, card: Any) -> int:
-        e = self.engine
-        for slot in e.hands.get(self.me, []):
+    @property
+    def seats(self) -> tuple[int, ...]: ...
+
+    @property
+    def shares(self) -> dict[int, dict[int, bytes]]: ...
+
+    def my_share(self, slot: int) -> bytes: ...
+
+    def verify_shares(self, env: wire.Envelope, pairs: Iterable[tuple[int, bytes]]) -> list[tuple[int, bytes]]: ...
+
+    def open_public(self, slot: int, seat_extra: tuple[int, bytes] | None = None) -> engine.Card: ...
+
+    def open_private(self, slot: int, extra: dict[int, dict[int, bytes]]) -> engine.Card: ...
+
+    def check_faces(self, env: wire.Envelope, faces: dict[int, engine.Card]) -> None: ...
+
+    def cards_at(self, slot: int) -> tuple[engine.Card, ...]: ...
+
+    def restock_needed(self, slots: tuple[int, ...]) -> None: ...
+
+    def begin_hand(self) -> None: ...
+
+
+class Turns:
+    """The turns part of :class:`~p2p_chinchon.table.Table`: the moves through the rules
+    engine and what the engine's events start. Owns the game's outcome as it is signed
+    (``game_end_sigs``, ``unsigned_end``: seats whose ``game_end`` never came, ``left_at_end``:
+    the seats out of the game when it was over, None before; N_end is the others), the
+    scores shown (``score_history``, ``last_showdown``, ``last_closer``) and the slot of a stock
+    draw being opened (``pending_draw_slot``). Reaches the deck only through :class:`Cards`."""
+
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
+                 hand: Cards) -> None:
+        self.flow = flow
+        self.lobby = lobby
+        self.out = out
+        self.events = events
+        self.ledger = ledger
+        self.hand = hand
+        self.game_end_sigs: set[int] = set()
+        self.unsigned_end: tuple[int, ...] = ()
+        self.left_at_end: frozenset[int] | None = None
+        self.score_history: list[tuple[int, ...]] = []
+        self.last_showdown: tuple[v.ShownHand, ...] = ()
+        self.last_closer: int | None = None
+        self.pending_draw_slot: int | None = None
+
+    def my_slot_of(self, card: engine.Card) -> int:
+        e = self.flow.game()
+        for slot in e.hands.get(self.lobby.seat(), []):
             if e.faces.get(slot) == card:
                 return slot
         raise IntentError(f"{card} is not in your hand")
 
-    def _discard_body(self, kind: str, slot: int) -> dict:
-        e = self.engine
-        hand = e.hands[self.me]
+    def discard_body(self, kind: str, slot: int) -> dict[str, Any]:
+        e = self.flow.game()
+        hand = e.hands[self.lobby.seat()]
         if kind == "discard":
-            return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
+            return {"hand": self.hand.hand_played, "slot": slot, "share": self.hand.my_share(slot)}
         kept = [s for s in hand if s != slot]
         return {
-            "hand": self._hand_played,
+            "hand": self.hand.hand_played,
             "slot": slot,
-            "shares": [{"slot": s, "share": self._my_share(s)} for s in kept],
+            "shares": [{"slot": s, "share": self.hand.my_share(s)} for s in kept],
         }
 
-    def _try_emit(self, kind: str, body: dict) -> None:
-        """Sign and apply our own move through the same checks as a peer's; an illegal move
-        raises IntentError and nothing is signed into the chain or sent."""
+    def engine_apply(self, env: wire.Envelope, action: engine.Action) -> list[engine.Event]:
         try:
-            self._emit_own(kind, body)
-        except ProtocolViolation as exc:
-            raise IntentError(exc.reason) from None
-
-    def _engine_apply(self, env: Any, action: Any) -> list:
-        try:
-            return self.engine.apply(action)
+            return self.flow.game().apply(action)
         except engine.IllegalAction as exc:
             raise ProtocolViolation(env.seat, exc.rule, str(exc), env.seq) from None
 
-    def _on_draw(self, env: Any) -> Any:
-        e = self.engine
+    def on_draw(self, env: wire.Envelope) -> Commit:
+        e = self.flow.game()
         src = env.body["source"]
         action = engine.DrawStock(env.seat) if src == "stock" else engine.DrawDiscard(env.seat)
         legal = e.legal_actions(env.seat)
         if action not in legal:
-            self._dry_run(env, action, {})  # let the engine name the broken rule
+            self.dry_run(env, action, {})  # let the engine name the broken rule
             raise ProtocolViolation(env.seat, "illegal", f"draw from {src} not allowed", env.seq)
         slot = e.stock[0] if src == "stock" else e.discard_pile[-1]
 
         def commit() -> None:
-            self._game_events(self._engine_apply(env, action))
+            self.game_events(self.engine_apply(env, action))
             if src == "stock":
-                self._pending_draw_slot = slot
-                self.queue.extend(Step("draw_share", s) for s in self.hc.seats if s != env.seat)
+                self.pending_draw_slot = slot
+                self.flow.queue.extend(Step("draw_share", s) for s in self.hand.seats if s != env.seat)
             if src == "discard":
-                self.log_event("draw_discard", (env.seat,), cards=self._cards_at(slot))
+                self.events.event("draw_discard", (env.seat,), cards=self.hand.cards_at(slot))
             else:
-                self.log_event("draw_stock", (env.seat,))
+                self.events.event("draw_stock", (env.seat,))
 
         return commit
 
-    def _on_draw_share(self, env: Any) -> Any:
+    def on_draw_share(self, env: wire.Envelope) -> Commit:
         slot = env.body["slot"]
-        if slot != self._pending_draw_slot:
-            raise ProtocolViolation(env.seat, "share", f"share for slot {slot}, the draw is slot {self._pending_draw_slot}", env.seq)
-        [(slot, d)] = self._verify_shares(env, [(slot, env.body["share"])])
-        last = len(self.queue) == 1 or self.queue[1].kind != "draw_share"
+        if slot != self.pending_draw_slot:
+            raise ProtocolViolation(env.seat, "share", f"share for slot {slot}, the draw is slot {self.pending_draw_slot}", env.seq)
+        [(slot, d)] = self.hand.verify_shares(env, [(slot, env.body["share"])])
+        last = len(self.flow.queue) == 1 or self.flow.queue[1].kind != "draw_share"
         faces = {}
-        if last and self.me == self.engine.to_play:
-            faces[slot] = self._open_private(slot, {env.seat: {slot: d}})
-            self._check_faces(env, faces)
+        if last and self.lobby.me == self.flow.game().to_play:
+            faces[slot] = self.hand.open_private(slot, {env.seat: {slot: d}})
+            self.hand.check_faces(env, faces)
 
         def commit() -> None:
-            self.queue.popleft()
-            self.shares.setdefault(slot, {})[env.seat] = d
+            self.flow.queue.popleft()
+            self.hand.shares.setdefault(slot, {})[env.seat] = d
             if last:
                 for s, card in faces.items():
-                    self.engine.learn(s, card)
-                self._pending_draw_slot = None
+                    self.flow.game().learn(s, card)
+                self.pending_draw_slot = None
 
         return commit
 
-    def _on_discard(self, env: Any) -> Any:
-        e = self.engine
+    def on_discard(self, env: wire.Envelope) -> Commit:
+        e = self.flow.game()
         slot = env.body["slot"]
         if slot not in e.hands.get(env.seat, []):
             raise ProtocolViolation(env.seat, "not_in_hand", f"slot {slot} is not in seat {env.seat}'s hand", env.seq)
-        [(slot, d)] = self._verify_shares(env, [(slot, env.body["share"])])
-        card = self._open_public(slot, (env.seat, d))
+        [(slot, d)] = self.hand.verify_shares(env, [(slot, env.body["share"])])
+        card = self.hand.open_public(slot, (env.seat, d))
         action = engine.Discard(env.seat, slot)
-        self._dry_run(env, action, {slot: card})
+        self.dry_run(env, action, {slot: card})
 
         def commit() -> None:
-            self.shares.setdefault(slot, {})[env.seat] = d
-            self._learn(slot, card)
-            self.log_event("discard", (env.seat,), cards=(card,))
-            self._game_events(self._engine_apply(env, action))
+            self.hand.shares.setdefault(slot, {})[env.seat] = d
+            self.learn(slot, card)
+            self.events.event("discard", (env.seat,), cards=(card,))
+            self.game_events(self.engine_apply(env, action))
 
         return commit
 
-    def _on_close(self, env: Any) -> Any:
-        e = self.engine
+    def on_close(self, env: wire.Envelope) -> Commit:
+        e = self.flow.game()
         slot = env.body["slot"]
         hand = e.hands.get(env.seat, [])
         if slot not in hand:
@@ -125,31 +171,31 @@ class TurnsPart:
         pairs = [(x["slot"], x["share"]) for x in env.body["shares"]]
         if sorted(s for s, _ in pairs) != sorted(s for s in hand if s != slot):
             raise ProtocolViolation(env.seat, "close", "a close shows exactly the seven kept cards", env.seq)
-        ds = self._verify_shares(env, pairs)
-        faces = {s: self._open_public(s, (env.seat, d)) for s, d in ds}
+        ds = self.hand.verify_shares(env, pairs)
+        faces = {s: self.hand.open_public(s, (env.seat, d)) for s, d in ds}
         action = engine.Close(env.seat, slot)
-        self._dry_run(env, action, faces)
+        self.dry_run(env, action, faces)
 
         def commit() -> None:
             for s, d in ds:
-                self.shares.setdefault(s, {})[env.seat] = d
-                self._learn(s, faces[s])
+                self.hand.shares.setdefault(s, {})[env.seat] = d
+                self.learn(s, faces[s])
             self.last_closer = env.seat
-            self.log_event("close", (env.seat,))
-            self._game_events(self._engine_apply(env, action))
-            self.phase = v.SHOWDOWN
+            self.events.event("close", (env.seat,))
+            self.game_events(self.engine_apply(env, action))
+            self.flow.phase = v.SHOWDOWN
             order = e.showdown_order() if e.phase == engine.Phase.SHOWDOWN else []
-            self.queue.extend(Step("show", s) for s in order)
+            self.flow.queue.extend(Step("show", s) for s in order)
             if not order:
-                self._after_showdown()
+                self.after_showdown()
 
         return commit
 
-    def _dry_run(self, env: Any, action: Any, faces: dict[int, Any]) -> None:
+    def dry_run(self, env: wire.Envelope, action: Any, faces: dict[int, Any]) -> None:
         """Check an engine action against a copy of the engine with the new faces learned."""
         import copy
 
-        trial = copy.deepcopy(self.engine, self._frozen_memo())
+        trial = copy.deepcopy(self.flow.game(), self.frozen_memo())
         try:
             for s, c in faces.items():
                 if trial.faces.get(s) is None:
@@ -160,11 +206,11 @@ class TurnsPart:
         except engine.GameError as exc:  # IllegalAction, or a face the engine refuses to learn
             raise _unexpected(env.seat, exc, env.seq) from None
 
-    def _frozen_memo(self) -> dict[int, Any]:
+    def frozen_memo(self) -> dict[int, Any]:
         """A deepcopy memo that shares the engine's frozen values (the rules, the cards of the
         deck and the last showdown are frozen dataclasses the engine replaces, never mutates)
         instead of copying them: the copy behaves the same at a fraction of the cost."""
-        e = self.engine
+        e = self.flow.game()
         cards = e.deck_cards()
         memo: dict[int, Any] = {id(c): c for c in cards}
         memo[id(cards)] = cards
@@ -173,80 +219,80 @@ class TurnsPart:
             memo[id(e.last_showdown)] = e.last_showdown
         return memo
 
-    def _learn(self, slot: int, card: Any) -> None:
-        if self.engine.faces.get(slot) is None:
-            self.engine.learn(slot, card)
+    def learn(self, slot: int, card: Any) -> None:
+        if self.flow.game().faces.get(slot) is None:
+            self.flow.game().learn(slot, card)
 
-    def _on_show(self, env: Any) -> Any:
-        e = self.engine
+    def on_show(self, env: wire.Envelope) -> Commit:
+        e = self.flow.game()
         hand = e.hands.get(env.seat, [])
         pairs = [(x["slot"], x["share"]) for x in env.body["shares"]]
         if sorted(s for s, _ in pairs) != sorted(hand):
             raise ProtocolViolation(env.seat, "show", "a shown hand covers exactly the seat's cards", env.seq)
-        ds = self._verify_shares(env, pairs)
-        faces = {s: self._open_public(s, (env.seat, d)) for s, d in ds}
-        self._check_faces(env, faces)
+        ds = self.hand.verify_shares(env, pairs)
+        faces = {s: self.hand.open_public(s, (env.seat, d)) for s, d in ds}
+        self.hand.check_faces(env, faces)
 
         def commit() -> None:
-            self.queue.popleft()
+            self.flow.queue.popleft()
             for s, d in ds:
-                self.shares.setdefault(s, {})[env.seat] = d
-                self._learn(s, faces[s])
-            if not self.queue or self.queue[0].kind != "show":
-                self._after_showdown()
+                self.hand.shares.setdefault(s, {})[env.seat] = d
+                self.learn(s, faces[s])
+            if not self.flow.queue or self.flow.queue[0].kind != "show":
+                self.after_showdown()
 
         return commit
 
-    def _after_showdown(self) -> None:
-        e = self.engine
+    def after_showdown(self) -> None:
+        e = self.flow.game()
         if e.phase == engine.Phase.SHOWDOWN:
-            self._game_events(e.score_hand())
-        self.queue.extend(Step("secret", s) for s in self.hc.seats)
+            self.game_events(e.score_hand())
+        self.flow.queue.extend(Step("secret", s) for s in self.hand.seats)
 
-    def _after_hand(self) -> None:
-        e = self.engine
-        self.phase = v.HAND_OVER
+    def after_hand(self) -> None:
+        e = self.flow.game()
+        self.flow.phase = v.HAND_OVER
         if e.phase == engine.Phase.REENTRY:
-            self.phase = v.REENTRY
-            self.queue.extend(Step("reenter", s) for s in e.pending_reentry)
+            self.flow.phase = v.REENTRY
+            self.flow.queue.extend(Step("reenter", s) for s in e.pending_reentry)
         else:
-            self._next_hand_or_end()
+            self.next_hand_or_end()
 
-    def _on_reenter(self, env: Any) -> Any:
+    def on_reenter(self, env: wire.Envelope) -> Commit:
         action = engine.Reenter(env.seat, bool(env.body["accept"]))
-        self._dry_run(env, action, {})
+        self.dry_run(env, action, {})
 
         def commit() -> None:
-            self.queue.popleft()
-            self._game_events(self._engine_apply(env, action))
-            if not self.queue:
-                self._next_hand_or_end()
+            self.flow.queue.popleft()
+            self.game_events(self.engine_apply(env, action))
+            if not self.flow.queue:
+                self.next_hand_or_end()
 
         return commit
 
-    def _next_hand_or_end(self) -> None:
-        e = self.engine
+    def next_hand_or_end(self) -> None:
+        e = self.flow.game()
         if e.phase == engine.Phase.OVER:
-            self.winner = e.winner
-            self.phase = v.OVER
-            self.left_at_end = frozenset(self.left)  # fixes N_end: a signer's later leave must not lower it
-            self.queue.extend(Step("game_end", s) for s in range(len(self.players)) if s not in self.left)
+            self.flow.winner = e.winner
+            self.flow.phase = v.OVER
+            self.left_at_end = frozenset(self.flow.left)  # fixes N_end: a signer's later leave must not lower it
+            self.flow.queue.extend(Step("game_end", s) for s in range(len(self.lobby.players)) if s not in self.flow.left)
         else:
-            self._begin_hand()
+            self.hand.begin_hand()
 
-    def _on_game_end(self, env: Any) -> Any:
+    def on_game_end(self, env: wire.Envelope) -> Commit:
         b = env.body
-        if b["winner"] != (self.winner if self.winner is not None else 255):
+        if b["winner"] != (self.flow.winner if self.flow.winner is not None else 255):
             raise ProtocolViolation(env.seat, "digest_mismatch", "the seat names another winner", env.seq)
         if b["digest"] != env.prev:
             raise ProtocolViolation(env.seat, "digest_mismatch", "game_end must sign the chain head it follows", env.seq)
 
         def commit() -> None:
-            self.queue.popleft()
+            self.flow.queue.popleft()
             self.game_end_sigs.add(env.seat)
-            if not self.queue:
-                self.finished = True
-                self._out.append(Finished(self.winner))
+            if not self.flow.queue:
+                self.flow.finished = True
+                self.out.add(Finished(self.flow.winner))
 
         return commit
 
@@ -258,8 +304,8 @@ class TurnsPart:
         (docs/protocol.md "Removal", the game's end): no other branch can end the game."""
         if self.left_at_end is None:
             return False
-        n_end = len(self.players) - len(self.left_at_end)
-        unsigned_gone = (self.left - self.left_at_end) - self.game_end_sigs
+        n_end = len(self.lobby.players) - len(self.left_at_end)
+        unsigned_gone = (self.flow.left - self.left_at_end) - self.game_end_sigs
         return 2 * len(self.game_end_sigs) > n_end - len(unsigned_gone)
 
     def end_without(self, seat: int) -> bool:
@@ -267,38 +313,37 @@ class TurnsPart:
         majority already signed the game's end (:meth:`end_signed_by_majority`), the game
         ends here, signing nothing; the seats whose ``game_end`` is missing are named in
         ``unsigned_end`` and in a log line (audit: ``ok``, the same). False otherwise."""
-        step = self.expected()
-        if step != Step("game_end", seat) or not self.end_signed_by_majority() or self.finished:
+        step = self.flow.expected()
+        if step != Step("game_end", seat) or not self.end_signed_by_majority() or self.flow.finished:
             return False
-        self.unsigned_end = tuple(st.seat for st in self.queue if st.kind == "game_end")
-        self.finished = True
-        self.log_event("unsigned_end", self.unsigned_end)
-        self._out.append(Finished(self.winner))
+        self.unsigned_end = tuple(st.seat for st in self.flow.queue if st.kind == "game_end")
+        self.flow.finished = True
+        self.events.event("unsigned_end", self.unsigned_end)
+        self.out.add(Finished(self.flow.winner))
         return True
 
-    def _game_events(self, events: list) -> None:
+    def game_events(self, events: list[engine.Event]) -> None:
         for ev in events:
-            self._out.append(GameEvent(ev))
-            name = type(ev).__name__
-            if name == "RestockNeeded":
-                self._restock_needed(tuple(ev.slots))
-            elif name == "HandVoid":
-                self.log_event("void", detail=ev.reason)
-                self.score_history.append(tuple(0 for _ in self.players))
-                self.queue.extend(Step("secret", s) for s in self.hc.seats)
-            elif name == "StockDead":  # max_reshuffles with reshuffle_end="score" (issue 24)
-                self.log_event("dead_hand")
-                self.phase = v.SHOWDOWN
-                self.queue.extend(Step("show", s) for s in self.engine.showdown_order())
-            elif name == "HandScored":
-                self._record_score(ev)
-            elif name == "GameOver":
-                self.log_event("game_over", (ev.winner,))
-            elif name in _SEAT_EVENTS:
-                self.log_event(_SEAT_EVENTS[name], (ev.seat,))
+            self.out.add(GameEvent(ev))
+            if isinstance(ev, engine.RestockNeeded):
+                self.hand.restock_needed(tuple(ev.slots))
+            elif isinstance(ev, engine.HandVoid):
+                self.events.event("void", detail=ev.reason)
+                self.score_history.append(tuple(0 for _ in self.lobby.players))
+                self.flow.queue.extend(Step("secret", s) for s in self.hand.seats)
+            elif isinstance(ev, engine.StockDead):  # max_reshuffles with reshuffle_end="score" (issue 24)
+                self.events.event("dead_hand")
+                self.flow.phase = v.SHOWDOWN
+                self.flow.queue.extend(Step("show", s) for s in self.flow.game().showdown_order())
+            elif isinstance(ev, engine.HandScored):
+                self.record_score(ev)
+            elif isinstance(ev, engine.GameOver):
+                self.events.event("game_over", (ev.winner,))
+            elif isinstance(ev, (engine.Eliminated, engine.ReentryOffered, engine.Reentered)):
+                self.events.event(_SEAT_EVENTS[type(ev).__name__], (ev.seat,))
 
-    def _record_score(self, ev: Any) -> None:
-        pens = [0] * len(self.players)
+    def record_score(self, ev: engine.HandScored) -> None:
+        pens = [0] * len(self.lobby.players)
         order = [seat for seat, _ in ev.penalties]
         for seat, p in ev.penalties:
             pens[seat] = p
@@ -315,15 +360,17 @@ class TurnsPart:
                 )
             )
         self.last_showdown = tuple(shown)
-        self.log_event("score", tuple(order), points=tuple(pens[s] for s in order))
+        self.events.event("score", tuple(order), points=tuple(pens[s] for s in order))
 
-    def _auto_draw_share(self) -> dict:
-        slot = self._pending_draw_slot
-        return {"hand": self._hand_played, "slot": slot, "share": self._my_share(slot)}
+    def auto_draw_share(self) -> dict[str, Any]:
+        slot = self.pending_draw_slot
+        if slot is None:
+            raise RuntimeError("no stock draw is being opened")
+        return {"hand": self.hand.hand_played, "slot": slot, "share": self.hand.my_share(slot)}
 
-    def _auto_show(self) -> dict:
-        return {"hand": self._hand_played,
-                "shares": [{"slot": s, "share": self._my_share(s)} for s in self.engine.hands[self.me]]}
+    def auto_show(self) -> dict[str, Any]:
+        return {"hand": self.hand.hand_played,
+                "shares": [{"slot": s, "share": self.hand.my_share(s)} for s in self.flow.game().hands[self.lobby.seat()]]}
 
-    def _auto_game_end(self) -> dict:
-        return {"winner": self.winner if self.winner is not None else 255, "digest": self.head}
+    def auto_game_end(self) -> dict[str, Any]:
+        return {"winner": self.flow.winner if self.flow.winner is not None else 255, "digest": self.ledger.head}
