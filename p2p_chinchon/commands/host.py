@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     bot_identity = None if human else Identity.generate()
     if bot_identity is not None:  # a bot host says where it listens at once (as it does below)
         lobby.said = tr("status_host_open", port=sockets[0].getsockname()[1],
-                           fp=bot_identity.fingerprint, n=args.seats - 1)
+                        fp=bot_identity.fingerprint, n=args.seats - 1)
         print(lobby.said, file=sys.stderr, flush=True)
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
