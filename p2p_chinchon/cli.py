@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from types import ModuleType
+from typing import NoReturn
 
 # name -> one-line help; module p2p_chinchon.commands.<name>
 COMMANDS: dict[str, str] = {
@@ -33,11 +35,11 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (its default prints the whole usage block)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
-def _load(name: str):
+def _load(name: str) -> ModuleType:
     return importlib.import_module(f"p2p_chinchon.commands.{name}")
 
 

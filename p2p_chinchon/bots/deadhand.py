@@ -80,7 +80,7 @@ def collects(hand: Sequence[Any], top: Any) -> bool:
 
 
 def keeps_pairs(hand8: Sequence[Any], chosen: Any, rules: Any, never: Any = None,
-                points: Callable[[list], int] | None = None) -> Any:
+                points: Callable[[list[Any]], int] | None = None) -> Any:
     """The discard in a dead hand: ``chosen`` unless it breaks a pair by rank or is ``never``
     (the card just taken); then the card that breaks no meld (with ``points``, the deadwood of
     a list of cards: its going lowers the deadwood by its whole value), then no pair, then the

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ..engine import Card, Rules, best_arrangement, close_options
+from ..engine import Card, CloseOption, Rules, best_arrangement, close_options
 from .record import Face
 
 __all__ = ["Evaluator", "card_of"]
 
 _MEMO_MAX = 100_000  # entries (~20 MB); cleared when full
-_MEMOS: dict[Rules, dict] = {}
+_MEMOS: dict[Rules, dict[frozenset[Card], tuple[int, int, int]]] = {}
 
 
 class Evaluator:
@@ -26,7 +26,7 @@ class Evaluator:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         # one memo per rules value, shared by every evaluator in this process (a pure function)
-        self._memo: dict[frozenset, tuple[int, int, int]] = _MEMOS.setdefault(rules, {})
+        self._memo: dict[frozenset[Card], tuple[int, int, int]] = _MEMOS.setdefault(rules, {})
         order = rules.pack_ranks()
         self.pos = {r: i for i, r in enumerate(order)}
 
@@ -49,7 +49,7 @@ class Evaluator:
     def points(self, cards: Sequence[Card]) -> int:
         return self.arrange(cards)[0]
 
-    def close_options(self, hand8: Sequence[Card]) -> list:
+    def close_options(self, hand8: Sequence[Card]) -> list[CloseOption]:
         """:func:`p2p_chinchon.engine.close_options`, skipping the search when no seven kept
         cards have few enough deadwood points (the exact close needs at least as few)."""
         r = self.rules
@@ -86,7 +86,7 @@ class Evaluator:
         pu, pc = self.pos.get(u[0]), self.pos.get(c.rank)
         return c.suit == u[1] and pu is not None and pc is not None and abs(pu - pc) <= 2
 
-    def improvement(self, kept: Sequence[Card], unseen: Counter) -> tuple[float, float, float]:
+    def improvement(self, kept: Sequence[Card], unseen: Counter[Face]) -> tuple[float, float, float]:
         """Over one stock draw to ``kept`` (7 cards) and the best discard, with the ``unseen``
         faces equally likely (uniform over physical cards): the expected fall of the deadwood,
         the chance of no deadwood at all (a clean close), and the chance that the hand may

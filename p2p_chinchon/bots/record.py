@@ -41,9 +41,9 @@ class HandRecord:
 
     hand_no: int = -1
     pile: list[Face] = field(default_factory=list)
-    holds: dict[int, Counter] = field(default_factory=dict)
-    shed: dict[int, Counter] = field(default_factory=dict)
-    takes: Counter = field(default_factory=Counter)
+    holds: dict[int, Counter[Face]] = field(default_factory=dict)
+    shed: dict[int, Counter[Face]] = field(default_factory=dict)
+    takes: Counter[int] = field(default_factory=Counter)
     turns: int = 0
     complete: bool = False  # the log covered this hand from its deal
 
@@ -115,10 +115,10 @@ class RecordKeeper:
                 held[f] += 1
 
 
-def unseen_faces(view: SeatView, rec: HandRecord) -> Counter:
+def unseen_faces(view: SeatView, rec: HandRecord) -> Counter[Face]:
     """Faces this seat has not seen this hand and cannot place: each is in the stock or in an
     opponent's hand, all equally likely to be the next stock card."""
-    left: Counter = Counter(face(c) for c in view.rules.deck(len(view.seats)))
+    left: Counter[Face] = Counter(face(c) for c in view.rules.deck(len(view.seats)))
     left.subtract(face(c) for c in view.hand)
     left.subtract(rec.pile)
     for seat, held in rec.holds.items():

@@ -179,7 +179,7 @@ class HardBot(_ViewBot):
     # an opponent caught by a close pays ~14 and the closer ~0.
     CLOSE_WORTH = 56.0
 
-    def value(self, kept: Sequence[Card], unseen: Counter, chase: bool, ahead: float = 0.0) -> float:
+    def value(self, kept: Sequence[Card], unseen: Counter[Face], chase: bool, ahead: float = 0.0) -> float:
         """Expected deadwood of ``kept`` after the next draw (lower is better), with ``ahead``
         more of that draw's expected gain for a draw after it, less ``CLOSE_WORTH`` times the
         chance that the draw lets it close; when chasing, cards in one suit's longest run

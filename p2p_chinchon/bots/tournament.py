@@ -15,7 +15,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import view as v
-from ..engine import Close, Discard, DrawDiscard, DrawStock, Game, GameOver, HandScored, Phase, Reenter, Restock, Rules
+from ..engine import (
+    Card,
+    Close,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Game,
+    GameOver,
+    HandScored,
+    Phase,
+    Reenter,
+    Restock,
+    Rules,
+)
 from ..rng import Rng
 from .evaluate import Evaluator
 
@@ -66,7 +79,7 @@ def seat_view(game: Game, seat: int, names: Sequence[str], log: Sequence[v.LogEv
     step = {Phase.DRAW: "draw", Phase.DISCARD: "discard"}.get(g.phase)
     hand = tuple(g.faces[s] for s in g.hands.get(seat, ()))
     banned = g.close_banned()
-    opts: tuple = ()
+    opts: tuple[tuple[Card, int, bool], ...] = ()
     if step == "discard" and g.to_play == seat and not banned:
         opts = tuple((o.discard, o.score, o.chinchon) for o in ev.close_options(hand))
     return v.SeatView(

@@ -9,9 +9,13 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2p_chinchon import view as v
+
+if TYPE_CHECKING:  # loaded by the commands that run a node only (trio; start-up time)
+    from p2p_chinchon.net.node import Events
+    from p2p_chinchon.net.status import NodeStatus
 
 
 def add_rules_arguments(p: argparse.ArgumentParser, default: str | None = "classic") -> None:
@@ -82,7 +86,7 @@ def add_comeback_argument(p: argparse.ArgumentParser) -> None:
                    help="do not resume an unfinished game of yours (by default host and join come back to it)")
 
 
-def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, table: str | None = None) -> Any:
+def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, table: str | None = None) -> int | None:
     """The resume step of ``host`` and ``join`` (issue 24, item 1): with ``path`` (the
     transcript asked for) holding a game with its secrets, or an unfinished game of this
     identity found by :func:`p2p_chinchon.commands.comeback.find_comeback`, that game is
@@ -378,7 +382,7 @@ def human_hint() -> Callable[[v.SeatView], Any]:
     from p2p_chinchon.bots import BEST_LEVEL
     from p2p_chinchon.local import make_bot
 
-    cache: dict = {}
+    cache: dict[int, Any] = {}  # id(rules) -> a bot
 
     def h(view: v.SeatView) -> Any:
         bot = cache.get(id(view.rules))
@@ -475,7 +479,7 @@ def _error_text(exc: BaseException, args: argparse.Namespace) -> str:
     return str(exc)
 
 
-def open_lobby(bind: str, args: argparse.Namespace, command: str) -> list | None:
+def open_lobby(bind: str, args: argparse.Namespace, command: str) -> list[socket.socket] | None:
     """The table's lobby sockets, listening before the node loads (see
     :mod:`p2p_chinchon.net.listen`); None after one line on stderr, as :func:`run_reporting`."""
     from p2p_chinchon.net.listen import open_listen_sockets
@@ -518,12 +522,6 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     return trio.run(main, None, printer)
 
 
-def _events_base() -> type:
-    from p2p_chinchon.net.node import Events
-
-    return Events
-
-
 class SeatGlue:
     """Who plays this seat: a bot (``decide`` answers at once) or a person through a UI bridge
     (intents forwarded to the node, views and refusals sent back). It is the seat's
@@ -538,7 +536,7 @@ class SeatGlue:
         from p2p_chinchon.ui.i18n import Translator
 
         self.live = live  # a full screen redraws clocks; line mode prints each new wait once
-        self._said: Any = None
+        self._said: tuple[object, ...] | None = None  # the status key a console printed last
         self._back_said: set[int] = set()  # seats whose return the console has printed
         self._relayed: tuple[str, ...] = ()  # the relayed links a console last named
         self.bridge = bridge
@@ -609,11 +607,13 @@ class SeatGlue:
             self._decide = bot_decider(make_bot(self.rules or view.rules, self.rng, self.level))
         return self._decide(view, need)
 
-    def events(self) -> Any:
+    def events(self) -> Events:
         """This seat's :class:`~p2p_chinchon.net.node.Events`."""
+        from p2p_chinchon.net.node import Events
+
         glue = self
 
-        class GlueEvents(_events_base()):
+        class GlueEvents(Events):
             def decide(self, view: v.SeatView, need: str) -> Any:
                 return glue.decide(view, need)
 
@@ -623,7 +623,7 @@ class SeatGlue:
                 elif glue.printer is not None:
                     glue.printer(view)
 
-            def status(self, status: Any) -> None:
+            def status(self, status: NodeStatus) -> None:
                 # the status line names who is awaited and for how long (issue 11); the UI may
                 # render ``status`` (presence per seat, the wait) richer than this text
                 text = status.text(glue.tr if glue.bridge is not None else None)
@@ -655,7 +655,7 @@ class SeatGlue:
                 elif glue.printer is not None and text:
                     print(f"[{text}]", file=sys.stderr, flush=True)
 
-            def notice(self, text: str, key: str = "", fields: dict | None = None,
+            def notice(self, text: str, key: str = "", fields: dict[str, Any] | None = None,
                        lasting: bool = False) -> None:
                 said = glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text
                 if lasting and glue.bridge is not None:
@@ -680,7 +680,7 @@ class SeatGlue:
             async def rematch(self, view: v.SeatView) -> bool:
                 return await glue.ask_rematch()
 
-            def rematch_said(self, text: str, key: str, fields: dict) -> None:
+            def rematch_said(self, text: str, key: str, fields: dict[str, Any]) -> None:
                 if glue.bridge is not None:
                     glue.bridge.notify(glue.tr(key, **fields))
                 elif glue.printer is not None or not glue.bot:

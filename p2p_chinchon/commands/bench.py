@@ -12,6 +12,11 @@ import argparse
 import runpy
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from p2p_chinchon.bots.tournament import Decider
+    from p2p_chinchon.view import SeatView
 
 BENCH_DIR = Path(__file__).resolve().parent.parent.parent / "benchmarks"
 
@@ -70,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 SEATS = 4
 
 
-def _bots_game(task: tuple[str, str, int, str]) -> dict:
+def _bots_game(task: tuple[str, str, int, str]) -> dict[str, Any]:
     """One seeded game (``seed``: the seed set) with a ``level`` bot in seat ``g % 4``
     against three ``easy`` bots.
     Returns the winner flag, (level, penalty) per seat and hand, and decision times (ms)."""
@@ -88,8 +93,8 @@ def _bots_game(task: tuple[str, str, int, str]) -> dict:
     levels = [level if i == hero else "easy" for i in range(SEATS)]
     times: dict[str, list[float]] = {lv: [] for lv in set(levels)}
 
-    def timed(lv: str, decide):
-        def wrapped(view, need):
+    def timed(lv: str, decide: Decider) -> Decider:
+        def wrapped(view: SeatView, need: str) -> Any:
             t = time.perf_counter()
             out = decide(view, need)
             if need in ("draw", "discard"):

@@ -16,6 +16,7 @@ same way). ``--new`` skips the search.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -63,10 +64,11 @@ def seat_key_of(transcript: Path) -> bytes | None:
         raise ValueError(f"unreadable secrets beside {transcript}: {exc}") from None
     if not isinstance(saved, dict) or not saved:
         raise ValueError(f"no saved secrets beside {transcript}")
-    if isinstance(saved.get("seat_key"), bytes):
-        return saved["seat_key"]
-    if isinstance(saved.get("identity"), bytes):
-        return Identity.from_seed(saved["identity"]).public_bytes
+    key, seed = saved.get("seat_key"), saved.get("identity")
+    if isinstance(key, bytes):
+        return key
+    if isinstance(seed, bytes):
+        return Identity.from_seed(seed).public_bytes
     return None
 
 
@@ -195,7 +197,7 @@ def choose(games: Sequence[Unfinished], *, ask: Callable[[str], str] | None,
             return games[int(answer) - 1]
 
 
-def find_comeback(args, command: str, *, table: str | None = None) -> Path | None | int:
+def find_comeback(args: argparse.Namespace, command: str, *, table: str | None = None) -> Path | None | int:
     """Before ``host``/``join`` (a person, no ``--new``) looks for a table: the transcript of
     the unfinished game of this identity to resume (printed on stderr), None to go on with
     the command as typed, or an exit code (2: several games and nobody at a terminal to pick
@@ -212,7 +214,10 @@ def find_comeback(args, command: str, *, table: str | None = None) -> Path | Non
     fitting = matching(games, table=table, connect=getattr(args, "connect", None))
     if len(games) > 1 and fitting:
         games = fitting
-    say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
     ask = input if sys.stdin.isatty() else None
     picked = choose(games, ask=ask, out=say, command=command)
     if picked is None:

@@ -95,12 +95,12 @@ def run(args: argparse.Namespace) -> int:
     from p2p_chinchon.ui.i18n import Translator
 
     tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
-    lobby = {"port": 0, "said": "", "first": 0}  # the port once the lobby accepts; the status line printed
+    lobby = _Lobby()
     bot_identity = None if human else Identity.generate()
     if bot_identity is not None:  # a bot host says where it listens at once (as it does below)
-        lobby["said"] = tr("status_host_open", port=sockets[0].getsockname()[1],
-                           fp=bot_identity.fingerprint, n=args.seats - 1)
-        print(lobby["said"], file=sys.stderr, flush=True)
+        lobby.said = tr("status_host_open", port=sockets[0].getsockname()[1],
+                        fp=bot_identity.fingerprint, n=args.seats - 1)
+        print(lobby.said, file=sys.stderr, flush=True)
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         import trio
@@ -121,9 +121,9 @@ def run(args: argparse.Namespace) -> int:
         from p2p_chinchon import view as v
 
         def waiting_status(n: int) -> None:
-            text = tr("status_host_open", port=lobby["port"], fp=identity.fingerprint, n=n)
-            if text != lobby["said"]:  # not twice the line printed before loading
-                lobby["said"] = text
+            text = tr("status_host_open", port=lobby.port, fp=identity.fingerprint, n=n)
+            if text != lobby.said:  # not twice the line printed before loading
+                lobby.said = text
                 glue.status(text)
 
         approve = None
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             approve = _approver(bridge, args.lang)
 
         def listening(port: int) -> None:
-            lobby["port"] = lobby["first"] = port
+            lobby.port = lobby.first = port
             waiting_status(args.seats - 1)
 
         shown, ready = events.update, events.table_ready
@@ -141,21 +141,21 @@ def run(args: argparse.Namespace) -> int:
             tables.append(table)
             ready(table)
 
-        def on_update(view: Any) -> None:
+        def count_seats(view: Any) -> None:
             """host_game shows the table once, then once per seat taken or freed: count the
             seats in the status line until the seating is signed (then the seats are shown)."""
             if view.phase == v.LOBBY and (view.provisional or not view.seats):
-                if lobby["port"] and tables:
+                if lobby.port and tables:
                     waiting_status(max(0, args.seats - len(tables[-1].pending_players)))
-            elif lobby["port"]:
-                lobby["port"] = 0
+            elif lobby.port:
+                lobby.port = 0
                 if glue.bridge is not None:
                     glue.status("")
             shown(view)
 
-        events.update, events.table_ready = on_update, table_ready
-
-        events.listening = listening
+        # this seat's Events, with its callbacks wrapped (assigned on the instance)
+        events.update, events.table_ready = count_seats, table_ready  # type: ignore[method-assign]
+        events.listening = listening  # type: ignore[method-assign]
         config = HostConfig(
             identity=identity, rng=rng, player_name=player, transcript_path=path, timeouts=C.make_timeouts(args),
             bind=args.bind, rules=rules, seats=args.seats, name=table_name, proof_rounds=args.proof_rounds,
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
                 return await host_game(config, events)
             return await host_game(dataclasses.replace(
                 config, rng=seat_rng(args.seed, f"host/{n}"), transcript_path=C.rematch_path(path, n),
-                sockets=None, port=lobby["first"], approve=C.same_players(last)), events)
+                sockets=None, port=lobby.first, approve=C.same_players(last)), events)
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(glue.forward)
@@ -183,6 +183,15 @@ def run(args: argparse.Namespace) -> int:
         for sock in sockets:  # closed by the lobby, unless the node failed before it ran
             sock.close()
 
+
+
+@dataclasses.dataclass
+class _Lobby:
+    """The host's lobby while it seats players: what its status line says."""
+
+    port: int = 0  # the lobby's port once it accepts joiners (0 again once the seating is signed)
+    said: str = ""  # the status line printed last
+    first: int = 0  # the port it first listened on (a rematch reopens the lobby there)
 
 
 def _approver(bridge: Any, lang: str | None = None) -> Any:

@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
                     bridge.set_status("")
                 shown(view)
 
-            events.update = on_update
+            events.update = on_update  # type: ignore[method-assign]  # this instance's callback, wrapped
 
         async def game(n: int, last: Any) -> Any:
             """Game 1 as typed; a rematch: the same host address, and the offer must be the

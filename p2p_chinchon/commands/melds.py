@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TypedDict
 
 from ..cli import UsageError
-from ..engine import CardError, RulesError, best_arrangement, check_hands, close_options, close_result
+from ..engine import Card, CardError, Rules, RulesError, best_arrangement, check_hands, close_options, close_result
 from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
 
 DEFAULT_PLAYERS = 4  # the usual table; with it every preset plays one pack unless decks=2
@@ -31,16 +32,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cards: 5♦ 5d 5-oros sota-copas JK (space or comma separated)")
 
 
-def analyse(cards, rules) -> dict[str, object]:
+class Analysis(TypedDict):
+    """The ``--json`` object of :func:`analyse`, cards still as Card values."""
+
+    melds: list[list[Card]]
+    deadwood: list[Card]
+    points: int
+    can_close: bool
+    chinchon: bool
+    score: int | None
+    discard: Card | None
+
+
+def analyse(cards: list[Card], rules: Rules) -> Analysis:
     """The ``--json`` object (cards still as Card values)."""
-    discard = None
+    discard: Card | None = None
     kept = list(cards)
     if len(cards) == 8:
         opts = close_options(cards, rules)
         if opts:
             discard = opts[0].discard
         else:
-            scored = []
+            scored: list[tuple[int, int, Card]] = []
             for i, c in enumerate(cards):
                 rest = cards[:i] + cards[i + 1 :]
                 scored.append((best_arrangement(rest, rules).points, -rules.value(c), c))
@@ -73,23 +86,26 @@ def run(args: argparse.Namespace) -> int:
     except (CardError, RulesError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     style = args.style or default_style(rules)
-    name = lambda c: c.name(style)  # noqa: E731
-    out = dict(result)
-    out["melds"] = [[name(c) for c in m] for m in result["melds"]]  # type: ignore[union-attr]
-    out["deadwood"] = [name(c) for c in result["deadwood"]]  # type: ignore[union-attr]
-    out["discard"] = None if result["discard"] is None else name(result["discard"])
-    if args.json:
+
+    def name(c: Card) -> str:
+        return c.name(style)
+
+    melds = [[name(c) for c in m] for m in result["melds"]]
+    deadwood = [name(c) for c in result["deadwood"]]
+    discard = None if result["discard"] is None else name(result["discard"])
+    if args.json:  # (the keys in analyse's order, the cards named)
+        out = {**result, "melds": melds, "deadwood": deadwood, "discard": discard}
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    if out["discard"] is not None:
-        print(f"discard:  {out['discard']}")
-    for m in out["melds"]:  # type: ignore[union-attr]
+    if discard is not None:
+        print(f"discard:  {discard}")
+    for m in melds:
         print(f"meld:     {' '.join(m)}")
-    print(f"deadwood: {' '.join(out['deadwood']) or '-'}  ({out['points']} points)")  # type: ignore[arg-type]
-    if out["chinchon"]:
+    print(f"deadwood: {' '.join(deadwood) or '-'}  ({result['points']} points)")
+    if result["chinchon"]:
         print("close:    CHINCHÓN, wins the game")
-    elif out["can_close"]:
-        print(f"close:    yes, scoring {out['score']}")
+    elif result["can_close"]:
+        print(f"close:    yes, scoring {result['score']}")
     else:
         print("close:    no")
     return 0

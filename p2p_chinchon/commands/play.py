@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if sockets is None:
         return 1
     port = sockets[0].getsockname()[1]
-    bots: list[tuple[list[str], Path, Any]] = []  # (command, log, first process)
+    bots: list[tuple[list[str], Path, subprocess.Popen[bytes] | _fork.ForkedPeer]] = []  # (command, log, first process)
     fork = not args.in_process and (args.bot_start or ("fork" if _fork.available() else "exec")) == "fork"
     if fork:
         _fork.preload()  # once, here: every bot peer forked below starts with it loaded
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             for cmd, log, first in bots:
                 nursery.start_soon(_run_bot_process, cmd, log, first)
             nursery.start_soon(glue.forward)
-            events.listening = listening
+            events.listening = listening  # type: ignore[method-assign]  # this instance's callback
             config = HostConfig(
                 identity=identity, rng=rng, player_name=names[0], transcript_path=my_path,
                 timeouts=C.make_timeouts(args), bind="127.0.0.1", rules=rules, seats=args.bots + 1,
@@ -181,7 +181,7 @@ async def _wait(proc: Any) -> None:
         await proc.wait()
 
 
-async def _run_bot_process(cmd: list[str], log: Path, first: subprocess.Popen) -> None:
+async def _run_bot_process(cmd: list[str], log: Path, first: subprocess.Popen[bytes] | _fork.ForkedPeer) -> None:
     """Watch one bot peer (``first``: its process, already started by ``cmd`` or forked to run
     it); if it is killed
     (a signal) mid-game, run the same command again: it resumes the game from its transcript

@@ -53,17 +53,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if discard is not None:
         print(f"closer discards {d['discard']} face down")
-    for i, p in enumerate(d["players"]):  # type: ignore[union-attr]
+    for i, p in enumerate(sd.players):  # (the names as in the JSON object: to_dict(style))
         if i == 0 and sd.game_won:
             print("closer: CHINCHÓN, wins the game")
         else:
-            print(f"{_who(i)}: penalty {p['penalty']}")
-        for m in p["melds"]:
-            print(f"  meld     {' '.join(m)}")
-        for lo in p["laid_off"]:
-            print(f"  lays off {lo['card']} onto {_who(lo['onto_player'])}'s meld "
-                  f"{lo['onto_meld'] + 1} ({' '.join(lo['onto_cards'])})")
-        print(f"  deadwood {' '.join(p['deadwood']) or '-'}")
+            print(f"{_who(i)}: penalty {p.penalty}")
+        for m in p.melds:
+            print(f"  meld     {' '.join(m.names(style))}")
+        for lo in p.laid_off:
+            print(f"  lays off {lo.card.name(style)} onto {_who(lo.onto_player)}'s meld "
+                  f"{lo.onto_meld + 1} ({' '.join(c.name(style) for c in lo.onto_cards)})")
+        print(f"  deadwood {' '.join(c.name(style) for c in p.deadwood) or '-'}")
     return 0
 
 

@@ -70,7 +70,7 @@ def evening(path: Path, fingerprints: list[str], now: float | None = None) -> li
                   key=lambda s: (-s.wins, s.points, s.name))
 
 
-def _load(path: Path) -> list[dict]:
+def _load(path: Path) -> list[dict[str, Any]]:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError):

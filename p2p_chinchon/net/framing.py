@@ -138,7 +138,7 @@ class FrameDecoder:
         """Bytes received but not yet returned as frames."""
         return len(self._buf)
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray) -> None:
         self._buf += data
 
     def next_frame(self) -> bytes | None:

@@ -182,7 +182,8 @@ class JoinRequest:
         if len(challenge) != CHALLENGE_SIZE or len(cert) != CERT_FP_SIZE:
             raise ValueError("challenge and certificate hash are 32 bytes each")
         fields = [name, public_key, listen_addr, list(candidates)]
-        return JOIN_DOMAIN + msgpack.packb(fields, use_bin_type=True) + challenge + cert
+        packed: bytes = msgpack.packb(fields, use_bin_type=True)
+        return JOIN_DOMAIN + packed + challenge + cert
 
     @classmethod
     def create(
@@ -205,7 +206,7 @@ class JoinRequest:
         return parse_addr(self.listen_addr)
 
     def encode(self) -> bytes:
-        return msgpack.packb(
+        packed: bytes = msgpack.packb(
             {
                 "v": JOIN_VERSION,
                 "name": self.name,
@@ -216,6 +217,7 @@ class JoinRequest:
             },
             use_bin_type=True,
         )
+        return packed
 
     @classmethod
     def decode(cls, data: bytes, *, challenge: bytes, cert: bytes) -> JoinRequest:
@@ -315,22 +317,23 @@ async def serve_lobby(
                 await trio.aclose_forcefully(stream)
             raise
         ip = _ip(stream)
-        limited = ip is not None and max_per_address is not None and (limit_loopback or not _is_loopback(ip))
+        # the source counted against max_per_address (None: not limited)
+        limited = ip if ip is not None and (limit_loopback or not _is_loopback(ip)) else None
         async with link:
-            if limited and per_ip.get(ip, 0) >= max_per_address:  # type: ignore[operator]
+            if limited is not None and max_per_address is not None and per_ip.get(limited, 0) >= max_per_address:
                 log.warning("lobby: refused %r (%s): %d joiners from that address already",
-                            request.name, who, per_ip[ip])
+                            request.name, who, per_ip[limited])
                 return
-            if limited:
-                per_ip[ip] = per_ip.get(ip, 0) + 1
+            if limited is not None and max_per_address is not None:
+                per_ip[limited] = per_ip.get(limited, 0) + 1
             link.max_size = max_frame
             try:
                 await on_join(request, link)
             except (LobbyError, FrameError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                 log.warning("lobby: joiner %r (%s) dropped: %s", request.name, who, exc)
             finally:
-                if limited:
-                    per_ip[ip] -= 1
+                if limited is not None and max_per_address is not None:
+                    per_ip[limited] -= 1
 
     async def accept_loop(lst: trio.abc.Listener[Any], nursery: trio.Nursery) -> None:
         while True:
@@ -447,7 +450,7 @@ async def read_answer(link: Link, key: str, kind: type, *, closed: str,
         return value
 
 
-async def _read_map(link: Link, closed: str) -> dict:
+async def _read_map(link: Link, closed: str) -> dict[str, Any]:
     """One host message as a msgpack map; an ``{"error"}`` map raises :class:`Refused`."""
     data = await link.receive()
     if data is None:

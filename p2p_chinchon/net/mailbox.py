@@ -47,8 +47,11 @@ def _start_reactor() -> Any:
     global _reactor
     with _lock:
         if _reactor is None:
-            from twisted.internet import reactor
+            from twisted.internet import reactor as installed
 
+            # the module stands for the installed reactor (twisted types it by its interfaces
+            # only, "always slightly inaccurate" by its own doc): used as the object it is
+            reactor: Any = installed
             threading.Thread(target=reactor.run, kwargs={"installSignalHandlers": False},
                              name="wormhole-reactor", daemon=True).start()
             _reactor = reactor

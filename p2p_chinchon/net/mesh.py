@@ -794,7 +794,7 @@ class Mesh:
             tried = [p for p in places if p not in refused] or places
             refused = set()
             place: tuple[str, int] | None = None
-            stream: trio.SocketStream | RelayStream | None = None
+            stream: trio.abc.Stream | None = None
             link: _Link | None = None
             try:
                 got = await self._connect_any(peer, tried)
@@ -911,7 +911,7 @@ class Mesh:
             hosts = {self._home[s].host, *self._came_from[s]}
             if self._locate is not None:
                 hosts.update(h for h, _port in self._locate(s))
-            for key in {_source_key(h) for h in hosts} - {None}:
+            for key in {k for h in hosts if (k := _source_key(h)) is not None}:
                 count[key] = count.get(key, 0) + 1
         return count
 

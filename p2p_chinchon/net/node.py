@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -67,17 +67,26 @@ from p2p_chinchon.net.seating import (  # noqa: F401  (re-exported)
     join_lobby as join_lobby,
     peers_of,
 )
-from p2p_chinchon.net.secretsfile import next_secrets, read_secrets, secrets_path_for, write_secrets
+from p2p_chinchon.net.secretsfile import (  # the commands and tests import these from here
+    Secrets,
+    next_secrets,
+    read_secrets as read_secrets,
+    secrets_path_for as secrets_path_for,
+    write_secrets as write_secrets,
+)
 from p2p_chinchon.net.status import (
-    DECISIONS,
+    DECISIONS as DECISIONS,  # (re-exported)
     RECORD,
     NodeStatus,
     Wait,
     clock as clock,  # noqa: F401  (re-exported)
     english,
-    error_text,
+    error_text as error_text,  # (re-exported)
 )
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
+
+if TYPE_CHECKING:  # imported when mDNS is on only (zeroconf takes a while to load)
+    from p2p_chinchon.net.discovery import SeatLocator
 
 log = logging.getLogger(__name__)
 
@@ -246,13 +255,13 @@ class Node:
         self._timing = _timing_log()
         self._heard: dict[int, float] = {}  # seat -> trio time of its last frame
         self._up: set[int] = set()
-        self._votes: dict[int, bool] = {}  # seat -> its rematch vote (after a finished game)
+        self._votes: dict[int, bool | None] = {}  # seat -> its rematch vote (None: cannot play one)
         self.rematch = False
         self._away_since: dict[int, float] = {}
         self._back_at: dict[int, float] = {}
         self._step_key: Any = None
         self._step_since = 0.0
-        self._scored = (0, None)  # (hands scored, when this node saw the last one scored)
+        self._scored: tuple[int, float | None] = (0, None)  # (hands scored, when this node saw the last one scored)
         self._seen_at: float | None = None  # when this seat's person put that showdown away
         self._status_text = ""
         # when we last asked every peer to fill a gap: (chain length, envelopes buffered), time
@@ -262,7 +271,7 @@ class Node:
         self.error: str | None = None
         self._bot: Any = None
         self.secrets_path: Path | None = None
-        self.kept_secrets: dict = {}  # what the secrets file holds (see _save_secrets)
+        self.kept_secrets: Secrets = {}  # what the secrets file holds (see _save_secrets)
         self.keep_identity = False
         self._early_jobs: list[tbl.Job] = []
         self._gone_at: dict[int, float] = {}  # seat -> when we told the table it is gone
@@ -283,7 +292,7 @@ class Node:
 
     # -------------------------------------------------------------- table calls
 
-    async def _call(self, fn: Callable[..., list], *args: Any, link: int | None = None) -> None:
+    async def _call(self, fn: Callable[..., list[Any]], *args: Any, link: int | None = None) -> None:
         """Run a table method off the event loop (shuffle proofs take a while; libsodium
         releases the GIL), then persist and send what it produced, in that order. ``link``:
         the seat whose link brought the frame (evidence is counted against it). Nothing once
@@ -296,7 +305,7 @@ class Node:
             outs = await trio.to_thread.run_sync(fn, *args)
             await self._handle(outs, link)
 
-    async def _handle(self, outs: list, link: int | None = None) -> None:
+    async def _handle(self, outs: list[Any], link: int | None = None) -> None:
         # secrets first: a message that depends on them may be on disk before it is sent
         if any(isinstance(o, tbl.Send) for o in outs) and not self._save_secrets():
             return
@@ -769,6 +778,7 @@ class Node:
             return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True,
                         note="end" if step.kind == "game_end" else "blocked")
         since = max(since, self._returned_at.get(step.seat, since))  # a fresh limit from its return
+        limit: float | None
         if step.kind == "agree":
             limit = to.agree
         elif decision:
@@ -802,7 +812,7 @@ class Node:
             x = t.removing_seat
             gone = t.players[x].name if x is not None else "?"
             if step.seat == t.me:
-                away = self._away_since.get(x)
+                away = self._away_since.get(x) if x is not None else None
                 if away is None and x in self._heard:
                     return Wait(step.seat, t.players[step.seat].name, "remove", self._stall_left(now),
                                 mine=True, removing=gone, note="hears")
@@ -893,7 +903,7 @@ class Node:
             await self._listen_tick(now)
         if self._listening is not None:
             me = self.table.players[self.table.me].name if self.table.me is not None else ""
-            wait = Wait(self.table.me or 0, me, self._listen_note, self._stall_left(now), note=self._listen_note)
+            wait: Wait | None = Wait(self.table.me or 0, me, self._listen_note, self._stall_left(now), note=self._listen_note)
         else:
             wait = self._deadline(step, now) if step is not None else None
             await self._fill_gap(now, step)
@@ -940,8 +950,8 @@ class Node:
             async with self._lock:
                 need = self.table.needs_decision()
                 if need is not None and self.table.expected() == step:
-                    key = f"st_bot_{need}"
-                    self.events.notice(english(key), key, lasting=True)
+                    said = f"st_bot_{need}"
+                    self.events.notice(english(said), said, lasting=True)
                     await self._act(self._bot_intent(need))
             await self._decide()
             return
@@ -982,7 +992,7 @@ class Node:
         ours = step is None or step.seat == self.table.me
         if ours and not buffered:
             return
-        away = not ours and step.seat not in self._up
+        away = not ours and step is not None and step.seat not in self._up
         if not away and now - self._step_since < SHOWN_AFTER:
             return
         if self._gap_asked == (n, buffered) and now - self._gap_at < SHOWN_AFTER:
@@ -1009,8 +1019,8 @@ async def run_seat(
     timeouts: Timeouts | None = None,
     mesh_config: MeshConfig | None = None,
     keep_identity: bool = False,
-    kept: dict | None = None,
-    jobs: tuple = (),
+    kept: Secrets | None = None,
+    jobs: tuple[tbl.Job, ...] = (),
     mdns: bool = False,
     reach: Sequence[str] = (),
     relay: tuple[str, int] | None = None,
@@ -1024,6 +1034,7 @@ async def run_seat(
     the first hand, every seat that cannot be reached is named on the screen
     (:func:`.reach.watch_reach`). ``relay``: the transit relay ``(host, port)`` of a code-word
     table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`)."""
+    assert table.me is not None and table.identity is not None, "run_seat needs a seated table"
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
     if transcript_path is not None:
@@ -1066,22 +1077,25 @@ def relay_plan(table: tbl.Table, relay: tuple[str, int]) -> RelayPlan:
     from p2p_chinchon.net.relay import pair_secret
     from p2p_chinchon.net.rendezvous import mesh_token
 
+    me = table.me
+    assert me is not None, "a seated table"
     tokens: dict[int, str] = {}
 
     def token(peer: int) -> str:
         if peer not in tokens:
             shared = pair_secret(table.identity, table.players[peer].key)
-            tokens[peer] = mesh_token(shared, table.game, table.me, peer)
+            tokens[peer] = mesh_token(shared, table.game, me, peer)
         return tokens[peer]
 
     return RelayPlan(relay[0], relay[1], token)
 
 
-async def _seat_mdns(table: tbl.Table, port: int | None, locator: Any, reach: Sequence[str] = ()) -> None:
+async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, reach: Sequence[str] = ()) -> None:
     """Keep this seat's mDNS record up and the others' in ``locator`` (issue 11: addresses
     change under DHCP); a LAN without mDNS costs only this warning."""
     from p2p_chinchon.net import discovery
 
+    assert table.me is not None and table.identity is not None, "a seated table"
     addresses = None
     if reach and port is not None:  # the advertised IPv4 hosts on our port, then our interfaces
         from p2p_chinchon.net.addresses import advertised_ipv4

@@ -19,6 +19,7 @@ import json
 import re
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -90,7 +91,7 @@ def _candidates(value: object, what: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _load(data: bytes, kind: str) -> dict:
+def _load(data: bytes, kind: str) -> dict[str, Any]:
     if not isinstance(data, bytes | bytearray) or len(data) > MAX_HELLO:
         raise CodeError(f"the mailbox message is not at most {MAX_HELLO} bytes")
     try:

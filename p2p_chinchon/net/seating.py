@@ -106,7 +106,8 @@ async def host_lobby(
             notice(text, key, fields)
 
     def lobby_message() -> bytes:
-        return msgpack.packb({"lobby": [{"name": p.name, "key": p.key} for p in table.pending_players]})
+        packed: bytes = msgpack.packb({"lobby": [{"name": p.name, "key": p.key} for p in table.pending_players]})
+        return packed
 
     async def ask(request: lob.JoinRequest, ip: str, **kw: Any) -> bool | str:
         assert approve is not None

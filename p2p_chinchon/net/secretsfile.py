@@ -19,8 +19,12 @@ from typing import Any
 
 import msgpack
 
+# what the file holds (a msgpack map, see next_secrets): its values are msgpack's own
+Secrets = dict[str, Any]
 
-def next_secrets(kept: dict, snap: dict, identity: Any, *, keep_identity: bool, relay: str | None) -> dict:
+
+def next_secrets(kept: Secrets, snap: dict[str, Any], identity: Any, *, keep_identity: bool,
+                 relay: str | None) -> Secrets:
     """What the secrets file holds after ``kept`` (what it holds now) once the table's
     ``seat_secrets()`` is ``snap``: this hand's key added to the earlier ones, this seat's public
     key (``seat_key``), the identity seed when ``keep_identity``, and the transit ``relay``
@@ -42,7 +46,7 @@ def secrets_path_for(transcript: Path) -> Path:
     return transcript.with_name(transcript.name + ".secrets")
 
 
-def write_secrets(path: Path, snap: dict) -> None:
+def write_secrets(path: Path, snap: Secrets) -> None:
     """Write ``snap`` (msgpack) to ``path`` readable by its owner only (0600), atomically
     (temporary file, fsync, rename). Raises OSError."""
     tmp = path.with_name(path.name + ".tmp")
@@ -56,10 +60,11 @@ def write_secrets(path: Path, snap: dict) -> None:
     os.replace(tmp, path)
 
 
-def read_secrets(path: Path) -> dict:
+def read_secrets(path: Path) -> Secrets:
     """The secrets :func:`write_secrets` saved; {} when there are none."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return {}
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+    saved: Secrets = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    return saved

@@ -9,6 +9,7 @@ table logic is all in the sans-I/O :class:`~p2p_chinchon.table.Table`.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -21,6 +22,7 @@ from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.identity import fingerprint
 from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.net.lobby import format_addr
+from p2p_chinchon.net.secretsfile import Secrets
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +81,7 @@ class HostConfig(SeatConfig):
     # host's person approves each joiner (name and fingerprint) before it is seated
     # (nd.host_lobby); None seats the first comers (--open: bots, demos, tests)
     approve: Callable[..., Any] | None = None
-    sockets: list | None = None
+    sockets: list[socket.socket] | None = None
     # --advertise: more addresses where joiners may reach the lobby ("HOST[:PORT]", e.g. a VPN
     # address or a router's public address with a forwarded port): in the mDNS ad, for
     # ``join --list`` (seat 0 only dials: its mesh needs no address)
@@ -104,7 +106,7 @@ class JoinConfig(SeatConfig):
 
     host: str = "127.0.0.1"
     port: int = 0
-    table_cls: type = tbl.Table
+    table_cls: type[tbl.Table] = tbl.Table
     min_proof_rounds: int | None = None
     expect_fingerprint: str | None = None
     wait: float = 0.0
@@ -129,9 +131,17 @@ class CodeWordError(Exception):
     """A code word that leads nowhere: wrong, mistyped or expired (exit code 2)."""
 
 
+def _offer_key(table: tbl.Table) -> bytes:
+    """The host's key that the table's offer names."""
+    # set in a nested function of table/lobby.py, where mypy does not see it declared (until
+    # table/ is typed: then this reads the attribute it declares)
+    key: bytes = table.offer_key  # type: ignore[attr-defined]
+    return key
+
+
 def same_table(old: tbl.Table, new: tbl.Table) -> str | None:
     """Why ``new`` (an offer just received) is not a rematch of ``old``, or None."""
-    if new.offer_key != old.players[0].key:
+    if _offer_key(new) != old.players[0].key:
         return "the rematch is offered by another host key"
     if new.rules != old.rules or new.max_seats != len(old.players) or new.proof_rounds != old.proof_rounds:
         return "the rematch's table has other rules than the game agreed to play again"
@@ -160,6 +170,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
     else:
         listeners = await trio.open_tcp_listeners(c.port, host=c.bind)
     lobby_port = listeners[0].socket.getsockname()[1]
+    served: list[trio.abc.Listener[Any]] = list(listeners)  # and the relay's, with a code word
     table = tbl.Table.create(
         c.identity, c.rng, name=c.name, rules=c.rules, max_seats=c.seats,
         addr=format_addr("127.0.0.1" if c.bind in ("127.0.0.1", "localhost") else c.bind, lobby_port),
@@ -176,7 +187,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
         if ad is not None:
             nursery.start_soon(_quietly, "update the table's mDNS record", ad.update, n)
 
-    def notice(text: str, key: str, fields: dict) -> None:
+    def notice(text: str, key: str, fields: dict[str, Any]) -> None:
         events.notice(text, key, fields, lasting=True)
 
     ad = None
@@ -189,7 +200,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
         relay = parse_relay(c.relay)
         await _probe_relay(*relay)  # a table whose relay is down would seat nobody from afar
         relayed_in = lob.StreamListener()
-        listeners = [*listeners, relayed_in]
+        served.append(relayed_in)
     async with trio.open_nursery() as nursery:
         if c.advertise:
             from p2p_chinchon.net import discovery
@@ -210,7 +221,7 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
         nursery.start_soon(watch_leave)
         if relayed_in is not None:
             nursery.start_soon(_hand_out_codes, c, table, relayed_in, events, lobby_port)
-        await nd.host_lobby(table, listeners, seats=c.seats, on_seated=seated, approve=c.approve,
+        await nd.host_lobby(table, served, seats=c.seats, on_seated=seated, approve=c.approve,
                             notice=notice)
         nursery.cancel_scope.cancel()  # stop advertising: the table is full
     if left and not table.seated:
@@ -395,14 +406,14 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         weak = weak_proofs(t.rules, t.proof_rounds, c.min_proof_rounds)
         if weak is not None:  # the same error the table gives for its own bar
             raise tbl.ProtocolViolation(0, "weak_proofs", weak, 0)
-        if t.offer_key == c.identity.public_bytes:
+        if _offer_key(t) == c.identity.public_bytes:
             raise tbl.IntentError(
                 "this table is hosted with your own identity key: one player cannot take two seats "
                 "(to try two seats on one computer, give the second its own config and data folders, e.g. "
                 "XDG_CONFIG_HOME=/tmp/seat2 XDG_DATA_HOME=/tmp/seat2 p2p-chinchon join: its own key, transcripts "
                 "and evening tally)")
-        if t.offer_key != tls_key:
-            raise tbl.IntentError(f"the table's host key is {fingerprint(t.offer_key)}, but the lobby's "
+        if _offer_key(t) != tls_key:
+            raise tbl.IntentError(f"the table's host key is {fingerprint(_offer_key(t))}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
         if c.rematch_of is not None and (why := same_table(c.rematch_of, t)) is not None:
             raise tbl.IntentError(why)
@@ -490,9 +501,9 @@ async def _code_connect(places: tuple[str, ...], relay: tuple[str, int], token: 
             return await lob.connect_lobby(*place, identity, stream=stream, **kwargs)
         except (OSError, trio.TooSlowError, lob.WrongHost) as exc:  # not our host there: the relay
             log.info("lobby not reached at %s: %s", format_addr(*place), nd.error_text(exc))
-    stream = await meet(*relay, token, relay_side(1), wait=60)
+    relayed = await meet(*relay, token, relay_side(1), wait=60)
     log.info("lobby reached through the transit relay at %s", format_addr(*relay))
-    return await lob.connect_lobby(*relay, identity, stream=stream, **kwargs)
+    return await lob.connect_lobby(*relay, identity, stream=relayed, **kwargs)
 
 
 async def _first_tcp(places: tuple[str, ...], limit: float) -> tuple[trio.SocketStream, tuple[str, int]] | None:
@@ -544,7 +555,7 @@ class ResumeError(Exception):
     """This transcript cannot be resumed here (one sentence saying why)."""
 
 
-def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, dict, list[tbl.Job]]:
+def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, Secrets, list[tbl.Job]]:
     """Rebuild this seat's table from its transcript and secrets, without sending anything:
     returns the table at the transcript's head, the secrets, and the table's jobs still to run
     (this hand's proof checks and shuffle preparation). Raises ResumeError."""
@@ -594,6 +605,7 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
             winner=table.winner, fault=None, transcript=config.transcript, head=table.head,
             totals=list(table.engine.totals) if table.engine else [], seat=table.me,
             names=[p.name for p in table.players])
+    assert table.me is not None  # (replay_seat refused a transcript without this seat)
     listeners = None
     if table.me != 0:  # seat i accepts links from seats < i, at its seating address
         try:

@@ -52,7 +52,7 @@ class Wait:
 
 
 @cache
-def _english_translator() -> Any:
+def _english_translator() -> Callable[..., str]:  # a ui.i18n.Translator
     from p2p_chinchon.ui.i18n import Translator
 
     return Translator("en")
@@ -76,7 +76,7 @@ class NodeStatus:
     seats: tuple[Presence, ...] = ()
     wait: Wait | None = None
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """What the status says without its clocks: a line-mode printer prints on a new key."""
         w = self.wait
         return ((w.seat, w.what, w.mine, w.absent, w.connecting, w.removing, w.left is None, w.note, w.have)
