@@ -24,6 +24,7 @@ import trio
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Point
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout, Window
@@ -88,7 +89,11 @@ class _ScreenControl(UIControl):
 
     def create_content(self, width: int, height: int) -> UIContent:
         lines = self.screen.render(width, height)
-        return UIContent(get_line=lambda i: lines[i], line_count=len(lines),
+
+        def get_line(i: int) -> StyleAndTextTuples:
+            return list(lines[i])  # (style, text) pairs: fragments without a mouse handler
+
+        return UIContent(get_line=get_line, line_count=len(lines),
                          cursor_position=Point(0, 0), show_cursor=False)
 
     def is_focusable(self) -> bool:
@@ -231,7 +236,7 @@ class TableApp:
             return        # screen either (it would swallow the next key typed at the shell)
         tr = self.screen.tr
         if error is not None:
-            from p2p_chinchon.net.node import error_text  # trio's groups unwrapped: the one line
+            from p2p_chinchon.net.status import error_text  # trio's groups unwrapped: the one line
 
             error = error_text(error)
         text = tr("game_finished") if error is None else tr("node_failed", error=error)

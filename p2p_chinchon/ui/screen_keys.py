@@ -271,6 +271,7 @@ class ScreenKeys(ScreenState):
         """A close is signed and cannot be undone: ask first (issue 24), saying when it puts
         this seat over the limit."""
         view = self.view
+        assert view is not None
         me = next((s for s in view.seats if s.seat == view.me), None)
         limit = getattr(view.rules, "limit", None)
         after = me.total + points if me is not None else None
@@ -280,7 +281,7 @@ class ScreenKeys(ScreenState):
                            total=after, limit=limit)
         hand = view.hand_no
 
-        def answer(yes: bool) -> None:
+        def answer(yes: bool | str) -> None:  # no block key here: a bool
             if yes and self.view is not None and self.view.hand_no == hand and self.view.my_turn:
                 self._send(V.Close(card))
 

@@ -72,6 +72,7 @@ class ScreenLayout(ScreenState):
         """The discard pile's history this hand, one line per seat: the cards it threw, in
         order (a taken card is marked ``+``), then the re-shuffles; newest last."""
         view, tr = self.view, self.tr
+        assert view is not None
         out: list[Line] = [[("class:label", tr("pile_title"))]]
         for seat in [s.seat for s in view.seats]:
             line: Line = [("class:label", f"{self.seat_name(seat)[:12]:<13}")]
@@ -576,12 +577,12 @@ class ScreenLayout(ScreenState):
             from .lobby import rules_in_words
 
             if view.provisional or not view.seats:  # the seating is not signed yet
-                said = [[("class:prompt", tr("lobby_waiting_seat", table=view.table_name or "?"))]]
+                waiting: list[Line] = [[("class:prompt", tr("lobby_waiting_seat", table=view.table_name or "?"))]]
                 if view.provisional and view.max_seats:
                     free = view.max_seats - len(view.seats)
-                    said.append([("class:prompt", tr("lobby_waiting_more", n=free, taken=len(view.seats),
+                    waiting.append([("class:prompt", tr("lobby_waiting_more", n=free, taken=len(view.seats),
                                                      max=view.max_seats) if free > 0 else tr("lobby_full"))])
-                blocks.append((said, 0, False))
+                blocks.append((waiting, 0, False))
             blocks.append((self.seat_lines(cols), 1, False))
             rules = [[("", "• " + s)] for s in rules_in_words(view.rules, tr)]
             if rules:

@@ -123,7 +123,7 @@ class ScreenState:
         # fingerprints -> {fingerprint: (wins, games)} of this evening's earlier games among
         # these players (issue 24; set by the command: the local tally), shown on the sheet
         self.evening: Callable[[list[str]], dict[str, tuple[int, int]]] | None = None
-        self._evening_cache: tuple[tuple[str, ...], dict] | None = None
+        self._evening_cache: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
         self._shown_key: Any = None
         self.hold_until = 0.0
         self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
@@ -394,12 +394,12 @@ class ScreenState:
         hand = list(self.view.hand)
         if self.order is not None:
             rest = list(hand)
-            cards = [c for c in self.order if _remove(rest, c)]
+            cards: list[Any] = [c for c in self.order if _remove(rest, c)]
             cards += rest  # newly drawn cards go to the right
             self.order = list(cards)
             return cards, [None] * len(cards)
         arr = self.arrangement()
-        cards: list[Any] = []
+        cards = []
         groups: list[int | None] = []
         rest = list(hand)
         if arr is not None:
