@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
 from ..view import Intent, SeatView, ShowdownSeen
+
+if TYPE_CHECKING:
+    from .lobby import TablePicker
 
 BLOCK = "block"  # an answer to ask(block=True): no, and no to everyone else from there
 # what a front end hands the node: a move (an Intent), or ShowdownSeen (local to the seat, never a move)
@@ -44,7 +47,7 @@ class Frontend(Protocol):
 
     def end_ask(self) -> None: ...
 
-    def start_picker(self, picker: Any) -> None: ...
+    def start_picker(self, picker: TablePicker) -> None: ...
 
     def picker_changed(self) -> None: ...
 

@@ -34,6 +34,7 @@ from .screen_state import (
     PICKER,
     PILE,
     RECALL,
+    EveningFn,
     HintFn,
     ScreenState,
     must_agree,
@@ -43,7 +44,7 @@ from .screen_state import (
 __all__ = [
     "AFTER_CLOSE", "ASK", "BLOCK_KEYS", "COMMAND_KEYS", "CONFIRM_QUIT", "DEFAULT_SHOWDOWN_TIME", "FINAL", "HELP",
     "HOLD", "NORMAL", "NOTICES_KEPT", "NOTICE_LINES", "NO_KEYS", "PICKER", "PILE", "PROGRESS_KEYS", "RECALL",
-    "STATUS_LINES", "V_PHASES", "YES_KEYS", "HintFn", "ScreenKeys", "ScreenLayout", "ScreenState", "TableScreen",
+    "STATUS_LINES", "V_PHASES", "YES_KEYS", "EveningFn", "HintFn", "ScreenKeys", "ScreenLayout", "ScreenState", "TableScreen",
     "lay_off_targets", "must_agree", "new_game",
 ]
 

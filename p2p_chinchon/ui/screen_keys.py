@@ -8,10 +8,14 @@ asks the hint provider and words its answer.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .. import view as V
 from .render import CardTextError, card_text, find_card
+
+if TYPE_CHECKING:
+    from ..engine import Card
+    from .bridge import ToNode
 from .screen_state import ASK, CONFIRM_QUIT, FINAL, HELP, HOLD, NORMAL, PICKER, PILE, RECALL, ScreenState
 
 COMMAND_KEYS = frozenset("sdchqgaynlp?<>")
@@ -25,7 +29,7 @@ BLOCK_KEYS = frozenset({"b", "B"})  # a question that allows it: no, and no to a
 class ScreenKeys(ScreenState):
     """Keys -> intents and mode changes (:meth:`key` is the one entry)."""
 
-    def _send(self, intent: Any) -> None:
+    def _send(self, intent: ToNode) -> None:
         self.pending = intent
         self.message = ""
         self.send(intent)
@@ -267,7 +271,7 @@ class ScreenKeys(ScreenState):
         if not self._busy():
             self._send(V.Discard(card))
 
-    def _confirm_close(self, card: Any, points: int) -> None:
+    def _confirm_close(self, card: Card, points: int) -> None:
         """A close is signed and cannot be undone: ask first (issue 24), saying when it puts
         this seat over the limit."""
         view = self.view
@@ -301,7 +305,7 @@ class ScreenKeys(ScreenState):
             self.picked = card  # h picks the card it suggests: Enter follows the hint
         self._say(self.tr("hint", text=self.hint_text(got)), "class:hint")
 
-    def hint_text(self, got: Any) -> str:
+    def hint_text(self, got: object) -> str:
         """A hint provider's answer in words: an intent in the player's language and the
         deck's notation, a str as it is, None as "wait for your turn"."""
         tr, view = self.tr, self.view

@@ -11,13 +11,16 @@ of their own (line mode prints some of them too).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import view as V
 from .i18n import never_formed_text, own_stop_text
 from .render import card_style, card_text
 from .screen_state import AFTER_CLOSE, ASK, CONFIRM_QUIT, FINAL, HELP, PICKER, PILE, RECALL, ScreenState
 from .text import Line, asciify, cell, pad, plain, truncate, width
+
+if TYPE_CHECKING:
+    from ..engine import Card
 
 NOTICE_LINES = 6  # screen lines the node's notices may take (wrapped; the newest kept)
 STATUS_LINES = 2  # screen lines the node's status (waits) may take, wrapped
@@ -99,11 +102,11 @@ class ScreenLayout(ScreenState):
                 return s.name or f"#{seat}"
         return f"#{seat}"
 
-    def _card_frags(self, card: Any, compact: bool = False, extra: str = "") -> Line:
+    def _card_frags(self, card: Card, compact: bool = False, extra: str = "") -> Line:
         style = card_style(card, self.faces)
         return [((style + " " + extra).strip(), card_text(card, self.faces, compact))]
 
-    def _cards_frags(self, cards: Sequence[Any], sep: str = " ", compact: bool = False) -> Line:
+    def _cards_frags(self, cards: Sequence[Card], sep: str = " ", compact: bool = False) -> Line:
         out: Line = []
         for i, c in enumerate(cards):
             if i:
@@ -266,7 +269,7 @@ class ScreenLayout(ScreenState):
                 break
         return [truncate(title, cols), truncate(row, cols), truncate(nums, cols)]
 
-    def _hand_row(self, cards: list[Any], groups: list[int | None],
+    def _hand_row(self, cards: list[Card], groups: list[int | None],
                   compact: bool) -> tuple[Line, Line]:
         row: Line = []
         nums: Line = []

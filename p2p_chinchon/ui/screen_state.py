@@ -13,14 +13,21 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import view as V
 from .i18n import Translator
 from .logtext import make_log_renderer
 from .render import COURTS, Faces, deck_style
 
-HintFn = Callable[[V.SeatView], Any]  # an intent (worded by the screen), a str, or None
+if TYPE_CHECKING:  # annotations only: the engine is imported where used (display helpers), the bridge brings trio
+    from ..engine import Arrangement, Card
+    from .bridge import ToNode
+    from .lobby import TablePicker
+
+HintFn = Callable[[V.SeatView], object]  # an intent (worded by the screen), a str, or None
+# fingerprints -> {fingerprint: (wins, games)}: this evening's earlier games among these players
+EveningFn = Callable[[list[str]], dict[str, tuple[int, int]]]
 # screen modes (UI-local); HOLD keeps a showdown up after the table moved on, RECALL shows it again
 NORMAL, HELP, CONFIRM_QUIT, ASK, PICKER, FINAL = "normal", "help", "confirm", "ask", "picker", "final"
 PILE = "pile"  # the discard pile's history this hand (p), until any key
@@ -30,7 +37,7 @@ NOTICES_KEPT = 3  # notices shown together until the next key (e.g. two seats no
 AFTER_CLOSE = frozenset({V.SHOWDOWN, V.HAND_OVER, V.REENTRY, V.OVER})
 
 
-def _arrangement(hand: Sequence[Any], rules: Any) -> Any:
+def _arrangement(hand: Sequence[Card], rules: Any) -> Arrangement | None:
     """The engine's best arrangement of ``hand`` (display only), or None when unavailable."""
     if rules is None or not hand or len(hand) > 8:
         return None
@@ -54,11 +61,11 @@ def must_agree(view: V.SeatView | None, agreed_here: bool = False) -> bool:
     return bool(mine) and not mine[0].agreed
 
 
-def _sort_key(card: Any) -> tuple[int, int, int]:
+def _sort_key(card: Card) -> tuple[int, int, int]:
     return (1 if card.rank == 0 else 0, card.suit, card.rank)
 
 
-def _remove(cards: list[Any], card: Any) -> bool:
+def _remove(cards: list[Card], card: Card) -> bool:
     for i, c in enumerate(cards):
         if c == card:
             del cards[i]
@@ -80,7 +87,7 @@ class ScreenState:
     ``clock() -> seconds`` times the showdown hold (default :func:`time.monotonic`)."""
 
     def __init__(self, tr: Translator, faces: Faces | None = None, *,
-                 send: Callable[[Any], None] | None = None, hint: HintFn | None = None,
+                 send: Callable[[ToNode], None] | None = None, hint: HintFn | None = None,
                  exit: Callable[[], None] | None = None,
                  force_quit: Callable[[], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -98,21 +105,21 @@ class ScreenState:
         self.scroll = 0  # lines the lobby's cut block is scrolled down (↑ ↓)
         self._scroll_max = 0
         self.mode = NORMAL
-        self.order: list[Any] | None = None  # custom order after < or >; None = melds grouped
-        self.picked: Any = None  # the picked card (identity, not index)
+        self.order: list[Card] | None = None  # custom order after < or >; None = melds grouped
+        self.picked: Card | None = None  # the picked card (identity, not index)
         self.typed = ""
-        self.pending: Any = None  # intent sent, not yet answered by a new view
+        self.pending: ToNode | None = None  # intent sent, not yet answered by a new view
         self.agreed = False
         self.leave_sent = False
         self.reentry_answered: int | None = None  # hand_no of the offer answered
         self.final_text = ""
-        self.picker: Any = None  # lobby.TablePicker while picking a table
+        self.picker: TablePicker | None = None  # while picking a table
         self.ask_question = ""
         self._ask_answer: Callable[[bool | str], None] | None = None
         self._ask_block = False
         self._ask_after = False  # a question waits for the showdown on screen to go
-        self._arr_cache: tuple[Any, Any] = (None, None)
-        self._best_cache: tuple[Any, Any] = (None, None)
+        self._arr_cache: tuple[object, Arrangement | None] = (None, None)  # (hand and rules, theirs)
+        self._best_cache: tuple[object, tuple[int, list[Card]] | None] = (None, None)
         self.log_line = make_log_renderer(tr, lambda: self.faces)
         self.clock = clock
         self.shown: V.SeatView | None = None  # the last showdown seen (HOLD and RECALL show it)
@@ -122,13 +129,13 @@ class ScreenState:
         self._pile_seen = 0
         # fingerprints -> {fingerprint: (wins, games)} of this evening's earlier games among
         # these players (issue 24; set by the command: the local tally), shown on the sheet
-        self.evening: Callable[[list[str]], dict[str, tuple[int, int]]] | None = None
+        self.evening: EveningFn | None = None
         self._evening_cache: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
-        self._shown_key: Any = None
+        self._shown_key: tuple[int, int | None] | None = None  # (hands scored, closer) on screen
         self.hold_until = 0.0
-        self._no_autopick: tuple[Any, ...] | None = None  # the hand right after taking the discard
+        self._no_autopick: tuple[Card, ...] | None = None  # the hand right after taking the discard
         self.marks: list[tuple[int, int, str, int]] = []  # (after hand n, seat, "out"/"in", total)
-        self.last_turn: dict[int, tuple[Any, Any]] = {}  # seat -> (card taken or None, thrown)
+        self.last_turn: dict[int, tuple[Card | None, Card]] = {}  # seat -> (card taken or None, thrown)
         self._turn_start: tuple[int, int, int] | None = None  # (hand_no, seat, log_total)
         self.bells = 0  # rings owed to the terminal (your turn, someone closed); see take_bells
 
@@ -326,7 +333,7 @@ class ScreenState:
         self._ask_answer = None
         self._ask_after = False
 
-    def start_picker(self, picker: Any) -> None:
+    def start_picker(self, picker: TablePicker) -> None:
         self.mode, self.picker = PICKER, picker
 
     def end_picker(self) -> None:
@@ -335,7 +342,7 @@ class ScreenState:
         self.picker = None
 
     # ------------------------------------------------------------ hand order and arrangement
-    def arrangement(self) -> Any:
+    def arrangement(self) -> Arrangement | None:
         view = self.view
         if view is None:
             return None
@@ -344,7 +351,7 @@ class ScreenState:
             self._arr_cache = (key, _arrangement(view.hand, view.rules))
         return self._arr_cache[1]
 
-    def best_discard(self) -> tuple[int, Any] | None:
+    def best_discard(self) -> tuple[int, Card] | None:
         """``(deadwood, card)``: the least deadwood a seven-card hand keeps after discarding one
         of the eight held, and that card (display only; None when unavailable). Of cards that
         leave the same least deadwood, the picked one is named, so that the screen never makes
@@ -354,7 +361,7 @@ class ScreenState:
             return None
         key = ("best", tuple(view.hand), id(view.rules))
         if self._best_cache[0] != key:
-            best: tuple[int, list[Any]] | None = None
+            best: tuple[int, list[Card]] | None = None
             for card in dict.fromkeys(view.hand):  # each distinct card once
                 rest = list(view.hand)
                 _remove(rest, card)
@@ -369,7 +376,8 @@ class ScreenState:
         best = self._best_cache[1]
         if best is None:
             return None
-        return best[0], self.picked if self.picked in best[1] else best[1][0]
+        picked = self.picked
+        return best[0], picked if picked is not None and picked in best[1] else best[1][0]
 
     def _track_pile(self, view: V.SeatView) -> None:
         fresh = view.log_total - self._pile_seen
@@ -386,7 +394,7 @@ class ScreenState:
             elif ev.kind == "reshuffle":
                 self.pile.append((-1, ev.numbers[0] if ev.numbers else 0, "reshuffle"))
 
-    def display_hand(self) -> tuple[list[Any], list[int | None]]:
+    def display_hand(self) -> tuple[list[Card], list[int | None]]:
         """``(cards, group)``: the hand in display order and, per card, the index of its meld
         (None for deadwood or in a custom order)."""
         if self.view is None:
@@ -394,7 +402,7 @@ class ScreenState:
         hand = list(self.view.hand)
         if self.order is not None:
             rest = list(hand)
-            cards: list[Any] = [c for c in self.order if _remove(rest, c)]
+            cards: list[Card] = [c for c in self.order if _remove(rest, c)]
             cards += rest  # newly drawn cards go to the right
             self.order = list(cards)
             return cards, [None] * len(cards)
@@ -404,14 +412,14 @@ class ScreenState:
         rest = list(hand)
         if arr is not None:
             for g, meld in enumerate(arr.melds):
-                for c in getattr(meld, "cards", meld):
+                for c in meld.cards:
                     if _remove(rest, c):
                         cards.append(c)
                         groups.append(g)
         rest.sort(key=_sort_key)
         return cards + rest, groups + [None] * len(rest)
 
-    def _picked_index(self, cards: list[Any]) -> int:
+    def _picked_index(self, cards: list[Card]) -> int:
         for i, c in enumerate(cards):
             if c == self.picked:
                 return i
@@ -437,7 +445,7 @@ class ScreenState:
     def _say(self, text: str, style: str = "") -> None:
         self.message, self.message_style = text, style
 
-    def _hint_card(self, view: V.SeatView) -> Any:
+    def _hint_card(self, view: V.SeatView) -> Card | None:
         """The card the hint would discard now, or None (no provider, or it fails)."""
         if self.hint is None:
             return None
