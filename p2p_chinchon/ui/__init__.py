@@ -6,7 +6,8 @@
 * :class:`p2p_chinchon.ui.bridge.UiBridge` - what the node driver holds: ``update(view)``,
   ``set_status(text)``, ``reject(reason)``, ``await ask(question)``,
   ``await pick_table(tables)``, and the ``intents`` channel.
-* :mod:`~p2p_chinchon.ui.screen` (layout and keys, pure), :mod:`~p2p_chinchon.ui.render`
+* :mod:`~p2p_chinchon.ui.screen` (layout and keys, pure; its parts in ``screen_state``,
+  ``screen_keys``, ``screen_layout``), :mod:`~p2p_chinchon.ui.render`
   (card faces, typed card names), :mod:`~p2p_chinchon.ui.lobby` (LAN table picker, rules in
   words), :mod:`~p2p_chinchon.ui.i18n` (English, Spanish, French),
   :mod:`~p2p_chinchon.ui.logtext` (the table's move log translated, the own seat as "you").

@@ -18,19 +18,21 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.data_structures import Point
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
-from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
 from ..view import SeatView
@@ -38,7 +40,12 @@ from .bridge import UiBridge
 from .i18n import Translator
 from .quiet import quiet_terminal
 from .render import Faces, resolve_faces
-from .screen import HintFn, TableScreen
+from .screen import EveningFn, HintFn, TableScreen
+
+if TYPE_CHECKING:
+    from outcome import Outcome
+
+    from .lobby import TablePicker
 
 STYLE = Style.from_dict({
     "title": "bold reverse",
@@ -88,7 +95,11 @@ class _ScreenControl(UIControl):
 
     def create_content(self, width: int, height: int) -> UIContent:
         lines = self.screen.render(width, height)
-        return UIContent(get_line=lambda i: lines[i], line_count=len(lines),
+
+        def get_line(i: int) -> StyleAndTextTuples:
+            return list(lines[i])  # (style, text) pairs: fragments without a mouse handler
+
+        return UIContent(get_line=get_line, line_count=len(lines),
                          cursor_position=Point(0, 0), show_cursor=False)
 
     def is_focusable(self) -> bool:
@@ -102,8 +113,8 @@ class TableApp:
     ``bell``: ring the terminal bell when it becomes your turn and when someone closes."""
 
     def __init__(self, bridge: UiBridge, tr: Translator, faces: Faces, *,
-                 hint: HintFn | None = None, pt_input: Any = None, pt_output: Any = None,
-                 bell: bool = True) -> None:
+                 hint: HintFn | None = None, pt_input: Input | None = None,
+                 pt_output: Output | None = None, bell: bool = True) -> None:
         self.bridge = bridge
         self.bell = bell
         self.loop: asyncio.AbstractEventLoop | None = None  # the host loop, set when running
@@ -132,7 +143,7 @@ class TableApp:
             # prompt_toolkit leaves raw mode first and redraws after fg
             self.app.suspend_to_background()
         self.window = Window(_ScreenControl(self.screen), wrap_lines=False)
-        self.app: Application[Any] = Application(
+        self.app: Application[None] = Application(
             layout=Layout(self.window), key_bindings=kb, full_screen=True, style=STYLE,
             input=pt_input, output=pt_output, mouse_support=False,
             color_depth=None if faces.color else ColorDepth.DEPTH_1_BIT)
@@ -213,7 +224,7 @@ class TableApp:
         self.screen.end_ask()
         self.app.invalidate()
 
-    def start_picker(self, picker: Any) -> None:
+    def start_picker(self, picker: TablePicker) -> None:
         self.screen.start_picker(picker)
         self.app.invalidate()
 
@@ -224,14 +235,14 @@ class TableApp:
         self.screen.end_picker()
         self.app.invalidate()
 
-    def node_finished(self, outcome: Any) -> None:
+    def node_finished(self, outcome: Outcome[Any]) -> None:
         error = getattr(outcome, "error", None)
         if error is None and self.screen.view is None:
             self._exit()  # e.g. quit from the table list: no table was shown, so no final
             return        # screen either (it would swallow the next key typed at the shell)
         tr = self.screen.tr
         if error is not None:
-            from p2p_chinchon.net.node import error_text  # trio's groups unwrapped: the one line
+            from p2p_chinchon.net.status import error_text  # trio's groups unwrapped: the one line
 
             error = error_text(error)
         text = tr("game_finished") if error is None else tr("node_failed", error=error)
@@ -256,11 +267,11 @@ class TableApp:
 
 async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                             lang: str | None = None, charset: str = "auto",
-                            pt_input: Any = None, pt_output: Any = None,
+                            pt_input: Input | None = None, pt_output: Output | None = None,
                             hint: HintFn | None = None,
                             on_app: Callable[[TableApp], None] | None = None,
                             bell: bool = True, log_file: Path | None = None,
-                            deck: str | None = None, evening: Any = None) -> Any:
+                            deck: str | None = None, evening: EveningFn | None = None) -> Any:
     """:func:`run_with_ui` inside an already running asyncio loop; ``log_file``: where log
     records and stderr go meanwhile (default :func:`p2p_chinchon.ui.quiet.log_path`)."""
     tr = Translator(lang)
@@ -279,7 +290,7 @@ async def run_with_ui_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
 
 async def _run(ui: TableApp, bridge: UiBridge, node_main: Callable[[UiBridge], Awaitable[Any]]) -> Any:
     loop = ui.loop = asyncio.get_running_loop()
-    finished: asyncio.Future[Any] = loop.create_future()
+    finished: asyncio.Future[Outcome[Any]] = loop.create_future()
 
     async def trio_main() -> Any:
         bridge.bind_trio()
@@ -289,7 +300,7 @@ async def _run(ui: TableApp, bridge: UiBridge, node_main: Callable[[UiBridge], A
             return await node_main(bridge)
         return None  # cancelled by a forced quit
 
-    def done(outcome: Any) -> None:
+    def done(outcome: Outcome[Any]) -> None:
         if not finished.done():
             finished.set_result(outcome)
         ui.node_finished(outcome)
@@ -317,9 +328,9 @@ async def _run(ui: TableApp, bridge: UiBridge, node_main: Callable[[UiBridge], A
 
 
 def run_with_ui(node_main: Callable[[UiBridge], Awaitable[Any]], *, lang: str | None = None,
-                charset: str = "auto", pt_input: Any = None, pt_output: Any = None,
+                charset: str = "auto", pt_input: Input | None = None, pt_output: Output | None = None,
                 hint: HintFn | None = None, bell: bool = True, deck: str | None = None,
-                evening: Any = None) -> Any:
+                evening: EveningFn | None = None) -> Any:
     """Run ``node_main(bridge)`` under the full-screen table UI and return its result.
 
     ``lang``: "en"/"es"/"fr" (None: the locale); ``charset``: "auto", "unicode", "mono" or

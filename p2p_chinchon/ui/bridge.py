@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from ..view import Intent, SeatView
+from ..view import Intent, SeatView, ShowdownSeen
+
+if TYPE_CHECKING:
+    from .lobby import TablePicker
 
 BLOCK = "block"  # an answer to ask(block=True): no, and no to everyone else from there
+# what a front end hands the node: a move (an Intent), or ShowdownSeen (local to the seat, never a move)
+ToNode = Intent | ShowdownSeen
 
 
 class BridgeError(RuntimeError):
@@ -42,7 +47,7 @@ class Frontend(Protocol):
 
     def end_ask(self) -> None: ...
 
-    def start_picker(self, picker: Any) -> None: ...
+    def start_picker(self, picker: TablePicker) -> None: ...
 
     def picker_changed(self) -> None: ...
 
@@ -53,11 +58,11 @@ class UiBridge:
     """Views flow to the front end; intents flow to the node.
 
     ``intents`` is an unbounded trio ``MemoryReceiveChannel`` of :data:`p2p_chinchon.view.Intent`
-    values, in the order the person gave them. ``view`` and ``status`` hold the latest values.
+    values (and :class:`~p2p_chinchon.view.ShowdownSeen`: :data:`ToNode`), in the order the person gave them. ``view`` and ``status`` hold the latest values.
     """
 
     def __init__(self) -> None:
-        self._send, self.intents = trio.open_memory_channel[Intent](math.inf)
+        self._send, self.intents = trio.open_memory_channel[ToNode](math.inf)
         self.view: SeatView | None = None
         self.status: str = ""
         self._frontend: Frontend | None = None
@@ -144,14 +149,14 @@ class UiBridge:
         return choice
 
     # -------------------------------------------------------------- front-end side
-    def submit(self, intent: Intent) -> None:
+    def submit(self, intent: ToNode) -> None:
         """Queue an intent for the node. Safe from any thread or from the asyncio host loop.
 
         Raises BridgeError before :meth:`bind_trio`; an intent submitted after the trio run
         ended is dropped (the node is gone)."""
         self._from_ui(self._send_nowait)(intent)
 
-    def _send_nowait(self, intent: Intent) -> None:
+    def _send_nowait(self, intent: ToNode) -> None:
         self._send.send_nowait(intent)
 
     def _from_ui(self, fn: Callable[[Any], None]) -> Callable[[Any], None]:

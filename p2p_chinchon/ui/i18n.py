@@ -14,6 +14,8 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..view import Fault
+
 LANGS = ("en", "es", "fr")
 
 _ONE_POINT = None  # compiled on first use
@@ -1105,7 +1107,7 @@ def fields_of(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def removed_text(fault: Any, tr: Callable[..., str]) -> str:
+def removed_text(fault: Fault, tr: Callable[..., str]) -> str:
     """The line for this seat removed by the others (a ``removed`` fault), in ``tr``'s
     language: "you were removed from the game (absent since hand 3)"; the fault's own
     English reason when it lacks the why and the hand."""
@@ -1114,7 +1116,7 @@ def removed_text(fault: Any, tr: Callable[..., str]) -> str:
     return fault.reason
 
 
-def never_formed_text(fault: Any, began: bool, tr: Callable[..., str]) -> str | None:
+def never_formed_text(fault: Fault | None, began: bool, tr: Callable[..., str]) -> str | None:
     """The line for a table stopped ``absent`` before its first hand (``began`` False): its
     seats never all reached each other (issue 22), which blames nobody; else None."""
     if fault is None or began or fault.rule != "absent":
@@ -1122,7 +1124,7 @@ def never_formed_text(fault: Any, began: bool, tr: Callable[..., str]) -> str | 
     return tr("never_formed", reason=fault.reason)
 
 
-def own_stop_text(fault: Any, seat: int | None, tr: Callable[..., str]) -> str | None:
+def own_stop_text(fault: Fault | None, seat: int | None, tr: Callable[..., str]) -> str | None:
     """The line for a table that stopped because ``seat`` (ours) left or was removed, or
     because this node stopped waiting (``stalled``), in ``tr``'s language; None when the
     fault is not about our own seat."""

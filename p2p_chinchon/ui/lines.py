@@ -21,16 +21,20 @@ from __future__ import annotations
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
 from .. import view as V
-from .bridge import UiBridge
+from .bridge import ToNode, UiBridge
 from .i18n import Translator
 from .render import CardTextError, Faces, card_text, find_card, parse_card_text, resolve_faces
-from .screen import HintFn, TableScreen, must_agree, new_game
+from .screen import EveningFn, HintFn, TableScreen, must_agree, new_game
 from .text import plain
+
+if TYPE_CHECKING:
+    from ..engine import Card
+    from .lobby import TablePicker
 
 ACTIONS = ("draw", "discard", "close", "agree", "reenter")
 _YES = {"yes", "y", "si", "sí", "s", "oui", "o", "true", "1"}
@@ -122,7 +126,7 @@ def awaiting(view: V.SeatView | None, agreed: bool = False) -> str | None:
 
 
 def to_intent(cmd: Command, view: V.SeatView, deck: str = "french",
-              shown: list[Any] | None = None) -> Any:
+              shown: list[Card] | None = None) -> V.Intent:
     """The intent for an acting command at this moment. ``shown``: the hand in the order last
     printed (a number N names its N-th card). Raises :class:`CommandError` when the game does
     not wait for that move, or the card is not in the hand."""
@@ -181,14 +185,14 @@ class LineFrontend:
         self.screen = TableScreen(tr, faces, hint=hint)  # reused for its line layouts only
         self.view: V.SeatView | None = None
         self.agreed = False
-        self.pending: Any = None  # intent sent and not yet resolved by a new view
+        self.pending: ToNode | None = None  # intent sent and not yet resolved by a new view
         self.ask: tuple[str, Callable[[bool | str], None]] | None = None
         self._ask_block = False
-        self.picker: Any = None
+        self.picker: TablePicker | None = None
         self._log_total = 0  # log lines printed so far (SeatView.log_total)
-        self._shown_wait: Any = None
-        self._shown_showdown: Any = None
-        self._shown_lobby: Any = None  # the provisional seats last printed
+        self._shown_wait: object = None  # what was last printed: each only compared
+        self._shown_showdown: object = None
+        self._shown_lobby: object = None  # the provisional seats last printed
         self._status = ""
         self.eof = False
         self.left = False  # a Leave was sent
@@ -350,7 +354,7 @@ class LineFrontend:
             self._shown_wait = None
             self._wake()
 
-    def start_picker(self, picker: Any) -> None:
+    def start_picker(self, picker: TablePicker) -> None:
         if self.eof:
             picker.choose(None)
             return
@@ -369,7 +373,7 @@ class LineFrontend:
         self._wake()
 
     # ------------------------------------------------------------ input
-    def send(self, intent: Any) -> None:
+    def send(self, intent: ToNode) -> None:
         if isinstance(intent, V.Leave):
             if self.left:
                 return  # Ctrl-C, quit and the end of input each leave: once is enough
@@ -485,7 +489,7 @@ class LineFrontend:
 async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                               stdin: TextIO, stdout: TextIO, lang: str | None = None,
                               charset: str = "auto", hint: HintFn | None = None,
-                              bell: bool = False, deck: str | None = None, evening: Any = None) -> Any:
+                              bell: bool = False, deck: str | None = None, evening: EveningFn | None = None) -> Any:
     """:func:`run_line_mode` inside a running trio loop."""
     tr = Translator(lang)
     faces = resolve_faces(None, charset, encoding=getattr(stdout, "encoding", None) or "utf-8", deck=deck)
@@ -531,7 +535,7 @@ async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *
 def run_line_mode(node_main: Callable[[UiBridge], Awaitable[Any]], *, stdin: TextIO,
                   stdout: TextIO, lang: str | None = None, charset: str = "auto",
                   hint: HintFn | None = None, bell: bool = False, deck: str | None = None,
-                  evening: Any = None) -> Any:
+                  evening: EveningFn | None = None) -> Any:
     """Run ``node_main(bridge)`` with the plain line front end under ``trio.run``; returns its
     result. ``stdin``/``stdout`` are text streams (``sys.stdin``/``sys.stdout``); ``lang`` and
     ``charset`` as for :func:`p2p_chinchon.ui.app.run_with_ui` (line mode never colours)."""

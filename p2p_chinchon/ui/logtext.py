@@ -10,7 +10,6 @@ nothing here decides a rule.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..view import Leave as _Leave, LogEvent, SeatView
 from .i18n import Translator
@@ -75,7 +74,7 @@ def log_line(ev: LogEvent, tr: Translator, faces: Faces, me: int | None = None) 
     return frags
 
 
-def make_log_renderer(tr: Translator, faces: Callable[[], Faces]) -> Callable[[LogEvent, Any], Line]:
+def make_log_renderer(tr: Translator, faces: Callable[[], Faces]) -> Callable[[LogEvent, SeatView | None], Line]:
     """``render(event, view) -> Line``: :func:`log_line` for the view's own seat."""
 
     def render(ev: LogEvent, view: SeatView | None) -> Line:

@@ -17,7 +17,7 @@ import os
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 CHARSETS = ("auto", "unicode", "mono", "ascii")
 
@@ -32,6 +32,19 @@ RANK_SPANISH_TINY = {10: "S", 11: "C", 12: "R", 13: "10"}
 # prompt_toolkit style classes (see app.STYLE); French: red/black, Spanish: the pack's colours.
 _FRENCH_CLASS = ("card.red", "card.red", "card.black", "card.black")
 _SPANISH_CLASS = ("card.oros", "card.copas", "card.espadas", "card.bastos")
+
+
+class CardLike(Protocol):
+    """What a face needs of a card (:class:`p2p_chinchon.engine.Card` is one)."""
+
+    @property
+    def rank(self) -> int: ...
+
+    @property
+    def suit(self) -> int: ...
+
+
+CardT = TypeVar("CardT", bound=CardLike)
 
 
 class CardTextError(ValueError):
@@ -108,11 +121,11 @@ def resolve_faces(rules: Any = None, charset: str = "auto", *, encoding: str | N
     return Faces(deck or deck_style(rules), uni, color, fixed=deck is not None)
 
 
-def is_joker(card: Any) -> bool:
+def is_joker(card: object) -> bool:
     return getattr(card, "rank", None) == 0
 
 
-def card_text(card: Any, faces: Faces, compact: bool = False) -> str:
+def card_text(card: CardLike, faces: Faces, compact: bool = False) -> str:
     """The face of one card, e.g. "7♦", "7d", "7 oros", "sota espadas" (``compact``: "7o",
     "Se"). Spanish names are whole words, never abbreviated: the compact form is the short one."""
     rank, suit = card.rank, card.suit
@@ -131,7 +144,7 @@ def card_text(card: Any, faces: Faces, compact: bool = False) -> str:
 COURTS = {"fr": "VDR"}  # language -> French-deck court letters (default "JQK")
 
 
-def card_style(card: Any, faces: Faces) -> str:
+def card_style(card: CardLike, faces: Faces) -> str:
     """prompt_toolkit style class for a card ("" without colour)."""
     if not faces.color:
         return ""
@@ -141,7 +154,7 @@ def card_style(card: Any, faces: Faces) -> str:
     return "class:" + table[card.suit]
 
 
-def cards_text(cards: Sequence[Any], faces: Faces, sep: str = " ") -> str:
+def cards_text(cards: Sequence[CardLike], faces: Faces, sep: str = " ") -> str:
     return sep.join(card_text(c, faces) for c in cards)
 
 
@@ -205,7 +218,7 @@ def parse_card_text(text: str, deck: str = "french") -> tuple[int, int | None]:
     raise CardTextError(f"not a card name: {text.strip()!r}")
 
 
-def find_card(text: str, hand: Sequence[Any], deck: str = "french") -> Any:
+def find_card(text: str, hand: Sequence[CardT], deck: str = "french") -> CardT:
     """The card in ``hand`` that ``text`` names (the first of two identical copies).
 
     Raises :class:`CardTextError` when the name is unreadable or the card is not in the hand."""
