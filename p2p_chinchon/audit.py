@@ -31,7 +31,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 import msgpack
 
@@ -49,12 +49,39 @@ NOT_ATTRIBUTABLE = {
     "diverged": "an envelope that follows another history (a fork made by someone else's equivocation, or a splice)",
 }
 
+# AuditReport.verdict (see the module docstring)
+Verdict = Literal["ok", "incomplete", "cheat", "accused", "corrupt", "unsupported"]
+
+
+class PlayerInfo(TypedDict):
+    """A seat in :attr:`AuditReport.players` (index = seat)."""
+
+    name: str
+    fingerprint: str
+
+
+class Mark(TypedDict):
+    """An elimination or re-entry in :attr:`AuditReport.marks`."""
+
+    after_hand: int
+    seat: int
+    event: Literal["out", "reentered", "left"]
+    total: int  # the seat's total then
+    reason: NotRequired[str]  # "left" only: "absent" or "left" (docs/protocol.md "Removal")
+
+
+# A proof check handed to ``Table.proof_sink``: (envelope index, fn, args); fn(*args) raises
+# DeckError if the proof fails
+_ProofCheck = tuple[int, Callable[..., object], tuple[Any, ...]]
+_ProofSink = Callable[[int, Callable[..., object], tuple[Any, ...]], None]
+Progress = Callable[[int, int], object]
+
 
 @dataclass
 class AuditReport:
-    verdict: str  # ok | incomplete | cheat | accused | corrupt | unsupported
+    verdict: Verdict
     envelopes: int = 0
-    players: list[dict] = field(default_factory=list)
+    players: list[PlayerInfo] = field(default_factory=list)
     hands: int = 0
     scores: list[list[int]] = field(default_factory=list)  # per hand, penalty per seat
     totals: list[int] = field(default_factory=list)
@@ -72,7 +99,7 @@ class AuditReport:
     # "total": the seat's total then} (a re-entry restarts the total: the columns add up);
     # "left" (a seat removed from the game, docs/protocol.md "Removal") has "reason":
     # "absent" or "left"; such a seat never makes the verdict "cheat"
-    marks: list[dict] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -87,7 +114,7 @@ class AuditReport:
             return 0
         return 3 if self.verdict == "incomplete" else 1
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "complete": self.complete}
 
     def summary(self) -> str:
@@ -129,7 +156,7 @@ class AuditReport:
         return "\n".join(lines)
 
 
-def _fill(report: AuditReport, t: tbl.Table, marks: list[dict] | None = None) -> None:
+def _fill(report: AuditReport, t: tbl.Table, marks: list[Mark] | None = None) -> None:
     report.marks = list(marks or [])
     report.players = [{"name": p.name, "fingerprint": p.fingerprint} for p in t.players]
     report.scores = [list(r) for r in t.score_history]
@@ -154,7 +181,7 @@ def _other_version(frame: bytes) -> AuditReport | None:
         f"{PROTOCOL_VERSION} only (use a release that speaks version {v})"))
 
 
-def _track(t: tbl.Table, marks: list[dict], seen: dict[int, tuple[bool, int]]) -> None:
+def _track(t: tbl.Table, marks: list[Mark], seen: dict[int, tuple[bool, int]]) -> None:
     """Note who went out or re-entered since the last frame (for the score sheet)."""
     e = t.engine
     if e is None:
@@ -183,10 +210,7 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-_DEFERRED = "deferred"  # internal: the replay broke on a value whose check was deferred
-
-
-def _check_proofs(checks: list[tuple[int, Callable[..., Any], tuple]]) -> int | None:
+def _check_proofs(checks: list[_ProofCheck]) -> int | None:
     """A pool worker: checks the table handed to its ``proof_sink`` (shuffle proofs, an
     envelope's DLEQ share proofs), in envelope order; the envelope index of the first that
     fails, or None."""
@@ -202,7 +226,7 @@ CHECKS_PER_TASK = 8  # one pool task carries this many checks: a task's round tr
 
 
 def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = False,
-                 progress: Callable[[int, int], Any] | None = None, jobs: int = 1) -> AuditReport:
+                 progress: Progress | None = None, jobs: int = 1) -> AuditReport:
     """Replay ``frames`` (envelope encodings in chain order, or the envelopes
     :func:`~p2p_chinchon.wire.decode_envelope` made of them: each frame is decoded once).
     ``progress(done, total)`` is called after each frame (a progress display; it must not
@@ -213,13 +237,13 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
     the replay is run again up to the first such envelope, every check before it trusted
     (they passed) and its own made in place: its verdict is the serial one."""
     if jobs <= 1:
-        return _replay(frames, torn_tail, progress)[0]
+        return _serial_replay(frames, torn_tail, progress)
     context = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
-        tasks: list[concurrent.futures.Future] = []
-        batch: list[tuple[int, Callable[..., Any], tuple]] = []
+        tasks: list[concurrent.futures.Future[int | None]] = []
+        batch: list[_ProofCheck] = []
 
-        def sink(seq: int, fn: Callable[..., Any], args: tuple) -> None:
+        def sink(seq: int, fn: Callable[..., object], args: tuple[Any, ...]) -> None:
             batch.append((seq, fn, args))
             if len(batch) >= CHECKS_PER_TASK:
                 tasks.append(pool.submit(_check_proofs, batch[:]))
@@ -230,21 +254,33 @@ def audit_frames(frames: Sequence[bytes | wire.Envelope], *, torn_tail: bool = F
             tasks.append(pool.submit(_check_proofs, batch))
         failed = min((seq for task in tasks if (seq := task.result()) is not None and seq <= stopped), default=None)
         if failed is not None:
-            return _replay(frames[: failed + 1], False, None, lambda *_: None, inline_at=failed)[0]
-    if r.verdict == _DEFERRED:  # no check failed: the serial replay says what broke
-        return _replay(frames, torn_tail, None)[0]
+            r = _replay(frames[: failed + 1], False, None, lambda *_: None, inline_at=failed)[0]
+    # None: the replay broke on a value whose check was deferred and no check failed: the serial
+    # replay says what broke. (After a failed check the replay again cannot break so: every
+    # check before it passed and its own are made in place; if it did, the serial replay's
+    # answer is still the one to give.)
+    return r if r is not None else _serial_replay(frames, torn_tail)
+
+
+def _serial_replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool,
+                   progress: Progress | None = None) -> AuditReport:
+    """:func:`_replay` with every check made in place: it never defers one."""
+    r, _ = _replay(frames, torn_tail, progress)
+    assert r is not None  # with no sink a failure raises, it is never deferred
     return r
 
 
-def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: Callable[[int, int], Any] | None,
-            sink: Callable[..., Any] | None = None, inline_at: int | None = None) -> tuple[AuditReport, int]:
+def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: Progress | None,
+            sink: _ProofSink | None = None, inline_at: int | None = None) -> tuple[AuditReport | None, int]:
     """:func:`audit_frames`' replay: the report, and the index of the envelope the replay
     stopped at (the length when it went through them all). ``sink(seq, fn, args)`` takes the
     proof checks (``Table.proof_sink``) instead of this process, except at index
-    ``inline_at`` and in a fault's evidence."""
+    ``inline_at`` and in a fault's evidence. The report is None when, with a ``sink``, the
+    replay broke on a value whose check was deferred (an unchecked share broke something
+    after the checks): a serial replay stops at or before that envelope."""
     t = tbl.Table.observer()
     t.proof_sink = sink
-    marks: list[dict] = []
+    marks: list[Mark] = []
     seen: dict[int, tuple[bool, int]] = {}
     for i, frame in enumerate(frames):
         if progress is not None:
@@ -284,7 +320,7 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
                 raise
             # a value whose check was deferred (an unchecked share) broke something after the
             # checks: a serial replay stops at or before this envelope
-            return AuditReport(_DEFERRED, index=i), i
+            return None, i
         _track(t, marks, seen)
     if progress is not None:
         progress(len(frames), len(frames))
@@ -316,15 +352,15 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
     return r, len(frames)
 
 
-def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict],
+def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
                  frames: Sequence[bytes | wire.Envelope]) -> AuditReport:
     """A seat stopped the table with a ``fault``: check its signature and re-check the
     evidence against the state just before it. A fault that quotes a peer's fault which
     reached it after our chain had moved on (``Table.quoted_fault``) is judged as that fault,
     against the state at its own position (the record replayed again up to it, its proofs
     not checked twice): the verdict the transcript of a seat that chained it gets."""
-    quoted = t.quoted_fault(env)
-    judged = None
+    quoted: wire.Envelope | None = t.quoted_fault(env)
+    judged: tuple[str, tbl.ProtocolViolation | None] | None = None
     if quoted is not None:
         there = tbl.Table.observer()
         there.proof_sink = lambda *_: None  # every check before the fault passed (or is pending) in t
@@ -342,6 +378,8 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict],
             r.verdict = "corrupt"
         _fill(r, t, marks)
         return r
+    status: str  # proves | consistent | valid | unverifiable (Table.check_evidence)
+    proof: tbl.ProtocolViolation | None
     status, proof = t.fault_judgement
     if quoted is not None and judged is not None:
         env, i, (status, proof) = quoted, quoted.seq, judged
@@ -373,7 +411,7 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[dict],
     return r
 
 
-def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = None, *,
+def audit_file(path: str | Path, progress: Progress | None = None, *,
                loaded: LoadResult | None = None, jobs: int = 1) -> AuditReport:
     """Load a transcript file (recovering a torn tail) and replay it (``progress``, ``jobs``:
     see :func:`audit_frames`; ``loaded``: the file already loaded)."""
@@ -402,6 +440,12 @@ def audit_file(path: str | Path, progress: Callable[[int, int], Any] | None = No
 
 # --- several seats' transcripts of one game ---------------------------------------------------
 
+# the verdicts of a pair of records that do not agree (worst first), of a pair, of all the files
+Disagreement = Literal["fork", "damaged", "other_game"]
+PartingVerdict = Literal["same", "shorter", "cut_off", Disagreement]
+MultiVerdict = Literal["agree", Disagreement]
+_DISAGREEMENTS: tuple[Disagreement, ...] = ("fork", "damaged", "other_game")
+
 
 @dataclass
 class Parting:
@@ -419,7 +463,7 @@ class Parting:
     (different game ids from envelope 0: not one game)."""
 
     files: list[int]
-    verdict: str
+    verdict: PartingVerdict
     common: int  # envelopes both hold from the start, byte for byte
     at: int | None = None  # index of the first envelope that differs (fork, damaged)
     seats: list[int] = field(default_factory=list)
@@ -443,20 +487,24 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
         return part
     part.at = common
     envs = [_decoded(fa), _decoded(fb)]
-    if common == 0 or any(e[0] is None for e in envs) or envs[0][0].game != envs[1][0].game:
+    first_a, first_b = envs[0][0], envs[1][0]  # both files go on past `common`
+    if common == 0 or first_a is None or first_b is None or first_a.game != first_b.game:
         part.verdict = "other_game"
         part.detail = "the files do not start with one offer of one game id: they are not one game"
         return part
+    game = first_a.game
     keys = _seat_keys(envs[0][:common]) or _seat_keys(envs[1][:common])
-    signers = []
-    for side, _frames in zip(envs, (fa, fb), strict=True):
-        e = side[common]
-        if e is None or keys is None or not signed_by(e, keys) or e.game != side[0].game:
+    signers: list[set[int]] = []
+    heads: list[wire.Envelope] = []  # each file's envelope at `common`
+    for record in envs:
+        e = record[common]
+        if e is None or keys is None or not signed_by(e, keys) or e.game != game:
             part.verdict = "damaged"
             part.detail = (f"envelope {common} of file {files[len(signers)]} does not decode or is not validly "
                            "signed by its seat: damage or forgery, not attributable to any seat")
             return part
-        signers.append({x.seat for x in side[common:] if x is not None and x.game == side[0].game and signed_by(x, keys)})
+        heads.append(e)
+        signers.append({x.seat for x in record[common:] if x is not None and x.game == game and signed_by(x, keys)})
     # a parting by leaves is no fork: no seat signed both sides, and each side either ends
     # right there with its own seat's leave or removes that leaver with the leave as proof
     left = None if signers[0] & signers[1] else _leaver_parting(envs, (fa, fb), common)
@@ -479,7 +527,7 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
         who = ", ".join(str(s) for s in seats)
         part.verdict = "cut_off"
         part.seats = []
-        how = ("stops there with a fault naming it away (before the game)" if envs[1 - side][common].kind == "fault"
+        how = ("stops there with a fault naming it away (before the game)" if heads[1 - side].kind == "fault"
                else "removes there (or waits for, its removal unfinished) for 'absent' with a majority's signed votes")
         part.detail = (f"from envelope {common} file {files[side]} holds only the own envelopes of seat {who}, "
                        f"which file {files[1 - side]} {how} "
@@ -488,7 +536,7 @@ def compare_loaded(a: LoadResult, b: LoadResult, files: tuple[int, int] = (0, 1)
         return part
     part.verdict = "fork"
     part.seats = sorted(signers[0] & signers[1])
-    ea, eb = envs[0][common], envs[1][common]
+    ea, eb = heads
     part.detail = (f"after {common} common envelopes the files part: envelope {common} is seat {ea.seat}'s "
                    f"{ea.kind} in file {files[0]} and seat {eb.seat}'s {eb.kind} in file {files[1]}, both validly "
                    f"signed under one game id; seats that signed both continuations: "
@@ -533,9 +581,11 @@ def _leaver_parting(envs: list[list[wire.Envelope | None]], frames: tuple[list[b
     the other side either ends the same way (concurrent leaves) or holds a ``remove`` of that
     seat for ``left`` whose proof is that very frame; else None. (The caller has checked that
     no seat signed both sides.)"""
-    leavers = [(side, envs[side][common].seat) for side in (0, 1)
-               if len(envs[side]) == common + 1 and envs[side][common] is not None
-               and envs[side][common].kind == "leave"]
+    leavers: list[tuple[int, int]] = []
+    for side in (0, 1):
+        last = envs[side][common] if len(envs[side]) == common + 1 else None
+        if last is not None and last.kind == "leave":
+            leavers.append((side, last.seat))
     if not leavers:
         return None
     ended = {side for side, _ in leavers}
@@ -578,9 +628,9 @@ class MultiReport:
     games: list[tuple[str, list[int]]] = field(default_factory=list)
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> MultiVerdict:
         """``fork``, ``damaged`` or ``other_game`` when a pair says so; else ``agree``."""
-        for worst in ("fork", "damaged", "other_game"):
+        for worst in _DISAGREEMENTS:
             if any(p.verdict == worst for p in self.partings):
                 return worst
         return "agree"
@@ -595,7 +645,7 @@ class MultiReport:
         groups = self.games or [("", list(range(len(codes))))]
         return 0 if all(any(codes[i] == 0 for i in files) for _, files in groups) else 3
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "complete": self.exit_code == 0,
                 "files": [{"path": p, **r.to_json()} for p, r in zip(self.paths, self.reports, strict=True)],
                 "games": [{"game": g, "files": files} for g, files in self.games],
@@ -619,7 +669,7 @@ class MultiReport:
         return "\n".join(lines)
 
 
-def audit_files(paths: Sequence[str | Path], progress: Callable[[int, int], Any] | None = None,
+def audit_files(paths: Sequence[str | Path], progress: Progress | None = None,
                 jobs: int = 1) -> MultiReport:
     """Audit each of several seats' transcripts and compare every pair of records of one game
     (the same game id in envelope 0: an evening's games may be given together): where they
