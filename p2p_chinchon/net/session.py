@@ -133,10 +133,7 @@ class CodeWordError(Exception):
 
 def _offer_key(table: tbl.Table) -> bytes:
     """The host's key that the table's offer names."""
-    # set in a nested function of table/lobby.py, where mypy does not see it declared (until
-    # table/ is typed: then this reads the attribute it declares)
-    key: bytes = table.offer_key  # type: ignore[attr-defined]
-    return key
+    return table.offer_key
 
 
 def same_table(old: tbl.Table, new: tbl.Table) -> str | None:
