@@ -167,7 +167,6 @@ class Table:
         if too_big is not None:  # refused before anything is signed: the wire cannot carry it
             raise IntentError(too_big)
         t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs, min_proof_rounds=1)
-        t.lobby.me = 0
         game = rng.token_bytes(16)
         body = {
             "name": name,
@@ -178,8 +177,7 @@ class Table:
             "proof_rounds": rules.shuffle_proof_rounds,
             "host_key": identity.public_bytes,
         }
-        t.lobby.game = game
-        t.lobby.pending = [Player("host", identity.public_bytes, addr)]
+        t.lobby.open_as_host(game, Player("host", identity.public_bytes, addr))
         t.out.items = []
         t._emit_own("offer", body)
         return t
@@ -265,7 +263,7 @@ class Table:
                 raise IntentError("nothing to agree to now" if me is None else "you have already agreed")
             if not any(s.kind == "agree" and s.seat == me for s in self.flow.queue):
                 raise IntentError("nothing to agree to now")
-            self.lobby.agreed = True
+            self.lobby.agree()
         elif isinstance(intent, v.Draw):
             self._check_my_step(step, "draw")
             if intent.source not in ("stock", "discard"):
@@ -439,7 +437,7 @@ class Table:
     def restore_secrets(self, saved: dict[str, Any]) -> None:
         """Put back what :meth:`seat_secrets` gave (a rejoin replays the chain, calling this
         after each envelope): the key is restored once its hand has begun here."""
-        self.lobby.my_toss_nonce = self.lobby.my_toss_nonce or saved.get("toss_nonce", b"")
+        self.lobby.restore_toss_nonce(saved.get("toss_nonce", b""))
         self.hand.restore_key(saved)
 
     def resumable_jobs(self, jobs: list[Job]) -> list[Job]:

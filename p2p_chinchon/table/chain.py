@@ -60,14 +60,13 @@ class ChainRouter(Protocol):
 class ChainFaults(Protocol):
     """What the chain asks of the faults part (faults.py)."""
 
-    fault_judgement: Judgement
+    def judge_replayed(self, env: wire.Envelope) -> None:
+        """Audit: judge a recorded ``fault`` against the state just before it."""
+        ...
 
     def stop_with_fault(self, exc: ProtocolViolation, frames: tuple[bytes, ...]) -> None: ...
 
     def stop_from_peer(self, env: wire.Envelope) -> None: ...
-
-    def check_evidence(self, frames: list[bytes], claim: tuple[str, int | None, int] | None = None,
-                       at: wire.Envelope | None = None) -> Judgement: ...
 
 
 class ChainRemoval(Protocol):
@@ -152,9 +151,7 @@ class Chain:
         if env.seq != len(self.chain):
             raise ProtocolViolation(env.seat, "seq", f"seq {env.seq} at position {len(self.chain)}", len(self.chain))
         if env.kind == "fault":
-            b = env.body
-            accused = b["accused"] if b["accused"] != 255 else None
-            self.faults.fault_judgement = self.faults.check_evidence(b["evidence"], (b["rule"], accused, env.seat), at=env)
+            self.faults.judge_replayed(env)
         self.replaying = True  # a recorded leave is applied where it stands
         try:
             self.accept_frame(frame, None, env)

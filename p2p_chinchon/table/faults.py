@@ -94,6 +94,13 @@ class Faults:
         self.flow.phase = v.STOPPED
         self.out.add(Stopped(self.flow.fault))
 
+    def judge_replayed(self, env: wire.Envelope) -> None:
+        """Audit: ``fault_judgement`` is the recorded ``fault`` ``env``'s evidence judged
+        against the state just before it (:meth:`check_evidence`)."""
+        b = env.body
+        accused = b["accused"] if b["accused"] != 255 else None
+        self.fault_judgement = self.check_evidence(b["evidence"], (b["rule"], accused, env.seat), at=env)
+
     def peer_fault_view(self, env: wire.Envelope) -> tuple[ProtocolViolation | None, v.Fault]:
         """Judge a peer's ``fault``: what we can prove ourselves, and what to show."""
         b = env.body

@@ -199,6 +199,10 @@ class Hand:
     def ctx(self, seat: int) -> deck.Context:
         return deck.Context(self.lobby.game, self.hand_played, seat)
 
+    def record_share(self, slot: int, seat: int, d: bytes) -> None:
+        """``seat``'s published decryption share ``d`` of ``slot`` (checked)."""
+        self.crypto().shares.setdefault(slot, {})[seat] = d
+
     def my_share(self, slot: int) -> bytes:
         if self.verifying:  # the invariant itself; the callers wait before asking
             raise IntentError(f"no decryption share while {VERIFYING}")

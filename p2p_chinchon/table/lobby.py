@@ -70,6 +70,22 @@ class Lobby:
         self.my_toss_nonce = b""
         self.agreed = False
 
+    def open_as_host(self, game: bytes, host: Player) -> None:
+        """This seat opens the table as its host (seat 0): the game id it chose and its own
+        player, the first of the pending seats (:meth:`Table.create`)."""
+        self.me = 0
+        self.game = game
+        self.pending = [host]
+
+    def agree(self) -> None:
+        """This seat's person agreed to the table: the agree is signed in its turn
+        (:meth:`auto_agree_body`)."""
+        self.agreed = True
+
+    def restore_toss_nonce(self, nonce: bytes) -> None:
+        """A restarted seat's toss nonce, unless it has one already."""
+        self.my_toss_nonce = self.my_toss_nonce or nonce
+
     def seat(self) -> int:
         """This seat's number. Raises :class:`RuntimeError` for an observer or before the
         seating (only this seat's own steps ask, and it has one then)."""

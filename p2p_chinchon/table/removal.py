@@ -482,7 +482,7 @@ class Removal:
         void = hc is not None and open_hand and seat in hc.seats
         if void:  # nothing of the hand can open without the seat's key share: no more steps
             self.flow.queue = deque(st for st in self.flow.queue if st.kind == "remove" and st.seat != seat)
-            self.turns.pending_draw_slot = None
+            self.turns.cancel_draw()
         elif hc is not None and seat in hc.seats:
             # the hand is scored; its end-of-hand audit needs the seat's secret: no secret
             # of anyone goes out for it (docs/protocol.md "Removal")
@@ -498,7 +498,7 @@ class Removal:
         for ev in self.flow.game().withdraw(seat, void_hand=void):
             self.out.add(GameEvent(ev))
             if isinstance(ev, engine.HandVoid):
-                self.turns.score_history.append(tuple(0 for _ in self.lobby.players))
+                self.turns.void_by_removal()
                 self.events.event("voided", (seat,), numbers=(hand + 1,))
             elif isinstance(ev, engine.GameOver):
                 self.events.event("game_over", (ev.winner,))

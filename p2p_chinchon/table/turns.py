@@ -14,7 +14,6 @@ from .common import Commit, Finished, GameEvent, IntentError, Outbox, ProtocolVi
 from .state import Flow
 
 if TYPE_CHECKING:
-    from .chain import Chain
     from .lobby import Lobby
     from .view import EventLog
 
@@ -32,10 +31,9 @@ class Cards(Protocol):
     @property
     def seats(self) -> tuple[int, ...]: ...
 
-    @property
-    def shares(self) -> dict[int, dict[int, bytes]]: ...
-
     def my_share(self, slot: int) -> bytes: ...
+
+    def record_share(self, slot: int, seat: int, d: bytes) -> None: ...
 
     def verify_shares(self, env: wire.Envelope, pairs: Iterable[tuple[int, bytes]]) -> list[tuple[int, bytes]]: ...
 
@@ -52,6 +50,12 @@ class Cards(Protocol):
     def begin_hand(self) -> None: ...
 
 
+class ChainHead(Protocol):
+    """What the turns read of the chain (chain.py): the head a ``game_end`` signs."""
+
+    head: bytes
+
+
 class Turns:
     """The turns part of :class:`~p2p_chinchon.table.Table`: the moves through the rules
     engine and what the engine's events start. Owns the game's outcome as it is signed
@@ -60,7 +64,7 @@ class Turns:
     scores shown (``score_history``, ``last_showdown``, ``last_closer``) and the slot of a stock
     draw being opened (``pending_draw_slot``). Reaches the deck only through :class:`Cards`."""
 
-    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: ChainHead,
                  hand: Cards) -> None:
         self.flow = flow
         self.lobby = lobby
@@ -136,7 +140,7 @@ class Turns:
 
         def commit() -> None:
             self.flow.queue.popleft()
-            self.hand.shares.setdefault(slot, {})[env.seat] = d
+            self.hand.record_share(slot, env.seat, d)
             if last:
                 for s, card in faces.items():
                     self.flow.game().learn(s, card)
@@ -155,7 +159,7 @@ class Turns:
         self.dry_run(env, action, {slot: card})
 
         def commit() -> None:
-            self.hand.shares.setdefault(slot, {})[env.seat] = d
+            self.hand.record_share(slot, env.seat, d)
             self.learn(slot, card)
             self.events.event("discard", (env.seat,), cards=(card,))
             self.game_events(self.engine_apply(env, action))
@@ -178,7 +182,7 @@ class Turns:
 
         def commit() -> None:
             for s, d in ds:
-                self.hand.shares.setdefault(s, {})[env.seat] = d
+                self.hand.record_share(s, env.seat, d)
                 self.learn(s, faces[s])
             self.last_closer = env.seat
             self.events.event("close", (env.seat,))
@@ -236,7 +240,7 @@ class Turns:
         def commit() -> None:
             self.flow.queue.popleft()
             for s, d in ds:
-                self.hand.shares.setdefault(s, {})[env.seat] = d
+                self.hand.record_share(s, env.seat, d)
                 self.learn(s, faces[s])
             if not self.flow.queue or self.flow.queue[0].kind != "show":
                 self.after_showdown()
@@ -295,6 +299,14 @@ class Turns:
                 self.out.add(Finished(self.flow.winner))
 
         return commit
+
+    def void_by_removal(self) -> None:
+        """A removal voided the hand in progress (removal.py): nobody scores it."""
+        self.score_history.append(tuple(0 for _ in self.lobby.players))
+
+    def cancel_draw(self) -> None:
+        """The stock draw being opened never will be (its drawer or a sharer was removed)."""
+        self.pending_draw_slot = None
 
     def end_signed_by_majority(self) -> bool:
         """The game is over and the chained ``game_end``s are more than half of N_end less the
