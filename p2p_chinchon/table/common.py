@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 
-from p2p_chinchon import deck, engine, view as v
+from p2p_chinchon import deck, engine, view as v, wire
 from p2p_chinchon.identity import fingerprint
 from p2p_chinchon.rng import SeededRng
 
@@ -85,7 +85,7 @@ class Accepted:
 
     index: int
     frame: bytes
-    env: Any
+    env: wire.Envelope
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ class Resync:
 class GameEvent:
     """An engine event (dealt, drew, discarded, closed, scored, eliminated, game over...)."""
 
-    event: Any
+    event: engine.Event
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class Job:
 
     id: int
     kind: str
-    fn: Any
+    fn: Callable[..., Any]
     args: tuple[Any, ...]
 
 
@@ -146,14 +146,15 @@ def run_job(job: Job) -> Any:
 
 
 def _prepare_shuffle(joint: bytes, n: int, k: int, seed: bytes | None,
-                     system: str = deck.PROOF_SYSTEMS[0]) -> Any:
+                     system: str = deck.PROOF_SYSTEMS[0]) -> deck.ShufflePrep:
     import secrets
 
     return deck.prepare_shuffle(joint, n, SeededRng(seed) if seed is not None else secrets, k,
                                 system=deck.proof_system(system, k))
 
 
-def _verify_shuffle(ctx: Any, joint: bytes, deck_in: Any, deck_out: Any, proof: bytes, k: int,
+def _verify_shuffle(ctx: deck.Context, joint: bytes, deck_in: list[deck.Ciphertext],
+                    deck_out: list[deck.Ciphertext], proof: bytes, k: int,
                     round: int, system: str) -> None:
     """``deck.verify_shuffle`` with the table's proof system (``rules.shuffle_proof``) by name."""
     deck.verify_shuffle(ctx, joint, deck_in, deck_out, proof, k, round,

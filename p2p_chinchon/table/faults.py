@@ -8,7 +8,8 @@ are being verified is shown only after them. (docs/protocol.md "Faults and audit
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from p2p_chinchon import deck, view as v, wire
 
@@ -120,7 +121,7 @@ class Faults:
         return None, v.Fault(env.seat, b["rule"], f"{self.lobby.name(env.seat)} accuses {self.lobby.name(accused)}: "
                              f"{b['reason']} (unverifiable)")
 
-    def after_proofs(self, stop: Any) -> None:
+    def after_proofs(self, stop: Callable[[], None]) -> None:
         """Run ``stop`` now, or once every pending shuffle proof passed: a seat that sends a
         bad shuffle and then leaves (or accuses) is shown as a cheat, not as what it said."""
         if self.hand.pending_proofs:
@@ -216,7 +217,7 @@ class Faults:
         return q
 
     def check_evidence(self, frames: list[bytes], claim: tuple[str, int | None, int] | None = None,
-                       at: Any = None) -> tuple[str, ProtocolViolation | None]:
+                       at: wire.Envelope | None = None) -> Judgement:
         """Judge a fault's evidence against this state (audit uses the state just before the
         fault). Returns ``("proves", violation)`` when a frame is validly signed and breaks a
         rule attributable to its signer (or two frames prove equivocation), ``("valid", None)``

@@ -374,20 +374,20 @@ class Hand:
         self.flow.phase = v.PLAYING
         self.events.event("upcard", cards=self.cards_at(up))
 
-    def open_public(self, slot: int, seat_extra: tuple[int, bytes] | None = None) -> Any:
+    def open_public(self, slot: int, seat_extra: tuple[int, bytes] | None = None) -> engine.Card:
         """The card at a public ``slot`` from every seat's share (``seat_extra``: the share of
         the envelope being checked, not yet stored)."""
         extra = {seat_extra[0]: seat_extra[1]} if seat_extra else {}
         return self.open_with(slot, extra)
 
-    def open_private(self, slot: int, extra: dict[int, dict[int, bytes]]) -> Any:
+    def open_private(self, slot: int, extra: dict[int, dict[int, bytes]]) -> engine.Card:
         """The card at our own ``slot``: the peers' shares (``extra``: seat -> slot -> share
         of the envelope being checked) and our own, which never leaves this seat."""
         ds = {seat: by_slot[slot] for seat, by_slot in extra.items() if slot in by_slot}
         ds[self.lobby.seat()] = deck.own_share(self.keypair(), self.cts[slot])
         return self.open_with(slot, ds)
 
-    def open_with(self, slot: int, extra: dict[int, bytes]) -> Any:
+    def open_with(self, slot: int, extra: dict[int, bytes]) -> engine.Card:
         ds = {**self.shares.get(slot, {}), **extra}
         missing = [s for s in self.crypto().seats if s not in ds]
         if missing:

@@ -5,6 +5,7 @@ host's pending seats. (docs/protocol.md "Lobby")"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from p2p_chinchon import deck, engine, wire
@@ -117,7 +118,7 @@ class Lobby:
             return f"seat {seat}"
         return self.players[seat].name
 
-    def seat_host(self, name: str, key: bytes, addr: str, addrs: Any = ()) -> int:
+    def seat_host(self, name: str, key: bytes, addr: str, addrs: Iterable[str] = ()) -> int:
         """Host only: add a joiner (identity already checked by the lobby link) whose mesh
         listens at ``addr`` (the address the host saw it come from) and maybe at ``addrs`` (its
         other candidates, best first: advertised, then its interfaces). Returns its seat."""
@@ -159,7 +160,7 @@ class Lobby:
         """Host only, before the seating: the host's own name at the table."""
         self.pending[0].name = _clip_utf8(name, 32) or "host"
 
-    def set_lobby_players(self, players: Any) -> None:
+    def set_lobby_players(self, players: Iterable[tuple[str, bytes]]) -> None:
         """Joiner only, before the seating: who sits so far, from the host's unsigned lobby
         update, ``((name, 32-byte key), ...)`` in seat order (docs/protocol.md "Lobby updates").
         Display only: :meth:`view` shows them as provisional seats; the signed seating
@@ -292,7 +293,7 @@ class Lobby:
         return {"nonce": self.my_toss_nonce}
 
 
-def deck_too_big(rules: Any, seats: int) -> str | None:
+def deck_too_big(rules: engine.Rules, seats: int) -> str | None:
     """Why a table of ``seats`` under ``rules`` cannot be played (its deck has more cards than a
     ``shuffle`` envelope carries, :data:`p2p_chinchon.wire.MAX_CARDS`), or None. Two packs of
     48 or 52 cards are variants the rules name (000 "Variants") that the wire does not carry."""

@@ -237,7 +237,7 @@ class Removal:
         chosen = [self.lobby.me] + [s for s in sorted(good) if s != self.lobby.me][:need - 1]
         return [good[s] for s in sorted(chosen)]
 
-    def valid_vote(self, frame: bytes, x: int, seq: int, prev: bytes, hand: int, signers: set[int]) -> Any:
+    def valid_vote(self, frame: bytes, x: int, seq: int, prev: bytes, hand: int, signers: set[int]) -> wire.Envelope | None:
         """The decoded envelope when ``frame`` is a vote that seat ``x`` was away at (``seq``,
         ``prev``, ``hand``) by a signer of its removal, else None: a validly signed ``away`` of
         this game, or a signer's own signed ``leave`` of this game (it counts as its vote)."""

@@ -195,7 +195,7 @@ class Turns:
 
         return commit
 
-    def dry_run(self, env: wire.Envelope, action: Any, faces: dict[int, Any]) -> None:
+    def dry_run(self, env: wire.Envelope, action: engine.Action, faces: dict[int, engine.Card]) -> None:
         """Check an engine action against a copy of the engine with the new faces learned."""
         import copy
 
@@ -223,7 +223,7 @@ class Turns:
             memo[id(e.last_showdown)] = e.last_showdown
         return memo
 
-    def learn(self, slot: int, card: Any) -> None:
+    def learn(self, slot: int, card: engine.Card) -> None:
         if self.flow.game().faces.get(slot) is None:
             self.flow.game().learn(slot, card)
 

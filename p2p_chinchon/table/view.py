@@ -39,9 +39,10 @@ class EventLog:
         dropped. ``fields``: the other :class:`~p2p_chinchon.view.LogEvent` fields."""
         players = self.players()
         known = tuple(s for s in seats if s is not None)
-        names = fields.pop("names", None) or tuple(
+        given = fields.pop("names", None)  # a removed seat's name, given by the caller
+        names = given if isinstance(given, tuple) and given else tuple(
             players[s].name if 0 <= s < len(players) else "-" for s in known)
-        ev = v.log_event(kind, known, names, **fields)  # type: ignore[arg-type]  # fields as given
+        ev = v.log_event(kind, known, names, **fields)
         self.entries.append(ev)
         self.total += 1
         return ev
