@@ -36,3 +36,28 @@ async def test_remembered_close_options_equal_fresh_ones(tmp_path, monkeypatch, 
     assert all(r.fault is None and r.error is None for r in results), [r.error for r in results]
     assert checked["discard_views"] > 0 and checked["hits"] > 0, checked
     assert audit_file(tmp_path / "seat0.chn").verdict == "ok"
+
+
+def test_every_kind_has_its_check_and_the_shuffle_progress_counts_up():
+    """Each kind the table dispatches resolves to ``on_<kind>`` of its part (a renamed check
+    would otherwise surface as an honest signer's violation); while a hand is shuffled the
+    view's progress counts the steps done of the phase's total."""
+    from test_attacks import Net
+
+    net = Net(3, seed=43)
+    t = net.tables[0]
+    for kind in (*tbl.HANDLERS, "offer", "fault", "leave"):
+        assert callable(t.handler(kind)), kind
+    seen = []
+    while net.q or not seen or seen[-1][0] < seen[-1][1]:
+        assert net.q, "the shuffle phase ran out of messages"
+        src, dst, frame = net.q.popleft()
+        net.handle(dst, net.tables[dst].receive(frame, src))
+        p = t.view().progress
+        if p is not None and t.phase == "shuffling":
+            seen.append(p)
+        if t.hand_started:
+            break
+    done = [p[0] for p in seen]
+    assert done == sorted(done) and done[-1] > 0, seen
+    assert {p[1] for p in seen} == {t.hand.total_steps}, seen

@@ -113,7 +113,7 @@ class Table:
     Build with :meth:`create` (the host), :meth:`joining` (a seated player) or :meth:`observer`
     (audit). Feed peers' frames to :meth:`receive`, this seat's decisions to :meth:`intent`;
     both return a list of outputs (:class:`Accepted`, :class:`Send`, :class:`GameEvent`,
-    :class:`Evidence`, :class:`Stopped`, :class:`Finished`). :meth:`view` gives the
+    :class:`Evidence`, :class:`Resync`, :class:`Job`, :class:`Stopped`, :class:`Finished`). :meth:`view` gives the
     :class:`~p2p_chinchon.view.SeatView` for the UI and bots.
 
     The table composes its parts (each owns its state; docs/architecture.md) and is the one
@@ -218,9 +218,8 @@ class Table:
 
     @property
     def hand_no(self) -> int:
-        """The hand being played (0-based); stays put until the next hand's keys are set up,
-        although the engine may already count the next one after scoring."""
-        return self.hand.hand_played
+        """:attr:`Hand.hand_no <p2p_chinchon.table.hand.Hand.hand_no>`."""
+        return self.hand.hand_no
 
     # ------------------------------------------------------------------ inputs
 
@@ -297,20 +296,15 @@ class Table:
         self.out.items = []
         if self.flow.over:
             return []
-        hand = self.hand
-        if job_id == hand.prep_job:
-            hand.prep_job = None
-            if not isinstance(result, Exception):
-                hand.prep = result
-        elif job_id in hand.pending_proofs:
-            seat, seq, frame = hand.pending_proofs.pop(job_id)
-            if isinstance(result, Exception):
-                reason = getattr(result, "reason", str(result))
-                self.flow.held_stop = None  # the cheat is what we show, not a later leave
-                self.faults.stop_with_fault(ProtocolViolation(seat, "shuffle", reason, seq), (frame,))
-                return self.out.take()
+        failed = self.hand.job_done(job_id, result)
+        if failed is not None:
+            seat, seq, frame = failed
+            reason = getattr(result, "reason", str(result))
+            self.flow.held_stop = None  # the cheat is what we show, not a later leave
+            self.faults.stop_with_fault(ProtocolViolation(seat, "shuffle", reason, seq), (frame,))
+            return self.out.take()
         if self.flow.held_stop is not None:
-            if not hand.pending_proofs:
+            if not self.hand.pending_proofs:
                 held, self.flow.held_stop = self.flow.held_stop, None
                 held()
                 if not self.flow.over:  # a leave held back may start a removal

@@ -1,12 +1,12 @@
 """The chain: total order, early buffer, equivocation, resync and evidence.
 
 :class:`Chain` owns ``chain``/``frames``/``head``/``buffer``. Every frame from a peer and every
-envelope of our own passes :meth:`Chain.apply`: position, previous hash, signature, speaker and
+envelope of our own that joins the chain (our own ``fault`` excepted) passes :meth:`Chain.apply`: position, previous hash, signature, speaker and
 kind are checked here; the message's own checks are its handler's (``on_<kind>`` of the part
 that owns the kind, which the table names: :meth:`ChainRouter.handler`), which return a commit
 closure without changing anything. Only when every check has passed does the envelope join
 the chain and its commit run. Knows nothing of cards: what it asks of the other parts is the
-three small interfaces below. (docs/protocol.md "Chain")"""
+three small interfaces below. (docs/protocol.md "Envelope", "Seats, order and phases")"""
 
 from __future__ import annotations
 
@@ -135,8 +135,8 @@ class Chain:
     def replay(self, frame: bytes | wire.Envelope) -> list[Output]:
         """Audit: apply the next frame of a recorded chain, strictly in order. Raises
         :class:`ProtocolViolation` (nothing changed) instead of stopping with a fault. For a
-        ``fault``, :attr:`fault_judgement` is its evidence judged against the state before it
-        (:meth:`check_evidence`). ``frame`` may be given already decoded, as the
+        ``fault``, the faults part judges its evidence against the state before it
+        (``Faults.judge_replayed`` sets ``Faults.fault_judgement``). ``frame`` may be given already decoded, as the
         :class:`~p2p_chinchon.wire.Envelope` that :func:`~p2p_chinchon.wire.decode_envelope`
         returned for it (an audit or a resume decodes each frame once, not three times); its
         frame is then ``env.encode()``, the exact bytes it was decoded from."""

@@ -1,5 +1,5 @@
 """What every part of the table shares: its errors, its outputs and the :class:`Outbox` they
-are collected in, the ids of the chain's hashes and the protocol's limits."""
+are collected in, the hashes every seat signs (rules, seating, toss) and the protocol's limits."""
 
 from __future__ import annotations
 
@@ -176,7 +176,7 @@ class Player:
     name: str
     key: bytes
     addr: str
-    addrs: tuple[str, ...] = ()  # more places the seat may be reached (docs/protocol.md "Lobby")
+    addrs: tuple[str, ...] = ()  # more places the seat may be reached (docs/protocol.md "Lobby", "Table setup: rules, seating, coin toss")
 
     @cached_property
     def fingerprint(self) -> str:
@@ -197,7 +197,8 @@ Commit = Callable[[], None]
 
 class Outbox:
     r"""The outputs of one call into the table (``receive``, ``intent``, ...), in order, and
-    the ids of the :class:`Job`\ s handed to the driver. Every part adds to the one outbox."""
+    the counter that numbers the :class:`Job`\ s handed to the driver. Every part adds to the
+    one outbox."""
 
     def __init__(self) -> None:
         self.items: list[Output] = []

@@ -43,7 +43,7 @@ class Faults:
     peer's ``fault``. Owns ``fault_judgement`` (audit: the last fault replayed, judged); the
     stop itself is the :class:`~p2p_chinchon.table.state.Flow`'s (``fault``, ``held_stop``).
     Reads the chain, the hand's pending proof checks and the removal part's removes; changes
-    only the flow, the chain (our own ``fault``) and the outbox."""
+    only the flow, the outbox and the log, and asks the chain to record our own ``fault``."""
 
     def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
                  hand: Hand, removal: Removal) -> None:
@@ -91,9 +91,9 @@ class Faults:
             frame = env.encode()
             self.ledger.record(env, frame)  # it stops the table: no handler checks it
             self.out.add(Send(frame))
-        self.flow.fault = shown or v.Fault(exc.seat, exc.rule, exc.reason)
-        self.flow.phase = v.STOPPED
-        self.out.add(Stopped(self.flow.fault))
+        fault = shown or v.Fault(exc.seat, exc.rule, exc.reason)
+        self.flow.stop(fault)
+        self.out.add(Stopped(fault))
 
     def judge_replayed(self, env: wire.Envelope) -> None:
         """Audit: ``fault_judgement`` is the recorded ``fault`` ``env``'s evidence judged
@@ -139,9 +139,9 @@ class Faults:
                 in_hand = self.hand.hc is not None and env.seat in self.hand.hc.seats and self.flow.phase != v.OVER
                 active = self.flow.engine is None or env.seat in self.flow.game().active
                 if in_hand or active or any(st.seat == env.seat and st.kind != "game_end" for st in self.flow.queue):
-                    self.flow.fault = v.Fault(env.seat, "left", _left_text(self.lobby.name(env.seat), env.body["reason"]))
-                    self.flow.phase = v.STOPPED
-                    self.out.add(Stopped(self.flow.fault))
+                    fault = v.Fault(env.seat, "left", _left_text(self.lobby.name(env.seat), env.body["reason"]))
+                    self.flow.stop(fault)
+                    self.out.add(Stopped(fault))
                 else:  # an eliminated seat may go home; it just will not sign the game end
                     self.flow.queue = deque(st for st in self.flow.queue if st.seat != env.seat)
                     if self.flow.phase == v.OVER and not self.flow.queue and not self.flow.finished:
@@ -152,10 +152,9 @@ class Faults:
         _, shown = self.peer_fault_view(env)
 
         def stop_fault() -> None:
-            self.flow.fault = shown
-            self.flow.phase = v.STOPPED
+            self.flow.stop(shown)
             self.events.event("stopped", (env.seat,), detail=shown.reason)
-            self.out.add(Stopped(self.flow.fault))
+            self.out.add(Stopped(shown))
 
         return lambda: self.after_proofs(stop_fault)
 

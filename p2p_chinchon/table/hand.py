@@ -5,7 +5,7 @@ The per-hand public and secret values live in one :class:`HandCrypto` (``Hand.hc
 ciphertexts and the published decryption shares of the hand in ``cts``/``shares``. Deferred
 shuffle proofs (``pending_proofs``) gate every decryption share and the secret: nothing that
 opens a card leaves this seat before every shuffle proof of the deck passed here.
-(docs/protocol.md "Deck"; DESIGN.md "Deck")"""
+(docs/protocol.md "The deck (mental poker)", "Hands")"""
 
 from __future__ import annotations
 
@@ -111,13 +111,27 @@ class Hand:
         self.prep_args: tuple[Any, ...] = ()
         self.shuffle_args: dict[int, tuple[Any, ...]] = {}
         # Verify peers' shuffle proofs as Jobs off the critical path; every one must pass
-        # before this seat reveals its end-of-hand secret (DESIGN "Deck").
+        # before this seat reveals its end-of-hand secret (docs/protocol.md "Deferred verification").
         self.defer_proofs = defer_proofs
         self.pending_proofs: dict[int, tuple[int, int, bytes]] = {}
         # audit only: a peer's shuffle proof and decryption shares' DLEQ proofs are handed to
         # proof_sink(seq, fn, args) instead of being checked here (fn(*args) raises DeckError
         # if one fails: a pool runs it, and the audit names the first envelope that fails)
         self.proof_sink: ProofSink | None = None
+
+    def job_done(self, job_id: int, result: object) -> tuple[int, int, bytes] | None:
+        """The driver finished one of this hand's jobs (:meth:`Table.job_done`): our shuffle's
+        preparation (kept when it worked), or a peer's shuffle proof, no longer pending. Returns
+        ``(seat, seq, frame)`` of a peer's proof that failed, else None."""
+        if job_id == self.prep_job:
+            self.prep_job = None
+            if isinstance(result, deck.ShufflePrep):
+                self.prep = result
+        elif job_id in self.pending_proofs:
+            seat, seq, frame = self.pending_proofs.pop(job_id)
+            if isinstance(result, Exception):
+                return seat, seq, frame
+        return None
 
     def first_hand(self) -> None:
         """The toss named the first dealer (``flow.engine`` is set): the game's deck, then its
@@ -174,7 +188,7 @@ class Hand:
         return {}
 
     def resumable_jobs(self, jobs: list[Job]) -> list[Job]:
-        """After a rejoin's :meth:`replay` of the chain: which of the ``jobs`` it produced still
+        """After a rejoin's :meth:`Table.replay <p2p_chinchon.table.Table.replay>` of the chain: which of the ``jobs`` it produced still
         matter (this hand's proof checks, our pending shuffle preparation). Proofs of earlier
         hands passed before our secret of that hand went out (it is in the chain): forgotten."""
         live = [j for j in jobs if j.id == self.prep_job

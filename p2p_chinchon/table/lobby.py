@@ -1,7 +1,7 @@
 """The lobby: offer, seating, agree and the coin toss for the first dealer.
 
 Owns the table's identity (game id, name, rules, proof rounds, host key), the players and the
-host's pending seats. (docs/protocol.md "Lobby")"""
+host's pending seats. (docs/protocol.md "Table setup: rules, seating, coin toss")"""
 
 from __future__ import annotations
 
@@ -163,7 +163,7 @@ class Lobby:
     def set_lobby_players(self, players: Iterable[tuple[str, bytes]]) -> None:
         """Joiner only, before the seating: who sits so far, from the host's unsigned lobby
         update, ``((name, 32-byte key), ...)`` in seat order (docs/protocol.md "Lobby updates").
-        Display only: :meth:`view` shows them as provisional seats; the signed seating
+        Display only: the view (:meth:`TableView.view <p2p_chinchon.table.view.TableView.view>`) shows them as provisional seats; the signed seating
         replaces them. Raises :class:`IntentError` after the seating, for more players than
         the offer's ``max_seats``, or for a first player who is not the offer's host."""
         if self.players or not self.max_seats:

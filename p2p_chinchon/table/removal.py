@@ -259,7 +259,7 @@ class Removal:
         remove's own seq and prev, on seat ``x`` and the remove's hand, or the signed ``leave``
         of this game of a seat that left, each by a distinct signer of ``x``'s removal; the
         remove's signer's own ``away`` among them; more than half the seats in the game
-        (``_base``)."""
+        (:meth:`base`)."""
         signers = set(self.signers(x))
         voters: set[int] = set()
         own = False
@@ -519,10 +519,10 @@ class Removal:
     def removed_me(self, hand: int) -> None:
         """The other seats removed this one: it stops (not a fault: nothing is signed)."""
         why = self.removed.get(self.lobby.seat(), "absent")
-        self.flow.fault = v.Fault(self.lobby.me, "removed", f"you were removed from the game ({why} since hand {hand + 1})",
-                             detail=why, hand=hand + 1)
-        self.flow.phase = v.STOPPED
-        self.out.add(Stopped(self.flow.fault))
+        fault = v.Fault(self.lobby.me, "removed", f"you were removed from the game ({why} since hand {hand + 1})",
+                        detail=why, hand=hand + 1)
+        self.flow.stop(fault)
+        self.out.add(Stopped(fault))
 
     def misplaced_remove(self, env: wire.Envelope, mine: wire.Envelope) -> ProtocolViolation | None:
         """``env``, a validly signed ``remove`` of X, against ``mine``, our chain's envelope at

@@ -1,7 +1,7 @@
 """The turns: draw, draw shares, discard, close, show, re-entry and the game's end, through
 the rules engine (engine/). Every move is checked against the engine before it is applied;
 the engine's events drive what comes next (restock, scoring, re-entry, the next hand).
-(docs/protocol.md "Turns"; docs/rules.md)"""
+(docs/protocol.md "Hands"; docs/rules.md)"""
 
 from __future__ import annotations
 

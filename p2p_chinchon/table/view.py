@@ -133,7 +133,7 @@ class TableView:
                     close_options = self._close_view()[1]
         progress = None
         if self.flow.phase == v.SHUFFLING and self.flow.queue:
-            total = getattr(self, "_total_steps", len(self.flow.queue))
+            total = self.hand.total_steps or len(self.flow.queue)
             label = VERIFYING if self.hand.verifying else f"{self.flow.queue[0].kind} by {self.lobby.name(self.flow.queue[0].seat)}"
             progress = (total - len(self.flow.queue), total, label)
         elif self.hand.verifying:
