@@ -100,6 +100,9 @@ class AuditReport:
     # "left" (a seat removed from the game, docs/protocol.md "Removal") has "reason":
     # "absent" or "left"; such a seat never makes the verdict "cheat"
     marks: list[Mark] = field(default_factory=list)
+    # a game whose end is signed by a majority, not by every seat still at the table
+    # (docs/protocol.md "Removal", the game's end): the seats whose game_end this record lacks
+    unsigned_end: list[int] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -330,6 +333,7 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
     if ended and not t.finished:  # docs/protocol.md "Removal", the game's end
         missing = ([s for s in range(len(t.players)) if s not in t.game_end_sigs and s not in t.removed]
                    if t.fault is not None else [st.seat for st in t.queue if st.kind == "game_end"])
+        r.unsigned_end = missing
         r.detail = ("the game's end is signed by a majority of the seats in the game; not by seat "
                     + ", ".join(str(s) for s in missing) + " (their own records may hold it)")
     if not ended:

@@ -227,9 +227,10 @@ def test_the_game_end_signed_by_a_majority_ends_without_the_last_seat():
     r = audit_frames(net.tables[0].frames)
     assert r.verdict == "ok" and r.winner == net.tables[0].winner, r.summary()
     assert "not by seat 2" in r.summary()
+    assert r.unsigned_end == [2] and r.to_json()["unsigned_end"] == [2]  # `audit --json` says so too
     # seat 2's own record, with its game_end, is complete; the two records agree (a prefix)
     full = audit_frames(list(net.tables[0].frames) + [late])
-    assert full.verdict == "ok" and full.winner == r.winner
+    assert full.verdict == "ok" and full.winner == r.winner and full.unsigned_end == []
 
 
 def test_the_first_seat_silent_at_the_game_end_is_removed():
