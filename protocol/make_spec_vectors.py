@@ -179,7 +179,7 @@ def hand_digest_vectors() -> list[dict]:
             if env.kind == "hand_digest" and env.seat == t.hc.seats[0]:
                 hc = t.hc
                 secrets = [hc.secrets[s] for s in hc.seats]
-                final = [deck.decrypt_with_secrets(ct, secrets, t.points) for ct in t.cts]
+                final = [deck.decrypt_with_secrets(ct, secrets, t.hand.points) for ct in t.cts]
                 totals = list(env.body["totals"])
                 hand = env.body["hand"]
                 head = env.prev  # the hash of the hand's last secret envelope

@@ -216,7 +216,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
         return node
 
     async def tick(node, stalled: float, *, buffered: bool = False, step=awaited, later: float = 0.0) -> list:
-        t.buffer = {n + 1: {1: b"x"}} if buffered else {}
+        t.ledger.buffer = {n + 1: {1: b"x"}} if buffered else {}
         now = trio.current_time() + later
         node._step_since = now - stalled
         node._mesh.sent.clear()
