@@ -33,7 +33,7 @@ from .common import (
     _Equivocation,
     _unexpected,
 )
-from .state import Flow
+from .state import Flow, Part
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -86,7 +86,7 @@ class ChainRemoval(Protocol):
     def note_branch(self, env: wire.Envelope) -> bool: ...
 
 
-class Chain:
+class Chain(Part):
     """The chain part of :class:`~p2p_chinchon.table.Table`: the accepted envelopes in order
     (``chain``, their exact bytes ``frames``, ``head`` the hash of the last one), the early
     ``buffer`` (seq -> seat -> validly signed frame), and what is being checked now (the
@@ -99,10 +99,7 @@ class Chain:
     removal: ChainRemoval
 
     def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog) -> None:
-        self.flow = flow
-        self.lobby = lobby
-        self.out = out
-        self.events = events
+        super().__init__(flow, lobby, out, events)
         self.chain: list[wire.Envelope] = []
         self.frames: list[bytes] = []
         self.head: bytes = ZERO32

@@ -28,7 +28,7 @@ from .common import (
     _verify_shuffle,
     proof_frames,
 )
-from .state import Flow
+from .state import Flow, Part
 
 if TYPE_CHECKING:
     from .chain import Chain, Judgement
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .view import EventLog
 
 
-class Faults:
+class Faults(Part):
     """The faults part of :class:`~p2p_chinchon.table.Table`: stops, and the judging of a
     peer's ``fault``. Owns ``fault_judgement`` (audit: the last fault replayed, judged); the
     stop itself is the :class:`~p2p_chinchon.table.state.Flow`'s (``fault``, ``held_stop``).
@@ -47,10 +47,7 @@ class Faults:
 
     def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
                  hand: Hand, removal: Removal) -> None:
-        self.flow = flow
-        self.lobby = lobby
-        self.out = out
-        self.events = events
+        super().__init__(flow, lobby, out, events)
         self.ledger = ledger
         self.hand = hand
         self.removal = removal

@@ -29,7 +29,7 @@ from .common import (
     _prepare_shuffle,
     _verify_shuffle,
 )
-from .state import Flow
+from .state import Flow, Part
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -80,7 +80,7 @@ class HandChain(Protocol):
 ProofSink = Callable[[int, Callable[..., None], tuple[Any, ...]], None]
 
 
-class Hand:
+class Hand(Part):
     """The hand part of :class:`~p2p_chinchon.table.Table`: one hand's deck sub-protocol.
 
     Owns ``hc`` (this hand's :class:`HandCrypto`), ``hand_played`` (the hand being played,
@@ -96,10 +96,7 @@ class Hand:
 
     def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: HandChain, *,
                  defer_proofs: bool) -> None:
-        self.flow = flow
-        self.lobby = lobby
-        self.out = out
-        self.events = events
+        super().__init__(flow, lobby, out, events)
         self.ledger = ledger
         self.hc: HandCrypto | None = None
         self.hand_played = 0

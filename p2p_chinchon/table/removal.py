@@ -33,7 +33,7 @@ from .common import (
     Stopped,
     _Dropped,
 )
-from .state import Flow
+from .state import Flow, Part
 
 if TYPE_CHECKING:
     from .chain import Chain
@@ -57,7 +57,7 @@ class Removing(TypedDict):
     base: int
 
 
-class Removal:
+class Removal(Part):
     """The removal part of :class:`~p2p_chinchon.table.Table`. Owns ``removed`` (seat -> "absent"
     | "left": out of the game for good), ``removing`` (the removals being signed, innermost
     last, each with the count of seats in the game when the outermost began), ``gone`` (the
@@ -69,10 +69,7 @@ class Removal:
 
     def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
                  hand: Hand, turns: Turns) -> None:
-        self.flow = flow
-        self.lobby = lobby
-        self.out = out
-        self.events = events
+        super().__init__(flow, lobby, out, events)
         self.ledger = ledger
         self.hand = hand
         self.turns = turns

@@ -5,17 +5,22 @@ The protocol is a schedule: at every point one seat must send one kind of messag
 expected steps, or the engine's turn once a hand is dealt), the phase shown to people, the
 rules engine's game, who left, and whether the table stopped or finished, in the way h11 keeps
 its ``ConnectionState`` apart from the connection. Each part of the table
-(docs/architecture.md) receives the one :class:`Flow` and owns the rest of its state itself.
-Knows nothing of envelopes, keys or cards."""
+(docs/architecture.md) receives the one :class:`Flow` and owns the rest of its state itself;
+:class:`Part` is what every part is handed. Knows nothing of envelopes, keys or cards."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from p2p_chinchon import engine, view as v
 
-from .common import Step
+from .common import Outbox, Step
+
+if TYPE_CHECKING:
+    from .lobby import Lobby
+    from .view import EventLog
 
 
 class Flow:
@@ -75,3 +80,15 @@ class Flow:
         """The table stops with ``fault`` (what the people are shown)."""
         self.fault = fault
         self.phase = v.STOPPED
+
+
+class Part:
+    """What every part of the table but the lobby is handed (docs/architecture.md): the
+    ``flow``, the ``lobby`` (who sits where and the table's identity, read only), the outbox
+    ``out`` and the ``events`` log."""
+
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog) -> None:
+        self.flow = flow
+        self.lobby = lobby
+        self.out = out
+        self.events = events

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from p2p_chinchon import engine, view as v, wire
 
 from .common import Commit, Finished, GameEvent, IntentError, Outbox, ProtocolViolation, Step, _unexpected
-from .state import Flow
+from .state import Flow, Part
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -56,7 +56,7 @@ class ChainHead(Protocol):
     head: bytes
 
 
-class Turns:
+class Turns(Part):
     """The turns part of :class:`~p2p_chinchon.table.Table`: the moves through the rules
     engine and what the engine's events start. Owns the game's outcome as it is signed
     (``game_end_sigs``, ``unsigned_end``: seats whose ``game_end`` never came, ``left_at_end``:
@@ -66,10 +66,7 @@ class Turns:
 
     def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: ChainHead,
                  hand: Cards) -> None:
-        self.flow = flow
-        self.lobby = lobby
-        self.out = out
-        self.events = events
+        super().__init__(flow, lobby, out, events)
         self.ledger = ledger
         self.hand = hand
         self.game_end_sigs: set[int] = set()
