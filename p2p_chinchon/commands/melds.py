@@ -13,7 +13,7 @@ from typing import TypedDict
 
 from ..cli import UsageError
 from ..engine import Card, CardError, Rules, RulesError, best_arrangement, check_hands, close_options, close_result
-from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
+from ..engine.options import PRESET_CHOICES, output_style, parse_hands, rules_from_args
 
 DEFAULT_PLAYERS = 4  # the usual table; with it every preset plays one pack unless decks=2
 
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         result = analyse(cards, rules)
     except (CardError, RulesError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    style = args.style or default_style(rules)
+    style = output_style(rules, args.style)
 
     def name(c: Card) -> str:
         return c.name(style)
