@@ -14,6 +14,7 @@ from typing import TypedDict
 from ..cli import UsageError
 from ..engine import Card, CardError, Rules, RulesError, best_arrangement, check_hands, close_options, close_result
 from ..engine.options import PRESET_CHOICES, output_style, parse_hands, rules_from_args
+from ..engine.words import counted
 
 DEFAULT_PLAYERS = 4  # the usual table; with it every preset plays one pack unless decks=2
 
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"discard:  {discard}")
     for m in melds:
         print(f"meld:     {' '.join(m)}")
-    print(f"deadwood: {' '.join(deadwood) or '-'}  ({result['points']} points)")
+    print(f"deadwood: {' '.join(deadwood) or '-'}  ({counted(result['points'], 'point')})")
     if result["chinchon"]:
         print("close:    CHINCHÓN, wins the game")
     elif result["can_close"]:

@@ -135,10 +135,10 @@ class Rules:
         names = {f.name: f for f in fields(cls)}
         unknown = sorted(str(k) for k in d if k not in names)
         if unknown:
-            raise RulesError(f"unknown rules field(s): {', '.join(unknown)}")
+            raise RulesError(f"unknown rules {'field' if len(unknown) == 1 else 'fields'}: {', '.join(unknown)}")
         missing = sorted(n for n in names if n not in d and n not in OPTIONAL_FIELDS)
         if missing:
-            raise RulesError(f"missing rules field(s): {', '.join(missing)}")
+            raise RulesError(f"missing rules {'field' if len(missing) == 1 else 'fields'}: {', '.join(missing)}")
         kw: dict[str, Any] = {}  # each value's type is checked against _FIELD_TYPES below
         for name, f in names.items():
             if name not in d:
@@ -232,6 +232,21 @@ class Rules:
             return r - 2
         flat = self.court_points == "flat" or (self.court_points == "auto" and self.deck_size != 48)
         return 10 if flat else r
+
+    def most_wild_per_meld(self) -> int:
+        """The most wild cards one meld can hold at any table under these rules: the least of
+        ``max_wild_per_meld``, the wild cards of the largest deck (``jokers`` and the
+        ``wild_card`` in each pack) and the places a longest run leaves beside
+        ``min_real_per_meld`` real cards. ``max_wild_per_meld`` limits nothing when it is
+        not below this."""
+        in_deck = (self.jokers + (1 if self.wild_card else 0)) * self.max_packs()
+        room = len(self.pack_ranks()) - self.min_real_per_meld
+        return max(0, min(self.max_wild_per_meld, in_deck, room))
+
+    def wild_cap_binds(self) -> bool:
+        """Does ``max_wild_per_meld`` forbid a meld the deck's wild cards could otherwise form?"""
+        uncapped = dataclasses.replace(self, max_wild_per_meld=_RANGES["max_wild_per_meld"][1])
+        return self.max_wild_per_meld < uncapped.most_wild_per_meld()
 
     def has_card(self, card: Card) -> bool:
         """Is ``card`` one of the physical cards of some table under these rules? A second

@@ -19,6 +19,7 @@ from .cards import Card
 from .hands import check_hands
 from .melds import Arrangement, ClosedHand, Meld, best_arrangement, close_result, make_meld
 from .rules import Rules
+from .words import counted
 
 __all__ = ["LayOff", "PlayerShowdown", "Showdown", "ShowdownError", "check_showdown",
            "score_showdown"]
@@ -234,8 +235,8 @@ def score_showdown(
     if closed is None:
         best = best_arrangement(closer, rules)
         raise ShowdownError(
-            f"the closer cannot close: {len(best.deadwood)} unmatched card(s), "
-            f"{best.points} points"
+            f"the closer cannot close: {counted(len(best.deadwood), 'unmatched card')}, "
+            f"{counted(best.points, 'point')}"
         )
     game_won = closed.chinchon
     clean = closed.clean
