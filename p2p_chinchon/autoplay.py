@@ -11,6 +11,7 @@ from typing import Any
 
 from p2p_chinchon import view as v
 from p2p_chinchon.bots import deadhand
+from p2p_chinchon.engine.words import counted
 
 
 def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
@@ -107,5 +108,5 @@ def hint(bot: Any, view: v.SeatView) -> str:
         return f"draw from the {src}" if src == "stock" else f"take the {view.discard_top} from the discard pile"
     if isinstance(intent, v.Close):
         pts = next((p for c, p, _ in view.close_options if c == intent.card), None)
-        return f"close, putting {intent.card} face down ({pts} points)"
+        return f"close, putting {intent.card} face down ({'?' if pts is None else counted(pts, 'point')})"
     return f"discard {intent.card}"

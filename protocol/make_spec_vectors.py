@@ -258,8 +258,8 @@ def showdown_vectors() -> list[dict]:
          "better than the clean close's -10: one meld shown, clean", "classic", {"jokers": 2},
          run(C, (1, 2, 3, 4, 5, 6)) + [[0, 0, 0]], [run(S, (1, 2, 3)) + [[10, H, 0], [11, D, 0], [4, D, 0], [12, S, 0]]])
     case("set-or-run", "classic with jokers (two per meld, one natural): the closer's 5♦ with both jokers is a "
-         "meld that could be a set or a run: it is a set of fives, so the other seat lays off its 5♥ but "
-         "not its 6♦", "classic", {"jokers": 2, "min_real_per_meld": 1, "lay_off_after_clean": "same"},
+         "set and a run at once: it takes the other seat's 5♥ (a set of fives) or its 6♦ (a run), not both; "
+         "the seat lays off the 6♦, which saves more", "classic", {"jokers": 2, "min_real_per_meld": 1, "lay_off_after_clean": "same"},
          [[5, D, 0], [0, 0, 0], [0, 1, 0], [1, C, 0], [2, C, 0], [3, C, 0], [4, C, 0]],
          [[[5, H, 0], [6, D, 0], [10, S, 0], [11, S, 0], [12, H, 0], [1, H, 0], [2, S, 0]]])
     return out

@@ -885,15 +885,19 @@ def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
     assert len(host.chain) == n + 1  # the fault, nothing of the trial
 
 
-def test_a_deck_the_wire_cannot_carry_is_refused_before_anything_is_signed():
-    """Two packs of 48 cards (a variant the rules name) make a 96-card deck, more than a
-    ``shuffle`` envelope carries: the host refuses to open such a table with one sentence,
-    instead of its first shuffle failing inside the node; joiners refuse such an offer."""
+def test_a_deck_the_wire_cannot_carry_is_refused_before_anything_is_signed(monkeypatch):
+    """A deck with more cards than a ``shuffle`` envelope carries is refused by the host with
+    one sentence, instead of its first shuffle failing inside the node; joiners refuse such an
+    offer. The cap is the largest deck the rules build (108 cards), so only a lower cap (as
+    before it was lifted from 80) shows the refusal."""
+    from p2p_chinchon import wire
     from p2p_chinchon.engine import make_rules
     from p2p_chinchon.identity import Identity
     from p2p_chinchon.table.lobby import deck_too_big
 
     big = make_rules("classic", {"deck": 48, "decks": 2})
+    assert deck_too_big(big, 4) is None  # two packs of 48: 96 cards, carried
+    monkeypatch.setattr(wire, "MAX_CARDS", 80)
     with pytest.raises(tbl.IntentError, match="96 cards for 4 players: the protocol carries at most 80"):
         tbl.Table.create(Identity.generate(), SeededRng("h"), name="t", rules=big, max_seats=4, addr="127.0.0.1:1")
     assert deck_too_big(make_rules("classic", {}), 8) is None  # two 40-card packs: 80 fit

@@ -122,8 +122,9 @@ def test_impossible_hands_name_the_card(capsys):
     # a Spanish table reads c as copas (issue 24): its bastos are b
     _, _, err = run(capsys, "score", "--rules", "online", "--closer", "5d 6d 7d 2b 2h 2s As",
                     "--hand", "3d 4d Jd Qd 6b 6h Kb", "--hand", "3h 4h 5h 6h 7h Jh Qh",
-                    "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3b 4b 5b 7b Jb Qb Kh")
-    assert "5 players: the online rules take 2-4" in err
+                    "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3b 4b 5b 7b Jb Qb Kh",
+                    "--hand", "1c 1b 2o Ko Ke 1o 2h")  # (the count is refused before the cards)
+    assert "6 players: the online rules take 2-5" in err
 
 
 def test_classic_hand_may_hold_both_packs_copies(capsys):

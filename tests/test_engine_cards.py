@@ -85,8 +85,9 @@ def test_presets_and_decks():
     assert len(make_rules("fournier", {"deck": 52, "jokers": 2}).deck(3)) == 54
     with pytest.raises(RulesError):
         classic.deck(9)
+    assert len(PRESETS["online"].deck(5)) == 40  # one pack deals five: 001 plays one deck
     with pytest.raises(RulesError):
-        PRESETS["online"].deck(5)
+        PRESETS["online"].deck(6)
     with pytest.raises(RulesError):  # one 40-card pack cannot deal 6 hands + upcard + stock
         make_rules("fournier", {"decks": 1}).deck(6)
 

@@ -133,7 +133,7 @@ def test_showdown_non_closer_holds_seven(size):
         score_showdown(CLASSIC, CLOSER, [other])
 
 
-@pytest.mark.parametrize("preset, n", [("classic", 9), ("online", 5), ("fournier", 7)])
+@pytest.mark.parametrize("preset, n", [("classic", 9), ("online", 6), ("fournier", 7)])
 def test_showdown_player_count_follows_preset(preset, n):
     rules = PRESETS[preset]
     faces = [Card(r, s, c) for c in (0, 1) for s in range(4) for r in rules.pack_ranks()]
@@ -148,7 +148,7 @@ def test_showdown_player_count_follows_preset(preset, n):
 
 def test_deck_refuses_player_counts_outside_the_preset():
     with pytest.raises(RulesError):
-        check_hands(PRESETS["online"], [CLOSER], n_players=5)
+        check_hands(PRESETS["online"], [CLOSER], n_players=6)
 
 
 # -- Fournier: the sum of the left-over cards --------------------------------------------------

@@ -28,7 +28,7 @@ ES = Faces("spanish", True, True)
     (Card(10, 2), "J♠", "Js", "sota espadas", "Se"),
     (Card(12, 3), "K♣", "Kc", "rey bastos", "Rb"),
     (Card(1, 1), "A♥", "Ah", "1 copas", "1c"),
-    (Card(13, 1), "10♥", "10h", "diez copas", "10c"),
+    (Card(13, 1), "10♥", "10h", "diez copas", "Tc"),
     (Card(0, 1), "JK", "JK", "comodín", "*"),
 ])
 def test_faces(card, fr, ascii_, es, es_compact):

@@ -157,7 +157,7 @@ def test_envelope_is_hashable_and_compares_by_content() -> None:
         ("draw", {"hand": 0, "source": "stock\ud800"}, "bad_type"),
         ("draw_share", {"hand": 0, "slot": 4096, "share": bytes(96)}, "out_of_range"),
         ("shuffle", {"hand": 0, "round": 0, "deck": bytes(65), "proof": b""}, "out_of_range"),
-        ("shuffle", {"hand": 0, "round": 0, "deck": bytes(81 * 64), "proof": b""}, "out_of_range"),
+        ("shuffle", {"hand": 0, "round": 0, "deck": bytes(109 * 64), "proof": b""}, "out_of_range"),
         ("shuffle", {"hand": 0, "round": 0, "deck": bytes(64), "proof": bytes(768 * 1024 + 1)}, "out_of_range"),
         ("deal_shares", {"hand": 0, "shares": [bytes(96)] * 129}, "out_of_range"),
         ("hand_digest", {"hand": 0, "digest": bytes(32), "totals": [INT32_MAX + 1]}, "out_of_range"),

@@ -13,7 +13,8 @@ from typing import TypedDict
 
 from ..cli import UsageError
 from ..engine import Card, CardError, Rules, RulesError, best_arrangement, check_hands, close_options, close_result
-from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
+from ..engine.options import PRESET_CHOICES, output_style, parse_hands, rules_from_args
+from ..engine.words import counted
 
 DEFAULT_PLAYERS = 4  # the usual table; with it every preset plays one pack unless decks=2
 
@@ -33,7 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class Analysis(TypedDict):
-    """The ``--json`` object of :func:`analyse`, cards still as Card values."""
+    """The ``--json`` object of :func:`analyse`, cards still as Card values. ``melds``,
+    ``deadwood``, ``points``: the least-deadwood arrangement, what ``score`` charges the hand
+    when another player closes; ``close_melds``, ``close_deadwood``, ``score``: the
+    arrangement and score of its close (None when it cannot close), which may leave more
+    points than the least deadwood (a close allows ``close_max_unmatched`` loose cards)."""
 
     melds: list[list[Card]]
     deadwood: list[Card]
@@ -42,10 +47,13 @@ class Analysis(TypedDict):
     chinchon: bool
     score: int | None
     discard: Card | None
+    close_melds: list[list[Card]] | None
+    close_deadwood: list[Card] | None
 
 
 def analyse(cards: list[Card], rules: Rules) -> Analysis:
-    """The ``--json`` object (cards still as Card values)."""
+    """The ``--json`` object (cards still as Card values). Eight cards: the discard of the best
+    close, else the one leaving the least deadwood; the rest describes the seven kept."""
     discard: Card | None = None
     kept = list(cards)
     if len(cards) == 8:
@@ -60,7 +68,7 @@ def analyse(cards: list[Card], rules: Rules) -> Analysis:
             discard = min(scored)[2]
         kept = [c for c in cards if c != discard]
     closed = close_result(kept, rules) if len(kept) == 7 else None
-    arr = closed.arrangement if closed is not None else best_arrangement(kept, rules)
+    arr = best_arrangement(kept, rules)
     return {
         "melds": [list(m.cards) for m in arr.melds],
         "deadwood": list(arr.deadwood),
@@ -69,6 +77,8 @@ def analyse(cards: list[Card], rules: Rules) -> Analysis:
         "chinchon": bool(closed and closed.chinchon),
         "score": closed.score if closed is not None else None,
         "discard": discard,
+        "close_melds": None if closed is None else [list(m.cards) for m in closed.arrangement.melds],
+        "close_deadwood": None if closed is None else list(closed.arrangement.deadwood),
     }
 
 
@@ -85,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         result = analyse(cards, rules)
     except (CardError, RulesError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    style = args.style or default_style(rules)
+    style = output_style(rules, args.style)
 
     def name(c: Card) -> str:
         return c.name(style)
@@ -93,19 +103,27 @@ def run(args: argparse.Namespace) -> int:
     melds = [[name(c) for c in m] for m in result["melds"]]
     deadwood = [name(c) for c in result["deadwood"]]
     discard = None if result["discard"] is None else name(result["discard"])
+    close_melds = result["close_melds"]
+    close_dead = result["close_deadwood"]
     if args.json:  # (the keys in analyse's order, the cards named)
-        out = {**result, "melds": melds, "deadwood": deadwood, "discard": discard}
+        out = {**result, "melds": melds, "deadwood": deadwood, "discard": discard,
+               "close_melds": None if close_melds is None else [[name(c) for c in m] for m in close_melds],
+               "close_deadwood": None if close_dead is None else [name(c) for c in close_dead]}
         print(json.dumps(out, ensure_ascii=False))
         return 0
     if discard is not None:
         print(f"discard:  {discard}")
     for m in melds:
         print(f"meld:     {' '.join(m)}")
-    print(f"deadwood: {' '.join(deadwood) or '-'}  ({result['points']} points)")
+    print(f"deadwood: {' '.join(deadwood) or '-'}  ({counted(result['points'], 'point')})")
     if result["chinchon"]:
         print("close:    CHINCHÓN, wins the game")
     elif result["can_close"]:
         print(f"close:    yes, scoring {result['score']}")
+        if close_dead is not None and [name(c) for c in close_dead] != deadwood:
+            assert close_melds is not None
+            shown = " / ".join(" ".join(name(c) for c in m) for m in close_melds)
+            print(f"          showing {shown}, deadwood {' '.join(name(c) for c in close_dead) or '-'}")
     else:
         print("close:    no")
     return 0

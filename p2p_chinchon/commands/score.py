@@ -14,7 +14,7 @@ import json
 
 from ..cli import UsageError
 from ..engine import CardError, RulesError, ShowdownError, check_showdown, close_options, score_showdown
-from ..engine.options import PRESET_CHOICES, default_style, parse_hands, rules_from_args
+from ..engine.options import PRESET_CHOICES, output_style, parse_hands, rules_from_args
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         sd = score_showdown(rules, closer, hands)
     except (CardError, RulesError, ShowdownError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    style = args.style or default_style(rules)
+    style = output_style(rules, args.style)
     d = sd.to_dict(style)
     d["discard"] = None if discard is None else discard.name(style)
     if args.json:

@@ -29,7 +29,11 @@ __all__ = [
     "SUITS_FRENCH",
     "SUITS_SPANISH",
     "SUITS_ASCII",
+    "SUITS_ASCII_SPANISH",
+    "CARD_STYLES",
 ]
+
+CARD_STYLES = ("french", "spanish", "ascii", "ascii-spanish")
 
 JOKER = 0
 TEN = 13  # pip ten, only in the 52-card French deck
@@ -41,6 +45,10 @@ SUITS_ASCII = ("d", "h", "s", "c")
 _FRENCH_RANK = {1: "A", 10: "J", 11: "Q", 12: "K", 13: "10"}
 _ASCII_RANK = {1: "A", 10: "J", 11: "Q", 12: "K", 13: "T"}
 _SPANISH_RANK = {10: "sota", 11: "caballo", 12: "rey", 13: "diez"}
+# The short Spanish notation (style "ascii-spanish"): suits o c e b, courts S C R (sota,
+# caballo, rey), T the pip ten (10 is the sota in Spanish numbering).
+_SHORT_SPANISH_RANK = {10: "S", 11: "C", 12: "R", 13: "T"}
+SUITS_ASCII_SPANISH = ("o", "c", "e", "b")
 
 
 class CardError(ValueError):
@@ -70,8 +78,11 @@ class Card:
         return self.rank == JOKER
 
     def name(self, style: str = "french") -> str:
-        """Display name. ``style``: "french" ("7♦", "J♠", "JK"), "spanish" ("7-oros",
-        "sota-espadas", "comodín"), "ascii" ("7d", "Js", "JK"). The copy is not shown."""
+        """Display name. ``style``: "french" ("7♦", "J♠", "10♠", "JK"), "spanish" ("7-oros",
+        "sota-espadas", "diez-espadas", "comodín"), "ascii" ("7d", "Js", "Ts", "JK"; ``c`` is
+        clubs) or "ascii-spanish" ("7o", "Se", "Te", "JK"; ``c`` is copas: the short notation
+        :func:`parse_card` reads with ``deck="spanish"``). The copy is not shown.
+        Raises ValueError for another style."""
         if style == "french":
             if self.is_joker:
                 return "JK"
@@ -84,7 +95,11 @@ class Card:
             if self.is_joker:
                 return "JK"
             return _ASCII_RANK.get(self.rank, str(self.rank)) + SUITS_ASCII[self.suit]
-        raise ValueError(f"unknown card style {style!r} (french, spanish, ascii)")
+        if style == "ascii-spanish":
+            if self.is_joker:
+                return "JK"
+            return _SHORT_SPANISH_RANK.get(self.rank, str(self.rank)) + SUITS_ASCII_SPANISH[self.suit]
+        raise ValueError(f"unknown card style {style!r} ({', '.join(CARD_STYLES)})")
 
     def same_face(self, other: Card) -> bool:
         """True when the two cards look alike (ignores the pack copy; jokers all alike)."""
@@ -124,8 +139,10 @@ _JOKER_WORDS = {"jk", "joker", "comodin", "comodín", "jkr", "wild"}
 _FRENCH_RE = re.compile(r"^(10|[a1-9tjqkvdr])\s*([♦♢♥♡♠♤♣♧dhsc])$")
 # Short notation on a Spanish deck (``deck="spanish"``): Spanish numbering (10 sota, 11
 # caballo, 12 rey) and suit letters o, c (copas, not clubs), e, b; the symbols and d/h/s too.
-_SPANISH_SHORT_RE = re.compile(r"^(1[0-2]|[a1-9jqkscr])\s*([♦♢♥♡♠♤♣♧dhsoceb])$")
-_SPANISH_SHORT_COURTS = {"a": 1, "j": 10, "q": 11, "k": 12, "s": 10, "c": 11, "r": 12}  # sota caballo rey
+# A 10 with a French suit mark (symbol or d/h/s) is the French pip ten, as printed ("10♦").
+_SPANISH_SHORT_RE = re.compile(r"^(1[0-2]|[a1-9jqkscrt])\s*([♦♢♥♡♠♤♣♧dhsoceb])$")
+_SPANISH_SHORT_COURTS = {"a": 1, "j": 10, "q": 11, "k": 12, "s": 10, "c": 11, "r": 12, "t": TEN}
+_FRENCH_SUIT_MARKS = frozenset("♦♢♥♡♠♤♣♧dhs")
 _SPANISH_SHORT_SUITS = {"o": 0, "d": 0, "♦": 0, "♢": 0, "c": 1, "h": 1, "♥": 1, "♡": 1,
                         "e": 2, "s": 2, "♠": 2, "♤": 2, "b": 3, "♣": 3, "♧": 3}
 _SPANISH_RE = re.compile(
@@ -139,8 +156,10 @@ def parse_card(text: str, deck: str | None = None) -> Card:
     ``5 de oros``, ``sota-copas``, ``rey-espadas``, ``1-bastos``; Spanish numbering, so
     ``10-copas`` is the sota) or joker (``JK``, ``joker``, ``comodín``/``comodin``) notation.
     ``deck="spanish"`` (a Spanish table's cards) also reads the short Spanish notation, ``1o``,
-    ``5c`` (copas), ``12e``, ``7b``, ``Sc``/``Jc`` (sota de copas), ``Cb`` (caballo), ``Rb``, with Spanish numbering for the short forms (``10o`` is the
-    sota de oros) and ``c`` for copas. Returns copy 0 (and joker suit 0); use
+    ``5c`` (copas), ``12e``, ``7b``, ``Sc``/``Jc`` (sota de copas), ``Cb`` (caballo), ``Rb``,
+    ``Tb`` (the pip ten), with Spanish numbering for the short forms (``10o`` is the sota de
+    oros) and ``c`` for copas; a 10 with a French suit mark stays the pip ten (``10♦``, ``10d``),
+    as the French names print it. Returns copy 0 (and joker suit 0); use
     :func:`parse_cards` for a hand with duplicates.
 
     Raises :class:`CardError` with a one-line message when the text names no card.
@@ -154,6 +173,8 @@ def parse_card(text: str, deck: str | None = None) -> Card:
         m = _SPANISH_SHORT_RE.match(t)
         if m:
             rank = _SPANISH_SHORT_COURTS.get(m.group(1)) or int(m.group(1))
+            if m.group(1) == "10" and m.group(2) in _FRENCH_SUIT_MARKS:
+                rank = TEN
             return Card(rank, _SPANISH_SHORT_SUITS[m.group(2)])
     m = _FRENCH_RE.match(t)
     if m:

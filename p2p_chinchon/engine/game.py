@@ -21,6 +21,7 @@ from .cards import Card
 from .melds import close_result
 from .rules import Rules
 from .scoring import HAND_SIZE, Showdown, score_showdown, score_standing
+from .words import counted
 
 __all__ = [
     "Phase",
@@ -541,7 +542,7 @@ class Game:
                 raise IllegalAction(a.seat, "wild_in_deadwood",
                                     "a wild card may not stay unmatched in a close")
             raise IllegalAction(a.seat, "close_points",
-                                f"at most {self.rules.close_max_unmatched} unmatched card(s) "
+                                f"at most {counted(self.rules.close_max_unmatched, 'unmatched card')} "
                                 f"worth {self.rules.close_max_points} may stay")
         self.hands[a.seat] = kept
         self.close_discard = a.slot

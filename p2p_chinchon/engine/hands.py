@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from .cards import Card, CardError
 from .rules import Rules
+from .words import counted
 
 __all__ = ["check_hands"]
 
@@ -55,7 +56,7 @@ def _why_not(c: Card, seen: set[Card], rules: Rules, packs: int, n_players: int 
     pack_words = "one pack" if packs == 1 else f"{packs} packs"
     if c.is_joker:
         held = sum(1 for x in seen if x.is_joker)
-        return (f"{held} joker{'s' * (held != 1)}, but {table} has {rules.jokers * packs} "
+        return (f"{counted(held, 'joker')}, but {table} has {rules.jokers * packs} "
                 f"({rules.jokers} per pack, {pack_words})")
     if c.copy >= packs and c.rank in rules.pack_ranks():
         again = "appears twice" if Card(c.rank, c.suit) in seen else "is a second pack's card"

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from .cards import JOKER, Card, parse_cards, split_card_text
 from .rules import PRESETS, Rules, RulesError, make_rules
 
-__all__ = ["parse_options", "rules_from_args", "parse_hands", "default_style"]
+__all__ = ["parse_options", "rules_from_args", "parse_hands", "default_style", "output_style"]
 
 
 def parse_options(items: Sequence[str] | None) -> dict[str, str]:
@@ -51,6 +51,17 @@ def parse_hands(texts: Sequence[str], rules: Rules | None = None) -> list[list[C
 def default_style(rules: Rules) -> str:
     """Card names in the deck's own notation."""
     return "spanish" if rules.suits == "spanish" else "french"
+
+
+def output_style(rules: Rules, style: str | None = None) -> str:
+    """The :meth:`Card.name` style for ``--style`` on a table under ``rules`` (None: the deck's
+    own), chosen so that :func:`parse_hands` reads the names back: "ascii" on a Spanish deck is
+    the short Spanish notation ("ascii-spanish": ``c`` is copas there, as on input)."""
+    if style is None:
+        return default_style(rules)
+    if style == "ascii" and rules.suits == "spanish":
+        return "ascii-spanish"
+    return style
 
 
 PRESET_CHOICES = tuple(PRESETS)

@@ -135,10 +135,10 @@ class Rules:
         names = {f.name: f for f in fields(cls)}
         unknown = sorted(str(k) for k in d if k not in names)
         if unknown:
-            raise RulesError(f"unknown rules field(s): {', '.join(unknown)}")
+            raise RulesError(f"unknown rules {'field' if len(unknown) == 1 else 'fields'}: {', '.join(unknown)}")
         missing = sorted(n for n in names if n not in d and n not in OPTIONAL_FIELDS)
         if missing:
-            raise RulesError(f"missing rules field(s): {', '.join(missing)}")
+            raise RulesError(f"missing rules {'field' if len(missing) == 1 else 'fields'}: {', '.join(missing)}")
         kw: dict[str, Any] = {}  # each value's type is checked against _FIELD_TYPES below
         for name, f in names.items():
             if name not in d:
@@ -232,6 +232,21 @@ class Rules:
             return r - 2
         flat = self.court_points == "flat" or (self.court_points == "auto" and self.deck_size != 48)
         return 10 if flat else r
+
+    def most_wild_per_meld(self) -> int:
+        """The most wild cards one meld can hold at any table under these rules: the least of
+        ``max_wild_per_meld``, the wild cards of the largest deck (``jokers`` and the
+        ``wild_card`` in each pack) and the places a longest run leaves beside
+        ``min_real_per_meld`` real cards. ``max_wild_per_meld`` limits nothing when it is
+        not below this."""
+        in_deck = (self.jokers + (1 if self.wild_card else 0)) * self.max_packs()
+        room = len(self.pack_ranks()) - self.min_real_per_meld
+        return max(0, min(self.max_wild_per_meld, in_deck, room))
+
+    def wild_cap_binds(self) -> bool:
+        """Does ``max_wild_per_meld`` forbid a meld the deck's wild cards could otherwise form?"""
+        uncapped = dataclasses.replace(self, max_wild_per_meld=_RANGES["max_wild_per_meld"][1])
+        return self.max_wild_per_meld < uncapped.most_wild_per_meld()
 
     def has_card(self, card: Card) -> bool:
         """Is ``card`` one of the physical cards of some table under these rules? A second
@@ -350,11 +365,11 @@ ONLINE = Rules(
     preset="online",
     deck_size=40,
     two_decks_from=0,
-    max_players=4,
+    max_players=5,  # what one 40-card pack deals (7 x 5 + upcard + stock)
     wild_card="Ad",
     suits="spanish",
     max_wild_per_meld=8,  # 001 states no cap (one wild card in its deck anyway)
-    min_real_per_meld=2,
+    min_real_per_meld=1,  # 001 states none; one wild card leaves two real cards in any meld
     court_points="flat",
     close_max_points=3,
     close_max_unmatched=1,
@@ -374,9 +389,11 @@ nobody lays off at all; a seven-run with the wild card -25, without it wins; oth
 any meld shown (chaining: "another player could discard the six"); out over 50; all out in one
 hand: lowest total wins, tie: the last closer, else the hand's first player.
 
-Silent, chosen: 2-4 players, one pack (online tables); no re-entry (none offered); no cap on the
-wild cards of one meld beyond two real cards (the document states none); the wild card
-counts as wild even in its own place (a seven-run using it is "formed with the wild card").
+Silent, chosen: 2-5 players, one pack (the one Spanish deck deals five hands); no re-entry
+(none offered); no cap on the wild cards of one meld and no least number of real cards (the
+document states neither; with one wild card in the deck every meld holds two real cards); the
+wild card counts as wild even in its own place (a seven-run using it is "formed with the wild
+card").
 """
 
 FOURNIER = Rules(
@@ -391,6 +408,7 @@ FOURNIER = Rules(
     court_points="flat",
     close_max_points=5,
     close_max_unmatched=7,
+    first_round_ban=False,  # 002 states no first-round ban
     wild_chinchon_points_1=-10,
     wild_chinchon_points_2=-10,
     lay_off="none",
@@ -412,8 +430,8 @@ Silent, chosen: "jokers are free" = any number per meld, one real card is enough
 of three and a loose card, or three and four" describes the usual seven-card shapes, not a
 limit on the cards left over; no lay-off (after the cut "everyone else shows their hand and
 adds up their unmatched cards"; option lay_off=all); a seven-run with jokers is an ordinary
-clean close (-10); the first-round ban (000/001 tradition); two packs from six players (one
-40-card pack cannot deal six hands).
+clean close (-10); no first-round ban (the document states none: a player may cut on their
+first turn); two packs from six players (one 40-card pack cannot deal six hands).
 """
 
 CARDGAMES = Rules(
@@ -428,10 +446,11 @@ CARDGAMES = Rules(
     close_max_points=5,
     close_max_unmatched=7,
     close_wild_unmatched=False,
+    first_round_ban=False,  # 003 states no first-round ban
     wild_chinchon_points_1=-10,
     wild_chinchon_points_2=-10,
     lay_off="closer",
-    lay_off_after_clean="none",
+    lay_off_after_clean="same",  # 003: the others lay off on the closer's melds after any close
     limit=100,
     reentries=0,
     reentry_min_remaining=2,
@@ -440,13 +459,14 @@ CARDGAMES_DOC = """cardgames (003, the French cardgames.zone rules).
 
 Stated: Spanish 40 cards with 2 jokers, at most one joker per meld; close when the unmatched
 cards total at most 5 (option 3) and include no joker, however many they are; others lay off on
-the closer's melds only; a chinchón with a joker is only a -10 close; out over 100 (option 50);
-buy back (variant) at the worst remaining score.
+the closer's melds only, after any close ("Après une fermeture"); a chinchón with a joker is
+only a -10 close; out over 100 (option 50); buy back (variant) at the worst remaining score.
 
 Silent, chosen: figures 10 and jokers 25 (the penalty table is missing; both as in 001/002);
 no buy-back by default (it is a variant; reentries=1 enables it, allowed while two are still
-in); the first-round ban and no lay-off after a clean close (000/001 tradition); 2-8 players,
-two packs from five, as in 000.
+in); no first-round ban and lay-off after a clean close too (the document states neither
+limit; first_round_ban=yes and lay_off_after_clean=none give the 000/001 tradition); 2-8
+players, two packs from five, as in 000.
 """
 
 PRESETS: dict[str, Rules] = {

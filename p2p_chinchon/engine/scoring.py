@@ -19,6 +19,7 @@ from .cards import Card
 from .hands import check_hands
 from .melds import Arrangement, ClosedHand, Meld, best_arrangement, close_result, make_meld
 from .rules import Rules
+from .words import counted
 
 __all__ = ["LayOff", "PlayerShowdown", "Showdown", "ShowdownError", "check_showdown",
            "score_showdown"]
@@ -96,22 +97,27 @@ class Showdown:
 
 
 class _Target:
-    __slots__ = ("owner", "index", "cards", "kind", "suit", "rank")
+    """A meld on the table: its cards as they lie (lay-offs appended). The meld is its cards,
+    not the reading it was first shown as: one real card and wild cards may be a set or a run,
+    and a lay-off may turn one into the other (000 "as long as the meld stays correct")."""
+
+    __slots__ = ("owner", "index", "cards")
 
     def __init__(self, owner: int, index: int, meld: Meld) -> None:
         self.owner = owner
         self.index = index
         self.cards = list(meld.cards)
-        faces = meld.faces()
-        self.kind = meld.kind
-        self.suit = faces[0].suit
-        self.rank = faces[0].rank
 
 
-def _compatible(card: Card, t: _Target, rules: Rules) -> bool:
+def _may_join(card: Card, cards: Sequence[Card], rules: Rules) -> bool:
+    """A quick necessary condition for ``cards`` plus ``card`` to be a meld: a wild card, or a
+    real card with the rank of every real card there (a set of at most four) or their suit (a
+    run). :func:`make_meld` decides."""
     if rules.is_wild(card):
         return True
-    return card.suit == t.suit if t.kind == "run" else card.rank == t.rank
+    reals = [c for c in cards if not rules.is_wild(c)]
+    as_set = len(cards) < 4 and all(c.rank == card.rank for c in reals)
+    return as_set or all(c.suit == card.suit for c in reals)
 
 
 def _playable(base: list[Card], extra: list[Card], rules: Rules) -> list[Card] | None:
@@ -147,9 +153,7 @@ def _assign(
             return True
         c = cards[k]
         for j, t in enumerate(targets):
-            if not _compatible(c, t, rules):
-                continue
-            if t.kind == "set" and len(t.cards) + len(extra[j]) >= 4:
+            if not _may_join(c, t.cards + extra[j], rules):
                 continue
             extra[j].append(c)
             if rec(k + 1):
@@ -165,7 +169,7 @@ def _play(
 ) -> tuple[tuple[Meld, ...], list[tuple[Card, int]], tuple[Card, ...], int]:
     """Best (melds, [(card, target index)], deadwood, penalty) for one player."""
     cards = sorted(hand)
-    eligible = [c for c in cards if any(_compatible(c, t, rules) for t in targets)]
+    eligible = [c for c in cards if any(_may_join(c, t.cards, rules) for t in targets)]
     options: list[tuple[int, int, int, tuple[Card, ...], Arrangement]] = []
     order = 0
     for k in range(len(eligible) + 1):
@@ -231,8 +235,8 @@ def score_showdown(
     if closed is None:
         best = best_arrangement(closer, rules)
         raise ShowdownError(
-            f"the closer cannot close: {len(best.deadwood)} unmatched card(s), "
-            f"{best.points} points"
+            f"the closer cannot close: {counted(len(best.deadwood), 'unmatched card')}, "
+            f"{counted(best.points, 'point')}"
         )
     game_won = closed.chinchon
     clean = closed.clean

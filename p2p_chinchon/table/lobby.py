@@ -295,8 +295,9 @@ class Lobby:
 
 def deck_too_big(rules: engine.Rules, seats: int) -> str | None:
     """Why a table of ``seats`` under ``rules`` cannot be played (its deck has more cards than a
-    ``shuffle`` envelope carries, :data:`p2p_chinchon.wire.MAX_CARDS`), or None. Two packs of
-    48 or 52 cards are variants the rules name (000 "Variants") that the wire does not carry."""
+    ``shuffle`` envelope carries, :data:`p2p_chinchon.wire.MAX_CARDS`), or None. The cap is the
+    largest deck the rules build (two packs of 52 with their jokers, 108 cards), so this guards
+    a future rules field, not a table the rules describe today."""
     try:
         n = len(rules.deck(seats))
     except engine.RulesError as exc:

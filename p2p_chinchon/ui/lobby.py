@@ -168,8 +168,14 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
         say(key, "wild_card", **fields)
     if jokers or wild_card:
         say("rule_wild_points", "wild_points", n=_get(rules, "wild_points"))
-        say("rule_wild_per_meld", "max_wild_per_meld", "min_real_per_meld",
-            n=_get(rules, "max_wild_per_meld"), m=_get(rules, "min_real_per_meld"))
+        binds = getattr(rules, "wild_cap_binds", None)
+        real = _get(rules, "min_real_per_meld")
+        if callable(binds) and not binds():  # a cap the deck's wild cards never reach: unsaid
+            say("rule_wild_no_cap_one" if real == 1 else "rule_wild_no_cap",
+                "max_wild_per_meld", "min_real_per_meld", m=real)
+        else:
+            say("rule_wild_per_meld", "max_wild_per_meld", "min_real_per_meld",
+                n=_get(rules, "max_wild_per_meld"), m=real)
         if _get(rules, "close_wild_unmatched"):
             say("rule_close_wild_unmatched", "close_wild_unmatched")
         else:
@@ -202,8 +208,13 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     if wins is not None:
         say("rule_chinchon_wins" if wins else "rule_chinchon_no_win", "chinchon_wins")
     if jokers or wild_card:
-        say("rule_wild_chinchon", "wild_chinchon_points_1", "wild_chinchon_points_2",
-            a=_get(rules, "wild_chinchon_points_1"), b=_get(rules, "wild_chinchon_points_2"))
+        most = getattr(rules, "most_wild_per_meld", None)
+        if callable(most) and most() < 2:  # a seven-card run never holds two wild cards
+            say("rule_wild_chinchon_one", "wild_chinchon_points_1", "wild_chinchon_points_2",
+                a=_get(rules, "wild_chinchon_points_1"))
+        else:
+            say("rule_wild_chinchon", "wild_chinchon_points_1", "wild_chinchon_points_2",
+                a=_get(rules, "wild_chinchon_points_1"), b=_get(rules, "wild_chinchon_points_2"))
     lay = _get(rules, "lay_off")
     if lay in ("all", "closer", "none"):
         say(f"rule_lay_off_{lay}", "lay_off")

@@ -27,7 +27,7 @@ SUIT_SPANISH = ("oros", "copas", "espadas", "bastos")
 SUIT_SPANISH_TINY = ("o", "c", "e", "b")
 RANK_FRENCH = {1: "A", 10: "J", 11: "Q", 12: "K", 13: "10"}  # 13: pip ten of the 52-card deck
 RANK_SPANISH = {10: "sota", 11: "caballo", 12: "rey", 13: "diez"}
-RANK_SPANISH_TINY = {10: "S", 11: "C", 12: "R", 13: "10"}
+RANK_SPANISH_TINY = {10: "S", 11: "C", 12: "R", 13: "T"}  # 10 would read as the sota
 
 # prompt_toolkit style classes (see app.STYLE); French: red/black, Spanish: the pack's colours.
 _FRENCH_CLASS = ("card.red", "card.red", "card.black", "card.black")
@@ -182,6 +182,9 @@ _SUIT_WORDS: tuple[tuple[str, int], ...] = (
 )
 
 
+_FRENCH_MARKS = frozenset(("♦", "♥", "♠", "♣", "♢", "♡", "♤", "♧", "d", "h", "s"))
+
+
 def _suit_of(word: str, deck: str) -> int | None:
     word = word.strip(" .-")
     if word.startswith("de "):
@@ -200,17 +203,19 @@ def _suit_of(word: str, deck: str) -> int | None:
 def parse_card_text(text: str, deck: str = "french") -> tuple[int, int | None]:
     """Read a typed card name into ``(rank, suit)``; jokers give ``(0, None)``.
 
-    Accepts "7d", "7♦", "7D", "Qs", "Ad", "1d", "10d"/"Td" (French pip ten), "7 oros", "7-oros", "7 de oros", "sota esp",
-    "Se", "12 bastos", "JK", "comodín". "c" is clubs with French faces and copas with Spanish
-    ones. Raises :class:`CardTextError` with a one-line message."""
+    Accepts "7d", "7♦", "7D", "Qs", "Ad", "1d", "10d"/"Td" (French pip ten), "7 oros", "7-oros",
+    "7 de oros", "sota esp", "Se", "Te" (pip ten), "12 bastos", "JK", "comodín". "c" is clubs
+    with French faces and copas with Spanish ones; with Spanish faces "10 oros" is the sota
+    (Spanish numbering) but "10♦"/"10d" the pip ten, as French faces print it.
+    Raises :class:`CardTextError` with a one-line message."""
     word = _fold(text)
     if not word:
         raise CardTextError("no card named")
     if word in _JOKER_WORDS:
         return 0, None
     for rank_word, rank in _RANK_WORDS:
-        if deck != "spanish" and rank_word in ("10", "t"):
-            rank = 13  # French numbering: 10 is the pip ten, J Q K are 10 11 12 in the engine
+        if rank_word == "10" and (deck != "spanish" or word[2:].strip(" .-") in _FRENCH_MARKS):
+            rank = 13  # French numbering (or a French suit mark): 10 is the pip ten
         if word.startswith(rank_word):
             suit = _suit_of(word[len(rank_word):], deck)
             if suit is not None:

@@ -184,11 +184,13 @@ class Engine:
             return [sorted(kept)], True
         return a[2], a[1] == 0
 
-    def _kind(self, meld):
-        real = [c for c in meld if not self.is_wild(c)]
-        if len(meld) <= 4 and len({c[0] for c in real}) == 1 and len({c[1] for c in real}) == len(real):
-            return ("set", real[0][0]) if real else ("set", None)
-        return ("run", real[0][1]) if real else ("run", None)
+    def _fits(self, c, meld):
+        """a wild card, or the rank of every natural card of a meld under 4 cards (a set),
+        or their suit (a run): the meld is its cards, not the kind it was shown as"""
+        if self.is_wild(c):
+            return True
+        real = [x for x in meld if not self.is_wild(x)]
+        return (len(meld) < 4 and all(x[0] == c[0] for x in real)) or all(x[1] == c[1] for x in real)
 
     def showdown(self, closer_melds, clean, hands):
         """penalties of the other seats, `hands` in showing order (going round from the closer)"""
@@ -209,12 +211,7 @@ class Engine:
                 targets = list(table)
             cs = sorted(hand)
 
-            def fits(c, t):
-                if self.is_wild(c):
-                    return True
-                k, v = self._kind(t[0])
-                return (k == "run" and v == c[1]) or (k == "set" and v == c[0])
-            fitting = [c for c in cs if any(fits(c, t) for t in targets)]
+            fitting = [c for c in cs if any(self._fits(c, t[0]) for t in targets)]
             cands = []
             idx = 0
             for k in range(len(fitting) + 1):
@@ -245,9 +242,9 @@ class Engine:
             return []
         c = cards[0]
         for ti, t in enumerate(targets):
-            new = added.get(ti, []) + [c]
-            if self._kind(t[0])[0] == "set" and len(t[0]) + len(new) > 4:
+            if not self._fits(c, t[0] + added.get(ti, [])):
                 continue
+            new = added.get(ti, []) + [c]
             res = self._assign(cards[1:], targets, {**added, ti: new})
             if res is not None:
                 return [ti] + res

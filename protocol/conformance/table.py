@@ -320,7 +320,7 @@ class Table:
         if not r["min_players"] <= n <= r["max_players"]:
             raise Violation("bad_rules", 0, f"{n} seats: the rules take {r['min_players']}-{r['max_players']}")
         size = len(en.build_deck(r, n))
-        if size < 7 * n + 2 or size > 80:
+        if size < 7 * n + 2 or size > 108:
             raise Violation("bad_rules", 0, f"a deck of {size} cards for {n} seats")
         self.offer, self.rules, self.game = b, b["rules"], e.game
         self.k = b["proof_rounds"]
