@@ -61,6 +61,13 @@ def must_agree(view: V.SeatView | None, agreed_here: bool = False) -> bool:
     return bool(mine) and not mine[0].agreed
 
 
+def stops_as_one_line(view: V.SeatView | None) -> bool:
+    """Whether an error that stops the node is said as one line on the command line (and the
+    command's exit code) rather than on a final screen: it came before any game began (no
+    table shown, or its lobby), so there is nothing on the screen to read first."""
+    return view is None or view.phase == V.LOBBY
+
+
 def _sort_key(card: Card) -> tuple[int, int, int]:
     return (1 if card.rank == 0 else 0, card.suit, card.rank)
 
