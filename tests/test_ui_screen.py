@@ -598,3 +598,19 @@ def test_a_long_wait_and_a_long_seat_question_are_read_whole_at_80_columns():
     s.start_ask(question, lambda answer: None, block=True)
     text = " ".join(lines_of(s).split())
     assert question in text, lines_of(s)
+
+
+def test_a_new_code_word_replaces_the_last_ones_news_and_other_notices_stand():
+    """The host shows one code word at a time: once the next is out, the used one and "a friend
+    used code word ...: they are on their way in" (a friend refused meanwhile) are gone; a
+    notice of no topic (a seat nobody reaches) stays beside it."""
+    from p2p_chinchon.ui.bridge import notice_topic
+
+    tr = Translator("en")
+    s, _, _ = make(lobby())
+    for key, fields in (("code_word", {"code": "7-ab-cd", "join": "7-ab-cd"}), ("rematch_declined", {"name": "Carla"}),
+                        ("code_met", {"code": "7-ab-cd"}), ("code_word", {"code": "8-ef-gh", "join": "8-ef-gh"})):
+        s.noticed(tr(key, **fields), notice_topic(key))
+    text = "\n".join(plain(line) for line in s.message_lines(200, most=10))
+    assert "8-ef-gh" in text and tr("rematch_declined", name="Carla") in text, text
+    assert "7-ab-cd" not in text and "on their way in" not in text, text

@@ -659,7 +659,9 @@ class SeatGlue:
                        lasting: bool = False) -> None:
                 said = glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text
                 if lasting and glue.bridge is not None:
-                    glue.bridge.notify(said)
+                    from p2p_chinchon.ui.bridge import notice_topic
+
+                    glue.bridge.notify(said, notice_topic(key))
                 else:
                     glue.status(said)
 

@@ -212,8 +212,8 @@ class TableApp:
         self.screen.rejected(reason)
         self.app.invalidate()
 
-    def noticed(self, text: str) -> None:
-        self.screen.noticed(text)
+    def noticed(self, text: str, topic: str = "") -> None:
+        self.screen.noticed(text, topic)
         self.app.invalidate()
 
     def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
