@@ -210,3 +210,33 @@ def test_french_readers_type_valet_dame_roi():
     assert parse_card("5c", "spanish") == Card(5, 1) and parse_card("5c") == Card(5, 3)
     assert parse_card("1o", "spanish") == Card(1, 0) and parse_card("10o", "spanish") == Card(10, 0)
     assert parse_card("Cb", "spanish") == Card(11, 3)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("cols", [80, 60])
+def test_the_key_line_keeps_help_and_quit_at_every_width(lang, cols):
+    """At 80 columns (and narrower) the key line of every step keeps "? help" and "q quit" in
+    every language: keys that do not fit are left out, the step's own first and ? / q never."""
+    from test_ui_fakes import discard_view, lobby, waiting_view
+
+    tr = Translator(lang)
+    helps, quits = tr("keys_idle").split(" · ")
+    for view in (draw_view(), discard_view(), waiting_view(), lobby()):
+        s = TableScreen(tr, Faces())
+        s.set_view(view)
+        last = s.render_text(cols, 24).splitlines()[-1]
+        assert helps in last and quits in last and len(last) <= cols, (view.step, last)
+        assert last.split(" · ")[0] == s.keybar()[0][1].split(" · ")[0]
+
+
+def test_a_spanish_deck_names_its_courts_sota_caballo_rey_in_every_language():
+    """`rules fournier` (a Spanish deck) names the courts as its cards show them, in English and
+    French too; a French deck says J, Q, K (V, D, R in French) in Spanish too."""
+    from p2p_chinchon.engine.options import rules_from_args
+    from p2p_chinchon.ui.lobby import rules_in_words
+
+    for lang in LANGS:
+        spanish = " ".join(rules_in_words(rules_from_args("fournier", []), Translator(lang)))
+        assert "sota" in spanish.lower() and "J, Q" not in spanish and "V, D" not in spanish, (lang, spanish)
+        french = " ".join(rules_in_words(rules_from_args("classic", []), Translator(lang)))
+        assert "sota" not in french.lower(), (lang, french)

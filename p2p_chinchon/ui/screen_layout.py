@@ -35,6 +35,22 @@ V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN,
                       V.REENTRY, V.OVER, V.STOPPED})
 
 
+KEY_SEP = " · "  # between the keys of a key line, in every catalogue
+
+
+def fit_keys(text: str, cols: int) -> str:
+    """The key line ``text`` in ``cols`` columns: whole keys left out, the rightmost first, but
+    never the step's own (the first) nor ``?`` (help) and ``q`` (quit), which every screen
+    keeps (what is left out is listed under ``?``)."""
+    keys = text.split(KEY_SEP)
+    while width(KEY_SEP.join(keys)) > cols:
+        spare = [i for i, k in enumerate(keys) if i and not k.startswith(("? ", "q "))]
+        if not spare:
+            break
+        del keys[spare[-1]]
+    return KEY_SEP.join(keys)
+
+
 def _rcell(text: str, cols: int) -> str:
     """``text`` right-aligned in ``cols`` cells (cut with "…" when longer)."""
     cut = plain(truncate(text, cols))
@@ -489,7 +505,12 @@ class ScreenLayout(ScreenState):
                                                     for i, part in enumerate(textwrap.wrap(clock, 76))]
         return lines
 
-    def keybar(self) -> Line:
+    def keybar(self, cols: int | None = None) -> Line:
+        """The key line of the mode and step; with ``cols``, keys left out to fit (:func:`fit_keys`)."""
+        line = self._keybar()
+        return line if cols is None else [(style, fit_keys(text, cols)) for style, text in line]
+
+    def _keybar(self) -> Line:
         view, tr = self.view, self.tr
         if self.mode == FINAL:
             return [("class:prompt", tr("press_any_key_l" if self.shown is not None else "press_any_key"))]
@@ -624,7 +645,7 @@ class ScreenLayout(ScreenState):
         if rows <= 0 or cols <= 0:
             return []
         head = truncate(self.header(), cols)
-        foot = [truncate(self.message_line(), cols), truncate(self.keybar(), cols)]
+        foot = [truncate(self.message_line(), cols), truncate(self.keybar(cols), cols)]
         if rows <= 3:
             return ([head] + foot)[-rows:] if rows < 3 else [head] + foot
         foot = self.message_lines(cols, min(NOTICE_LINES, rows // 3)) + foot[1:]
