@@ -391,10 +391,17 @@ class ScreenLayout(ScreenState):
         went out gets "✗" after its points of that hand; a re-entry is a row of its own
         ("=43": the total starts again at 43, 000 "Winning the game"), so every column adds
         up to its total; a line per seat says it in words."""
+        return [line for part in self.score_parts(cols, max_rows, view) for line in part]
+
+    def score_parts(self, cols: int, max_rows: int = 99,
+                    view: V.SeatView | None = None) -> tuple[list[Line], list[Line], list[Line], list[Line]]:
+        """:meth:`score_lines` in its four parts: (the names' row, a row per hand, the totals
+        and tonight's rows, the notes in words); all empty before any score. A screen short of
+        rows keeps the totals and shows the last hands."""
         view, tr = view or self.view, self.tr
         assert view is not None
         if not view.score_history and not any(s.total for s in view.seats):
-            return []
+            return [], [], [], []
         seats = list(view.seats)
         col_of = {s.seat: i for i, s in enumerate(seats)}
         colw = max(5, min(10, (cols - 8) // max(1, len(seats)) - 1))
@@ -419,16 +426,17 @@ class ScreenLayout(ScreenState):
         if len(rows) > max_rows:
             rows = rows[-max_rows:]
         tot = [str(s.total) + (cross if s.eliminated else "") for s in seats]
-        out = [[("class:label", head)]] + [r for _, r in rows]
-        out.append([("class:label", cell(tr("total"), 7) + " "
-                     + " ".join(_rcell(v, colw) for v in tot))])
+        totals: list[Line] = [[("class:label", cell(tr("total"), 7) + " "
+                                + " ".join(_rcell(v, colw) for v in tot))]]
         tonight = self.tonight(seats)
         if tonight:
             vals = [f"{tonight[s.fingerprint][0]}/{tonight[s.fingerprint][1]}" if s.fingerprint in tonight else ""
                     for s in seats]
-            out.append([("class:dim", cell(tr("sheet_tonight"), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
+            totals.append([("class:dim", cell(tr("sheet_tonight"), 7) + " "
+                            + " ".join(_rcell(v, colw) for v in vals))])
         notes = self.mark_notes(view) + self.near_notes(view) + ([tr("sheet_tonight_note")] if tonight else [])
-        return [truncate(r, cols) for r in out + [[("class:dim", t)] for t in notes]]
+        return ([truncate([("class:label", head)], cols)], [truncate(r, cols) for _, r in rows],
+                [truncate(r, cols) for r in totals], [truncate([("class:dim", t)], cols) for t in notes])
 
     def near_notes(self, view: V.SeatView) -> list[str]:
         """Who is near the limit (within a fifth of it, at least 10 points) and whether a bust
@@ -637,8 +645,11 @@ class ScreenLayout(ScreenState):
 
     def showdown_blocks(self, view: V.SeatView, cols: int) -> list[tuple[list[Line], int, bool]]:
         """A showdown, its score sheet and what came of it, as :meth:`body_blocks` blocks."""
+        head, hands, totals, notes = self.score_parts(cols, view=view)
+        # short of rows, the sheet keeps its names, totals and last hands (the hands' rows
+        # are flexible: the newest shown); the notes in words go first
         return [(self.showdown_lines(cols, view), 1, False),
-                (self.score_lines(cols, view=view), 2, False),
+                (head, 2, False), (hands, 2, True), (totals, 1, False), (notes, 3, False),
                 (self.outcome_lines(view), 0, False)]
 
     def _render(self, cols: int, rows: int) -> list[Line]:
