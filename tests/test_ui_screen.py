@@ -633,3 +633,15 @@ def test_game_over_at_80x24_keeps_the_total_row_and_the_last_hands(lang):
     assert re.search(r"^12 +12 +11 +10 +9 +8$", text, re.M), text  # the last hand
     assert re.search(rf"^{re.escape(tr('hand'))} +Ana +Ben", text, re.M), text
     assert len(text.splitlines()) == 24
+
+
+def test_a_wrong_code_word_is_news_that_stands_beside_the_next_code():
+    from p2p_chinchon.ui.bridge import notice_topic
+
+    tr = Translator("en")
+    s, _, _ = make(lobby())
+    for key, fields in (("code_word", {"code": "7-ab-cd", "join": "7-ab-cd"}), ("code_wrong", {}),
+                        ("code_word", {"code": "8-ef-gh", "join": "8-ef-gh"})):
+        s.noticed(tr(key, **fields), notice_topic(key))
+    text = "\n".join(plain(line) for line in s.message_lines(200, most=10))
+    assert tr("code_wrong") in text and "8-ef-gh" in text and "7-ab-cd" not in text, text

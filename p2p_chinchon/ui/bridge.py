@@ -24,13 +24,14 @@ if TYPE_CHECKING:
 BLOCK = "block"  # an answer to ask(block=True): no, and no to everyone else from there
 # what a front end hands the node: a move (an Intent), or ShowdownSeen (local to the seat, never a move)
 ToNode = Intent | ShowdownSeen
-CODE_NOTICES = frozenset({"code_word", "code_met", "code_wrong", "code_mailbox_down"})
+# about the one code word on show (a new code makes the last one's news stale); "someone typed a
+# wrong code word" is news of its own and stands beside the next code
+CODE_NOTICES = frozenset({"code_word", "code_met", "code_mailbox_down"})
 
 
 def notice_topic(key: str) -> str:
     """The topic of the node's notice ``key`` (an i18n key), "" for none: a front end shows
-    one notice per topic at a time. Every code-word notice is about the one code word on
-    show (a new code makes the last one's news stale)."""
+    one notice per topic at a time (:data:`CODE_NOTICES`: the code word on show)."""
     return "code" if key in CODE_NOTICES else ""
 
 
