@@ -682,7 +682,11 @@ class SeatGlue:
                 if lasting and glue.bridge is not None:
                     from p2p_chinchon.ui.bridge import notice_topic
 
-                    glue.bridge.notify(said, notice_topic(key))
+                    topic = notice_topic(key)
+                    if topic:
+                        glue.bridge.notify(said, topic)
+                    else:  # no topic argument: a bridge may predate topics
+                        glue.bridge.notify(said)
                 else:
                     glue.status(said)
 

@@ -106,8 +106,12 @@ class UiBridge:
         """A one-line notice that must stay readable (e.g. "time is up: the bot plays for
         you"): unlike the status line, the next status does not replace it; a notice with a
         ``topic`` (:func:`notice_topic`) replaces the earlier ones of the same topic."""
-        if self._frontend is not None:
+        if self._frontend is None:
+            return
+        if topic:
             self._frontend.noticed(str(text), str(topic))
+        else:  # no topic argument: a front end may predate topics
+            self._frontend.noticed(str(text))
 
     def reject(self, reason: str) -> None:
         """Tell the person the table refused their last intent (``reason``: one sentence)."""
