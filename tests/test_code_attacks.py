@@ -168,6 +168,36 @@ async def test_hostile_joiner_hellos_do_not_stop_the_host_handing_out_codes(
     assert events.notices == ["code_word"] * (len(junk) + 1)
 
 
+async def test_a_refused_joiner_is_followed_by_the_next_code_at_once(monkeypatch: pytest.MonkeyPatch,
+                                                                    autojump_clock: object) -> None:
+    """The host's person answers n to the friend who used a code word: the next code is shown
+    at once, as after a y (not a minute later, with the used code still on show). A refusal
+    of someone else (a LAN joiner) does not cut the friend's wait short."""
+    from p2p_chinchon.net import session
+    from p2p_chinchon.net.lobby import StreamListener
+
+    theirs = ["10.0.0.7:41234", "192.168.1.7:41234"]
+    codes = _fake_mailbox(monkeypatch, [rz.encode_joiner_hello(theirs)])
+    events = _Events()
+    table = SimpleNamespace(pending_players=[object()])
+    refused: list[frozenset[str]] = []
+
+    async def host_answers() -> None:
+        await trio.sleep(3)
+        refused.append(frozenset({"10.0.0.9:5000"}))  # another joiner, refused meanwhile
+        await trio.sleep(2)
+        refused.append(frozenset(reversed(theirs)))  # n to the friend (5 s after the code was met)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host_answers)
+        with trio.move_on_after(50):
+            await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000, refused)
+        nursery.cancel_scope.cancel()
+    assert len(codes) == 2, events.notices
+    assert 4.9 <= codes.times[1] - codes.times[0] <= 6, codes.times
+    assert events.notices == ["code_word", "code_met", "code_word"]
+
+
 async def test_wrong_codes_in_a_row_slow_the_host_down(monkeypatch: pytest.MonkeyPatch, autojump_clock: object) -> None:
     """A stranger who claims every nameplate with a wrong code (slowloris on the code flow)
     burns codes: the host must not churn them as fast as the mailbox answers, nor fill its
@@ -570,3 +600,49 @@ async def test_a_candidate_no_resolver_can_encode_costs_one_failed_place(place: 
                 await trio.sleep(0.05)
         await mesh.aclose()
         nursery.cancel_scope.cancel()
+
+
+# --------------------------------------------------------------- a real mailbox that stops
+
+
+async def test_a_mailbox_that_stops_while_a_code_is_on_show_is_said_at_once(tmp_path: Any) -> None:
+    """A real magic-wormhole mailbox (``twist wormhole-mailbox``) stops while the host's code
+    waits for a friend: the wormhole only reconnects quietly, so the host must see the mailbox
+    gone itself and say so (docs/friends.md promises a line at once), within a few checks, not
+    after a minute or never."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("wormhole_mailbox_server")
+    from p2p_chinchon.net import mailbox as mb, session
+    from p2p_chinchon.net.lobby import StreamListener
+
+    port = _closed_port()
+    log = tmp_path / "mailbox.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen([sys.executable, "-m", "twisted", "wormhole-mailbox", "--port", f"tcp:{port}",
+                                   "--channel-db", str(tmp_path / "db.sqlite")], stdout=out, stderr=subprocess.STDOUT,
+                                  cwd=tmp_path)
+    try:
+        with trio.fail_after(60):
+            while b"starting on" not in log.read_bytes():
+                await trio.sleep(0.1)
+        events = _Events()
+        config = SimpleNamespace(**{**vars(_host_config()), "mailbox": f"ws://127.0.0.1:{port}/v1"})
+        table = SimpleNamespace(pending_players=[object()])
+        async with trio.open_nursery() as nursery:
+            nursery.cancel_scope.deadline = trio.current_time() + 4 * mb.WATCH_EVERY + 10
+
+            class Stopping(_Events):
+                def notice(self, text: str, key: str = "", fields: dict | None = None, lasting: bool = False) -> None:
+                    events.notice(text, key, fields, lasting)
+                    if key == "code_word":
+                        server.terminate()  # the mailbox goes away once the code is on show
+                    elif key == "code_mailbox_down":
+                        nursery.cancel_scope.cancel()  # said: the test is over
+
+            nursery.start_soon(session._hand_out_codes, config, table, StreamListener(), Stopping(), 40000)
+        assert events.notices == ["code_word", "code_mailbox_down"], events.texts
+    finally:
+        server.kill()
+        server.wait()

@@ -87,3 +87,38 @@ def test_the_no_terminal_hint_names_a_command_that_has_new():
     assert said[-1].endswith("(or start afresh with p2p-chinchon host --new)")
     choose(games, ask=None, out=said.append)  # resume has no --new
     assert "p2p-chinchon host --new or join --new" in said[-1]
+
+
+def test_a_bot_seat_keeps_its_key_and_its_same_command_finds_its_unfinished_game(home):
+    """``join --bot`` / ``host --bot`` keep the seat's key in the config folder (one per name,
+    apart from play's own bot peers), so the same command finds that seat's unfinished game,
+    as a person's does; a joining bot says yes to a rematch, a hosting bot plays one game."""
+    import os
+    from argparse import Namespace
+
+    from p2p_chinchon.cli import build_parser
+    from p2p_chinchon.commands import _common as C
+    from p2p_chinchon.identity import default_config_dir
+
+    args = Namespace(bot=True, new=False, bot_identity=None, connect=None)
+    first = C.bot_seat_identity(args, "Rosa")
+    assert C.bot_seat_identity(args, "Rosa") == first  # kept between runs
+    assert (default_config_dir() / "bot-seats" / "Rosa" / "identity.key").exists()
+    assert C.bot_seat_identity(args, "Tomás") != first
+    assert load_or_create_identity(default_config_dir() / "bots" / "Rosa") != first  # play's Rosa is another
+    assert C.bot_seat_identity(args, "../x") == load_or_create_identity(default_config_dir() / "bot-seats" / "___x")
+
+    person = load_or_create_identity()
+    paths = played_and_quit(home / "data" / "p2p-chinchon" / "transcripts", person, legacy=False)
+    for name in BOTS[:2]:  # the key the bot seat played with, where its command keeps it
+        folder = default_config_dir() / "bot-seats" / name
+        folder.mkdir(parents=True, mode=0o700)
+        key = folder / "identity.key"
+        key.write_bytes(Identity.generate(SeededRng(f"own/{name}")).to_pem())
+        os.chmod(key, 0o600)
+        bot = C.bot_seat_identity(args, name)
+        assert cb.find_comeback(args, "join", key=bot.public_bytes) == paths[name]
+    assert cb.find_comeback(Namespace(**{**vars(args), "new": True}), "join", key=bot.public_bytes) is None
+
+    assert build_parser(["join"]).parse_args(["join", "--bot"]).rematch == C.REMATCH_ALWAYS
+    assert build_parser(["host"]).parse_args(["host", "--bot"]).rematch == 0

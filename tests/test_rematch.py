@@ -195,14 +195,21 @@ def test_the_rematch_vote_needs_every_seat_and_says_why_not():
         assert got is False and said == ["rematch_you_no"] and sent[0] == (1, REMATCH + b"\x00")
         from p2p_chinchon.net.node import Events
 
-        quiet, quiet_said = _voting_node(True)
-        quiet.events.offers_rematch = lambda: False  # a seat whose command cannot play one says so
-        mesh = _Mesh()
-        assert await quiet._rematch(mesh) is False and quiet_said == []
-        assert mesh.sent == [(1, REMATCH + b"\x02"), (2, REMATCH + b"\x02")]
-        # ... and the others name that, not "left" (a seat back after kill -9 was called gone)
-        got, said, _ = await vote(True, {1: True}, late=lambda node: node._votes.update({2: None}))
-        assert got is False and said == ["rematch_none"]
+        for why, byte, key in (("resumed", b"\x02", "rematch_none"), ("code", b"\x03", "rematch_none_code"),
+                               ("one_game", b"\x04", "rematch_none_one")):
+            quiet, quiet_said = _voting_node(True)
+            quiet.events.offers_rematch = lambda: False  # a seat whose command cannot play one says so, and why
+            quiet.events.no_rematch = lambda why=why: why
+            mesh = _Mesh()
+            assert await quiet._rematch(mesh) is False and quiet_said == []
+            assert mesh.sent == [(1, REMATCH + byte), (2, REMATCH + byte)]
+            # ... and the others name that reason, not "left" (a seat back after kill -9 was called
+            # gone), nor another (a bot seat was said to have come back after a crash)
+            got, said, _ = await vote(True, {1: True}, late=lambda node, byte=byte: node.take_vote(2, byte))
+            assert got is False and said == [key], (why, said)
+        got, said, _ = await vote(True, {1: True}, late=lambda node: node.take_vote(2, b"\x09"))
+        assert got is False and said == ["rematch_declined"]  # an unknown byte is a no
+        assert Events().no_rematch() == "one_game"
         assert Events().offers_rematch() is False
         start = trio.current_time()
         got, said, _ = await vote("never", {1: True})

@@ -78,8 +78,8 @@ def test_the_score_sheet_says_who_is_near_the_limit_and_may_buy_back_in():
     view = dataclasses.replace(draw_view(), seats=seats((12, 85, 95)), score_history=((12, 85, 95),))
     s = TableScreen(Translator("en"), Faces())
     text = "\n".join("".join(t for _, t in line) for line in s.score_lines(100, view=view))
-    assert "Ben is 15 points from the limit (100) and may buy back in." in text, text
-    assert "Carla is 5 points from the limit (100) and may buy back in." in text
+    assert "Ben is 15 points from the limit (100): going over, they may buy back in." in text, text
+    assert "Carla is 5 points from the limit (100): going over, they may buy back in." in text
     assert "Ana is" not in text
     used = tuple(dataclasses.replace(x, reentries_used=1) if x.seat == 2 else x for x in view.seats)
     text = "\n".join("".join(t for _, t in line)

@@ -198,3 +198,26 @@ def test_lobby_shows_the_table_while_it_fills(tmp_path):
         if bot is not None:
             bot.kill()
             bot.wait()
+
+
+def test_an_error_at_start_is_one_line_and_an_exit_code(tmp_path):
+    """A code word whose mailbox cannot be reached stops the command before any game: the full
+    screen goes away by itself, and the shell shows the one line and the exit code (no
+    final screen waiting for a key, no line cut at the window's edge)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nobody answers there
+    cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--name", "Bea", "--code", "7-crossover-clockwork",
+           "--mailbox", f"ws://127.0.0.1:{port}/v1", "--new"]
+    t = Tmux(tmp_path, 80, 24, cmd, game_env(tmp_path))
+    try:
+        text = t.wait(lambda s: re.search(r"^exit status \d+$", s, re.M) or "Press any key" in s,
+                      "the command to stop", timeout=60, history=True)
+        assert "Press any key" not in text, text
+        assert re.search(r"^exit status 1$", text, re.M), text
+        line = "".join(text.split("\n")).replace(" ", "")  # the one line, whatever it wrapped to
+        assert f"p2p-chinchonjoin:cannotreachthemailboxatws://127.0.0.1:{port}/v1" in line, text
+    finally:
+        t.close()

@@ -184,6 +184,29 @@ def test_node_result_is_returned_and_errors_reraised():
         play(broken)
 
 
+@pytest.mark.parametrize("shown", [None, lobby()])
+def test_an_error_before_the_game_leaves_the_screen_at_once(shown):
+    """A refused joiner, a wrong code word, a mailbox nobody answers at: nothing was played, so
+    no final screen waits for a key; the error goes to the command, which says it in one line
+    with its exit code. (Mid-game, the final screen says it: the test above.)"""
+    apps = []
+
+    async def refused(bridge):
+        if shown is not None:
+            bridge.update(shown)
+        await trio.sleep(0.05)
+        raise RuntimeError("the host refused to seat you")
+
+    async def run():
+        with create_pipe_input() as inp:  # no key is ever typed
+            return await asyncio.wait_for(run_with_ui_async(
+                refused, pt_input=inp, pt_output=Output80x24(), on_app=apps.append), 10)
+
+    with pytest.raises(RuntimeError, match="the host refused to seat you"):
+        asyncio.run(run())
+    assert apps[0].screen.mode != FINAL
+
+
 def test_final_screen_says_finished():
     async def script(bridge, keys, ui):
         bridge.update(showdown_view(phase=V.OVER, winner=2))

@@ -4,6 +4,8 @@ person's name, never the UI word for "you"."""
 
 from __future__ import annotations
 
+import pytest
+
 from p2p_chinchon import view as V
 from p2p_chinchon.commands.play import _own_name
 from p2p_chinchon.engine import parse_cards
@@ -24,6 +26,47 @@ def test_french_courts_are_valet_dame_roi():
     assert "V♦" in fr and "D♦" in fr and "R♦" in fr and "K♦" not in fr and "Q♦" not in fr
     en = _screen("en")
     assert "J♦" in en and "Q♦" in en and "K♦" in en
+
+
+NUMBERS = {"n", "m", "k", "s", "p", "total", "points", "wins", "seconds", "limit", "lo", "hi", "need", "have",
+           "taken", "max"}  # the fields that hold a count
+PLURAL_NOUNS = {
+    "en": r"points|cards|games|times|jokers|wild cards|rounds|seconds|re-shuffles|discards",
+    "es": r"puntos|cartas|partidas|veces|comodines|rondas|segundos|rebarajadas|descartes|sentados|ganadas",
+    "fr": r"points|cartes|parties|jokers|cartes libres|tours|secondes|remélanges|autres|gagnées",
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_message_puts_a_plural_after_one(lang):
+    """Every message, every number in it set to 1 (the others 2): never "1 points", "1 cards",
+    "1 partidas"; and 2 keeps the plural (French says 0 in the singular too)."""
+    import re
+
+    from p2p_chinchon.ui.i18n import EN, fields_of
+
+    tr = Translator(lang)
+    after_one = re.compile(rf"(?<![\d.,])[-−]?[01] (?:{PLURAL_NOUNS[lang]})\b" if lang == "fr"
+                           else rf"(?<![\d.,])[-−]?1 (?:{PLURAL_NOUNS[lang]})\b")
+    checked = 0
+    for key in set(EN) - {"rule_close_many"}:  # said for two cards or more (one: rule_close_one)
+        names = fields_of(EN[key])
+        for count in names & NUMBERS:
+            for one in (1, -1, 0) if lang == "fr" else (1, -1):
+                text = tr(key, **{name: one if name == count else 2 for name in names})
+                assert not after_one.search(text), (lang, key, count, text)
+                checked += 1
+    assert checked > 100
+    assert tr("n_cards", n=2) == {"en": "2 cards", "es": "2 cartas", "fr": "2 cartes"}[lang]
+    assert tr("n_cards", n=1) == {"en": "1 card", "es": "1 carta", "fr": "1 carte"}[lang]
+
+
+def test_a_plural_follows_each_language_and_nests_for_a_second_number():
+    assert Translator("es")("sheet_near", name="Ana", n=1, limit=50).startswith("A Ana le falta 1 punto para")
+    assert Translator("es")("sheet_near", name="Ana", n=3, limit=50).startswith("A Ana le faltan 3 puntos para")
+    assert Translator("fr")("n_cards", n=0) == "0 carte" and Translator("en")("n_cards", n=0) == "0 cards"
+    assert Translator("es")("exit_tally_row", name="Ana", wins=1, points=12) == "Ana 1 ganada (12 puntos)"
+    assert Translator("fr")("exit_tally_row", name="Ana", wins=2, points=1) == "Ana 2 gagnées (1 point)"
 
 
 def test_one_point_is_singular():
@@ -167,3 +210,33 @@ def test_french_readers_type_valet_dame_roi():
     assert parse_card("5c", "spanish") == Card(5, 1) and parse_card("5c") == Card(5, 3)
     assert parse_card("1o", "spanish") == Card(1, 0) and parse_card("10o", "spanish") == Card(10, 0)
     assert parse_card("Cb", "spanish") == Card(11, 3)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("cols", [80, 60])
+def test_the_key_line_keeps_help_and_quit_at_every_width(lang, cols):
+    """At 80 columns (and narrower) the key line of every step keeps "? help" and "q quit" in
+    every language: keys that do not fit are left out, the step's own first and ? / q never."""
+    from test_ui_fakes import discard_view, lobby, waiting_view
+
+    tr = Translator(lang)
+    helps, quits = tr("keys_idle").split(" · ")
+    for view in (draw_view(), discard_view(), waiting_view(), lobby()):
+        s = TableScreen(tr, Faces())
+        s.set_view(view)
+        last = s.render_text(cols, 24).splitlines()[-1]
+        assert helps in last and quits in last and len(last) <= cols, (view.step, last)
+        assert last.split(" · ")[0] == s.keybar()[0][1].split(" · ")[0]
+
+
+def test_a_spanish_deck_names_its_courts_sota_caballo_rey_in_every_language():
+    """`rules fournier` (a Spanish deck) names the courts as its cards show them, in English and
+    French too; a French deck says J, Q, K (V, D, R in French) in Spanish too."""
+    from p2p_chinchon.engine.options import rules_from_args
+    from p2p_chinchon.ui.lobby import rules_in_words
+
+    for lang in LANGS:
+        spanish = " ".join(rules_in_words(rules_from_args("fournier", []), Translator(lang)))
+        assert "sota" in spanish.lower() and "J, Q" not in spanish and "V, D" not in spanish, (lang, spanish)
+        french = " ".join(rules_in_words(rules_from_args("classic", []), Translator(lang)))
+        assert "sota" not in french.lower(), (lang, french)

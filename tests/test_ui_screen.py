@@ -598,3 +598,50 @@ def test_a_long_wait_and_a_long_seat_question_are_read_whole_at_80_columns():
     s.start_ask(question, lambda answer: None, block=True)
     text = " ".join(lines_of(s).split())
     assert question in text, lines_of(s)
+
+
+def test_a_new_code_word_replaces_the_last_ones_news_and_other_notices_stand():
+    """The host shows one code word at a time: once the next is out, the used one and "a friend
+    used code word ...: they are on their way in" (a friend refused meanwhile) are gone; a
+    notice of no topic (a seat nobody reaches) stays beside it."""
+    from p2p_chinchon.ui.bridge import notice_topic
+
+    tr = Translator("en")
+    s, _, _ = make(lobby())
+    for key, fields in (("code_word", {"code": "7-ab-cd", "join": "7-ab-cd"}), ("rematch_declined", {"name": "Carla"}),
+                        ("code_met", {"code": "7-ab-cd"}), ("code_word", {"code": "8-ef-gh", "join": "8-ef-gh"})):
+        s.noticed(tr(key, **fields), notice_topic(key))
+    text = "\n".join(plain(line) for line in s.message_lines(200, most=10))
+    assert "8-ef-gh" in text and tr("rematch_declined", name="Carla") in text, text
+    assert "7-ab-cd" not in text and "on their way in" not in text, text
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "fr"])
+def test_game_over_at_80x24_keeps_the_total_row_and_the_last_hands(lang):
+    """Five players, twelve hands: the score sheet does not fit 80x24 under the showdown. Its
+    names' row, its Total row (the winner's total) and the last hands stay; the first hands go."""
+    names, totals = ("Ana", "Ben", "Carla", "Dani", "Eva"), (61, 104, 112, 99, 120)
+    five = tuple(V.SeatInfo(i, names[i], f"{i}f3a9c21d07b", 7, totals[i], eliminated=totals[i] > 100)
+                 for i in range(5))
+    hist = tuple(tuple((h * (i + 1)) % 13 for i in range(5)) for h in range(1, 13))
+    shown = showdown_view().showdown + (V.ShownHand(3, (), (), (), 9), V.ShownHand(4, (), (), (), 8))
+    s, _, _ = make(showdown_view(phase=V.OVER, winner=0, seats=five, score_history=hist, showdown=shown), lang=lang)
+    s.node_done(s.tr("game_finished"))
+    text = s.render_text(80, 24)
+    tr = s.tr
+    assert re.search(rf"^{re.escape(tr('total'))} +61 +104✗ +112✗ +99 +120✗$", text, re.M), text
+    assert re.search(r"^12 +12 +11 +10 +9 +8$", text, re.M), text  # the last hand
+    assert re.search(rf"^{re.escape(tr('hand'))} +Ana +Ben", text, re.M), text
+    assert len(text.splitlines()) == 24
+
+
+def test_a_wrong_code_word_is_news_that_stands_beside_the_next_code():
+    from p2p_chinchon.ui.bridge import notice_topic
+
+    tr = Translator("en")
+    s, _, _ = make(lobby())
+    for key, fields in (("code_word", {"code": "7-ab-cd", "join": "7-ab-cd"}), ("code_wrong", {}),
+                        ("code_word", {"code": "8-ef-gh", "join": "8-ef-gh"})):
+        s.noticed(tr(key, **fields), notice_topic(key))
+    text = "\n".join(plain(line) for line in s.message_lines(200, most=10))
+    assert tr("code_wrong") in text and "8-ef-gh" in text and "7-ab-cd" not in text, text

@@ -74,10 +74,11 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
 REMATCH_ALWAYS = 1_000_000  # play's bot peers: yes to every rematch (the person decides)
 
 
-def add_rematch_argument(p: argparse.ArgumentParser) -> None:
-    # a bot seat answers a rematch question: yes N times, then no (play's bot peers: always yes;
-    # bots alone would otherwise play on forever). People are asked.
-    p.add_argument("--rematch", type=int, nargs="?", const=REMATCH_ALWAYS, default=0, metavar="N",
+def add_rematch_argument(p: argparse.ArgumentParser, default: int = 0) -> None:
+    # a bot seat answers a rematch question: yes N times, then no (play's bot peers and a joining
+    # bot: always yes, the people decide; a hosting bot: no, or bots alone would play on forever).
+    # People are asked.
+    p.add_argument("--rematch", type=int, nargs="?", const=REMATCH_ALWAYS, default=default, metavar="N",
                    help=argparse.SUPPRESS)
 
 
@@ -86,17 +87,36 @@ def add_comeback_argument(p: argparse.ArgumentParser) -> None:
                    help="do not resume an unfinished game of yours (by default host and join come back to it)")
 
 
-def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, table: str | None = None) -> int | None:
+def bot_seat_identity(args: argparse.Namespace, name: str) -> Any:
+    """The identity of a ``host --bot`` / ``join --bot`` seat named ``name``: kept, as a
+    person's, in its config folder (``bot-seats/NAME/identity.key``; play's own bot peers
+    keep theirs under ``bots/``), so its games make one evening with the same players, it can
+    play a rematch and the same command brings it back. ``--bot-identity DIR`` names the
+    folder instead. Raises :class:`~p2p_chinchon.identity.IdentityError`, OSError."""
+    import re
+
+    from p2p_chinchon.identity import default_config_dir, load_or_create_identity
+
+    folder = getattr(args, "bot_identity", None)
+    if folder is None:
+        safe = re.sub(r"[^\w-]", "_", name)[:64] or "bot"  # one plain folder name, whatever the name
+        folder = default_config_dir() / "bot-seats" / safe
+    return load_or_create_identity(folder)
+
+
+def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, table: str | None = None,
+             key: bytes | None = None) -> int | None:
     """The resume step of ``host`` and ``join`` (issue 24, item 1): with ``path`` (the
     transcript asked for) holding a game with its secrets, or an unfinished game of this
-    identity found by :func:`p2p_chinchon.commands.comeback.find_comeback`, that game is
-    resumed and its exit code returned; an int exit code when the person must choose first;
-    None to go on with the command as typed."""
+    identity (``key``: a bot seat's; None: the person's) found by
+    :func:`p2p_chinchon.commands.comeback.find_comeback`, that game is resumed and its exit
+    code returned; an int exit code when the person must choose first; None to go on with
+    the command as typed."""
     if check_transcript_path(path, command):
         return resume(args, path, human, command)  # the same command again: back to that game
     from p2p_chinchon.commands.comeback import find_comeback
 
-    found = find_comeback(args, command, table=table)
+    found = find_comeback(args, command, table=table, key=key)
     if isinstance(found, int):
         return found
     return None if found is None else resume(args, found, human, command)
@@ -213,7 +233,7 @@ def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> i
 
         rng = seat_rng(getattr(args, "seed", None), f"resume/{path.name}")
         glue = SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=want_tui(args),
-                        lang=getattr(args, "lang", None))
+                        lang=getattr(args, "lang", None), no_rematch="resumed")
         glue.status(f"resuming the game of {path}")
         config = ResumeConfig(transcript=path, identity=load_or_create_identity() if human else None, rng=rng,
                               timeouts=make_timeouts(args), bind=getattr(args, "bind", "0.0.0.0"),
@@ -530,7 +550,7 @@ class SeatGlue:
 
     def __init__(self, bridge: Any, *, bot: bool, rules: Any = None, rng: Any = None, printer: Any = None,
                  live: bool = True, level: str = "easy", lang: str | None = None,
-                 rematch: int = 0) -> None:
+                 rematch: int = 0, no_rematch: str = "one_game") -> None:
         import trio
 
         from p2p_chinchon.ui.i18n import Translator
@@ -552,6 +572,7 @@ class SeatGlue:
         self._decide: Any = None
         # offer a rematch at game over (play, host, join); a bot says yes this many times, then no
         self.rematch_offer, self.rematch_left = bool(rematch), int(rematch)
+        self.no_rematch = no_rematch  # why not, told the others (net.node.NO_REMATCH: resumed, code, one_game)
         self.on_table: Any = None  # called with each game's seated Table (play_evening)
 
     def reset(self) -> None:
@@ -659,7 +680,13 @@ class SeatGlue:
                        lasting: bool = False) -> None:
                 said = glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text
                 if lasting and glue.bridge is not None:
-                    glue.bridge.notify(said)
+                    from p2p_chinchon.ui.bridge import notice_topic
+
+                    topic = notice_topic(key)
+                    if topic:
+                        glue.bridge.notify(said, topic)
+                    else:  # no topic argument: a bridge may predate topics
+                        glue.bridge.notify(said)
                 else:
                     glue.status(said)
 
@@ -676,6 +703,9 @@ class SeatGlue:
 
             def offers_rematch(self) -> bool:
                 return glue.offers_rematch()
+
+            def no_rematch(self) -> str:
+                return glue.no_rematch
 
             async def rematch(self, view: v.SeatView) -> bool:
                 return await glue.ask_rematch()

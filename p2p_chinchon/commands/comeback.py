@@ -197,17 +197,19 @@ def choose(games: Sequence[Unfinished], *, ask: Callable[[str], str] | None,
             return games[int(answer) - 1]
 
 
-def find_comeback(args: argparse.Namespace, command: str, *, table: str | None = None) -> Path | None | int:
-    """Before ``host``/``join`` (a person, no ``--new``) looks for a table: the transcript of
-    the unfinished game of this identity to resume (printed on stderr), None to go on with
-    the command as typed, or an exit code (2: several games and nobody at a terminal to pick
-    one; the list was printed)."""
-    if args.bot or getattr(args, "new", False):
+def find_comeback(args: argparse.Namespace, command: str, *, table: str | None = None,
+                  key: bytes | None = None) -> Path | None | int:
+    """Before ``host``/``join`` (no ``--new``) looks for a table: the transcript of the
+    unfinished game of this identity (``key``: a bot seat's, 32 bytes; None: the person's) to
+    resume (printed on stderr), None to go on with the command as typed, or an exit code (2:
+    several games and nobody at a terminal to pick one, or a bot seat; the list was printed)."""
+    if getattr(args, "new", False) or (args.bot and key is None):
         return None
     from p2p_chinchon.commands._common import data_dir
     from p2p_chinchon.identity import load_or_create_identity
 
-    key = load_or_create_identity().public_bytes
+    if key is None:
+        key = load_or_create_identity().public_bytes
     games = unfinished_games(data_dir() / "transcripts", key)
     if not games:
         return None
@@ -218,7 +220,7 @@ def find_comeback(args: argparse.Namespace, command: str, *, table: str | None =
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    ask = input if sys.stdin.isatty() else None
+    ask = input if sys.stdin.isatty() and not args.bot else None
     picked = choose(games, ask=ask, out=say, command=command)
     if picked is None:
         return 2 if len(games) > 1 and ask is None else None

@@ -84,19 +84,19 @@ def run(args: argparse.Namespace) -> int:
     path = args.transcript or C.default_transcript("host")
     human = not args.bot
     [level] = C.bot_levels(args, 1, "host")
-    back = C.comeback(args, path, human, "host", table=table_name)
+    bot_identity = None if human else C.bot_seat_identity(args, player)
+    back = C.comeback(args, path, human, "host", table=table_name,
+                      key=None if bot_identity is None else bot_identity.public_bytes)
     if back is not None:  # the same command again: back to that game (issue 24)
         return back
     # The lobby listens before trio, the table and the crypto load: joiners start meanwhile.
     sockets = C.open_lobby(args.bind, args, "host")
     if sockets is None:
         return 1
-    from p2p_chinchon.identity import Identity
     from p2p_chinchon.ui.i18n import Translator
 
     tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
     lobby = _Lobby()
-    bot_identity = None if human else Identity.generate()
     if bot_identity is not None:  # a bot host says where it listens at once (as it does below)
         lobby.said = tr("status_host_open", port=sockets[0].getsockname()[1],
                         fp=bot_identity.fingerprint, n=args.seats - 1)
@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
                           level=level, lang=args.lang,
                           # a rematch reopens the lobby at the same address: a code-word table's
                           # friends come through the mailbox and relay, so it offers none (yet)
-                          rematch=0 if args.code else 1 if human else args.rematch)
+                          rematch=0 if args.code else 1 if human else args.rematch,
+                          no_rematch="code" if args.code else "one_game")
         events = glue.events()
 
         from p2p_chinchon import view as v

@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--bot-identity", type=Path, default=None, help=argparse.SUPPRESS)  # play's bots: a
     # key folder of their own, so that an evening's games among the same bots add up (issue 24)
-    C.add_rematch_argument(p)
+    C.add_rematch_argument(p, default=C.REMATCH_ALWAYS)  # a joining bot says yes: the people decide
     p.add_argument("--min-proof-rounds", type=int, default=None, metavar="K",
                    help="refuse tables whose cut-and-choose shuffle proofs use fewer rounds (default 64; tests use less)")
     C.add_play_arguments(p)
@@ -109,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
         return list_tables(args)
     if human and not args.connect and not args.code and not args.table and not args.lines and not sys.stdin.isatty():
         return list_tables(args)  # nobody to pick one: print the list for the script that ran us
-    back = C.comeback(args, args.transcript or C.default_transcript("seat0"), human, "join", table=args.table)
+    bot_identity = None if human else C.bot_seat_identity(args, player)
+    back = C.comeback(args, args.transcript or C.default_transcript("seat0"), human, "join", table=args.table,
+                      key=None if bot_identity is None else bot_identity.public_bytes)
     if back is not None:  # the same command again: back to that game (issue 24)
         return back
 
@@ -169,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         return None if t is None else (t.host, t.port, t.fingerprint)
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
-        from p2p_chinchon.identity import Identity, fingerprint, load_or_create_identity
+        from p2p_chinchon.identity import fingerprint, load_or_create_identity
         from p2p_chinchon.local import seat_rng
         from p2p_chinchon.net.lobby import parse_addr
         from p2p_chinchon.net.session import JoinConfig, join_game
@@ -185,11 +187,11 @@ def run(args: argparse.Namespace) -> int:
             if found is None:
                 return None
             host, port, fp = found
-        identity = (load_or_create_identity() if human else
-                    load_or_create_identity(args.bot_identity) if args.bot_identity else Identity.generate())
+        identity = bot_identity or load_or_create_identity()
         rng = seat_rng(args.seed, f"join/{player}")
         glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level,
-                          lang=args.lang, rematch=0 if args.code else 1 if human else args.rematch)  # as host --code
+                          lang=args.lang, rematch=0 if args.code else 1 if human else args.rematch,  # as host --code
+                          no_rematch="code" if args.code else "one_game")
 
         def path_for(table: Any) -> Any:
             return args.transcript or C.default_transcript(f"seat{table.me}")

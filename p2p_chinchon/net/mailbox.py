@@ -25,6 +25,8 @@ __all__ = ["CodeSession", "MailboxDown", "MailboxError", "WrongCode"]
 
 log = logging.getLogger(__name__)
 
+WATCH_EVERY = 5.0  # seconds between checks that the mailbox still takes connections, while we wait on it
+
 
 class MailboxError(Exception):
     """The mailbox exchange failed (message: one sentence for a person)."""
@@ -84,6 +86,7 @@ class CodeSession:
     def __init__(self, url: str) -> None:
         self.url = url
         self._w: Any = None
+        self._down = False  # :meth:`watch` found the mailbox gone: closing does not wait for it
 
     @classmethod
     async def open(cls, url: str) -> CodeSession:
@@ -141,9 +144,45 @@ class CodeSession:
         """Queue ``data`` for the other side (sent, encrypted, once the key is agreed)."""
         await self._call(self._w.send_message, data)
 
-    async def receive(self) -> bytes:
-        """The other side's message. Raises :class:`WrongCode` when the codes differ."""
-        return bytes(await self._call(self._w.get_message))
+    async def receive(self, watch: float = WATCH_EVERY) -> bytes:
+        """The other side's message. Raises :class:`WrongCode` when the codes differ, and
+        :class:`MailboxDown` as soon as the mailbox stops taking connections (checked every
+        ``watch`` s; the wormhole itself only reconnects quietly, so a wait would never end)."""
+        got: list[bytes] = []
+        try:
+            async with trio.open_nursery() as nursery:
+                async def message() -> None:
+                    got.append(bytes(await self._call(self._w.get_message)))
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(message)
+                nursery.start_soon(self.watch, watch)
+        except BaseExceptionGroup as group:  # the one error (or cancellation) of either task
+            raise group.exceptions[0] from None
+        return got[0]
+
+    async def watch(self, every: float = WATCH_EVERY) -> None:
+        """Return never; raise :class:`MailboxDown` once a TCP connection to the mailbox's host
+        and port (of its ``ws://``/``wss://`` URL) fails or gets no answer in ``every`` s."""
+        from urllib.parse import urlsplit
+
+        place = urlsplit(self.url)
+        host = place.hostname or ""
+        port = place.port or (443 if place.scheme == "wss" else 80)
+        while True:
+            await trio.sleep(every)
+            why = None
+            try:
+                with trio.fail_after(every):
+                    stream = await trio.open_tcp_stream(host, port)
+                await trio.aclose_forcefully(stream)
+            except trio.TooSlowError:
+                why = "no answer"
+            except OSError as exc:
+                why = exc.strerror or str(exc)
+            if why is not None:
+                self._down = True
+                raise MailboxDown(f"cannot reach the mailbox at {self.url} ({why})")
 
     async def derive(self, purpose: str) -> bytes:
         """32 bytes both sides derive from the agreed key for ``purpose`` (after a message)."""
@@ -155,7 +194,7 @@ class CodeSession:
         if self._w is None:
             return
         w, self._w = self._w, None
-        with trio.move_on_after(5) as scope:
+        with trio.move_on_after(0.5 if self._down else 5) as scope:
             scope.shield = True
             try:
                 await self._call(w.close)

@@ -93,7 +93,12 @@ log = logging.getLogger(__name__)
 ENVELOPE = b"E"
 SYNC = b"S"
 REMATCH = b"R"  # after a finished game: this seat's rematch vote, b"R\x01" yes, b"R\x00" no (unsigned)
-REMATCH_NONE = b"\x02"  # R + this: this seat's command cannot play a rematch (a resumed game, a code word)
+# R + one of these: this seat's command cannot play a rematch, and why (the i18n key the others say)
+REMATCH_NONE = b"\x02"  # a game it came back to (resumed)
+REMATCH_CODE = b"\x03"  # a code-word table
+REMATCH_ONE = b"\x04"  # a seat that plays one game (a bot seat not told to play on, a person with no screen)
+NO_REMATCH = {"resumed": REMATCH_NONE, "code": REMATCH_CODE, "one_game": REMATCH_ONE}
+NO_REMATCH_SAID = {REMATCH_NONE: "rematch_none", REMATCH_CODE: "rematch_none_code", REMATCH_ONE: "rematch_none_one"}
 REMATCH_WAIT = 180.0  # seconds the rematch question waits for every seat's answer
 LINGER_FINISHED = 30.0  # seconds a finished node waits for every seat in the game to hold its whole chain
 RESYNC_BUDGET = 2  # chains' worth of envelopes answered to one seat per link connection
@@ -162,8 +167,13 @@ class Events:
 
     def offers_rematch(self) -> bool:
         """Whether this seat takes part in a rematch vote at game over (:meth:`rematch`); False,
-        the default: it sends no vote and counts as declining once its links close."""
+        the default: it tells the others it cannot play one, and why (:meth:`no_rematch`)."""
         return False
+
+    def no_rematch(self) -> str:
+        """Why this seat plays no rematch when it does not :meth:`offers_rematch`: a key of
+        :data:`NO_REMATCH` ("resumed", "code", "one_game", the default)."""
+        return "one_game"
 
     async def rematch(self, view: v.SeatView) -> bool:
         """At game over (every seat still in the game), when :meth:`offers_rematch`: does this
@@ -256,6 +266,7 @@ class Node:
         self._heard: dict[int, float] = {}  # seat -> trio time of its last frame
         self._up: set[int] = set()
         self._votes: dict[int, bool | None] = {}  # seat -> its rematch vote (None: cannot play one)
+        self._no_rematch: dict[int, bytes] = {}  # seat -> why it cannot play one (a NO_REMATCH value)
         self.rematch = False
         self._away_since: dict[int, float] = {}
         self._back_at: dict[int, float] = {}
@@ -529,9 +540,10 @@ class Node:
         others = self._others()
         if not self.events.offers_rematch():
             # say so, rather than close the links: the others then name the real reason
+            why = NO_REMATCH.get(self.events.no_rematch(), REMATCH_ONE)
             for seat in others:
                 if seat in self._up:
-                    await mesh.send(seat, REMATCH + REMATCH_NONE)
+                    await mesh.send(seat, REMATCH + why)
             if others:
                 await trio.sleep(0.3)  # it leaves before a quick exit closes the links
             return False
@@ -558,7 +570,8 @@ class Node:
                     while True:
                         none = [s for s in others if self._votes.get(s) is None and s in self._votes]
                         if none:
-                            return said("rematch_none", none[0])
+                            return said(NO_REMATCH_SAID.get(self._no_rematch.get(none[0], REMATCH_NONE),
+                                                            "rematch_none"), none[0])
                         no = [s for s in others if self._votes.get(s) is False]
                         if no:
                             return said("rematch_declined", no[0])
@@ -578,6 +591,15 @@ class Node:
             finally:
                 self._publish(NodeStatus())
                 nursery.cancel_scope.cancel()  # a question still open leaves the screen
+
+    def take_vote(self, seat: int, vote: bytes) -> None:
+        """``seat``'s rematch vote (the byte after ``R``), its first only: ``0x01`` yes, one of
+        :data:`NO_REMATCH_SAID` its command cannot play one (and why), anything else no."""
+        if seat in self._votes:
+            return
+        if vote in NO_REMATCH_SAID:
+            self._no_rematch[seat] = vote
+        self._votes[seat] = None if vote in NO_REMATCH_SAID else vote == b"\x01"
 
     def showdown_seen(self) -> None:
         """This seat's person put the last showdown away (:class:`~p2p_chinchon.view.ShowdownSeen`):
@@ -619,8 +641,7 @@ class Node:
                 elif payload[:1] == HEARTBEAT:
                     pass
                 elif payload[:1] == REMATCH and len(payload) == 2:
-                    # True yes, False no, None: that seat's command cannot play a rematch
-                    self._votes.setdefault(ev.seat, None if payload[1:] == REMATCH_NONE else payload[1:] == b"\x01")
+                    self.take_vote(ev.seat, payload[1:])
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
                     self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -191,6 +191,17 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
     left = False
     relayed_in = None
     relay = None
+    approve = c.approve
+    refused: list[frozenset[str]] = []  # the addresses of each joiner the host's person refused
+    if c.code and approve is not None:
+        asked = approve
+
+        async def approve(request: Any, ip: str, **kw: Any) -> bool | str:
+            answer: bool | str = await asked(request, ip, **kw)
+            if answer is not True:  # the code loop shows the next code word at once
+                refused.append(frozenset(request.candidates))
+            return answer
+
     if c.code:
         from p2p_chinchon.net.rendezvous import parse_relay
 
@@ -217,8 +228,8 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
 
         nursery.start_soon(watch_leave)
         if relayed_in is not None:
-            nursery.start_soon(_hand_out_codes, c, table, relayed_in, events, lobby_port)
-        await nd.host_lobby(table, served, seats=c.seats, on_seated=seated, approve=c.approve,
+            nursery.start_soon(_hand_out_codes, c, table, relayed_in, events, lobby_port, refused)
+        await nd.host_lobby(table, served, seats=c.seats, on_seated=seated, approve=approve,
                             notice=notice)
         nursery.cancel_scope.cancel()  # stop advertising: the table is full
     if left and not table.seated:
@@ -243,12 +254,14 @@ async def _probe_relay(host: str, port: int) -> None:
 
 
 async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.StreamListener, events: nd.Events,
-                          lobby_port: int) -> None:
+                          lobby_port: int, refused: Sequence[frozenset[str]] = ()) -> None:
     """Issue 23, the host's side: one code word at a time on the mailbox, told to the host's
     person; a joiner who types it gets our lobby addresses, fingerprint and relay (the SPAKE2
     key authenticates us to them), and meets our lobby at the relay under the key's token if
-    it cannot reach us directly. A new code follows each use, while seats are free. Raises
-    :class:`~.mailbox.MailboxError` when the mailbox cannot be reached."""
+    it cannot reach us directly. A new code follows each use, while seats are free: once that
+    joiner sits, or is refused (``refused``, grown by the lobby: each refused joiner's
+    addresses), or after a minute. Raises :class:`~.mailbox.MailboxError` when the mailbox
+    cannot be reached."""
     from p2p_chinchon.net import mailbox as mb, rendezvous as rz
     from p2p_chinchon.net.addresses import candidate_addresses
 
@@ -303,11 +316,15 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
             events.notice(_tr("code_met", code=code), "code_met", {"code": code}, lasting=True)
             came = trio.Event()
             nursery.start_soon(_meet_joiner, relay, rz.lobby_token(key), relayed_in, came)
-            before = seated()
-            with trio.move_on_after(60):  # the next code once this friend sat (or gave up)
-                while seated() <= before and not came.is_set():
+            before, asked, friend = seated(), len(refused), frozenset(their)
+
+            def waiting(before: int = before, asked: int = asked, friend: frozenset[str] = friend) -> bool:
+                return seated() <= before and friend not in refused[asked:]  # neither sat nor refused yet
+
+            with trio.move_on_after(60):  # the next code once this friend sat, was refused (or gave up)
+                while waiting() and not came.is_set():
                     await trio.sleep(0.2)
-                while seated() <= before:  # came through the relay: wait for the seat
+                while waiting():  # came through the relay: wait for the seat
                     await trio.sleep(0.2)
 
 

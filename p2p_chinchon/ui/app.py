@@ -41,6 +41,7 @@ from .i18n import Translator
 from .quiet import quiet_terminal
 from .render import Faces, resolve_faces
 from .screen import EveningFn, HintFn, TableScreen
+from .screen_state import stops_as_one_line
 
 if TYPE_CHECKING:
     from outcome import Outcome
@@ -211,8 +212,8 @@ class TableApp:
         self.screen.rejected(reason)
         self.app.invalidate()
 
-    def noticed(self, text: str) -> None:
-        self.screen.noticed(text)
+    def noticed(self, text: str, topic: str = "") -> None:
+        self.screen.noticed(text, topic)
         self.app.invalidate()
 
     def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
@@ -240,6 +241,9 @@ class TableApp:
         if error is None and self.screen.view is None:
             self._exit()  # e.g. quit from the table list: no table was shown, so no final
             return        # screen either (it would swallow the next key typed at the shell)
+        if error is not None and stops_as_one_line(self.screen.view):
+            self._exit()  # a wrong code word, a refused joiner: the command says it in one line
+            return
         tr = self.screen.tr
         if error is not None:
             from p2p_chinchon.net.status import error_text  # trio's groups unwrapped: the one line

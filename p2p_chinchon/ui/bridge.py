@@ -24,6 +24,15 @@ if TYPE_CHECKING:
 BLOCK = "block"  # an answer to ask(block=True): no, and no to everyone else from there
 # what a front end hands the node: a move (an Intent), or ShowdownSeen (local to the seat, never a move)
 ToNode = Intent | ShowdownSeen
+# about the one code word on show (a new code makes the last one's news stale); "someone typed a
+# wrong code word" is news of its own and stands beside the next code
+CODE_NOTICES = frozenset({"code_word", "code_met", "code_mailbox_down"})
+
+
+def notice_topic(key: str) -> str:
+    """The topic of the node's notice ``key`` (an i18n key), "" for none: a front end shows
+    one notice per topic at a time (:data:`CODE_NOTICES`: the code word on show)."""
+    return "code" if key in CODE_NOTICES else ""
 
 
 class BridgeError(RuntimeError):
@@ -40,7 +49,7 @@ class Frontend(Protocol):
 
     def rejected(self, reason: str) -> None: ...
 
-    def noticed(self, text: str) -> None: ...
+    def noticed(self, text: str, topic: str = "") -> None: ...
 
     def start_ask(self, question: str, answer: Callable[[bool | str], None], *,
                   block: bool = False) -> None: ...
@@ -93,10 +102,15 @@ class UiBridge:
         if self._frontend is not None:
             self._frontend.status_changed(self.status)
 
-    def notify(self, text: str) -> None:
+    def notify(self, text: str, topic: str = "") -> None:
         """A one-line notice that must stay readable (e.g. "time is up: the bot plays for
-        you"): unlike the status line, the next status does not replace it."""
-        if self._frontend is not None:
+        you"): unlike the status line, the next status does not replace it; a notice with a
+        ``topic`` (:func:`notice_topic`) replaces the earlier ones of the same topic."""
+        if self._frontend is None:
+            return
+        if topic:
+            self._frontend.noticed(str(text), str(topic))
+        else:  # no topic argument: a front end may predate topics
             self._frontend.noticed(str(text))
 
     def reject(self, reason: str) -> None:

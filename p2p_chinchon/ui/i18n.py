@@ -12,26 +12,46 @@ from __future__ import annotations
 import os
 import string
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..view import Fault
 
 LANGS = ("en", "es", "fr")
 
-_ONE_POINT = None  # compiled on first use
 
 
-def _singular(text: str) -> str:
-    """"1 puntos" / "1 points" / "-1 points" read "1 punto" / "1 point" (the catalogues say
-    "{n} points" for any n)."""
-    global _ONE_POINT
-    if _ONE_POINT is None:
-        import re
+@dataclass(frozen=True)
+class Plural:
+    """A message whose words follow a number: ``one`` when the field ``count`` is one (in
+    French also zero), ``many`` otherwise (each a template, or a Plural for a second count).
+    Shaped as gettext's ``ngettext(one, many, n)``. Built with :func:`plural`."""
 
-        _ONE_POINT = re.compile(r"(?<![\d.,])([-−]?1) (punto|point)s\b")
-    return _ONE_POINT.sub(r"\1 \2", text)
+    count: str
+    one: str | Plural
+    many: str | Plural
 
-EN: dict[str, str] = {
+    def form(self, lang: str, fields: Mapping[str, Any]) -> str:
+        """The template for ``fields[count]`` in ``lang`` (not a whole number: ``many``)."""
+        n = fields.get(self.count)
+        try:
+            n = int(n)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            n = None
+        one = n is not None and (abs(n) <= 1 if lang == "fr" else abs(n) == 1)
+        chosen = self.one if one else self.many
+        return chosen if isinstance(chosen, str) else chosen.form(lang, fields)
+
+
+def plural(count: str, one: str | Plural, many: str | Plural) -> Plural:
+    """The catalogue entry of a message in its singular (``one``) and plural (``many``) forms,
+    chosen by the field ``count``: ``plural("n", "{n} card", "{n} cards")``."""
+    return Plural(count, one, many)
+
+
+Message = str | Plural
+
+EN: dict[str, Message] = {
     # header and phases
     "connecting": "connecting…",
     "hand_no": "hand {n}",
@@ -57,7 +77,7 @@ EN: dict[str, str] = {
     "bot": "bot",
     "offline": "offline",
     "agreed": "agreed",
-    "n_cards": "{n} cards",
+    "n_cards": plural("n", "{n} card", "{n} cards"),
     "total_n": "total {n}",
     "took": "took",
     # table
@@ -81,7 +101,7 @@ EN: dict[str, str] = {
     "deadwood": "deadwood",
     "hand": "Hand",
     "total": "Total",
-    "is_out": "{name} is out ({total} points).",
+    "is_out": plural("total", "{name} is out ({total} point).", "{name} is out ({total} points)."),
     "reentry_question": "You are out. Buy back in? y = yes, n = no",
     "stopped": "The table stopped: {reason}",
     "blame": "Blamed: {name} ({rule})",
@@ -98,17 +118,27 @@ EN: dict[str, str] = {
     "log_refused": "A connection was refused (details in {path})",
     "leaving": "Leaving the table…",
     "confirm_quit": "Leave the table? y = yes, n = no",
-    "exit_tally": "tonight, {n} games: {rows}",
+    "exit_tally": plural("n", "tonight, {n} game: {rows}", "tonight, {n} games: {rows}"),
     "sheet_tonight": "tonight",
-    "sheet_near": "{name} is {n} points from the limit ({limit}): a bust is out for good.",
-    "sheet_near_buyback": "{name} is {n} points from the limit ({limit}) and may buy back in.",
+    "sheet_near": plural("n",
+                         "{name} is {n} point from the limit ({limit}): a bust is out for good.",
+                         "{name} is {n} points from the limit ({limit}): a bust is out for good."),
+    "sheet_near_buyback": plural("n",
+                                 "{name} is {n} point from the limit ({limit}): going over, they may buy back in.",
+                                 "{name} is {n} points from the limit ({limit}): going over, they may buy back in."),
     "sheet_tonight_note": "tonight: games won / played this evening before this one",
-    "exit_tally_row": "{name} {wins} won ({points} points)",
+    "exit_tally_row": plural("points", "{name} {wins} won ({points} point)", "{name} {wins} won ({points} points)"),
     "pile_title": "Discard pile this hand: what each player threw (+ took), oldest first",
-    "pile_reshuffles": "The stock was re-made {n} times this hand.",
+    "pile_reshuffles": plural("n",
+                              "The stock was re-made {n} time this hand.",
+                              "The stock was re-made {n} times this hand."),
     "pile_help": "Any key goes back to the table.",
-    "confirm_close": "Close with {card} ({points} points)? It is signed and cannot be undone.",
-    "confirm_close_over": "Close with {card} ({points} points)? You would have {total}: over {limit}!",
+    "confirm_close": plural("points",
+                            "Close with {card} ({points} point)? It is signed and cannot be undone.",
+                            "Close with {card} ({points} points)? It is signed and cannot be undone."),
+    "confirm_close_over": plural("points",
+                                 "Close with {card} ({points} point)? You would have {total}: over {limit}!",
+                                 "Close with {card} ({points} points)? You would have {total}: over {limit}!"),
     "bad_card_name": "No such card in your hand: {text}",
     "waiting_table": "Waiting for the table…",
     "not_your_turn": "It is not your turn.",
@@ -137,7 +167,9 @@ EN: dict[str, str] = {
     "hint_stock": "draw from the stock",
     "hint_take": "take {card} from the discard pile",
     "hint_discard": "discard {card}",
-    "hint_close": "close, putting {card} face down ({points} points)",
+    "hint_close": plural("points",
+                         "close, putting {card} face down ({points} point)",
+                         "close, putting {card} face down ({points} points)"),
     "turn_drew": "drew, threw {card}",
     "turn_took": "took {took}, threw {card}",
     "progress_key": "Making the hand's key: {name} ({n} of {total})",
@@ -215,15 +247,23 @@ EN: dict[str, str] = {
     "rule_deck_40": "40-card pack: A to 7, then J, Q, K (7 and J are neighbours in runs).",
     "rule_deck_48": "48-card pack: A to 9, then J, Q, K.",
     "rule_deck_52": "52-card pack: A to 10, then J, Q, K.",
+    "rule_deck_40_spanish": "40-card pack: 1 to 7, then sota, caballo, rey (7 and sota are neighbours in runs).",
+    "rule_deck_48_spanish": "48-card pack: 1 to 9, then sota, caballo, rey.",
     "rule_one_pack": "One pack.",
     "rule_two_packs": "Two packs.",
     "rule_two_packs_from": "Two packs from {n} players on.",
     "rule_players": "{lo} to {hi} players.",
-    "rule_jokers": "{n} joker(s) per pack, wild.",
+    "rule_jokers": plural("n", "{n} joker per pack, wild.", "{n} jokers per pack, wild."),
     "rule_wild_card": "{card} is wild.",
     "rule_wild_card_spanish": "The {rank} of {suit} is wild.",
-    "rule_wild_points": "An unmatched wild card costs {n} points.",
-    "rule_wild_per_meld": "At most {n} wild card(s) per meld, with at least {m} real cards.",
+    "rule_wild_points": plural("n",
+                               "An unmatched wild card costs {n} point.",
+                               "An unmatched wild card costs {n} points."),
+    "rule_wild_per_meld": plural("n",
+                                 plural("m", "At most {n} wild card per meld, with at least {m} real card.",
+                                             "At most {n} wild card per meld, with at least {m} real cards."),
+                                 plural("m", "At most {n} wild cards per meld, with at least {m} real card.",
+                                             "At most {n} wild cards per meld, with at least {m} real cards.")),
     "rule_close_wild_unmatched": "A wild card may be the unmatched card of a close.",
     "rule_close_wild_matched": "A wild card may not stay unmatched in a close.",
     "rule_wild_no_cap": "Any number of wild cards in a meld, with at least {m} real cards.",
@@ -231,6 +271,8 @@ EN: dict[str, str] = {
     "rule_wild_chinchon_one": "A seven-card run with a wild card scores {a}.",
     "rule_court_flat": "J, Q and K are worth 10 points each.",
     "rule_court_rank": "J, Q and K are worth 10, 11 and 12 points.",
+    "rule_court_flat_spanish": "Sota, caballo and rey are worth 10 points each.",
+    "rule_court_rank_spanish": "Sota, caballo and rey are worth 10, 11 and 12 points.",
     "rule_suits_french": "French card faces (♠ ♥ ♦ ♣).",
     "rule_suits_spanish": "Spanish card faces (oros, copas, espadas, bastos).",
     "rule_close_all": "Close only with all seven cards matched.",
@@ -248,24 +290,33 @@ EN: dict[str, str] = {
     "rule_after_clean_same": "Laying off works the same after a clean close.",
     "rule_after_clean_others": "After a clean close, nobody lays off on the closer's melds.",
     "rule_after_clean_none": "After a clean close, nobody lays off.",
-    "rule_limit": "Over {n} points you are out.",
-    "rule_reentries": "You may buy back in {n} time(s) while {m} or more players are in, "
-                      "at the highest total.",
+    "rule_limit": plural("n", "Over {n} point you are out.", "Over {n} points you are out."),
+    "rule_reentries": plural("n",
+                             "You may buy back in {n} time while {m} or more players are in, at the highest total.",
+                             "You may buy back in {n} times while {m} or more players are in, at the highest total."),
     "rule_reentry_once": "You may buy back in once while {m} or more players are in, at the "
                          "highest total.",
     "rule_no_reentry": "No buying back in.",
-    "rule_proof_rounds": "Shuffle proofs use {k} rounds.",
+    "rule_proof_rounds": plural("k", "Shuffle proofs use {k} round.", "Shuffle proofs use {k} rounds."),
     "rule_proof_tw": "Shuffle proofs: Terelius-Wikström.",
     "rule_showdown_time": "Each showdown stays up {n} s, or until everyone pressed a key.",
     "rule_no_showdown_time": "The next hand is dealt right after each showdown.",
-    "rule_turn_time": "{s} seconds per move; then the bot plays it.",
+    "rule_turn_time": plural("s",
+                             "{s} second per move; then the bot plays it.",
+                             "{s} seconds per move; then the bot plays it."),
     "rule_no_turn_time": "No clock on moves.",
     "help_clock": "Turn clock here: {s} s a move, full every turn, from when the turn reaches you (after the showdown).",
     "help_no_clock": "This table has no turn clock.",
-    "rule_rejoin_wait": "A disconnected player is waited for {s} seconds.",
+    "rule_rejoin_wait": plural("s",
+                               "A disconnected player is waited for {s} second.",
+                               "A disconnected player is waited for {s} seconds."),
     "rule_stall_limit": "Without a majority of the players to remove the absent, the table waits {m} min, then stops (resumable).",
-    "rule_max_reshuffles": "A hand whose stock runs out after {n} re-shuffles is void.",
-    "rule_max_reshuffles_score": "A hand whose stock runs out after {n} re-shuffles ends: every hand scores as it stands.",
+    "rule_max_reshuffles": plural("n",
+                                  "A hand whose stock runs out after {n} re-shuffle is void.",
+                                  "A hand whose stock runs out after {n} re-shuffles is void."),
+    "rule_max_reshuffles_score": plural("n",
+                                        "A hand whose stock runs out after {n} re-shuffle ends: every hand scores as it stands.",
+                                        "A hand whose stock runs out after {n} re-shuffles ends: every hand scores as it stands."),
     "rule_no_discard_taken": "The card taken from the discard pile may not be thrown back in the same turn.",
     "void_reshuffles": "the stock ran out too many times",
     # the move log (ui/logtext.py) and the own seat in the second person
@@ -294,7 +345,9 @@ EN: dict[str, str] = {
     "log_discard_you": "You discard {card}",
     "log_close": "{name} closes!",
     "log_close_you": "You close!",
-    "log_restock": "The stock is empty: every seat reshuffles {n} discards",
+    "log_restock": plural("n",
+                          "The stock is empty: every seat reshuffles {n} discard",
+                          "The stock is empty: every seat reshuffles {n} discards"),
     "log_void": "Hand void: {reason}",
     "log_dead_hand": "The stock ran out too many times: every hand is shown and scores as it stands",
     "log_game_over": "Game over: {name} wins",
@@ -320,7 +373,7 @@ EN: dict[str, str] = {
     "log_unsigned_end": "The game's end is signed by a majority, not by {all} (away): the result stands",
     "left_mark": "left",
     "confirm_leave_game": "Leave the game for good? The others play on without you. y = yes, n = no",
-    "you_are_out": "You are out ({total} points).",
+    "you_are_out": plural("total", "You are out ({total} point).", "You are out ({total} points)."),
     "you_closed": "You closed.",
     "you_win": "You win the game!",
     "enter_discards": "Enter discards {card}",
@@ -370,7 +423,9 @@ EN: dict[str, str] = {
     "rematch_on": "everyone agreed: a rematch, same players and rules (a new game, a new shuffle)",
     "rematch_declined": "{name} declined the rematch: the evening ends here",
     "rematch_gone": "{name} left: no rematch",
-    "rematch_none": "{name} cannot play a rematch from the command they ran (they came back after a crash, or joined by code word): no rematch; run host or join again for a new game",
+    "rematch_none": "{name} came back to this game after a crash, and a game resumed offers no rematch: run host or join again for a new game",
+    "rematch_none_code": "a code-word table offers no rematch yet: run host --code and join --code again for a new game",
+    "rematch_none_one": "{name} plays one game only (a bot seat not told to play on, or no screen to ask): no rematch; run host or join again for a new game",
     "rematch_you_no": "you declined the rematch",
     "rematch_none_here": "no rematch from a game you came back to: run host or join again for a new game",
     "rematch_timeout": "not everyone answered the rematch in time: no rematch",
@@ -387,7 +442,7 @@ EN: dict[str, str] = {
                      "blamed: see docs/friends.md"),
 }
 
-ES: dict[str, str] = {
+ES: dict[str, Message] = {
     "connecting": "conectando…",
     "hand_no": "mano {n}",
     "phase_lobby": "sala",
@@ -411,7 +466,7 @@ ES: dict[str, str] = {
     "bot": "bot",
     "offline": "desconectado",
     "agreed": "de acuerdo",
-    "n_cards": "{n} cartas",
+    "n_cards": plural("n", "{n} carta", "{n} cartas"),
     "total_n": "total {n}",
     "took": "cogió",
     "discard_pile": "Descarte",
@@ -433,7 +488,7 @@ ES: dict[str, str] = {
     "deadwood": "sueltas",
     "hand": "Mano",
     "total": "Total",
-    "is_out": "{name} queda fuera ({total} puntos).",
+    "is_out": plural("total", "{name} queda fuera ({total} punto).", "{name} queda fuera ({total} puntos)."),
     "reentry_question": "Estás fuera. ¿Te reenganchas? y = sí, n = no",
     "stopped": "La mesa se detuvo: {reason}",
     "blame": "Culpable: {name} ({rule})",
@@ -448,17 +503,29 @@ ES: dict[str, str] = {
     "log_refused": "Se rechazó una conexión (detalles en {path})",
     "leaving": "Dejando la mesa…",
     "confirm_quit": "¿Dejar la mesa? y = sí, n = no",
-    "exit_tally": "esta noche, {n} partidas: {rows}",
+    "exit_tally": plural("n", "esta noche, {n} partida: {rows}", "esta noche, {n} partidas: {rows}"),
     "sheet_tonight": "noche",
-    "sheet_near": "A {name} le faltan {n} puntos para el límite ({limit}): si lo pasa, queda fuera.",
-    "sheet_near_buyback": "A {name} le faltan {n} puntos para el límite ({limit}) y puede reengancharse.",
+    "sheet_near": plural("n",
+                         "A {name} le falta {n} punto para el límite ({limit}): si lo pasa, queda fuera.",
+                         "A {name} le faltan {n} puntos para el límite ({limit}): si lo pasa, queda fuera."),
+    "sheet_near_buyback": plural("n",
+                                 "A {name} le falta {n} punto para el límite ({limit}): si lo pasa, puede reengancharse.",
+                                 "A {name} le faltan {n} puntos para el límite ({limit}): si lo pasa, puede reengancharse."),
     "sheet_tonight_note": "noche: partidas ganadas / jugadas esta noche antes de esta",
-    "exit_tally_row": "{name} {wins} ganadas ({points} puntos)",
+    "exit_tally_row": plural("wins",
+                             plural("points", "{name} {wins} ganada ({points} punto)", "{name} {wins} ganada ({points} puntos)"),
+                             plural("points", "{name} {wins} ganadas ({points} punto)", "{name} {wins} ganadas ({points} puntos)")),
     "pile_title": "Descartes de esta mano: lo que tiró cada jugador (+ tomó), del primero al último",
-    "pile_reshuffles": "El mazo se rehízo {n} veces en esta mano.",
+    "pile_reshuffles": plural("n",
+                              "El mazo se rehízo {n} vez en esta mano.",
+                              "El mazo se rehízo {n} veces en esta mano."),
     "pile_help": "Cualquier tecla vuelve a la mesa.",
-    "confirm_close": "¿Cerrar con {card} ({points} puntos)? Va firmado y no se deshace.",
-    "confirm_close_over": "¿Cerrar con {card} ({points} puntos)? Tendrías {total}: ¡más de {limit}!",
+    "confirm_close": plural("points",
+                            "¿Cerrar con {card} ({points} punto)? Va firmado y no se deshace.",
+                            "¿Cerrar con {card} ({points} puntos)? Va firmado y no se deshace."),
+    "confirm_close_over": plural("points",
+                                 "¿Cerrar con {card} ({points} punto)? Tendrías {total}: ¡más de {limit}!",
+                                 "¿Cerrar con {card} ({points} puntos)? Tendrías {total}: ¡más de {limit}!"),
     "bad_card_name": "No tienes esa carta: {text}",
     "waiting_table": "Esperando a la mesa…",
     "not_your_turn": "No es tu turno.",
@@ -486,7 +553,9 @@ ES: dict[str, str] = {
     "hint_stock": "roba del mazo",
     "hint_take": "coge {card} del descarte",
     "hint_discard": "descarta {card}",
-    "hint_close": "cierra poniendo {card} boca abajo ({points} puntos)",
+    "hint_close": plural("points",
+                         "cierra poniendo {card} boca abajo ({points} punto)",
+                         "cierra poniendo {card} boca abajo ({points} puntos)"),
     "turn_drew": "robó, tiró {card}",
     "turn_took": "cogió {took}, tiró {card}",
     "progress_key": "Preparando la clave de la mano: {name} ({n} de {total})",
@@ -518,7 +587,7 @@ ES: dict[str, str] = {
     "keys_idle": "? ayuda · q salir",
     "keys_lobby": "a aceptar · ? ayuda · q salir",
     "keys_draw": "s robar del mazo · d coger el descarte · h pista · ? ayuda · q salir",
-    "keys_discard": "←→/1-8 elegir · Intro descartar · c cerrar · </> mover · h pista · q salir",
+    "keys_discard": "←→/1-8 elegir · Intro descartar · c cerrar · </> mover · h pista · ? ayuda · q salir",
     "keys_wait": "←→ elegir · </> mover · g reagrupar · l última mano · ? ayuda · q salir",
     "help_text": (
         "Teclas\n"
@@ -558,27 +627,34 @@ ES: dict[str, str] = {
     "line_close_options": "Puedes cerrar: {options}",
     "line_game_state": "mazo {stock} · descarte {top} ({size})",
     "rule_preset": "Reglas: {preset}.",
-    "rule_deck_40": "Baraja de 40 cartas: del 1 al 7, sota, caballo y rey (el 7 y la sota "
-                    "son seguidos).",
-    "rule_deck_48": "Baraja de 48 cartas: del 1 al 9, sota, caballo y rey.",
+    "rule_deck_40": "Baraja de 40 cartas: del 1 al 7, J, Q y K (el 7 y la J son seguidos).",
+    "rule_deck_48": "Baraja de 48 cartas: del 1 al 9, J, Q y K.",
+    "rule_deck_40_spanish": "Baraja de 40 cartas: del 1 al 7, sota, caballo y rey (el 7 y la sota "
+                            "son seguidos).",
+    "rule_deck_48_spanish": "Baraja de 48 cartas: del 1 al 9, sota, caballo y rey.",
     "rule_deck_52": "Baraja de 52 cartas: del 1 al 10, J, Q y K.",
     "rule_one_pack": "Una baraja.",
     "rule_two_packs": "Dos barajas.",
     "rule_two_packs_from": "Dos barajas a partir de {n} jugadores.",
     "rule_players": "De {lo} a {hi} jugadores.",
-    "rule_jokers": "{n} comodín(es) por baraja.",
+    "rule_jokers": plural("n", "{n} comodín por baraja.", "{n} comodines por baraja."),
     "rule_wild_card": "{card} hace de comodín.",
     "rule_wild_card_spanish": "El {rank} de {suit} hace de comodín.",
-    "rule_wild_points": "Un comodín suelto cuenta {n} puntos.",
-    "rule_wild_per_meld": "Como mucho {n} comodín(es) por jugada, con al menos {m} cartas "
-                          "naturales.",
+    "rule_wild_points": plural("n", "Un comodín suelto cuenta {n} punto.", "Un comodín suelto cuenta {n} puntos."),
+    "rule_wild_per_meld": plural("n",
+                                 plural("m", "Como mucho {n} comodín por jugada, con al menos {m} carta natural.",
+                                             "Como mucho {n} comodín por jugada, con al menos {m} cartas naturales."),
+                                 plural("m", "Como mucho {n} comodines por jugada, con al menos {m} carta natural.",
+                                             "Como mucho {n} comodines por jugada, con al menos {m} cartas naturales.")),
     "rule_close_wild_unmatched": "Se puede cerrar con un comodín suelto.",
     "rule_close_wild_matched": "No se puede cerrar con un comodín suelto.",
     "rule_wild_no_cap": "Cualquier número de comodines por jugada, con al menos {m} cartas naturales.",
     "rule_wild_no_cap_one": "Cualquier número de comodines por jugada, con al menos una carta natural.",
     "rule_wild_chinchon_one": "Una escalera de siete con comodín puntúa {a}.",
-    "rule_court_flat": "Sota, caballo y rey valen 10 puntos cada uno.",
-    "rule_court_rank": "Sota, caballo y rey valen 10, 11 y 12 puntos.",
+    "rule_court_flat": "J, Q y K valen 10 puntos cada una.",
+    "rule_court_rank": "J, Q y K valen 10, 11 y 12 puntos.",
+    "rule_court_flat_spanish": "Sota, caballo y rey valen 10 puntos cada uno.",
+    "rule_court_rank_spanish": "Sota, caballo y rey valen 10, 11 y 12 puntos.",
     "rule_suits_french": "Cartas francesas (♠ ♥ ♦ ♣).",
     "rule_suits_spanish": "Cartas españolas (oros, copas, espadas, bastos).",
     "rule_close_all": "Solo se cierra con las siete cartas ligadas.",
@@ -598,24 +674,35 @@ ES: dict[str, str] = {
     "rule_after_clean_others": "Tras un cierre limpio nadie coloca en las jugadas del que "
                                "cierra.",
     "rule_after_clean_none": "Tras un cierre limpio nadie coloca cartas.",
-    "rule_limit": "Con más de {n} puntos quedas fuera.",
+    "rule_limit": plural("n", "Con más de {n} punto quedas fuera.", "Con más de {n} puntos quedas fuera."),
     "rule_reentry_once": "Puedes reengancharte una vez mientras queden {m} o más jugadores, "
                          "con la puntuación más alta.",
-    "rule_reentries": "Puedes reengancharte {n} veces mientras queden {m} o más "
-                      "jugadores, con la puntuación más alta.",
+    "rule_reentries": plural("n",
+                             "Puedes reengancharte {n} vez mientras queden {m} o más jugadores, con la puntuación más alta.",
+                             "Puedes reengancharte {n} veces mientras queden {m} o más jugadores, con la puntuación más alta."),
     "rule_no_reentry": "No hay reenganche.",
-    "rule_proof_rounds": "Las pruebas de barajado usan {k} rondas.",
+    "rule_proof_rounds": plural("k",
+                                "Las pruebas de barajado usan {k} ronda.",
+                                "Las pruebas de barajado usan {k} rondas."),
     "rule_proof_tw": "Pruebas de barajado: Terelius-Wikström.",
     "rule_showdown_time": "Cada mano mostrada queda {n} s en pantalla, o hasta que todos pulsen una tecla.",
     "rule_no_showdown_time": "La mano siguiente se reparte nada más mostrar las manos.",
-    "rule_turn_time": "{s} segundos por jugada; después juega el bot.",
+    "rule_turn_time": plural("s",
+                             "{s} segundo por jugada; después juega el bot.",
+                             "{s} segundos por jugada; después juega el bot."),
     "rule_no_turn_time": "Las jugadas no tienen reloj.",
     "help_clock": "Reloj de turno en esta mesa: {s} s por jugada, entero cada turno, desde que el turno te llega (tras la mano mostrada).",
     "help_no_clock": "Esta mesa no tiene reloj de turno.",
-    "rule_rejoin_wait": "A un jugador desconectado se le espera {s} segundos.",
+    "rule_rejoin_wait": plural("s",
+                               "A un jugador desconectado se le espera {s} segundo.",
+                               "A un jugador desconectado se le espera {s} segundos."),
     "rule_stall_limit": "Sin una mayoría de jugadores para retirar a los ausentes, la mesa espera {m} min y luego se detiene (se puede reanudar).",
-    "rule_max_reshuffles": "Una mano cuyo mazo se agota tras {n} rebarajadas queda nula.",
-    "rule_max_reshuffles_score": "Una mano cuyo mazo se agota tras {n} rebarajadas termina: cada mano puntúa como está.",
+    "rule_max_reshuffles": plural("n",
+                                  "Una mano cuyo mazo se agota tras {n} rebarajada queda nula.",
+                                  "Una mano cuyo mazo se agota tras {n} rebarajadas queda nula."),
+    "rule_max_reshuffles_score": plural("n",
+                                        "Una mano cuyo mazo se agota tras {n} rebarajada termina: cada mano puntúa como está.",
+                                        "Una mano cuyo mazo se agota tras {n} rebarajadas termina: cada mano puntúa como está."),
     "rule_no_discard_taken": "La carta tomada del descarte no se puede descartar en el mismo turno.",
     "void_reshuffles": "el mazo se agotó demasiadas veces",
     "log_opened": "Mesa «{table}» abierta",
@@ -643,7 +730,9 @@ ES: dict[str, str] = {
     "log_discard_you": "Descartas {card}",
     "log_close": "¡{name} cierra!",
     "log_close_you": "¡Cierras!",
-    "log_restock": "Se acabó el mazo: cada jugador baraja {n} descartes",
+    "log_restock": plural("n",
+                          "Se acabó el mazo: cada jugador baraja {n} descarte",
+                          "Se acabó el mazo: cada jugador baraja {n} descartes"),
     "log_void": "Mano nula: {reason}",
     "log_dead_hand": "El mazo se agotó demasiadas veces: se muestran todas las manos y puntúan como están",
     "log_game_over": "Fin de la partida: gana {name}",
@@ -669,7 +758,7 @@ ES: dict[str, str] = {
     "log_unsigned_end": "El final de la partida lo firmó una mayoría, no {all} (ausente): el resultado vale",
     "left_mark": "se fue",
     "confirm_leave_game": "¿Dejar el juego definitivamente? Los demás siguen sin ti. y = sí, n = no",
-    "you_are_out": "Quedas fuera ({total} puntos).",
+    "you_are_out": plural("total", "Quedas fuera ({total} punto).", "Quedas fuera ({total} puntos)."),
     "you_closed": "Has cerrado.",
     "you_win": "¡Ganas la partida!",
     "enter_discards": "Intro descarta {card}",
@@ -700,7 +789,9 @@ ES: dict[str, str] = {
     "code_wrong": "alguien escribió una palabra clave equivocada (esa ya no vale): sale otra",
     "code_met": "un amigo usó la palabra clave {code}: está entrando",
     "code_mailbox_down": "no se puede contactar con el buzón de palabras clave: no habrá otra hasta que responda (se reintenta cada {s} s); la mesa sigue abierta",
-    "ask_seat_came": "Ya hay {n} sentados desde esta dirección.",
+    "ask_seat_came": plural("n",
+                            "Ya hay {n} sentado desde esta dirección.",
+                            "Ya hay {n} sentados desde esta dirección."),
     "ask_seat_block": "(b: rechazar a todos desde {address})",
     "ask_seat_queued": "{n} más esperando.",
     "lobby_wait_host": "esperando a que el anfitrión te deje sentarte (tu huella {fp}: la comprueba en su pantalla; hasta {s} s; q para salir)",
@@ -718,7 +809,9 @@ ES: dict[str, str] = {
     "rematch_on": "todos de acuerdo: revancha, mismos jugadores y reglas (partida nueva, barajado nuevo)",
     "rematch_declined": "{name} no quiere revancha: la noche acaba aquí",
     "rematch_gone": "{name} se fue: no hay revancha",
-    "rematch_none": "{name} no puede jugar la revancha desde la orden que usó (volvió tras un fallo, o entró con palabra clave): no hay revancha; lanzad host o join otra vez para una partida nueva",
+    "rematch_none": "{name} volvió a esta partida tras un fallo, y una partida retomada no tiene revancha: lanzad host o join otra vez para una partida nueva",
+    "rematch_none_code": "una mesa con palabra clave aún no tiene revancha: lanzad host --code y join --code otra vez para una partida nueva",
+    "rematch_none_one": "{name} juega una sola partida (un asiento de bot sin orden de seguir, o sin pantalla donde preguntar): no hay revancha; lanzad host o join otra vez para una partida nueva",
     "rematch_you_no": "no quisiste revancha",
     "rematch_none_here": "no hay revancha en una partida a la que volviste: lanza host o join otra vez para una partida nueva",
     "rematch_timeout": "no todos respondieron a tiempo a la revancha: no hay revancha",
@@ -736,7 +829,7 @@ ES: dict[str, str] = {
                      "({reason}); no se culpa a nadie: ver docs/friends.md"),
 }
 
-FR: dict[str, str] = {
+FR: dict[str, Message] = {
     "connecting": "connexion…",
     "hand_no": "donne {n}",
     "phase_lobby": "salon",
@@ -760,7 +853,7 @@ FR: dict[str, str] = {
     "bot": "robot",
     "offline": "déconnecté",
     "agreed": "d'accord",
-    "n_cards": "{n} cartes",
+    "n_cards": plural("n", "{n} carte", "{n} cartes"),
     "total_n": "total {n}",
     "took": "a pris",
     "discard_pile": "Défausse",
@@ -782,7 +875,7 @@ FR: dict[str, str] = {
     "deadwood": "libres",
     "hand": "Donne",
     "total": "Total",
-    "is_out": "{name} est éliminé ({total} points).",
+    "is_out": plural("total", "{name} est éliminé ({total} point).", "{name} est éliminé ({total} points)."),
     "reentry_question": "Vous êtes éliminé. Racheter ? y = oui, n = non",
     "stopped": "La table s'est arrêtée : {reason}",
     "blame": "En cause : {name} ({rule})",
@@ -798,17 +891,27 @@ FR: dict[str, str] = {
     "log_refused": "Une connexion a été refusée (détails dans {path})",
     "leaving": "Vous quittez la table…",
     "confirm_quit": "Quitter la table ? y = oui, n = non",
-    "exit_tally": "ce soir, {n} parties : {rows}",
+    "exit_tally": plural("n", "ce soir, {n} partie : {rows}", "ce soir, {n} parties : {rows}"),
     "sheet_tonight": "soirée",
-    "sheet_near": "{name} est à {n} points de la limite ({limit}) : au-delà, c'est fini.",
-    "sheet_near_buyback": "{name} est à {n} points de la limite ({limit}) et peut racheter.",
+    "sheet_near": plural("n",
+                         "{name} est à {n} point de la limite ({limit}) : au-delà, c'est fini.",
+                         "{name} est à {n} points de la limite ({limit}) : au-delà, c'est fini."),
+    "sheet_near_buyback": plural("n",
+                                 "{name} est à {n} point de la limite ({limit}) : au-delà, rachat possible.",
+                                 "{name} est à {n} points de la limite ({limit}) : au-delà, rachat possible."),
     "sheet_tonight_note": "soirée : parties gagnées / jouées ce soir avant celle-ci",
-    "exit_tally_row": "{name} {wins} gagnées ({points} points)",
+    "exit_tally_row": plural("wins",
+                             plural("points", "{name} {wins} gagnée ({points} point)", "{name} {wins} gagnée ({points} points)"),
+                             plural("points", "{name} {wins} gagnées ({points} point)", "{name} {wins} gagnées ({points} points)")),
     "pile_title": "Défausse de cette donne : ce que chacun a jeté (+ pris), du premier au dernier",
     "pile_reshuffles": "La pioche a été refaite {n} fois dans cette donne.",
     "pile_help": "Une touche quelconque ramène à la table.",
-    "confirm_close": "Fermer avec {card} ({points} points) ? C'est signé et définitif.",
-    "confirm_close_over": "Fermer avec {card} ({points} points) ? Vous auriez {total} : plus de {limit} !",
+    "confirm_close": plural("points",
+                            "Fermer avec {card} ({points} point) ? C'est signé et définitif.",
+                            "Fermer avec {card} ({points} points) ? C'est signé et définitif."),
+    "confirm_close_over": plural("points",
+                                 "Fermer avec {card} ({points} point) ? Vous auriez {total} : plus de {limit} !",
+                                 "Fermer avec {card} ({points} points) ? Vous auriez {total} : plus de {limit} !"),
     "bad_card_name": "Pas de telle carte dans votre main : {text}",
     "waiting_table": "En attente de la table…",
     "not_your_turn": "Ce n'est pas votre tour.",
@@ -836,7 +939,9 @@ FR: dict[str, str] = {
     "hint_stock": "piochez au talon",
     "hint_take": "prenez {card} dans la défausse",
     "hint_discard": "défaussez {card}",
-    "hint_close": "fermez en posant {card} face cachée ({points} points)",
+    "hint_close": plural("points",
+                         "fermez en posant {card} face cachée ({points} point)",
+                         "fermez en posant {card} face cachée ({points} points)"),
     "turn_drew": "a pioché, a jeté {card}",
     "turn_took": "a pris {took}, a jeté {card}",
     "progress_key": "Clé de la donne : {name} ({n} sur {total})",
@@ -868,7 +973,7 @@ FR: dict[str, str] = {
     "keys_idle": "? aide · q quitter",
     "keys_lobby": "a accepter · ? aide · q quitter",
     "keys_draw": "s piocher au talon · d prendre la défausse · h conseil · ? aide · q quitter",
-    "keys_discard": "←→/1-8 choisir · Entrée défausser · c fermer · </> déplacer · h conseil",
+    "keys_discard": "←→/1-8 choisir · Entrée défausser · c fermer · </> déplacer · h conseil · ? aide · q quitter",
     "keys_wait": "←→ choisir · </> déplacer · g regrouper · l dernière donne · ? aide · q quitter",
     "help_text": (
         "Touches\n"
@@ -911,16 +1016,23 @@ FR: dict[str, str] = {
     "rule_deck_40": "Jeu de 40 cartes : as à 7, puis V, D, R (le 7 et le valet se suivent).",
     "rule_deck_48": "Jeu de 48 cartes : as à 9, puis V, D, R.",
     "rule_deck_52": "Jeu de 52 cartes : as à 10, puis V, D, R.",
+    "rule_deck_40_spanish": "Jeu de 40 cartes : 1 à 7, puis sota, caballo, rey (le 7 et la sota se suivent).",
+    "rule_deck_48_spanish": "Jeu de 48 cartes : 1 à 9, puis sota, caballo, rey.",
     "rule_one_pack": "Un seul jeu.",
     "rule_two_packs": "Deux jeux.",
     "rule_two_packs_from": "Deux jeux à partir de {n} joueurs.",
     "rule_players": "De {lo} à {hi} joueurs.",
-    "rule_jokers": "{n} joker(s) par jeu, cartes libres.",
+    "rule_jokers": plural("n", "{n} joker par jeu, cartes libres.", "{n} jokers par jeu, cartes libres."),
     "rule_wild_card": "{card} est une carte libre.",
     "rule_wild_card_spanish": "Le {rank} de {suit} est une carte libre.",
-    "rule_wild_points": "Une carte libre non combinée coûte {n} points.",
-    "rule_wild_per_meld": "Au plus {n} carte(s) libre(s) par combinaison, avec au moins {m} "
-                          "cartes naturelles.",
+    "rule_wild_points": plural("n",
+                               "Une carte libre non combinée coûte {n} point.",
+                               "Une carte libre non combinée coûte {n} points."),
+    "rule_wild_per_meld": plural("n",
+                                 plural("m", "Au plus {n} carte libre par combinaison, avec au moins {m} carte naturelle.",
+                                             "Au plus {n} carte libre par combinaison, avec au moins {m} cartes naturelles."),
+                                 plural("m", "Au plus {n} cartes libres par combinaison, avec au moins {m} carte naturelle.",
+                                             "Au plus {n} cartes libres par combinaison, avec au moins {m} cartes naturelles.")),
     "rule_close_wild_unmatched": "Une carte libre peut rester seule à la fermeture.",
     "rule_close_wild_matched": "Une carte libre ne peut pas rester seule à la fermeture.",
     "rule_wild_no_cap": "Cartes libres sans limite par combinaison, avec au moins {m} cartes naturelles.",
@@ -928,6 +1040,8 @@ FR: dict[str, str] = {
     "rule_wild_chinchon_one": "Une suite de sept avec une carte libre rapporte {a}.",
     "rule_court_flat": "Valet, dame et roi valent 10 points chacun.",
     "rule_court_rank": "Valet, dame et roi valent 10, 11 et 12 points.",
+    "rule_court_flat_spanish": "Sota, caballo et rey valent 10 points chacun.",
+    "rule_court_rank_spanish": "Sota, caballo et rey valent 10, 11 et 12 points.",
     "rule_suits_french": "Cartes françaises (♠ ♥ ♦ ♣).",
     "rule_suits_spanish": "Cartes espagnoles (oros, copas, espadas, bastos).",
     "rule_close_all": "On ne ferme qu'avec les sept cartes combinées.",
@@ -949,24 +1063,34 @@ FR: dict[str, str] = {
     "rule_after_clean_others": "Après une fermeture parfaite, personne ne pose sur les "
                                "combinaisons de celui qui ferme.",
     "rule_after_clean_none": "Après une fermeture parfaite, personne ne pose.",
-    "rule_limit": "Au-delà de {n} points, on est éliminé.",
+    "rule_limit": plural("n", "Au-delà de {n} point, on est éliminé.", "Au-delà de {n} points, on est éliminé."),
     "rule_reentries": "On peut racheter {n} fois tant qu'il reste {m} joueurs ou plus, au "
                       "total le plus haut.",
     "rule_reentry_once": "On peut racheter une fois tant qu'il reste {m} joueurs ou plus, au "
                          "total le plus haut.",
     "rule_no_reentry": "Pas de rachat.",
-    "rule_proof_rounds": "Les preuves de mélange font {k} tours.",
+    "rule_proof_rounds": plural("k",
+                                "Les preuves de mélange font {k} tour.",
+                                "Les preuves de mélange font {k} tours."),
     "rule_proof_tw": "Preuves de mélange : Terelius-Wikström.",
     "rule_showdown_time": "Chaque donne reste montrée {n} s, ou jusqu'à ce que chacun appuie sur une touche.",
     "rule_no_showdown_time": "La donne suivante est distribuée dès que les mains sont montrées.",
-    "rule_turn_time": "{s} secondes par coup ; ensuite le bot joue.",
+    "rule_turn_time": plural("s",
+                             "{s} seconde par coup ; ensuite le bot joue.",
+                             "{s} secondes par coup ; ensuite le bot joue."),
     "rule_no_turn_time": "Pas de limite de temps par coup.",
     "help_clock": "Horloge de tour ici : {s} s par coup, pleine à chaque tour, dès que le tour vous arrive (après la donne montrée).",
     "help_no_clock": "Cette table n'a pas d'horloge de tour.",
-    "rule_rejoin_wait": "Un joueur déconnecté est attendu {s} secondes.",
+    "rule_rejoin_wait": plural("s",
+                               "Un joueur déconnecté est attendu {s} seconde.",
+                               "Un joueur déconnecté est attendu {s} secondes."),
     "rule_stall_limit": "Sans une majorité de joueurs pour retirer les absents, la table attend {m} min, puis s'arrête (reprise possible).",
-    "rule_max_reshuffles": "Une donne dont la pioche s'épuise après {n} remélanges est annulée.",
-    "rule_max_reshuffles_score": "Une donne dont la pioche s'épuise après {n} remélanges s'arrête : chaque main compte telle quelle.",
+    "rule_max_reshuffles": plural("n",
+                                  "Une donne dont la pioche s'épuise après {n} remélange est annulée.",
+                                  "Une donne dont la pioche s'épuise après {n} remélanges est annulée."),
+    "rule_max_reshuffles_score": plural("n",
+                                        "Une donne dont la pioche s'épuise après {n} remélange s'arrête : chaque main compte telle quelle.",
+                                        "Une donne dont la pioche s'épuise après {n} remélanges s'arrête : chaque main compte telle quelle."),
     "rule_no_discard_taken": "La carte prise à la défausse ne peut pas être rejetée au même tour.",
     "void_reshuffles": "la pioche s'est épuisée trop de fois",
     "log_opened": "Table « {table} » ouverte",
@@ -994,7 +1118,9 @@ FR: dict[str, str] = {
     "log_discard_you": "Vous défaussez {card}",
     "log_close": "{name} ferme !",
     "log_close_you": "Vous fermez !",
-    "log_restock": "Talon épuisé : chaque joueur remélange {n} cartes de la défausse",
+    "log_restock": plural("n",
+                          "Talon épuisé : chaque joueur remélange {n} carte de la défausse",
+                          "Talon épuisé : chaque joueur remélange {n} cartes de la défausse"),
     "log_void": "Donne annulée : {reason}",
     "log_dead_hand": "La pioche s'est épuisée trop de fois : toutes les mains sont montrées et comptent telles quelles",
     "log_game_over": "Fin de la partie : {name} gagne",
@@ -1020,7 +1146,7 @@ FR: dict[str, str] = {
     "log_unsigned_end": "La fin de la partie est signée par une majorité, pas par {all} (absent) : le résultat tient",
     "left_mark": "parti",
     "confirm_leave_game": "Quitter le jeu pour de bon ? Les autres continuent sans vous. y = oui, n = non",
-    "you_are_out": "Vous êtes éliminé ({total} points).",
+    "you_are_out": plural("total", "Vous êtes éliminé ({total} point).", "Vous êtes éliminé ({total} points)."),
     "you_closed": "Vous avez fermé.",
     "you_win": "Vous gagnez la partie !",
     "enter_discards": "Entrée défausse {card}",
@@ -1053,7 +1179,7 @@ FR: dict[str, str] = {
     "code_mailbox_down": "la boîte aux lettres des mots de passe ne répond pas : pas de nouveau mot avant son retour (nouvel essai toutes les {s} s) ; la table reste ouverte",
     "ask_seat_came": "Déjà {n} assis depuis cette adresse.",
     "ask_seat_block": "(b : refuser tout le monde depuis {address})",
-    "ask_seat_queued": "{n} autres en attente.",
+    "ask_seat_queued": plural("n", "{n} autre en attente.", "{n} autres en attente."),
     "lobby_wait_host": "on attend que l'hôte vous laisse vous asseoir (votre empreinte {fp} : il la vérifie sur son écran ; jusqu'à {s} s ; q pour partir)",
     "lobby_seated": "assis (votre empreinte {fp}) : on attend que la table se remplisse",
     "lobby_left_early": "{name} est parti avant de s'asseoir",
@@ -1069,7 +1195,9 @@ FR: dict[str, str] = {
     "rematch_on": "tout le monde est d'accord : revanche, mêmes joueurs et règles (nouvelle partie, nouveau mélange)",
     "rematch_declined": "{name} refuse la revanche : la soirée s'arrête là",
     "rematch_gone": "{name} est parti : pas de revanche",
-    "rematch_none": "{name} ne peut pas jouer la revanche depuis sa commande (revenu après une panne, ou entré par mot de passe) : pas de revanche ; relancez host ou join pour une nouvelle partie",
+    "rematch_none": "{name} est revenu dans cette partie après une panne, et une partie reprise n'a pas de revanche : relancez host ou join pour une nouvelle partie",
+    "rematch_none_code": "une table par mot de passe n'a pas encore de revanche : relancez host --code et join --code pour une nouvelle partie",
+    "rematch_none_one": "{name} ne joue qu'une partie (une place de bot sans consigne de continuer, ou sans écran pour demander) : pas de revanche ; relancez host ou join pour une nouvelle partie",
     "rematch_you_no": "vous avez refusé la revanche",
     "rematch_none_here": "pas de revanche dans une partie reprise : relancez host ou join pour une nouvelle partie",
     "rematch_timeout": "tout le monde n'a pas répondu à temps à la revanche : pas de revanche",
@@ -1087,7 +1215,7 @@ FR: dict[str, str] = {
                      "personne n'est mis en cause : voir docs/friends.md"),
 }
 
-CATALOGUES: dict[str, dict[str, str]] = {"en": EN, "es": ES, "fr": FR}
+CATALOGUES: dict[str, dict[str, Message]] = {"en": EN, "es": ES, "fr": FR}
 
 
 def detect_lang(lang: str | None = None, env: Mapping[str, str] | None = None) -> str:
@@ -1111,8 +1239,10 @@ def detect_lang(lang: str | None = None, env: Mapping[str, str] | None = None) -
     return "en"
 
 
-def fields_of(template: str) -> set[str]:
-    """The ``{field}`` names used by a message template."""
+def fields_of(template: Message) -> set[str]:
+    """The ``{field}`` names used by a message template (every form of a :class:`Plural`)."""
+    if isinstance(template, Plural):
+        return {template.count} | fields_of(template.one) | fields_of(template.many)
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
@@ -1159,4 +1289,6 @@ class Translator:
         template = self._cat.get(key)
         if template is None:
             template = EN[key]  # KeyError: unknown key, a programming error
-        return _singular(template.format(**fields)) if fields else template
+        if isinstance(template, Plural):
+            template = template.form(self.lang, fields)
+        return template.format(**fields) if fields else template

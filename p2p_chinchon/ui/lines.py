@@ -326,8 +326,8 @@ class LineFrontend:
             self.say(".. " + text)
         self._status = text
 
-    def noticed(self, text: str) -> None:
-        self.say("!! " + text)
+    def noticed(self, text: str, topic: str = "") -> None:
+        self.say("!! " + text)  # printed lines stand: a topic replaces nothing
         self._wake()
 
     def rejected(self, reason: str) -> None:

@@ -145,8 +145,10 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     if preset:
         say("rule_preset", "preset", preset=preset)
     deck = _get(rules, "deck_size", _get(rules, "deck"))
+    # the courts named as the table's cards show them: sota, caballo, rey on a Spanish deck
+    faces = "_spanish" if _get(rules, "suits") == "spanish" and deck in (40, 48) else ""
     if deck in (40, 48, 52):
-        say(f"rule_deck_{deck}", "deck_size", "deck")
+        say(f"rule_deck_{deck}{faces}", "deck_size", "deck")
     decks, two_from = _get(rules, "decks"), _get(rules, "two_decks_from")
     if decks == 1 or (decks == 0 and not two_from):
         say("rule_one_pack", "decks", "two_decks_from")
@@ -185,7 +187,7 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     court = _get(rules, "court_points")
     if court is not None:
         rank_valued = court == "rank" or (court == "auto" and deck == 48)
-        say("rule_court_rank" if rank_valued else "rule_court_flat", "court_points")
+        say(("rule_court_rank" if rank_valued else "rule_court_flat") + faces, "court_points")
     suits = _get(rules, "suits")
     if suits in ("french", "spanish"):
         say(f"rule_suits_{suits}", "suits")

@@ -35,6 +35,22 @@ V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN,
                       V.REENTRY, V.OVER, V.STOPPED})
 
 
+KEY_SEP = " · "  # between the keys of a key line, in every catalogue
+
+
+def fit_keys(text: str, cols: int) -> str:
+    """The key line ``text`` in ``cols`` columns: whole keys left out, the rightmost first, but
+    never the step's own (the first) nor ``?`` (help) and ``q`` (quit), which every screen
+    keeps (what is left out is listed under ``?``)."""
+    keys = text.split(KEY_SEP)
+    while width(KEY_SEP.join(keys)) > cols:
+        spare = [i for i, k in enumerate(keys) if i and not k.startswith(("? ", "q "))]
+        if not spare:
+            break
+        del keys[spare[-1]]
+    return KEY_SEP.join(keys)
+
+
 def _rcell(text: str, cols: int) -> str:
     """``text`` right-aligned in ``cols`` cells (cut with "…" when longer)."""
     cut = plain(truncate(text, cols))
@@ -375,10 +391,17 @@ class ScreenLayout(ScreenState):
         went out gets "✗" after its points of that hand; a re-entry is a row of its own
         ("=43": the total starts again at 43, 000 "Winning the game"), so every column adds
         up to its total; a line per seat says it in words."""
+        return [line for part in self.score_parts(cols, max_rows, view) for line in part]
+
+    def score_parts(self, cols: int, max_rows: int = 99,
+                    view: V.SeatView | None = None) -> tuple[list[Line], list[Line], list[Line], list[Line]]:
+        """:meth:`score_lines` in its four parts: (the names' row, a row per hand, the totals
+        and tonight's rows, the notes in words); all empty before any score. A screen short of
+        rows keeps the totals and shows the last hands."""
         view, tr = view or self.view, self.tr
         assert view is not None
         if not view.score_history and not any(s.total for s in view.seats):
-            return []
+            return [], [], [], []
         seats = list(view.seats)
         col_of = {s.seat: i for i, s in enumerate(seats)}
         colw = max(5, min(10, (cols - 8) // max(1, len(seats)) - 1))
@@ -403,16 +426,17 @@ class ScreenLayout(ScreenState):
         if len(rows) > max_rows:
             rows = rows[-max_rows:]
         tot = [str(s.total) + (cross if s.eliminated else "") for s in seats]
-        out = [[("class:label", head)]] + [r for _, r in rows]
-        out.append([("class:label", cell(tr("total"), 7) + " "
-                     + " ".join(_rcell(v, colw) for v in tot))])
+        totals: list[Line] = [[("class:label", cell(tr("total"), 7) + " "
+                                + " ".join(_rcell(v, colw) for v in tot))]]
         tonight = self.tonight(seats)
         if tonight:
             vals = [f"{tonight[s.fingerprint][0]}/{tonight[s.fingerprint][1]}" if s.fingerprint in tonight else ""
                     for s in seats]
-            out.append([("class:dim", cell(tr("sheet_tonight"), 7) + " " + " ".join(_rcell(v, colw) for v in vals))])
+            totals.append([("class:dim", cell(tr("sheet_tonight"), 7) + " "
+                            + " ".join(_rcell(v, colw) for v in vals))])
         notes = self.mark_notes(view) + self.near_notes(view) + ([tr("sheet_tonight_note")] if tonight else [])
-        return [truncate(r, cols) for r in out + [[("class:dim", t)] for t in notes]]
+        return ([truncate([("class:label", head)], cols)], [truncate(r, cols) for _, r in rows],
+                [truncate(r, cols) for r in totals], [truncate([("class:dim", t)], cols) for t in notes])
 
     def near_notes(self, view: V.SeatView) -> list[str]:
         """Who is near the limit (within a fifth of it, at least 10 points) and whether a bust
@@ -489,7 +513,12 @@ class ScreenLayout(ScreenState):
                                                     for i, part in enumerate(textwrap.wrap(clock, 76))]
         return lines
 
-    def keybar(self) -> Line:
+    def keybar(self, cols: int | None = None) -> Line:
+        """The key line of the mode and step; with ``cols``, keys left out to fit (:func:`fit_keys`)."""
+        line = self._keybar()
+        return line if cols is None else [(style, fit_keys(text, cols)) for style, text in line]
+
+    def _keybar(self) -> Line:
         view, tr = self.view, self.tr
         if self.mode == FINAL:
             return [("class:prompt", tr("press_any_key_l" if self.shown is not None else "press_any_key"))]
@@ -616,15 +645,18 @@ class ScreenLayout(ScreenState):
 
     def showdown_blocks(self, view: V.SeatView, cols: int) -> list[tuple[list[Line], int, bool]]:
         """A showdown, its score sheet and what came of it, as :meth:`body_blocks` blocks."""
+        head, hands, totals, notes = self.score_parts(cols, view=view)
+        # short of rows, the sheet keeps its names, totals and last hands (the hands' rows
+        # are flexible: the newest shown); the notes in words go first
         return [(self.showdown_lines(cols, view), 1, False),
-                (self.score_lines(cols, view=view), 2, False),
+                (head, 2, False), (hands, 2, True), (totals, 1, False), (notes, 3, False),
                 (self.outcome_lines(view), 0, False)]
 
     def _render(self, cols: int, rows: int) -> list[Line]:
         if rows <= 0 or cols <= 0:
             return []
         head = truncate(self.header(), cols)
-        foot = [truncate(self.message_line(), cols), truncate(self.keybar(), cols)]
+        foot = [truncate(self.message_line(), cols), truncate(self.keybar(cols), cols)]
         if rows <= 3:
             return ([head] + foot)[-rows:] if rows < 3 else [head] + foot
         foot = self.message_lines(cols, min(NOTICE_LINES, rows // 3)) + foot[1:]

@@ -61,6 +61,13 @@ def must_agree(view: V.SeatView | None, agreed_here: bool = False) -> bool:
     return bool(mine) and not mine[0].agreed
 
 
+def stops_as_one_line(view: V.SeatView | None) -> bool:
+    """Whether an error that stops the node is said as one line on the command line (and the
+    command's exit code) rather than on a final screen: it came before any game began (no
+    table shown, or its lobby), so there is nothing on the screen to read first."""
+    return view is None or view.phase == V.LOBBY
+
+
 def _sort_key(card: Card) -> tuple[int, int, int]:
     return (1 if card.rank == 0 else 0, card.suit, card.rank)
 
@@ -102,6 +109,7 @@ class ScreenState:
         self.message = ""
         self.message_style = ""
         self._notices: list[str] = []  # what self.message holds when it is the node's notices
+        self._topics: list[str] = []  # each notice's topic ("" for none), in step with _notices
         self.scroll = 0  # lines the lobby's cut block is scrolled down (↑ ↓)
         self._scroll_max = 0
         self.mode = NORMAL
@@ -301,13 +309,18 @@ class ScreenState:
         self.agreed = False
         self._say(self.tr("refused", reason=reason), "class:error")
 
-    def noticed(self, text: str) -> None:
+    def noticed(self, text: str, topic: str = "") -> None:
         """A notice from the node (the turn clock played for us, a seat nobody can reach):
         kept on the message line until the next key or hand, where a status line would be
         overwritten at once; the last :data:`NOTICES_KEPT` notices stand together, wrapped
-        (:meth:`message_lines`), so a long one is read to its end."""
+        (:meth:`message_lines`), so a long one is read to its end. A notice with a ``topic``
+        (:func:`~p2p_chinchon.ui.bridge.notice_topic`) replaces the earlier ones of that topic
+        (a new code word: the one used before, and who used it, are no longer news)."""
         shown = self._notices if self._notices and self.message == "\n".join(self._notices) else []
-        self._notices = [*shown, text][-NOTICES_KEPT:]
+        kept = [(t, n) for t, n in zip(self._topics[-len(shown):] if shown else [], shown, strict=True)
+                if not topic or t != topic]
+        kept = [*kept, (topic, text)][-NOTICES_KEPT:]
+        self._topics, self._notices = [t for t, _ in kept], [n for _, n in kept]
         self._say("\n".join(self._notices), "class:error")
 
     def node_done(self, text: str) -> None:
