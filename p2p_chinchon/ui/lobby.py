@@ -173,7 +173,7 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
         binds = getattr(rules, "wild_cap_binds", None)
         real = _get(rules, "min_real_per_meld")
         if callable(binds) and not binds():  # a cap the deck's wild cards never reach: unsaid
-            say("rule_wild_no_cap_one" if real == 1 else "rule_wild_no_cap",
+            say("rule_wild_no_cap",
                 "max_wild_per_meld", "min_real_per_meld", m=real)
         else:
             say("rule_wild_per_meld", "max_wild_per_meld", "min_real_per_meld",
