@@ -25,8 +25,11 @@ selection by ``-m``.
 
 from __future__ import annotations
 
+import os
 import sys
+import sysconfig
 from collections.abc import Generator
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -159,12 +162,24 @@ SLOW_TESTS: dict[str, frozenset[str]] = {
     "test_vector_drift.py": frozenset({"test_every_vector_file_is_what_the_code_generates"}),
 }
 
+# Standard-library modules that run a short helper to probe the system, once per process
+# (ctypes.util.find_library runs ldconfig, which loading libsodium does): not a test's process.
+PROBES = frozenset({os.path.join(sysconfig.get_paths()["stdlib"], name) for name in ("ctypes/util.py", "platform.py")})
+
 # Process starts seen while the current test runs (setup, call and teardown); None between tests.
 _starts: list[str] | None = None
 
 
+def _probing(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_filename in PROBES:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if _starts is not None and event in PROCESS_EVENTS:
+    if _starts is not None and event in PROCESS_EVENTS and not _probing(sys._getframe(1)):
         # subprocess.Popen, os.posix_spawn, os.spawn and os.exec carry the path and the argv,
         # os.system the command line, os.fork and os.forkpty nothing
         argv = args[1] if len(args) > 1 and isinstance(args[1], (list, tuple)) else args[:1]

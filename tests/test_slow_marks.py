@@ -62,6 +62,10 @@ def test_no_start():
 def proc():
     _start("subprocess.Popen")
 
+def test_a_library_probe_is_no_start():
+    import ctypes.util
+    ctypes.util.find_library("c")
+
 def test_start_in_a_fixture(proc):
     pass
 """
@@ -71,7 +75,7 @@ def test_the_guard_fails_an_unmarked_test_that_starts_a_process(pytester: pytest
     pytester.makeconftest(INNER_CONFTEST)
     pytester.makepyfile(test_inner=INNER_TESTS)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=6, errors=3)
+    result.assert_outcomes(passed=7, errors=3)
     result.stdout.fnmatch_lines([
         "*test_unmarked_start started 1 process(es) without the slow marker (first: subprocess.Popen: /bin/true --flag)*",
         "*test_unmarked_fork started 1 process(es) without the slow marker (first: os.fork: (fork))*",
@@ -79,11 +83,12 @@ def test_the_guard_fails_an_unmarked_test_that_starts_a_process(pytester: pytest
     ])
     assert "test_marked_start started" not in result.stdout.str()
     assert "test_netns_start started" not in result.stdout.str()
+    assert "test_a_library_probe_is_no_start started" not in result.stdout.str()
 
 
 def test_the_fast_lane_skips_what_is_marked_or_netns(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(INNER_CONFTEST)
     pytester.makepyfile(test_inner=INNER_TESTS)
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-m", "not slow")
-    result.assert_outcomes(passed=4, errors=3, deselected=2)  # an error at teardown follows a passed call
+    result.assert_outcomes(passed=5, errors=3, deselected=2)  # an error at teardown follows a passed call
 
