@@ -11,6 +11,9 @@ SIGINT: tests stop child processes with it (a person's Ctrl-C). A suite started 
 background by a shell without job control inherits SIGINT ignored, and so would every child
 (Python leaves an ignored SIGINT ignored): a child told to leave would never hear it. The
 suite catches it again, so that each child starts with the default and its KeyboardInterrupt.
+
+The fast lane (``-m "not slow"``): which tests are ``slow`` and the guard that fails an unmarked
+test that starts a process live in ``tests/slow_marks.py``; importing its hooks registers them.
 """
 
 import atexit
@@ -20,6 +23,10 @@ import signal
 import tempfile
 
 from hypothesis import HealthCheck, settings
+
+from slow_marks import pytest_collection_modifyitems, pytest_runtest_makereport, pytest_runtest_setup
+
+__all__ = ["pytest_collection_modifyitems", "pytest_runtest_makereport", "pytest_runtest_setup"]
 
 if "P2P_CHINCHON_SODIUM_CACHE" not in os.environ:
     _cache = tempfile.mkdtemp(prefix="p2p-chinchon-sodium-")

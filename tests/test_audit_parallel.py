@@ -16,6 +16,8 @@ from p2p_chinchon.local import seat_rng
 from p2p_chinchon.transcript import parse_transcript
 from vector_blobs import unblob
 
+pytestmark = pytest.mark.slow  # the audit's worker processes
+
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 GAMES = sorted(VECTORS.glob("game-*.json"))
 CHAINS = sorted(VECTORS.glob("chain-*.json"))

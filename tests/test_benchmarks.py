@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every benchmark runs as its own process
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

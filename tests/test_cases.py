@@ -1,4 +1,5 @@
-"""Every rule case in ../shared/cases/cases.json, with exactly its numbers."""
+"""Every rule case in tests/data/cases/cases.json (the repository's copy of the shared rule
+cases), with exactly its numbers."""
 
 import json
 from pathlib import Path
@@ -23,12 +24,8 @@ from p2p_chinchon.engine import (
 )
 from test_engine_helpers import bust_scenario, restock_scenario
 
-CASES_DIR = Path(__file__).resolve().parents[2] / "shared" / "cases"
-CASES = json.loads((CASES_DIR / "cases.json").read_text()) if CASES_DIR.is_dir() else []
-
-pytestmark = pytest.mark.skipif(
-    not CASES_DIR.is_dir(), reason=f"rule cases folder {CASES_DIR} is missing (../shared/cases)"
-)
+CASES_DIR = Path(__file__).resolve().parent / "data" / "cases"
+CASES = json.loads((CASES_DIR / "cases.json").read_text(encoding="utf-8"))
 
 
 def _rules(case):

@@ -28,6 +28,8 @@ from netns import InternetLab, internet_unavailable_reason
 from test_friends_netns import _finished_identical, _tails
 from test_resilience_mdns import _cli, _env, _wait_for
 
+pytestmark = pytest.mark.slow  # network namespaces and peer processes
+
 REPO = Path(__file__).resolve().parents[1]
 # limit 60: a first-hand close must not end the game before the kill
 GAME = ["--option", "limit=60", "--proof-rounds", "4"]

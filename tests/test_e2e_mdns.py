@@ -24,6 +24,8 @@ import pytest
 
 from netns import NetnsLab, require_netns
 
+pytestmark = pytest.mark.slow  # network namespaces and peer processes
+
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "Mesa del puente"
 GAME = ["--rules", "classic", "--option", "limit=20", "--proof-rounds", "4"]

@@ -14,10 +14,14 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_files, audit_frames, compare_loaded
 from test_attacks import stall
 from test_table_removal import Gone
+
+pytestmark = pytest.mark.slow  # whole in-process games to their end, and the independent seat's audit as a process
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE_SEAT = ROOT / "protocol" / "conformance" / "seat.py"

@@ -23,6 +23,8 @@ import pytest
 from netns import InternetLab, internet_unavailable_reason
 from test_resilience_mdns import _cli, _env, _wait_for
 
+pytestmark = pytest.mark.slow  # network namespaces and peer processes
+
 REPO = Path(__file__).resolve().parents[1]  # the seats run from this checkout
 GAME = ["--option", "limit=20", "--proof-rounds", "4"]
 LOBBY = 47600

@@ -19,6 +19,8 @@ from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
 
+pytestmark = pytest.mark.slow  # whole games in one process and as separate processes
+
 K = 6
 
 

@@ -22,6 +22,8 @@ from netns import require_netns
 from p2p_chinchon import wire
 from p2p_chinchon.transcript import load_transcript
 
+pytestmark = pytest.mark.slow  # network namespaces and peer processes
+
 CAPTURE = textwrap.dedent(
     """
     import socket, subprocess, sys, threading

@@ -15,7 +15,8 @@ import pytest
 from netns import NetnsLab, require_netns
 from test_resilience_mdns import _seats, _tails
 
-pytestmark = pytest.mark.netns
+# network namespaces and peer processes
+pytestmark = [pytest.mark.slow, pytest.mark.netns]
 
 
 def _iptables(lab: NetnsLab, i: int, *args: str) -> None:

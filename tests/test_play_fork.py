@@ -18,7 +18,8 @@ from p2p_chinchon import cli
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.commands import _fork
 
-pytestmark = pytest.mark.skipif(not _fork.available(), reason="no fork() on this system")
+# bot peers forked or started as processes
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not _fork.available(), reason="no fork() on this system")]
 
 
 def test_forked_peers_are_separate_processes_with_fresh_randomness(tmp_path, monkeypatch):

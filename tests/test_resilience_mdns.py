@@ -19,6 +19,8 @@ import pytest
 from netns import NetnsLab, require_netns
 from test_resilience import FIRST_HAND_GOES_ON  # after GAME: a kill or a cut comes before the end
 
+pytestmark = pytest.mark.slow  # network namespaces and peer processes
+
 REPO = Path(__file__).resolve().parents[1]
 GAME = ["--option", "limit=20", "--proof-rounds", "4"]
 

@@ -18,6 +18,8 @@ from p2p_chinchon.engine import make_rules
 from test_attacks import Net, stall
 from test_table_removal import Gone
 
+pytestmark = pytest.mark.slow  # whole seeded games in one process
+
 
 def _digest(t: tbl.Table) -> str:
     d = hashlib.sha256()

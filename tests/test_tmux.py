@@ -20,6 +20,8 @@ import pytest
 
 from p2p_chinchon.audit import audit_file
 
+pytestmark = pytest.mark.slow  # the command in tmux or piped, as its own process
+
 GAME = ["--bots", "1", "--proof-rounds", "4", "--seed", "1", "--option", "limit=20"]
 
 

@@ -19,7 +19,8 @@ import pytest
 from test_tmux import Tmux, game_env, head
 from test_tmux_table import leave
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+# the command in tmux, as its own process
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
 def _descendants(pid: int) -> list[int]:

@@ -17,7 +17,8 @@ import pytest
 
 from test_tmux import GAME, Tmux, game_env, head
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+# the command in tmux, as its own process
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 
 def bell(t: Tmux) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
 import trio
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
@@ -28,6 +29,8 @@ from p2p_chinchon.ui.logtext import log_line
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import FINAL
 from p2p_chinchon.ui.text import plain
+
+pytestmark = pytest.mark.slow  # whole games against bot peers in one process
 
 FAIL_AFTER = 45
 ASCII_SUIT = {"♦": "d", "♥": "h", "♠": "s", "♣": "c"}

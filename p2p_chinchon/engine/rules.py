@@ -482,8 +482,8 @@ PRESET_DOCS: dict[str, str] = {
     "cardgames": CARDGAMES_DOC,
 }
 
-# Option names used by shared/cases that differ from the field name (``deck`` is taken by the
-# method Rules.deck(n_players)).
+# Option names used by the rule cases (tests/data/cases) that differ from the field name
+# (``deck`` is taken by the method Rules.deck(n_players)).
 OPTION_ALIASES = {"deck": "deck_size"}
 
 _TRUE = {"1", "true", "yes", "on", "y"}
