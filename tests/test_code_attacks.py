@@ -605,6 +605,7 @@ async def test_a_candidate_no_resolver_can_encode_costs_one_failed_place(place: 
 # --------------------------------------------------------------- a real mailbox that stops
 
 
+@pytest.mark.slow  # a real mailbox server process
 async def test_a_mailbox_that_stops_while_a_code_is_on_show_is_said_at_once(tmp_path: Any) -> None:
     """A real magic-wormhole mailbox (``twist wormhole-mailbox``) stops while the host's code
     waits for a friend: the wormhole only reconnects quietly, so the host must see the mailbox
