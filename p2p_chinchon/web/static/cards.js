@@ -22,8 +22,8 @@ const FRENCH = {
 const SPANISH = {
   o: { color: "#b8860b", body: '<circle cx="5" cy="5" r="4.8" fill="#e0b12c" stroke="#8a6508" stroke-width="0.5"/><circle cx="5" cy="5" r="2.9" fill="none" stroke="#8a6508" stroke-width="0.5"/><circle cx="5" cy="5" r="1" fill="#c8102e"/>' },
   c: { color: "#b3261e", body: '<path d="M1 0.4H9C9 3.9 7.6 5.4 5.8 5.8V8H7.6V9.6H2.4V8H4.2V5.8C2.4 5.4 1 3.9 1 0.4Z"/><path d="M1.6 1.6H8.4" stroke="#e0b12c" stroke-width="0.6"/>' },
-  e: { color: "#1f4e9c", body: '<path d="M5 0L5.9 1.4V6.8H4.1V1.4Z"/><path d="M1.8 6.8H8.2V7.8H1.8Z" fill="#e0b12c"/><path d="M4.4 7.8H5.6V9.2H4.4Z"/><circle cx="5" cy="9.5" r="0.6" fill="#e0b12c"/>' },
-  b: { color: "#2e7d32", body: '<path d="M3.9 10L3.1 2.2C2.9 0.7 3.9 0 5 0C6.1 0 7.1 0.7 6.9 2.2L6.1 10Z" fill="#8a5a2b"/><path d="M6.7 2.6L8.3 1.9M3.3 4.4L1.8 3.8M6.5 5.6L8 5.1" stroke="#2e7d32" stroke-width="0.9" stroke-linecap="round"/>' },
+  e: { color: "#1f4e9c", body: '<path d="M5 0L6.7 1.8V6.6H3.3V1.8Z"/><path d="M5 1.2V6.2" stroke="#9fb8e6" stroke-width="0.5"/><path d="M0.8 6.5H9.2V7.9H0.8Z" fill="#d39e12"/><path d="M4 7.9H6V9.1H4Z"/><circle cx="5" cy="9.3" r="0.85" fill="#d39e12"/>' },
+  b: { color: "#2e7d32", body: '<path d="M3.4 10L2.4 2.4C2.1 0.7 3.5 0 5 0C6.5 0 7.9 0.7 7.6 2.4L6.6 10Z" fill="#8a5a2b"/><path d="M7.3 2.8L9.2 1.8M2.7 4.6L0.8 3.8M7 6.2L8.9 5.5" stroke="#2e7d32" stroke-width="1.2" stroke-linecap="round"/><path d="M4 2.5L4.4 9" stroke="#b07a45" stroke-width="0.5"/>' },
 };
 
 const FRENCH_RANK = { 1: "A", 10: "J", 11: "Q", 12: "K", 13: "10" };
@@ -125,7 +125,7 @@ export function faceMarkup(card, deck) {
   else if (isCourt(card.rank)) out += courtMarkup(card, deck, color);
   else {
     const n = pipCount(card.rank);
-    const big = n === 1 ? (deck === "spanish" ? 26 : 22) : (n >= 9 ? 9 : 11);
+    const big = n === 1 ? (deck === "spanish" ? 26 : 22) : (n >= 9 ? 9 : deck === "spanish" ? 12 : 11);
     const flip = deck !== "spanish";
     for (const [x, y] of LAYOUT[n] ?? []) out += pipMarkup(deck, card.suit, x, y, big, flip && y > 42);
   }

@@ -3,7 +3,7 @@
 // answers and hint requests back. The page holds no rules: the node checks every intent.
 
 import { cardElement, cardBack } from "./cards.js";
-import { EN } from "./texts.js";
+import { EN, SERVER_KEYS } from "./texts.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -24,7 +24,12 @@ let reconnectDelay = 250;
  * with {name} fields filled from `fields`. */
 export function t(key, fields = {}) {
   const table = (state && state.texts) || {};
-  let s = table[key] ?? EN[key] ?? key;
+  let s = table[`web_${key}`];
+  if (s == null) {
+    const alias = SERVER_KEYS[key];
+    const [other, template] = Array.isArray(alias) ? alias : [alias, "{text}"];
+    s = other && table[other] != null ? template.split("{text}").join(table[other]) : (EN[key] ?? key);
+  }
   for (const [k, v] of Object.entries(fields)) s = s.split(`{${k}}`).join(String(v));
   return s;
 }
@@ -758,7 +763,6 @@ function renderEnded() {
   }
   if (e.exit_code != null) root.append(el("p", "exit", t("exit_code", { n: e.exit_code })));
   if (state.scores && (state.scores.names || []).length) root.append(scoreSheet());
-  root.append(el("p", "close-tab", t("close_tab")));
 }
 
 // ---------------------------------------------------------------- side sheet: help and pile
@@ -784,6 +788,7 @@ function renderPanel() {
       root.append(pre);
     }
     const dl = el("dl", "keys");
+    dl.hidden = (state.help || []).length > 0; // the terminal's own help says the keys
     for (const [k, key] of [["s", "key_s"], ["d", "key_d"], ["← → 1-8", "key_pick"], ["Enter", "key_enter"],
       ["c", "key_c"], ["< >", "key_move"], ["h", "key_h"], ["l", "key_l"], ["p", "key_p"], ["?", "key_help"],
       ["g", "key_g"], ["a", "key_a"], ["q", "key_q"], ["y n b", "key_yn"]]) {
