@@ -145,15 +145,19 @@ def _public_cards(model: dict[str, Any], hand: dict[str, Any]) -> set[int]:
     return {c for s in steps for c, p in s["pile"] if p} | {c for s in steps for seat in s["seats"] for c, p in seat["cards"] if p}
 
 
-def test_a_flipped_byte_stops_the_replay_at_its_envelope(tmp_path):
+@pytest.mark.parametrize(("at", "kind"), [(70, None), (10, "discard")], ids=["body", "signature"])
+def test_a_flipped_byte_stops_the_replay_at_its_envelope(tmp_path, at, kind):
+    """A byte of the body (the frame no longer decodes: no kind to name) or of the signature
+    (it decodes, the signature fails)."""
     envs = parse_transcript(_record(tmp_path, "game-ok-3-seats").read_bytes()).envelopes
     index = next(i for i, e in enumerate(envs) if e.kind == "discard" and e.body["hand"] == 1)
-    path = _flipped(tmp_path, "game-ok-3-seats", index, 70)
+    path = _flipped(tmp_path, "game-ok-3-seats", index, at)
     report = audit.audit_file(path)
     assert report.verdict == "corrupt" and report.index == index
     model = replay_model(path)
     assert model["verdict"]["verdict"] == "corrupt" and model["verdict"]["index"] == index
     assert model["failed"]["index"] == index and model["failed"]["reason"] == report.detail
+    assert model["failed"]["kind"] == kind
     assert [s["index"] for s in model["steps"]] == list(range(index))
     assert len(model["hands"]) == 2 and not model["hands"][1]["revealed"]
     assert model["scores"]["rows"] == report.scores == [model["hands"][0]["penalties"]]

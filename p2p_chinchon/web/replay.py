@@ -61,7 +61,11 @@ def replay_model(path: str | Path) -> dict[str, Any]:
     audit still gives a model: the steps before the failing envelope and the verdict."""
     loaded = load_transcript(path)
     report = audit.audit_file(path, loaded=loaded)
-    model = replay_frames(loaded.envelopes, report)
+    envelopes = loaded.envelopes
+    if loaded.errors:  # envelopes[i] is frame i only up to the first frame that does not decode
+        first = loaded.errors[0].index
+        envelopes = envelopes[:first] if first is not None else envelopes
+    model = replay_frames(envelopes, report)
     model["file"] = Path(path).name
     return model
 
