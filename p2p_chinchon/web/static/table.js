@@ -207,7 +207,7 @@ function seatBox(s, withCards) {
   }
   const score = el("div", "score");
   score.append(el("span", "total", t("points_n", { n: s.total ?? 0 })));
-  if (s.to_limit != null) score.append(el("span", "to-limit", t("to_limit", { n: s.to_limit })));
+  if (s.to_limit != null) score.append(el("span", "to-limit", t("to_limit_n", { n: s.to_limit })));
   box.append(score);
   const badges = seatBadges(s);
   if (badges.length) {
@@ -560,7 +560,7 @@ function renderLobby() {
     cw.append(el("div", "code", lobby.code_word));
     root.append(cw);
   }
-  if (lobby.code_join) root.append(el("p", "code-join", lobby.code_join));
+  if (lobby.code_join && lobby.code_join !== lobby.code_word) root.append(el("p", "code-join", lobby.code_join));
   if (lobby.code_met) root.append(el("p", "code-met", lobby.code_met));
   const seats = el("ul", "lobby-seats");
   for (const s of lobby.seats || []) {
@@ -640,6 +640,17 @@ function renderShowdown() {
       landing.get(k).push({ card: lo.card, from: h.name });
     }
   }
+  const over = state.phase === "over";
+  if (over) {
+    for (const line of state.outcome || []) {
+      root.append(el("p", line === state.winner_text ? "winner" : "outcome", line));
+    }
+    if (state.winner_text && !(state.outcome || []).includes(state.winner_text)) {
+      root.append(el("p", "winner", state.winner_text));
+    }
+    root.append(scoreSheet());
+    root.append(el("h2", "", t("last_showdown")));
+  }
   const hands = el("div", "sd-hands");
   for (const h of sd.hands || []) {
     const box = el("div", "sd-hand");
@@ -675,9 +686,10 @@ function renderShowdown() {
     hands.append(box);
   }
   root.append(hands);
-  root.append(scoreSheet());
-  for (const line of state.outcome || []) root.append(el("p", "outcome", line));
-  if (state.winner_text) root.append(el("p", "winner", state.winner_text));
+  if (!over) {
+    root.append(scoreSheet());
+    for (const line of state.outcome || []) root.append(el("p", "outcome", line));
+  }
   if (state.phase !== "over" || showdownRecalled) {
     const actions = el("div", "sheet-actions");
     const b = button(t("continue"), () => {
@@ -875,7 +887,8 @@ function tick() {
   }
   const w = state.waiting;
   const line = $("waiting");
-  line.hidden = !w || !!state.ended;
+  // a wait on a seat whose turn clock shows is told there; any other wait has this line
+  line.hidden = !w || !!state.ended || !!(state.clock && state.clock.seat === w.seat);
   if (w) {
     const secs = waitDeadline == null ? "" : ` · ${fmt((waitDeadline - now) / 1000)}`;
     line.textContent = t(w.absent ? "waiting_absent" : "waiting_for", { name: w.name ?? "", what: w.what ?? "" }) + secs;
