@@ -651,6 +651,7 @@ class SeatGlue:
                             and all(p.connected for p in status.seats) and not news):
                         return  # a bot's console: its log has every move; stalls and absences are news
                 if glue.bridge is not None:
+                    glue.bridge.node_status = status
                     glue.bridge.set_status(text)
                 elif glue.printer is not None and text:
                     print(f"[{text}]", file=sys.stderr, flush=True)
@@ -659,7 +660,7 @@ class SeatGlue:
                        lasting: bool = False) -> None:
                 said = glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text
                 if lasting and glue.bridge is not None:
-                    glue.bridge.notify(said)
+                    glue.bridge.notify(said, key, fields)
                 else:
                     glue.status(said)
 
