@@ -28,6 +28,13 @@ PAGE_TEXTS = (
     "web_to_limit", "web_connecting", "web_reconnecting", "web_ended", "web_transcript", "web_tables",
     "web_choose", "web_none", "web_reenter_yes", "web_reenter_no", "web_last_showdown", "web_away", "web_back",
     "web_relayed", "web_drop_here", "web_lobby",
+    # with {fields} the page fills: the template as it is
+    "web_meld", "web_your_order", "web_points_n", "web_penalty_n", "web_n_cards", "web_close_with",
+    "web_close_chinchon", "web_over_limit", "web_discard_card", "web_stock_n", "web_discard_n", "web_hand_no",
+    "web_showdown_title", "web_closed", "web_laid_off_by", "web_laid_off_n", "web_limit_n", "web_bought_back",
+    "web_pile_title", "web_pile_empty", "web_pile_upcard", "web_pile_threw", "web_pile_took", "web_pile_reshuffle",
+    "web_waiting_for", "web_waiting_absent", "web_wild", "web_card_back", "web_not_now", "web_close_pick",
+    "web_close_not_now", "web_close_panel", "web_exit_code", "web_mouse_help",
     "your_hand", "discard_pile", "stock", "empty", "laid_off", "deadwood", "total", "hand", "pile_title",
     "tables_heard", "no_tables_yet", "free_seat", "you", "dealer_mark", "out", "bot", "offline", "agreed",
     "left_mark", "chinchon", "sheet_reentry", "sheet_tonight",
