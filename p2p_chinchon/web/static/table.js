@@ -437,13 +437,13 @@ function startDrag(e, kind, payload) {
   e.preventDefault();
 }
 
-function dropTarget(x, y) {
+function dropTarget(d, x, y) {
   const under = document.elementFromPoint(x, y);
   if (!under) return null;
-  if (drag.kind === "hand") {
+  if (d.kind === "hand") {
     if (under.closest("#discard")) return { kind: "discard", el: $("discard") };
     const card = under.closest("#hand .card");
-    if (card && card.dataset.id !== drag.payload.id) {
+    if (card && card.dataset.id !== d.payload.id) {
       const r = card.getBoundingClientRect();
       return { kind: "before", el: card, after: x > r.left + r.width / 2 };
     }
@@ -476,7 +476,7 @@ document.addEventListener("pointermove", (e) => {
   drag.ghost.style.left = `${e.clientX - drag.dx}px`;
   drag.ghost.style.top = `${e.clientY - drag.dy}px`;
   clearMarks();
-  const target = dropTarget(e.clientX, e.clientY);
+  const target = dropTarget(drag, e.clientX, e.clientY);
   if (target) target.el.classList.add(target.after ? "drop-after" : "drop-here");
 });
 
@@ -491,7 +491,7 @@ document.addEventListener("pointerup", (e) => {
   }
   d.ghost.remove();
   d.src.classList.remove("dragging");
-  const target = dropTarget(e.clientX, e.clientY);
+  const target = dropTarget(d, e.clientX, e.clientY);
   if (!target) return;
   if (d.kind === "hand") {
     if (target.kind === "discard") {
