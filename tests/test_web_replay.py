@@ -6,7 +6,14 @@ games with a validly signed illegal move), and copies of them with a byte flippe
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +181,166 @@ def test_a_signed_illegal_move_shows_the_cheat_at_its_envelope(tmp_path):
     assert failed["kind"] == "discard"
     assert model["steps"][-1]["index"] == report.index - 1
     assert model["hands"] and not model["hands"][0]["revealed"]
+
+
+# --- the served page, in a real Chromium ------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
+
+
+@contextlib.contextmanager
+def _served(path: Path) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``p2p-chinchon replay PATH --no-browser`` in a child process: (its URL with the token,
+    the process), stopped with Ctrl-C afterwards."""
+    proc = subprocess.Popen([sys.executable, "-m", "p2p_chinchon", "replay", str(path), "--no-browser"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        url = None
+        for line in proc.stdout:  # the summary, then the address
+            found = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
+            if found:
+                url = found.group(0)
+                break
+        assert url is not None, "the replay printed no address"
+        yield url, proc
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def _open(browser: Any, url: str, width: int = 1280, height: int = 800) -> Any:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']")
+    page.errors = errors
+    return page
+
+
+def _cards_of(page: Any, seat: int) -> list[str]:
+    """The cards drawn in a seat's box: each face's data-card id, "back" for a back."""
+    return page.eval_on_selector_all(
+        f".seat[data-seat='{seat}'] .cards .card-svg",
+        "els => els.map(e => e.dataset.card || 'back')")
+
+
+@pytest.mark.slow
+def test_the_page_steps_through_a_whole_game(tmp_path, browser):
+    path = _record(tmp_path, "game-ok-3-seats")
+    model = replay_model(path)
+    with _served(path) as (url, proc):
+        # the address without its token, and a foreign Host, get nothing
+        page = browser.new_page()
+        assert page.goto(url.split("?")[0]).status == 403
+        page.close()
+        page = _open(browser, url)
+        assert "?token" not in page.url  # the cookie took over
+        assert "complete, valid game" in page.inner_text("#verdict")
+        assert page.is_hidden("#failed")
+        assert page.inner_text("#where").startswith("Before the deal")
+        assert page.is_disabled("#prev")
+        # the first hand: PageDown reaches its deal; the cards are drawn as the model has them
+        page.keyboard.press("PageDown")
+        assert page.inner_text("#where").startswith("Hand 1 of 3")
+        hand = model["hands"][0]
+        step = model["steps"][int(page.inner_text("#where").split("envelope ")[1].split("/")[0]) - 1]
+        assert step["hand"] == 0 and step["pile"][0] == [hand["upcard"], 1]
+        for seat in range(3):
+            ids = [model["cards"][c]["id"] for c in hand["dealt"][str(seat)]]
+            assert _cards_of(page, seat) == ids  # revealed at the hand's end: shown, marked
+            assert page.locator(f".seat[data-seat='{seat}'] .hidden-known").count() == 7
+        page.uncheck("#reveal")  # as the table saw it then: backs
+        assert _cards_of(page, 0) == ["back"] * 7
+        page.check("#reveal")
+        # move by move (→, ←, the buttons) to the hand's showdown
+        before = page.inner_text("#where")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowLeft")
+        assert page.inner_text("#where") == before
+        page.click("#next")
+        assert page.inner_text("#where") != before
+        assert page.is_hidden("#showdown")
+        while page.is_hidden("#showdown"):
+            page.keyboard.press("ArrowRight")
+        sd = hand["showdown"]
+        assert f"{model['players'][sd['closer']]['name']} closed" in page.inner_text("#showdown")
+        for shown in sd["hands"]:
+            row = page.locator(f"#showdown .shown[data-seat='{shown['seat']}']")
+            assert row.locator(".meld").count() == len(shown["melds"])
+            onto = [x for o in sd["hands"] for x in o["laid_off"] if x["onto_seat"] == shown["seat"]]
+            assert row.locator(".laid").count() == len(onto)
+        assert page.locator("#sheet tr").count() == 3  # head, hand 1, total
+        assert page.locator("#plot svg polyline").count() == 3
+        page.screenshot(path=str(tmp_path / "showdown.png"))
+        # the last hands, to the end: every hand in the sheet
+        page.keyboard.press("End")
+        assert page.is_disabled("#next")
+        assert page.locator("#sheet tr").count() == 5
+        totals = page.locator("#sheet tr.total td").all_inner_texts()[1:]
+        assert [int(t) for t in totals] == model["scores"]["totals"][-1]
+        page.keyboard.press("PageUp")
+        assert page.inner_text("#where").startswith("Hand 3 of 3 · 1/")
+        page.keyboard.press("PageUp")
+        assert page.inner_text("#where").startswith("Hand 2 of 3 · 1/")
+        assert page.errors == []
+        if os.environ.get("P2P_CHINCHON_SCREENSHOTS"):
+            _screenshots(browser, url, "replay")
+
+
+def _screenshots(browser: Any, url: str, name: str) -> None:
+    """docs/images/NAME-1280.png and -390.png: the game's end (the last showdown, the plot)."""
+    for width, height in ((1280, 800), (390, 844)):
+        page = _open(browser, url, width, height)
+        page.keyboard.press("End")
+        page.screenshot(path=str(IMAGES / f"{name}-{width}.png"))
+        page.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tampered", "cheat"])
+def test_the_page_shows_a_failing_record_up_to_its_envelope(tmp_path, browser, name):
+    if name == "tampered":
+        envs = parse_transcript(_record(tmp_path, "game-ok-3-seats").read_bytes()).envelopes
+        index = next(i for i, e in enumerate(envs) if e.kind == "discard" and e.body["hand"] == 1)
+        path = _flipped(tmp_path, "game-ok-3-seats", index, 10)
+        words = "the file is damaged"
+    else:
+        path = _record(tmp_path, "game-discard-not-held")
+        words = "CHEAT"
+    report = audit.audit_file(path)
+    with _served(path) as (url, proc):
+        page = _open(browser, url)
+        assert words in page.inner_text("#verdict")
+        assert page.is_visible("#failed")
+        failed = page.inner_text("#failed")
+        assert f"Envelope {report.index}" in failed and report.rule in failed and "Nothing after it" in failed
+        if report.seat is not None:
+            assert report.players[report.seat]["name"] in failed
+        page.keyboard.press("End")
+        where = page.inner_text("#where")
+        assert f"envelope {report.index}/{report.index}" in where  # the last step: the one before it
+        page.click("#every")  # every envelope: still none past the failing one
+        page.keyboard.press("End")
+        assert page.inner_text("#where").endswith(f"envelope {report.index}/{report.index}")
+        assert page.errors == []

@@ -7,6 +7,16 @@ const SVG = "http://www.w3.org/2000/svg";
 const COLORS = ["#f2c94c", "#56ccf2", "#ff8a80", "#b39ddb", "#a5d6a7", "#ffcc80", "#f48fb1", "#e0e0e0"];
 const $ = (id) => document.getElementById(id);
 
+// what each envelope kind says a seat did (docs/protocol.md "Messages")
+const DID = {
+  offer: "opens the table", seating: "seats the players", agree: "agrees to the table", toss: "tosses for the deal",
+  key_commit: "commits to a hand key", key_share: "publishes its hand key", shuffle: "shuffles the deck",
+  deal_shares: "opens the deal", draw: "draws", draw_share: "helps open a stock draw", discard: "discards",
+  close: "closes", show: "shows the hand", secret: "reveals the hand's secret", hand_digest: "signs the hand",
+  reenter: "answers the re-entry", game_end: "signs the game's end", remove: "removes a seat", leave: "leaves",
+  fault: "stops the table with a fault",
+};
+
 let model = null;
 let positions = []; // indices into model.steps the arrows stop at
 let at = 0; // index into positions
@@ -113,7 +123,7 @@ function render() {
   $("next").disabled = at === positions.length - 1;
   $("prev-hand").disabled = at === 0;
   $("next-hand").disabled = !positions.some((k) => k > i && model.steps[k].hand !== step.hand);
-  $("event").textContent = `${actor}: ${step.kind}`;
+  $("event").textContent = `${actor} ${DID[step.kind] || step.kind}`;
   const log = $("log");
   log.textContent = "";
   for (const line of step.log) log.append(el("li", "", line));
@@ -204,7 +214,7 @@ function renderScores(hand, i) {
   const sc = model.scores;
   const shown = model.hands.filter((h) => h.scored_step !== null && h.scored_step <= i).length;
   const totals = sc.totals.slice(0, shown);
-  const W = 600, H = 240, L = 40, R = 16, T = 14, B = 28;
+  const W = 360, H = 220, L = 34, R = 10, T = 12, B = 24;
   const n = Math.max(1, sc.totals.length);
   const top = Math.max(sc.limit || 0, ...sc.totals.flat(), 1);
   const low = Math.min(0, ...sc.totals.flat());
@@ -220,10 +230,11 @@ function renderScores(hand, i) {
   if (sc.limit) plot.append(svg("line", { class: "limit", x1: L, y1: y(sc.limit), x2: W - R, y2: y(sc.limit) }));
   if (hand) plot.append(svg("line", { class: "now", x1: x(hand.hand + 0.5), y1: T, x2: x(hand.hand + 0.5), y2: H - B }));
   sc.names.forEach((name, s) => {
-    const pts = [[x(0), y(0)], ...totals.map((row, h) => [x(h + 1), y(row[s])])];
+    const apart = (s - (sc.names.length - 1) / 2) * 2; // equal totals stay visible side by side
+    const pts = [[x(0), y(0) + apart], ...totals.map((row, h) => [x(h + 1), y(row[s]) + apart])];
     const color = COLORS[s % COLORS.length];
-    plot.append(svg("polyline", { points: pts.map((p) => p.join(",")).join(" "), fill: "none", stroke: color, "stroke-width": 2.5 }));
-    for (const [px, py] of pts.slice(1)) plot.append(svg("circle", { cx: px, cy: py, r: 3.5, fill: color }));
+    plot.append(svg("polyline", { points: pts.map((p) => p.join(",")).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
+    for (const [px, py] of pts.slice(1)) plot.append(svg("circle", { cx: px, cy: py, r: 3, fill: color }));
   });
   const box = $("plot");
   box.textContent = "";
