@@ -46,6 +46,8 @@ from typing import Any
 
 from p2p_chinchon import audit, engine, table as tbl, wire
 from p2p_chinchon.transcript import load_transcript
+from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.web.model import card_json
 
 __all__ = ["MOVE_KINDS", "replay_model", "replay_frames"]
 
@@ -93,19 +95,6 @@ def _verdict(report: audit.AuditReport) -> dict[str, Any]:
             "winner": report.winner, "envelopes": report.envelopes}
 
 
-_SUIT_LETTERS = {"french": "dhsc", "spanish": "oceb"}
-_RANK_WORDS = {0: "joker", 1: "ace", 10: "jack", 11: "queen", 12: "king", 13: "ten"}
-_SUIT_WORDS = {"french": ("diamonds", "hearts", "spades", "clubs"), "spanish": ("oros", "copas", "espadas", "bastos")}
-
-
-def card_json(card: engine.Card, deck: str) -> dict[str, Any]:
-    """The live page's CARD object for ``card`` in ``deck``'s faces (stand-in)."""
-    letter = _SUIT_LETTERS[deck][card.suit]
-    words = "joker" if card.is_joker else f"{_RANK_WORDS.get(card.rank, str(card.rank))} of {_SUIT_WORDS[deck][card.suit]}"
-    return {"id": f"{'j' if card.is_joker else card.rank}{letter}{card.copy or ''}", "rank": card.rank, "suit": letter,
-            "label": card.name(deck), "alt": words, "joker": card.is_joker, "wild": False}
-
-
 class _Replay:
     """One pass over the envelopes with an observer table: a STEP after each, a HAND per hand
     (its slots resolved to cards once the pass has seen its secrets)."""
@@ -135,7 +124,9 @@ class _Replay:
         players = [{"seat": i, "name": p.name, "fingerprint": p.fingerprint} for i, p in enumerate(t.players)]
         rules = t.rules
         deck = rules.suits if rules is not None else "french"
-        cards = [card_json(c, deck) for c in t.engine.deck_cards()] if t.engine is not None else []
+        tr = Translator("en")  # the replay page is in English
+        wild = rules.wild() if rules is not None else None
+        cards = [card_json(c, deck, tr, wild=wild) for c in t.engine.deck_cards()] if t.engine is not None else []
         for step in self.steps:  # the pass is over: every hidden slot of a revealed hand is known
             h = step.pop("_hand_slots", None)
             if h is None:
