@@ -32,11 +32,13 @@ def run(args: argparse.Namespace) -> int:
     from starlette.responses import Response
     from starlette.routing import Route
 
+    from p2p_chinchon.audit import default_jobs
     from p2p_chinchon.web import server
     from p2p_chinchon.web.replay import replay_model
 
+    print(f"auditing {args.file} ...", flush=True)
     try:
-        model = replay_model(args.file)
+        model = replay_model(args.file, jobs=default_jobs())
     except OSError as exc:
         print(f"p2p-chinchon replay: {exc}", file=sys.stderr)
         return 2

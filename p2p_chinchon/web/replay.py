@@ -19,7 +19,8 @@ Shape (JSON-able; the page ``web/static/replay.js`` reads it)::
      "players": [{seat, name, fingerprint}], "cards": [CARD] (card index -> CARD),
      "hands": [HAND], "steps": [STEP], "failed": FAILED|null,
      "scores": {"names", "rows": [[penalty per seat] per hand], "totals": [[total per seat]
-                per hand], "limit"}}
+                after each hand's scores, before its re-entries] per hand], "limit",
+                "marks": the audit's eliminations and re-entries (AuditReport.marks)}}
     VERDICT = {"verdict", "summary", "exit_code", "seat", "index", "rule", "detail",
                "winner", "envelopes"}
     FAILED = {"index": envelope index, "seat", "kind": its kind|null (undecodable), "rule", "reason"}
@@ -57,12 +58,14 @@ MOVE_KINDS = frozenset({"draw", "discard", "close", "show", "reenter", "game_end
 _FAILING = frozenset({"cheat", "corrupt", "accused", "unsupported"})
 
 
-def replay_model(path: str | Path) -> dict[str, Any]:
+def replay_model(path: str | Path, *, jobs: int = 1) -> dict[str, Any]:
     """Audit the transcript at ``path`` and build its replay model (the module docstring gives
     its shape). Reads the file once; ``OSError`` if it cannot be read. A file that fails the
-    audit still gives a model: the steps before the failing envelope and the verdict."""
+    audit still gives a model: the steps before the failing envelope and the verdict.
+    ``jobs``: processes checking the proofs (:func:`p2p_chinchon.audit.audit_frames`; the
+    verdict is the same for every value)."""
     loaded = load_transcript(path)
-    report = audit.audit_file(path, loaded=loaded)
+    report = audit.audit_file(path, loaded=loaded, jobs=jobs)
     envelopes = loaded.envelopes
     if loaded.errors:  # envelopes[i] is frame i only up to the first frame that does not decode
         first = loaded.errors[0].index
@@ -151,7 +154,8 @@ class _Replay:
             "hands": self.hands,
             "steps": self.steps,
             "scores": {"names": [p["name"] for p in players], "rows": [list(r) for r in t.score_history],
-                       "totals": self.totals, "limit": rules.limit if rules is not None else None},
+                       "totals": self.totals, "limit": rules.limit if rules is not None else None,
+                       "marks": [dict(m) for m in self.report.marks if m["after_hand"] <= len(self.totals)]},
         }
 
     def _after(self, i: int, env: wire.Envelope) -> None:

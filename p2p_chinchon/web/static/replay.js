@@ -232,9 +232,30 @@ function renderScores(hand, i) {
   sc.names.forEach((name, s) => {
     const apart = (s - (sc.names.length - 1) / 2) * 2; // equal totals stay visible side by side
     const pts = [[x(0), y(0) + apart], ...totals.map((row, h) => [x(h + 1), y(row[s]) + apart])];
+    const back = new Map(sc.marks.filter((k) => k.seat === s && k.event === "reentered").map((k) => [k.after_hand, k.total]));
+    const segments = pts.map((p, h) => (back.has(h) ? [[p[0], y(back.get(h)) + apart]] : []));
     const color = COLORS[s % COLORS.length];
-    plot.append(svg("polyline", { points: pts.map((p) => p.join(",")).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
+    // one polyline per stretch between re-entries (the total jumps down between them)
+    let line = [];
+    pts.forEach((p, h) => {
+      line.push(p);
+      if (segments[h].length || h === pts.length - 1) {
+        plot.append(svg("polyline", { points: line.map((q) => q.join(",")).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
+        line = [...segments[h]];
+      }
+    });
     for (const [px, py] of pts.slice(1)) plot.append(svg("circle", { cx: px, cy: py, r: 3, fill: color }));
+    for (const m of sc.marks.filter((k) => k.seat === s && k.after_hand <= shown)) {
+      const px = x(m.after_hand);
+      if (m.event === "reentered") { // bought back in: the total drops to m.total before the next hand
+        plot.append(svg("line", { class: "reentry", x1: px, y1: y(totals[m.after_hand - 1][s]) + apart, x2: px, y2: y(m.total) + apart, stroke: color }));
+        plot.append(svg("circle", { cx: px, cy: y(m.total) + apart, r: 3.5, fill: "none", stroke: color }));
+      } else {
+        const word = svg("text", { x: px - 5, y: y(m.total) + apart + 4, "text-anchor": "end" }, "out");
+        word.style.fill = color; // over the stylesheet's grey for the axis labels
+        plot.append(word);
+      }
+    }
   });
   const box = $("plot");
   box.textContent = "";
