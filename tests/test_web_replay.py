@@ -306,6 +306,7 @@ def test_the_page_steps_through_a_whole_game(tmp_path, browser):
         assert page.errors == []
         if os.environ.get("P2P_CHINCHON_SCREENSHOTS"):
             _screenshots(browser, url, "replay")
+    assert proc.returncode == 0  # Ctrl-C: the audit's exit code
 
 
 def _screenshots(browser: Any, url: str, name: str) -> None:
@@ -344,6 +345,7 @@ def test_the_page_shows_a_failing_record_up_to_its_envelope(tmp_path, browser, n
         page.keyboard.press("End")
         assert page.inner_text("#where").endswith(f"envelope {report.index}/{report.index}")
         assert page.errors == []
+    assert proc.returncode == report.exit_code == 1
 
 
 GAMES = sorted(VECTORS.glob("game-*.json"))
@@ -367,3 +369,10 @@ def test_every_game_vector_gives_a_model_that_agrees_with_its_audit(tmp_path, ve
     for hand in model["hands"]:
         hidden = [c for cards in hand["dealt"].values() for c in cards] + hand["stock"]
         assert (None not in hidden) == hand["revealed"] or not hidden
+
+
+def test_an_unreadable_file_exits_2(tmp_path, capsys):
+    from p2p_chinchon import cli
+
+    assert cli.main(["replay", str(tmp_path / "missing.chn"), "--no-browser"]) == 2
+    assert "p2p-chinchon replay:" in capsys.readouterr().err
