@@ -91,6 +91,10 @@ def test_every_hand_is_revealed_by_its_own_secrets_after_its_moves(game):
         everything = dealt + [hand["upcard"]] + hand["stock"]
         assert None not in everything
         assert sorted(everything) == list(range(len(model["cards"])))
+        # the closer's face-down card: its last card, in no shown hand
+        shown = {c for h in hand["showdown"]["hands"] for c in _all_cards(h)}
+        assert hand["face_down"] is not None and hand["face_down"] not in shown
+        assert hand["face_down"] not in [c for c, _ in model["steps"][hand["last_step"]]["pile"]]
         # during the hand the other seats' cards were hidden: known here only from the secrets
         first = next(s for s in steps if any(seat["cards"] for seat in s["seats"]))
         assert all(public == 0 for seat in first["seats"] for _, public in seat["cards"])
@@ -134,6 +138,7 @@ def test_a_hand_cut_before_its_secrets_keeps_its_hidden_cards_hidden(tmp_path):
     assert None in second["stock"] and all(c in public for c in second["stock"] if c is not None)
     shown = {c for h in second["showdown"]["hands"] for c in _all_cards(h)}
     assert shown <= public and len(public) < len(model["cards"])
+    assert second["face_down"] is None and first["face_down"] is not None
     # a card hidden at a step is there only if the record opens it later in the hand
     hidden = 0
     for s in model["steps"][second["first_step"]:]:

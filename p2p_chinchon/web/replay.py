@@ -28,7 +28,8 @@ Shape (JSON-able; the page ``web/static/replay.js`` reads it)::
             "revealed_at": envelope index|null, "dealt": {seat: [card index|null]},
             "upcard": card index|null, "stock": [card index|null] (as drawn),
             "showdown": SHOWDOWN|null, "penalties": [int per seat]|null, "void": bool,
-            "scored_step": the step where the hand is scored|null}
+            "scored_step": the step where the hand is scored|null,
+            "face_down": the card the closer put face down (known once revealed)|null}
     SHOWDOWN = {"closer", "hands": [{seat, name, melds: [[card index]], laid_off: [{card,
                 onto_seat, onto_meld}], deadwood: [card index], penalty}]}
     STEP = {"index": envelope index, "seat", "kind", "hand": 0-based|null, "phase", "log": [text],
@@ -144,6 +145,8 @@ class _Replay:
             hand["stock"] = [known.get(x) for x in hand.pop("_stock")]
             up = hand.pop("_upcard")
             hand["upcard"] = known.get(up) if up is not None else None
+            down = hand.pop("_face_down")
+            hand["face_down"] = known.get(down) if down is not None else None
         return {
             "verdict": _verdict(self.report),
             "table_name": t.lobby.table_name,
@@ -167,7 +170,7 @@ class _Replay:
         if hand_no is not None and hand_no >= len(self.hands):
             self.hands.append({"hand": hand_no, "dealer": e.dealer if e else None, "first_step": len(self.steps),
                                "last_step": len(self.steps), "revealed": False, "revealed_at": None,
-                               "_dealt": {}, "_stock": [], "_upcard": None, "showdown": None,
+                               "_dealt": {}, "_stock": [], "_upcard": None, "_face_down": None, "showdown": None,
                                "penalties": None, "void": False, "scored_step": None})
             self.slots.append({})
         hand = self.hands[hand_no] if hand_no is not None else None
@@ -183,6 +186,8 @@ class _Replay:
             for s in e.stock:  # a restock's new slots: drawn after the first stock's
                 if s not in hand["_stock"]:
                     hand["_stock"].append(s)
+            if env.kind == "close":
+                hand["_face_down"] = e.close_discard
         if hand is not None and env.kind == "secret" and t.hand.hc is not None \
                 and len(t.hand.hc.secrets) == len(t.hand.hc.seats):
             final = t.hand.audit_hand(t.hand.hc.secrets)  # every slot of the hand, decrypted

@@ -160,7 +160,14 @@ function renderShowdown(hand, i) {
     return;
   }
   const closer = model.players[sd.closer] ? model.players[sd.closer].name : "nobody";
-  box.append(el("h2", "", `Hand ${hand.hand + 1}: showdown (${closer} closed)`));
+  const title = el("h2", "", `Hand ${hand.hand + 1}: showdown (${closer} closed`);
+  if (hand.face_down !== null && $("reveal").checked) {
+    const card = cardElement(model.cards[hand.face_down], model.deck);
+    card.classList.add("hidden-known", "inline");
+    title.append(", face down ", card);
+  }
+  title.append(")");
+  box.append(title);
   const laidOn = new Map(); // "seat/meld" -> [card index] laid off onto that meld
   for (const h of sd.hands) {
     for (const lo of h.laid_off) {
