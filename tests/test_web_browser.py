@@ -373,6 +373,8 @@ class Seat:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
 
 
 def start_seat(args: list[str], tmp_path: Path, name: str = "seat") -> Seat:
@@ -486,10 +488,24 @@ def play_step(lp: LivePage, turn: int, close: bool = True) -> str:
         if turn % 2:
             page.drag_and_drop(f'#hand .card[data-id="{card["id"]}"]', "#discard")
         else:
-            page.click(f'#hand .card[data-id="{card["id"]}"]')
+            if s["picked"] is None or s["hand"][s["picked"]]["id"] != card["id"]:
+                page.click(f'#hand .card[data-id="{card["id"]}"]')  # pick (a second click would throw)
             page.click("#discard")
         return "discard"
     return ""
+
+
+def moment(s: dict[str, Any]) -> tuple[Any, ...]:
+    """What a step changes (a pick or a hint does not): the phase, whose turn and step, the
+    hand, the open question, the held showdown, the lobby's agreement, the end."""
+    q = s.get("question")
+    return (s["phase"], s.get("hand_no"), s.get("my_turn"), s.get("step"), tuple(c["id"] for c in s["hand"]),
+            q and q["id"], s.get("showdown_held"), bool(s.get("lobby") and s["lobby"]["agreed"]),
+            s.get("reentry_offer"), bool(s.get("ended")), s.get("stock_size"))
+
+
+def _moved_on(before: tuple[Any, ...]) -> Callable[[dict[str, Any]], bool]:
+    return lambda s: moment(s) != before
 
 
 def play_until(lp: LivePage, done: Callable[[dict[str, Any]], bool], what: str, *,
@@ -498,17 +514,17 @@ def play_until(lp: LivePage, done: Callable[[dict[str, Any]], bool], what: str, 
     for turn in range(limit):
         if done(lp.state):
             return steps
-        n = len(lp.states)
+        before = moment(lp.state)
         step = play_step(lp, turn, close)
         if step == "ended":
             break
         steps.append(step)
-        lp.until(lambda s, n=n: len(lp.states) > n, f"{what}: an answer to {step or 'waiting'}")
+        lp.until(_moved_on(before), f"{what}: an answer to {step or 'waiting'}")
     assert done(lp.state), f"never reached {what}: {steps[-20:]}"
     return steps
 
 
-GAME = ["play", "--bots", "1", "--seed", "11", "--in-process", "--proof-rounds", "4", "--name", "Ana",
+GAME = ["play", "--bots", "1", "--seed", "11", "--proof-rounds", "4", "--name", "Ana",
         "--lang", "en", "--option", "limit=25", "--bot-level", "easy"]
 
 
@@ -544,7 +560,8 @@ def test_a_reload_and_a_second_tab_see_the_same_hand(browser: Any, tmp_path: Pat
         assert [c["id"] for c in tab.state["hand"]] == before
         # a move made in one tab shows in the other
         card = _display(lp.state)[-1]["id"]
-        lp.after(lambda: lp.page.drag_and_drop(f'#hand .card[data-id="{card}"]', "#discard"), "the discard")
+        lp.page.drag_and_drop(f'#hand .card[data-id="{card}"]', "#discard")
+        lp.until(lambda s: card not in [c["id"] for c in s["hand"]], "the discard")
         tab.until(lambda s: card not in [c["id"] for c in s["hand"]], "the discard in the second tab")
         # a reload mid-hand: the same state, nothing lost
         hand = [c["id"] for c in lp.state["hand"]]
@@ -588,32 +605,36 @@ def _free_port() -> int:
 
 @pytest.mark.slow
 def test_the_lobby_approval_and_agree(browser: Any, tmp_path: Path) -> None:
+    """A host and a joiner, both in the browser: the host's page shows its fingerprint and asks
+    to seat the joiner (with refuse-the-address); the joiner's page agrees; the game starts."""
     port = _free_port()
     host = start_seat(["host", "--name", "Ana", "--table-name", "webtest", "--lang", "en", "--seats", "2",
                        "--port", str(port), "--bind", "127.0.0.1", "--no-mdns", "--proof-rounds", "4"],
                       tmp_path, "host")
     joiner = None
     try:
-        lp = LivePage(browser, host.url)
-        lp.until(lambda s: s["phase"] == "lobby", "the lobby")
-        assert lp.page.locator("#lobby").is_visible()
-        assert lp.page.locator("#lobby").inner_text().count(lp.state["my_fingerprint"]) >= 1
-        joiner = subprocess.Popen(
-            [sys.executable, "-m", "p2p_chinchon", "join", "--bot", "--name", "Ben", "--connect",
-             f"127.0.0.1:{port}", "--bind", "127.0.0.1", "--lines", "--quiet"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
-            env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "ben-config"),
-                 "XDG_DATA_HOME": str(tmp_path / "ben-data")})
-        asked = lp.until(lambda s: s.get("question") is not None, "the seat approval question")
-        assert asked["question"]["block"]
-        assert lp.page.locator("#btn-block").is_visible()
-        lp.page.click("#btn-yes")
-        lp.until(lambda s: bool(s.get("lobby") and s["lobby"]["can_agree"]), "the agree button")
-        lp.page.click("#btn-agree")
-        lp.until(lambda s: s["phase"] != "lobby", "the game after everyone agreed")
-        assert lp.errors == []
+        ana = LivePage(browser, host.url)
+        ana.until(lambda s: s["phase"] == "lobby", "the lobby")
+        assert ana.page.locator("#lobby").is_visible()
+        assert ana.state["my_fingerprint"] in ana.page.locator("#lobby").inner_text()
+        joiner = start_seat(["join", "--name", "Ben", "--lang", "en", "--connect", f"127.0.0.1:{port}",
+                             "--bind", "127.0.0.1"], tmp_path, "ben")
+        ben = LivePage(browser, joiner.url)
+        asked = ana.until(lambda s: s.get("question") is not None, "the seat approval question")
+        assert asked["question"]["block"] and ana.page.locator("#btn-block").is_visible()
+        assert "Ben" in ana.page.locator("#question-text").inner_text()
+        ana.page.click("#btn-yes")
+        for lp in (ben, ana):  # whoever is asked to agree agrees, by the button
+            lp.until(lambda s: bool(s["phase"] != "lobby" or (s.get("lobby") and (s["lobby"]["can_agree"]
+                                                                                 or s["lobby"]["agreed"]))),
+                     "the agree button")
+            if lp.state.get("lobby") and lp.state["lobby"]["can_agree"]:
+                lp.page.click("#btn-agree")
+        seats = ben.until(lambda s: s["phase"] != "lobby", "the game after everyone agreed")["seats"]
+        assert sorted(x["name"] for x in seats) == ["Ana", "Ben"]
+        ana.until(lambda s: s["phase"] != "lobby", "the host's game")
+        assert ana.errors == [] and ben.errors == []
     finally:
         if joiner is not None:
-            joiner.terminate()
-            joiner.wait(10)
+            joiner.stop()
         host.stop()

@@ -41,6 +41,17 @@ function el(tag, cls, text) {
   return e;
 }
 
+// A part of the page is rebuilt only when what it shows changed: a state that changes something
+// else (a countdown, a status line) keeps its scroll position, focus and the element under the
+// pointer.
+const drawn = new WeakMap();
+function unchanged(root, ...inputs) {
+  const key = JSON.stringify([state.lang, state.deck, ...inputs]);
+  if (drawn.get(root) === key) return true;
+  drawn.set(root, key);
+  return false;
+}
+
 function button(label, onClick, cls = "") {
   const b = el("button", cls, label);
   b.type = "button";
@@ -290,7 +301,9 @@ function renderMine() {
     b.classList.add("me");
     seat.append(b);
   }
+  renderActions();
   const hand = $("hand");
+  if (unchanged(hand, state.hand, state.groups, state.picked, state.hint, state.my_turn)) return;
   hand.replaceChildren();
   hand.classList.toggle("my-turn", !!state.my_turn);
   const order = displayOrder();
@@ -316,11 +329,17 @@ function renderMine() {
     c.addEventListener("pointerdown", (e) => startDrag(e, "hand", item.card));
     current.append(c);
   }
-  renderActions();
 }
 
 function renderActions() {
   const bar = $("actions");
+  const msg = $("message");
+  const text = state.message || (state.hint && state.hint.text) || "";
+  msg.hidden = !text;
+  msg.textContent = text;
+  msg.className = state.message_kind || "info";
+  if (unchanged(bar, state.my_turn, state.step, state.can_draw, state.can_discard, state.close_options, state.picked,
+    state.hand, state.phase, state.custom_order, state.reentry_offer, state.hand_summary, state.close_text)) return;
   bar.replaceChildren();
   const can = state.can_draw || {};
   if (state.my_turn && state.step === "draw") {
@@ -355,11 +374,6 @@ function renderActions() {
   if (state.hand_summary) info.append(el("span", "summary", state.hand_summary));
   if (state.close_text) info.append(el("span", "close-text", state.close_text));
   if (info.childNodes.length) bar.prepend(info);
-  const msg = $("message");
-  const text = state.message || (state.hint && state.hint.text) || "";
-  msg.hidden = !text;
-  msg.textContent = text;
-  msg.className = state.message_kind || "info";
 }
 
 function pickedCard() {
@@ -551,7 +565,7 @@ function renderLobby() {
   const show = !!lobby && state.phase === "lobby" && !state.ended;
   root.hidden = !show;
   $("felt").classList.toggle("under-sheet", show || !!state.picker || !!state.ended);
-  if (!show) return;
+  if (!show || unchanged(root, lobby, state.rules_lines, state.status, state.table_name, state.my_fingerprint)) return;
   root.replaceChildren();
   root.append(el("h1", "", state.table_name || t("lobby")));
   if (lobby.code_word) {
@@ -600,7 +614,7 @@ function renderPicker() {
   const root = $("picker");
   const p = state.picker;
   root.hidden = !p || !!state.ended;
-  if (!p) return;
+  if (!p || unchanged(root, p, state.status)) return;
   root.replaceChildren();
   root.append(el("h1", "", t("pick_table")));
   const list = el("ul", "tables");
@@ -626,7 +640,8 @@ function renderShowdown() {
   const show = !!sd && !state.ended && (showdownRecalled || (!!state.showdown_held && !showdownHidden)
     || state.phase === "over");
   root.hidden = !show;
-  if (!show) return;
+  if (!show || unchanged(root, sd, state.scores, state.outcome, state.winner_text, state.phase, showdownRecalled,
+    state.hand_no, (state.seats || []).map((x) => x.name))) return;
   root.replaceChildren();
   const names = new Map((state.seats || []).map((s) => [s.seat, s.name]));
   root.append(el("h1", "", t("showdown_title", { n: state.hand_no ?? "", name: sd.closer_name ?? names.get(sd.closer) ?? "" })));
@@ -762,7 +777,7 @@ function renderEnded() {
   const root = $("ended");
   const e = state.ended;
   root.hidden = !e;
-  if (!e) return;
+  if (!e || unchanged(root, e, state.scores)) return;
   root.replaceChildren();
   root.classList.toggle("error", !!e.error);
   root.append(el("h1", "", t("ended_title")));
@@ -787,7 +802,7 @@ function openPanel(name) {
 function renderPanel() {
   const root = $("panel");
   root.hidden = !panel;
-  if (!panel) return;
+  if (!panel || unchanged(root, panel, state.pile, state.help, state.rules_lines)) return;
   root.replaceChildren();
   const close = button("×", () => openPanel(null), "close-x");
   close.setAttribute("aria-label", t("close_panel"));
