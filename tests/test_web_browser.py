@@ -638,3 +638,25 @@ def test_the_lobby_approval_and_agree(browser: Any, tmp_path: Path) -> None:
         if joiner is not None:
             joiner.stop()
         host.stop()
+
+
+SHOTS = {"table": ("my_turn_discard", {}), "showdown": ("showdown", {"showdown_held": True}),
+         "lobby": ("lobby_host", {})}
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+def test_screenshots(browser: Any, viewport: str, tmp_path: Path) -> None:
+    """The table, the showdown and the lobby as PNG, each under 150 KB: into docs/images/ when
+    P2PC_SCREENSHOTS names that folder (how the README's pictures are made), else a temporary one."""
+    folder = Path(os.environ.get("P2PC_SCREENSHOTS") or tmp_path)
+    size = VIEWPORTS[viewport]
+    for shot, (name, extra) in SHOTS.items():
+        table = open_fake(browser, viewport)
+        try:
+            table.show({**fixture_states()[name], **extra})
+            path = folder / f"{shot}-{size['width']}x{size['height']}.png"
+            table.page.screenshot(path=str(path))
+            assert path.stat().st_size < 150_000, path
+            assert table.errors == []
+        finally:
+            table.page.close()

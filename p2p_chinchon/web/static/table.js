@@ -596,7 +596,7 @@ function renderLobby() {
   }
   const actions = el("div", "sheet-actions");
   if (lobby.agreed) actions.append(el("span", "badge agreed", t("agreed")));
-  else {
+  else if (lobby.can_agree) {
     const b = button(t("agree"), () => intent("agree"), "primary");
     b.id = "btn-agree";
     b.disabled = !lobby.can_agree;
@@ -644,8 +644,8 @@ function renderShowdown() {
     state.hand_no, (state.seats || []).map((x) => x.name))) return;
   root.replaceChildren();
   const names = new Map((state.seats || []).map((s) => [s.seat, s.name]));
-  root.append(el("h1", "", t("showdown_title", { n: state.hand_no ?? "", name: sd.closer_name ?? names.get(sd.closer) ?? "" })));
-  if (sd.said) root.append(el("p", "said", sd.said));
+  if (sd.said) root.append(el("h1", "", `${t("hand_no", { n: state.hand_no ?? "" })} · ${sd.said}`));
+  else root.append(el("h1", "", t("showdown_title", { n: state.hand_no ?? "", name: sd.closer_name ?? names.get(sd.closer) ?? "" })));
   // every lay-off lands on its meld: collect them by (seat, meld)
   const landing = new Map();
   for (const h of sd.hands || []) {
@@ -693,10 +693,15 @@ function renderShowdown() {
       const dw = el("div", "sd-deadwood");
       dw.append(el("span", "group-label", t("deadwood")));
       dw.append(cardRow(h.deadwood));
-      box.append(dw);
+      melds.append(dw);
     }
-    if ((h.laid_off || []).length) {
-      box.append(el("div", "laid-note", t("laid_off_n", { n: h.laid_off.length })));
+    // a lay-off no single meld takes stays with the hand that laid it off
+    const loose = (h.laid_off || []).filter((lo) => lo.onto_seat == null || lo.onto_meld == null);
+    if (loose.length) {
+      const lo = el("div", "sd-deadwood");
+      lo.append(el("span", "group-label", t("laid_off")));
+      lo.append(cardRow(loose.map((x) => x.card)));
+      melds.append(lo);
     }
     hands.append(box);
   }
