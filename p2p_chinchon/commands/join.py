@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if args.list or args.json:
         return list_tables(args)
-    if human and not args.connect and not args.code and not args.table and not args.lines and not sys.stdin.isatty():
+    if (human and not args.connect and not args.code and not args.table and not args.lines
+            and not C.want_web(args) and not sys.stdin.isatty()):
         return list_tables(args)  # nobody to pick one: print the list for the script that ran us
     back = C.comeback(args, args.transcript or C.default_transcript("seat0"), human, "join", table=args.table)
     if back is not None:  # the same command again: back to that game (issue 24)
@@ -188,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         identity = (load_or_create_identity() if human else
                     load_or_create_identity(args.bot_identity) if args.bot_identity else Identity.generate())
         rng = seat_rng(args.seed, f"join/{player}")
-        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level,
+        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.live_screen(args), level=level,
                           lang=args.lang, rematch=0 if args.code else 1 if human else args.rematch)  # as host --code
 
         def path_for(table: Any) -> Any:

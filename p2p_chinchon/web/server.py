@@ -297,7 +297,10 @@ async def serve(app_factory: Callable[[int, str], ASGIApp], *, port: int = 0, op
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
-    sock = open_loopback(port)
+    try:
+        sock = open_loopback(port)
+    except OSError as exc:  # one line from the command (run_reporting), naming the flag
+        raise RuntimeError(f"the page cannot listen on 127.0.0.1:{port} (--web-port): {exc.strerror or exc}") from None
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
     app = app_factory(port, token)
