@@ -622,7 +622,7 @@ function renderPicker() {
     const li = el("li");
     const b = button("", () => send({ type: "pick_table", index: tb.index }), "table-choice");
     b.append(el("span", "seat-name", tb.name));
-    b.append(el("span", "", ` ${tb.text || `${tb.host}:${tb.port} · ${tb.preset || ""} · ${tb.seats_taken}/${tb.max_seats}`}`));
+    b.append(el("span", "", `${tb.host}:${tb.port} · ${tb.preset || ""} · ${tb.seats_taken}/${tb.max_seats}`));
     b.append(el("span", "fp", tb.fingerprint || ""));
     li.append(b);
     list.append(li);
@@ -774,7 +774,7 @@ function renderLines() {
   st.hidden = !state.status;
   st.textContent = state.status || "";
   const sp = $("stopped");
-  sp.hidden = !state.stopped_text;
+  sp.hidden = !state.stopped_text || !!state.ended; // the end's sheet says it then
   sp.textContent = state.stopped_text || "";
 }
 
@@ -794,7 +794,7 @@ function renderEnded() {
     root.append(p);
   }
   if (e.exit_code != null) root.append(el("p", "exit", t("exit_code", { n: e.exit_code })));
-  if (state.scores && (state.scores.names || []).length) root.append(scoreSheet());
+  if (state.scores && (state.scores.rows || []).length) root.append(scoreSheet());
 }
 
 // ---------------------------------------------------------------- side sheet: help and pile
