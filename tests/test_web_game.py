@@ -197,7 +197,7 @@ async def test_reconnect_mid_hand_keeps_the_state_and_every_move(tmp_path):
             url, port, cookie = seat.url, seat.port, seat.cookie
             async with await connect(url, port, cookie) as ws:
                 first = Page(ws)
-                before = await play_to_the_end(first, reconnect_at=2)
+                before = await play_to_the_end(first, reconnect_at=1)
                 assert before["my_turn"] and before["step"] == "draw"
                 ids = [c["id"] for c in before["hand"]]
                 await first.send(type="order", cards=ids[::-1])  # kept on the server for every tab

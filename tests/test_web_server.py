@@ -296,3 +296,56 @@ def test_spanish_state_in_spanish():
     assert state["texts"]["web_discard"] == "Descartar"
     assert all(c["suit"] in "oceb" for c in state["hand"])
     assert parse_cards  # the fixtures' cards are engine cards
+
+
+async def test_run_with_web_tells_the_page_how_it_ended():
+    """In one trio run: the page connects, the node ends, the page is told how; the server
+    stops as soon as the open tab has it (the linger is an upper bound, not a wait)."""
+    from functools import partial
+    from types import SimpleNamespace
+
+    from trio_websocket import open_websocket_url
+
+    from p2p_chinchon.web.frontend import run_with_web_async
+    from p2p_chinchon.web.server import cookie_name
+
+    gate, said = trio.Event(), []
+
+    async def node(bridge):
+        bridge.update(draw_view())
+        await gate.wait()
+        return SimpleNamespace(transcript="/tmp/me.chn", error=None, fault=None, winner=0,
+                               names=["Ana", "Ben", "Carla"], seat=0)
+
+    with trio.fail_after(600):  # a hang guard: the linger below is an hour
+        async with trio.open_nursery() as nursery:
+            served = await nursery.start(partial(run_with_web_async, node, open_browser=False, linger=3600,
+                                                 announce=said.append))
+            headers = [("Cookie", f"{cookie_name(served.port)}={served.token}"),
+                       ("Origin", f"http://127.0.0.1:{served.port}")]
+            async with open_websocket_url(f"ws://127.0.0.1:{served.port}/ws", extra_headers=headers) as ws:
+                first = json.loads(await ws.get_message())
+                assert first["state"]["phase"] == "playing" and first["state"]["ended"] is None
+                gate.set()
+                state = first["state"]
+                while state["ended"] is None:
+                    state = json.loads(await ws.get_message())["state"]
+    assert state["ended"] == {"how": "You win the game!", "transcript": "/tmp/me.chn", "exit_code": 0,
+                              "error": False}
+    assert said[0].startswith("the table is in your browser: http://127.0.0.1:") and "token=" in said[0]
+    assert "stays up" in said[-1]
+
+
+async def test_run_with_web_error_before_any_page_is_not_held():
+    """A node that fails at the start (a wrong code word): no page was ever open, so the error
+    is not held back for one (the command says it in one line)."""
+
+    from p2p_chinchon.web.frontend import run_with_web_async
+
+    async def node(bridge):
+        raise RuntimeError("no table")
+
+    said = []
+    with trio.fail_after(600), pytest.RaisesGroup(pytest.RaisesExc(RuntimeError, match="no table"), flatten_subgroups=True):
+        await run_with_web_async(node, open_browser=False, linger=3600, announce=said.append)
+    assert len(said) == 1  # the address; no "stays up"

@@ -13,6 +13,7 @@ on loopback, the node, and once the node is done the page told how it ended.
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -365,16 +366,23 @@ async def run_with_web_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
                                              announce=lambda url: say(tr("web_served", url=url))))
         task_status.started(served)
         nursery.start_soon(front.watch_hold)
-        nursery.start_soon(leave_on_interrupt, front.interrupt)
+        keys = trio.CancelScope()  # Ctrl-C leaves the table while the node runs
+
+        async def ctrl_c() -> None:
+            with keys:
+                await leave_on_interrupt(front.interrupt)
+
+        nursery.start_soon(ctrl_c)
         try:
             result = await node_main(bridge)
-        except BaseException as exc:
-            if not isinstance(exc, trio.Cancelled | KeyboardInterrupt):
-                from ..net.status import error_text
+        except Exception as exc:
+            from ..net.status import error_text
 
-                front.node_done(tr("node_failed", error=error_text(exc)), exit_code=1, error=True)
-                await _linger(front, linger, say, tr)
+            keys.cancel()
+            front.node_done(tr("node_failed", error=error_text(exc)), exit_code=1, error=True)
+            await _linger(front, linger, say, tr)
             raise
+        keys.cancel()
         how, transcript, code = (ending or (lambda r: describe_end(r, tr)))(result)
         front.node_done(how, transcript=transcript, exit_code=code, error=bool(getattr(result, "error", None)))
         await _linger(front, linger, say, tr)
@@ -383,13 +391,27 @@ async def run_with_web_async(node_main: Callable[[UiBridge], Awaitable[Any]], *,
 
 
 async def _linger(front: WebFrontend, linger: float, say: Callable[[str], None], tr: Translator) -> None:
-    """Serve on until every connected tab was sent the last state (at least one tab), at
-    most ``linger`` seconds."""
-    if linger <= 0:
+    """Once the node is done: when a page was ever open, serve on until a connected tab (one
+    at least: a closed one may be reloaded) was sent the last state, at most ``linger`` seconds;
+    Ctrl-C ends it at once. With no page ever open the terminal has said it all."""
+    if linger <= 0 or not front.hub.ever_connected:
         return
     say(tr("web_lingers", s=f"{linger:g}"))
-    with trio.move_on_after(linger):
-        await front.hub.delivered()
+    with trio.move_on_after(linger) as scope:
+        async with trio.open_nursery() as nursery:
+
+            async def ctrl_c() -> None:
+                try:
+                    receiver = trio.open_signal_receiver(signal.SIGINT)
+                except (RuntimeError, ValueError):  # not the main thread (tests): no Ctrl-C to hear
+                    return
+                with receiver as signals:
+                    async for _ in signals:
+                        scope.cancel()
+
+            nursery.start_soon(ctrl_c)
+            await front.hub.delivered()
+            nursery.cancel_scope.cancel()
 
 
 def run_with_web(node_main: Callable[[UiBridge], Awaitable[Any]], **kw: Any) -> Any:

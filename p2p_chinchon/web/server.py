@@ -171,6 +171,7 @@ class Hub:
         self._queues: list[deque[str]] = []
         self._sent: dict[int, int] = {}  # id(queue) -> the version that connection sent last
         self._progress = trio.Event()
+        self.ever_connected = False  # a page connected at least once
 
     @property
     def connections(self) -> int:
@@ -230,6 +231,7 @@ class Hub:
         queue: deque[str] = deque()
         self._queues.append(queue)
         self._sent[id(queue)] = -1
+        self.ever_connected = True
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._writer, websocket, queue)
