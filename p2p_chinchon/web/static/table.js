@@ -290,6 +290,7 @@ function renderCenter() {
   log.replaceChildren();
   const lines = [...(state.notices || []).map((x) => ["notice", x]), ...(state.log || []).map((x) => ["event", x])];
   for (const [cls, text] of lines.slice(-8)) log.append(el("li", cls, text));
+  log.scrollTop = log.scrollHeight; // the latest line in sight
 }
 
 function renderMine() {
@@ -907,11 +908,13 @@ function tick() {
   }
   const w = state.waiting;
   const line = $("waiting");
-  // a wait on a seat whose turn clock shows is told there; any other wait has this line
-  line.hidden = !w || !!state.ended || !!(state.clock && state.clock.seat === w.seat);
-  if (w) {
+  // the status line says a wait in words; a wait it does not tell gets this line, and a seat
+  // whose turn clock shows is marked on the table too
+  line.hidden = !w || !!state.ended || !!state.status;
+  if (!line.hidden) {
     const secs = waitDeadline == null ? "" : ` · ${fmt((waitDeadline - now) / 1000)}`;
-    line.textContent = t(w.absent ? "waiting_absent" : "waiting_for", { name: w.name ?? "", what: w.what ?? "" }) + secs;
+    const text = t(w.absent ? "waiting_absent" : "waiting_for", { name: w.name ?? "", what: "" });
+    line.textContent = text.replace(/[:\s]+$/, "") + secs;
   }
 }
 setInterval(tick, 250);
