@@ -466,7 +466,11 @@ def play_step(lp: LivePage, turn: int, close: bool = True) -> str:
         page.click("#btn-agree")
         return "agree"
     if page.locator("#btn-continue").is_visible():
-        page.click("#btn-continue")
+        try:
+            page.click("#btn-continue", timeout=5000)
+        except sync_api.TimeoutError:  # the hold ran out and the sheet went away meanwhile
+            assert not page.locator("#btn-continue").is_visible()
+            return ""
         return "continue"
     if s.get("reentry_offer"):
         page.locator("#actions button.primary").first.click()

@@ -641,7 +641,7 @@ function renderShowdown() {
   const show = !!sd && !state.ended && (showdownRecalled || (!!state.showdown_held && !showdownHidden)
     || state.phase === "over");
   root.hidden = !show;
-  if (!show || unchanged(root, sd, state.scores, state.outcome, state.winner_text, state.phase, showdownRecalled,
+  if (!show || unchanged(root, sd, state.scores, state.outcome, state.winner_text, state.phase === "over", showdownRecalled,
     state.hand_no, (state.seats || []).map((x) => x.name))) return;
   root.replaceChildren();
   const names = new Map((state.seats || []).map((s) => [s.seat, s.name]));
