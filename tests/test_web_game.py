@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -130,12 +131,14 @@ async def connect(url: str, port: int, cookie: str, origin: str | None = None):
     return open_websocket_url(f"ws://127.0.0.1:{port}/ws", extra_headers=headers)
 
 
-async def start(nursery: trio.Nursery, tmp_path: Path, *extra: str) -> Seat:
+async def start(nursery: trio.Nursery, tmp_path: Path, *command: str) -> Seat:
+    """``command`` (default: ``play`` against two bots) with ``--web --no-browser``, its
+    transcript ``tmp_path/me.chn``; returns once its page's address and cookie are known."""
     transcript = tmp_path / "me.chn"
     proc = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "p2p_chinchon", "play", "--web", "--no-browser", *GAME, "--transcript",
-         str(transcript), *extra], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env=env_for(tmp_path))
+        [sys.executable, "-m", "p2p_chinchon", *(command or ("play", *GAME)), "--web", "--no-browser",
+         "--transcript", str(transcript)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=env_for(tmp_path))
     seat = Seat(proc)
     nursery.start_soon(seat.read_stderr)
     seat.url, seat.port = await seat.page()
@@ -152,7 +155,7 @@ async def play_to_the_end(page: Page, *, reconnect_at: int | None = None, reopen
     """Click through the game; return the last state (``ended`` set)."""
     seen: set[Any] = set()
     turns = 0
-    state = await page.next_state()
+    state = page.state or await page.next_state()  # the state already read, if any, first
     while state["ended"] is None:
         move = move_for(state, seen)
         if move is not None:
@@ -217,5 +220,43 @@ async def test_reconnect_mid_hand_keeps_the_state_and_every_move(tmp_path):
                 last = await play_to_the_end(again)
             code = await seat.proc.wait()
     assert code == 0 and last["ended"]["exit_code"] == 0, seat.err
+    audited = audit(tmp_path / "me.chn", tmp_path)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.slow
+async def test_host_approves_a_joiner_on_the_page_and_plays(tmp_path):
+    """``host --web``: the seat question (with its refuse-the-address choice) is asked on the
+    page; answered yes, the joiner (a bot) sits down and the game is played to the end."""
+    port = free_port()
+    async with trio.open_nursery() as nursery:
+        with trio.fail_after(240):
+            seat = await start(nursery, tmp_path, "host", "--name", "Ana", "--seats", "2", "--port", str(port),
+                               "--bind", "127.0.0.1", "--no-mdns", "--proof-rounds", "4", "--option", "limit=30")
+            async with await connect(seat.url, seat.port, seat.cookie) as ws:
+                page = Page(ws)
+                state = await page.next_state()
+                assert state["phase"] == "lobby" and state["lobby"]["provisional"]
+                joiner = await trio.lowlevel.open_process(
+                    [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}", "--bot",
+                     "--quiet", "--name", "Bruno", "--bind", "127.0.0.1", "--min-proof-rounds", "4",
+                     "--transcript", str(tmp_path / "bruno.chn")],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    env=env_for(tmp_path))
+                while state["question"] is None:
+                    state = await page.next_state()
+                asked = state["question"]
+                assert asked["block"] and "Bruno" in asked["text"] and asked["kind"] == "ask"
+                last = await play_to_the_end(page)  # answers it yes, then plays
+            code = await seat.proc.wait()
+            assert await joiner.wait() == 0
+    assert code == 0 and last["ended"]["exit_code"] == 0, seat.err
+    assert [s["name"] for s in last["seats"]] == ["Ana", "Bruno"] and page.rejected == []
     audited = audit(tmp_path / "me.chn", tmp_path)
     assert audited.returncode == 0, audited.stdout + audited.stderr
