@@ -349,3 +349,21 @@ async def test_run_with_web_error_before_any_page_is_not_held():
     with trio.fail_after(600), pytest.RaisesGroup(pytest.RaisesExc(RuntimeError, match="no table"), flatten_subgroups=True):
         await run_with_web_async(node, open_browser=False, linger=3600, announce=said.append)
     assert len(said) == 1  # the address; no "stays up"
+
+
+def test_docs_name_every_state_key():
+    """docs/web.md's STATE and SEAT tables are the state's keys, no more, no less."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parent.parent / "docs" / "web.md").read_text(encoding="utf-8")
+    table = doc[doc.index("### STATE"):doc.index("SEAT = ")]
+    keys = set()
+    for line in table.splitlines():
+        m = re.match(r"\| (.*?) \|", line)
+        if m:
+            keys |= set(re.findall(r"`(\w+)`", m.group(1)))
+    state = build("my_turn_draw")
+    assert keys == set(state)
+    seat_doc = set(re.findall(r'"(\w+)"', doc[doc.index("SEAT = "):doc.index("SHOWDOWN = ")]))
+    assert set(state["seats"][0]) | {"took", "threw", "text"} == seat_doc
