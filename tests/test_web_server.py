@@ -367,3 +367,13 @@ def test_docs_name_every_state_key():
     assert keys == set(state)
     seat_doc = set(re.findall(r'"(\w+)"', doc[doc.index("SEAT = "):doc.index("SHOWDOWN = ")]))
     assert set(state["seats"][0]) | {"took", "threw", "text"} == seat_doc
+
+
+def test_a_move_puts_the_held_showdown_away_first():
+    front, bridge = make_front()
+    bridge.update(draw_view())
+    bridge.update(showdown_view(phase=V.SHOWDOWN))
+    bridge.update(draw_view(hand_no=2))  # the next hand reached this seat while the showdown is held
+    assert front.state()["showdown_held"]
+    front.handle({"type": "intent", "intent": "draw", "source": "stock"})
+    assert bridge.sent == [V.ShowdownSeen(), V.Draw("stock")] and not front.state()["showdown_held"]

@@ -205,6 +205,8 @@ class WebFrontend:
                 scr.key("escape")  # any key puts it away (HOLD: the turn clock starts now)
             return
         view = self._view()
+        if scr.mode == HOLD and what in ("draw", "discard", "close", "agree", "reenter"):
+            scr.key("escape")  # a move puts the held showdown away first (its turn clock starts now)
         if what == "draw":
             source = obj.get("source")
             if source not in ("stock", "discard"):
