@@ -167,6 +167,9 @@ function render() {
 
 function renderBar() {
   $("table-name").textContent = state.table_name || "p2p-chinchon";
+  // the tab's title says when the table waits for this seat (the terminal rings its bell)
+  const asked = state.my_turn || !!state.question || !!(state.lobby && state.lobby.can_agree);
+  document.title = `${asked ? "● " : ""}${state.table_name ? `${state.table_name} · ` : ""}p2p-chinchon`;
   $("hand-no").textContent = state.hand_no ? t("hand_no", { n: state.hand_no }) : "";
   $("status").textContent = state.phase_text || "";
   $("status").classList.toggle("mine", !!state.my_turn);
