@@ -170,7 +170,7 @@ function renderBar() {
   // the tab's title says when the table waits for this seat (the terminal rings its bell)
   const asked = state.my_turn || !!state.question || !!(state.lobby && state.lobby.can_agree);
   document.title = `${asked ? "● " : ""}${state.table_name ? `${state.table_name} · ` : ""}p2p-chinchon`;
-  $("hand-no").textContent = state.hand_no ? t("hand_no", { n: state.hand_no }) : "";
+  $("hand-no").textContent = state.hand_no && state.phase !== "lobby" ? t("hand_no", { n: state.hand_no }) : "";
   $("status").textContent = state.phase_text || "";
   $("status").classList.toggle("mine", !!state.my_turn);
   const inGame = !["lobby", "connecting"].includes(state.phase) && !state.picker;
@@ -603,10 +603,9 @@ function renderLobby() {
   else if (lobby.can_agree) {
     const b = button(t("agree"), () => intent("agree"), "primary");
     b.id = "btn-agree";
-    b.disabled = !lobby.can_agree;
     actions.append(b);
   }
-  root.append(actions);
+  if (actions.childNodes.length) root.append(actions);
   if (state.status) root.append(el("p", "sheet-status", state.status));
   root.append(el("h2", "", t("rules")));
   const rules = el("ul", "rules");
