@@ -85,15 +85,15 @@ class Page:
         await self.ws.send_message(json.dumps(msg))
 
 
-def move_for(state: dict[str, Any], seen: set[Any]) -> dict[str, Any] | None:
-    """What a player clicks in this state (each question, turn or offer once)."""
+def move_for(state: dict[str, Any], seen: set[Any], rematch: bool = False) -> dict[str, Any] | None:
+    """What a player clicks in this state (each question, turn or offer once): yes to every
+    question but the rematch, which gets ``rematch``."""
     q = state["question"]
     if q is not None:
         key = ("q", q["id"])
         if key not in seen:
             seen.add(key)
-            rematch = "Rematch" in q["text"]
-            return {"type": "answer", "id": q["id"], "value": not rematch}  # close: yes; rematch: no
+            return {"type": "answer", "id": q["id"], "value": rematch if "Rematch" in q["text"] else True}
         return None
     if state["showdown_held"]:
         key = ("held", state["hand_no"], state["showdown"]["closer"] if state["showdown"] else None)
@@ -151,13 +151,22 @@ def audit(path: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, env=env_for(tmp_path))
 
 
-async def play_to_the_end(page: Page, *, reconnect_at: int | None = None, reopen: Any = None) -> dict[str, Any]:
-    """Click through the game; return the last state (``ended`` set)."""
+async def play_to_the_end(page: Page, *, reconnect_at: int | None = None, rematches: int = 0,
+                          lobbies: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Click through the game (and ``rematches`` more: yes to that many rematch questions); return
+    the last state (``ended`` set). ``lobbies``: each new game's first lobby state is added."""
     seen: set[Any] = set()
     turns = 0
     state = page.state or await page.next_state()  # the state already read, if any, first
+    phase = state["phase"]
     while state["ended"] is None:
-        move = move_for(state, seen)
+        if state["phase"] == "lobby" and phase not in ("lobby", "connecting"):  # a rematch's lobby
+            seen = {k for k in seen if k[0] == "q"}  # question ids go on counting; turns start again
+            rematches -= 1
+            if lobbies is not None:
+                lobbies.append(state)
+        phase = state["phase"]
+        move = move_for(state, seen, rematch=rematches > 0)
         if move is not None:
             if move.get("intent") == "draw":
                 turns += 1
@@ -260,3 +269,24 @@ async def test_host_approves_a_joiner_on_the_page_and_plays(tmp_path):
     assert [s["name"] for s in last["seats"]] == ["Ana", "Bruno"] and page.rejected == []
     audited = audit(tmp_path / "me.chn", tmp_path)
     assert audited.returncode == 0, audited.stdout + audited.stderr
+
+
+@pytest.mark.slow
+async def test_a_rematch_in_the_page(tmp_path):
+    """Yes to the rematch: the page shows the next game's lobby with nothing of the last game's
+    hand, then that game to its end; both records audit."""
+    lobbies: list[dict[str, Any]] = []
+    async with trio.open_nursery() as nursery:
+        with trio.fail_after(400):
+            seat = await start(nursery, tmp_path)
+            async with await connect(seat.url, seat.port, seat.cookie) as ws:
+                page = Page(ws)
+                last = await play_to_the_end(page, rematches=1, lobbies=lobbies)
+            code = await seat.proc.wait()
+    assert code == 0 and last["ended"]["exit_code"] == 0, seat.err
+    [lobby] = lobbies
+    assert lobby["hand"] == [] and lobby["pile"] == [] and lobby["showdown"] is None
+    assert last["ended"]["transcript"] == str(tmp_path / "me-2.chn") and last["phase"] == "over"
+    for path in (tmp_path / "me.chn", tmp_path / "me-2.chn"):
+        audited = audit(path, tmp_path)
+        assert audited.returncode == 0, audited.stdout + audited.stderr
