@@ -12,7 +12,6 @@ on loopback, the node, and once the node is done the page told how it ended.
 
 from __future__ import annotations
 
-import logging
 import signal
 import sys
 import time
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
     from ..ui.lobby import TablePicker
 
 WEB_LINGER = 30.0  # seconds the page stays served after the node is done, to show how it ended
-log = logging.getLogger("p2p_chinchon.web")
 
 
 class PageError(ValueError):

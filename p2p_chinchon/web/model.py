@@ -10,7 +10,7 @@ keys docs/web.md lists ("STATE"). It decides no rule and changes nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .. import view as V
@@ -58,7 +58,6 @@ class Extras:
     hint: tuple[str, Any] | None = None
     ended: dict[str, Any] | None = None
     log_kept: int = 20  # log lines sent
-    extra_notices: list[str] = field(default_factory=list)
 
 
 def card_id(card: Any) -> str:
@@ -115,7 +114,7 @@ def page_state(screen: TableScreen, extras: Extras | None = None) -> dict[str, A
         "lang": tr.lang, "texts": {k: tr(k) for k in PAGE_TEXTS}, "deck": screen.faces.deck,
         "help": [line.rstrip() for line in tr("help_text").split("\n")],
         "status": screen.status, "message": screen.message, "message_kind": _message_kind(screen),
-        "notices": list(screen._notices) + ex.extra_notices,
+        "notices": list(screen._notices),
         "question": _question(screen, ex), "picker": _picker(screen),
         "ended": ex.ended, **_waits(ex.status),
     }
