@@ -138,3 +138,27 @@ async def test_a_taken_port_is_one_clear_error(static):
     with taken:
         with pytest.raises(RuntimeError, match="--web-port"):
             await serve(lambda p, t: make_app(token=t, port=p, static=static), port=taken.getsockname()[1])
+
+
+async def test_the_browser_is_opened_on_a_private_file_not_on_the_token(static, tmp_path, monkeypatch):
+    """Another local user reads process command lines: the browser gets a file only this user
+    can read, which sends it on to the address with the token; the file goes with the server."""
+    import os
+    import stat
+    import webbrowser
+    from pathlib import Path
+    from urllib.parse import unquote, urlparse
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda uri, *a, **k: opened.append(uri) or True)
+    async with trio.open_nursery() as nursery:
+        s = await nursery.start(partial(serve, lambda p, t: make_app(token=t, port=p, static=static),
+                                        open_browser=True))
+        [uri] = opened
+        assert uri.startswith("file://") and s.token not in uri
+        path = Path(unquote(urlparse(uri).path))
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600 and path.is_relative_to(tmp_path / "data")
+        assert f'content="0;url={s.url}"' in path.read_text(encoding="utf-8")
+        nursery.cancel_scope.cancel()
+    assert not path.exists()

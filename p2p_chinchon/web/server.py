@@ -294,8 +294,9 @@ async def serve(app_factory: Callable[[int, str], ASGIApp], *, port: int = 0, op
                 task_status: trio.TaskStatus[Served] = trio.TASK_STATUS_IGNORED) -> None:
     """Serve ``app_factory(port, token)`` (e.g. ``lambda p, t: make_app(token=t, port=p, ...)``)
     on 127.0.0.1:``port`` (0: a free port) until cancelled. Once listening: ``announce(url)``,
-    the browser opened on the URL (``open_browser``; :mod:`webbrowser`), and
-    ``task_status.started(Served)``. Raises OSError when the port cannot be bound."""
+    the browser opened on the URL (``open_browser``; :mod:`webbrowser`, through a file only this
+    user reads: :func:`_browser_file`), and ``task_status.started(Served)``. Raises RuntimeError
+    (one line naming ``--web-port``) when the port cannot be bound."""
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
@@ -315,18 +316,45 @@ async def serve(app_factory: Callable[[int, str], ASGIApp], *, port: int = 0, op
     url = f"http://{LOOPBACK}:{port}/?token={token}"
     if announce is not None:
         announce(url)
-    if open_browser:
-        import webbrowser
+    opener = _browser_file(url) if open_browser else None
+    try:
+        if opener is not None:
+            await trio.to_thread.run_sync(_open_browser, opener.as_uri(), abandon_on_cancel=True)
+        task_status.started(Served(url, port, token))
+        await hypercorn_serve(app, config)  # type: ignore[arg-type]  # an ASGI 3 application
+    finally:
+        if opener is not None:
+            opener.unlink(missing_ok=True)
 
-        def _open() -> None:
-            try:
-                webbrowser.open(url)
-            except Exception:  # noqa: BLE001 - no browser: the address is printed
-                log.warning("could not open a browser", exc_info=True)
 
-        await trio.to_thread.run_sync(_open, abandon_on_cancel=True)
-    task_status.started(Served(url, port, token))
-    await hypercorn_serve(app, config)  # type: ignore[arg-type]  # an ASGI 3 application
+def _browser_file(url: str) -> Path:
+    """A file only this user can read that sends the browser on to ``url``: the browser is
+    opened on it, so the token never shows in the process list other local users can read
+    (as Jupyter does). It lies in the user's data folder, not /tmp, which a sandboxed browser
+    (snap, flatpak) may not see."""
+    import html
+    import os
+    import tempfile
+
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("p2p-chinchon", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix="open-", suffix=".html", dir=folder)  # mode 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        safe = html.escape(url, quote=True)
+        f.write(f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={safe}">'
+                f'<title>p2p-chinchon</title><a href="{safe}">p2p-chinchon</a>\n')
+    return Path(name)
+
+
+def _open_browser(uri: str) -> None:
+    import webbrowser
+
+    try:
+        webbrowser.open(uri)
+    except Exception:  # noqa: BLE001 - no browser: the address is printed
+        log.warning("could not open a browser", exc_info=True)
 
 
 def hub_routes(hub: Hub) -> list[BaseRoute]:
