@@ -377,3 +377,21 @@ def test_a_move_puts_the_held_showdown_away_first():
     assert front.state()["showdown_held"]
     front.handle({"type": "intent", "intent": "draw", "source": "stock"})
     assert bridge.sent == [V.ShowdownSeen(), V.Draw("stock")] and not front.state()["showdown_held"]
+
+
+def test_status_clock_presence_and_code_word_reach_the_state():
+    draw = build("my_turn_draw")
+    assert draw["clock"] == {"seat": 0, "name": "Ana", "mine": True, "seconds_left": 27.0}
+    assert draw["waiting"]["what"] == "draw" and draw["status"] == "your turn to draw (0:27); Carla disconnected"
+    carla = draw["seats"][2]
+    assert carla["away"] and carla["connected"] and not draw["seats"][1]["away"]  # the node hears her not
+    assert draw["seats"][0]["to_play"] and not draw["seats"][1]["to_play"]
+    other = build("other_turn")
+    ben, carla = other["seats"][1], other["seats"][2]
+    assert ben["relayed"] and not carla["relayed"] and carla["back"] and ben["to_play"]
+    assert other["clock"]["mine"] is False and other["clock"]["name"] == "Ben"
+    lobby_state = build("lobby_host")
+    assert lobby_state["lobby"]["code_word"] == "7-guitarist-revenge" and lobby_state["lobby"]["free_seats"] == 2
+    assert lobby_state["question"]["block"] and "Diego" in lobby_state["question"]["text"]
+    joiner = build("lobby_joiner")
+    assert joiner["lobby"]["can_agree"] and joiner["rules_lines"] and joiner["my_fingerprint"] == "1f3a9c21d07b"

@@ -238,7 +238,7 @@ def _seats(screen: TableScreen, ex: Extras, cj: _Cards, limit: int | None) -> li
             "seat": s.seat, "name": s.name, "fingerprint": s.fingerprint, "cards": s.cards, "total": s.total,
             "to_limit": None if limit is None else limit - s.total, "eliminated": s.eliminated, "left": s.left,
             "is_dealer": s.is_dealer or view.dealer == s.seat, "is_bot": s.is_bot, "connected": s.connected,
-            "away": not s.connected and not s.left, "back": bool(getattr(p, "back", False)),
+            "away": not s.left and (not s.connected or (p is not None and not p.connected)), "back": bool(getattr(p, "back", False)),
             "relayed": bool(p is not None and p.connected and getattr(p, "relayed", False)),
             "agreed": s.agreed, "to_play": view.phase == V.PLAYING and view.to_play == s.seat,
             "me": s.seat == view.me, "flags": flags, "last_turn": last_turn,
