@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "join": "find a table on the LAN (or --connect HOST:PORT, or --code WORD from anywhere) and sit down",
     "resume": "come back to an unfinished game after a crash or a drop (same identity and transcript)",
     "audit": "replay a signed transcript: who won, or which seat cheated and where",
+    "replay": "audit a transcript, then step through it in the browser: every card it reveals, the scores",
     "melds": "best arrangement of a hand: melds, deadwood, may it close",
     "score": "score a closed hand: melds, lay-offs and penalties",
     "rules": "list the rule presets and their fields",

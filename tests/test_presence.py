@@ -71,7 +71,7 @@ def test_status_text_speaks_the_screens_language():
         def set_status(self, text: str) -> None:
             self.said.append(text)
 
-        def notify(self, text: str) -> None:
+        def notify(self, text: str, key: str = "", fields: dict | None = None) -> None:
             self.kept.append(text)
 
     async def run() -> tuple[list[str], list[str]]:

@@ -66,6 +66,10 @@ def add_play_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--faces", default="auto", choices=["auto", "french", "spanish"],
                    help="card faces: the table's deck (auto), or French/Spanish faces whatever it is")
     p.add_argument("--lines", action="store_true", help="plain line mode even on a terminal")
+    p.add_argument("--web", action="store_true",
+                   help="play in the browser: this laptop serves the table's page on 127.0.0.1 only (docs/web.md)")
+    p.add_argument("--web-port", type=int, default=0, metavar="PORT", help="--web: the page's port (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="--web: print the page's address, open no browser")
     p.add_argument("--no-bell", dest="bell", action="store_false", help="no terminal bell on your turn or a close")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors (bot peers started by play)")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="seconds to wait for a connected peer's automatic step, and after its turn clock ran out (default 90)")
@@ -232,7 +236,7 @@ def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> i
         from p2p_chinchon.net.session import ResumeConfig, resume_game
 
         rng = seat_rng(getattr(args, "seed", None), f"resume/{path.name}")
-        glue = SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=want_tui(args),
+        glue = SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=live_screen(args),
                         lang=getattr(args, "lang", None), no_rematch="resumed")
         glue.status(f"resuming the game of {path}")
         config = ResumeConfig(transcript=path, identity=load_or_create_identity() if human else None, rng=rng,
@@ -382,7 +386,19 @@ def make_timeouts(args: argparse.Namespace) -> Any:
 
 
 def want_tui(args: argparse.Namespace) -> bool:
-    return not args.bot and not getattr(args, "lines", False) and sys.stdin.isatty() and sys.stdout.isatty()
+    return (not args.bot and not getattr(args, "lines", False) and not want_web(args)
+            and sys.stdin.isatty() and sys.stdout.isatty())
+
+
+def want_web(args: argparse.Namespace) -> bool:
+    """``--web``: a person's seat plays in the browser (a bot seat never serves a page)."""
+    return bool(getattr(args, "web", False)) and not getattr(args, "bot", False)
+
+
+def live_screen(args: argparse.Namespace) -> bool:
+    """Whether the seat's front end redraws its clocks (the full screen, the browser page): it
+    is given every status, where line mode prints each new wait once."""
+    return want_tui(args) or want_web(args)
 
 
 def bot_levels(args: argparse.Namespace, n: int, command: str) -> list[str]:
@@ -524,6 +540,16 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
 
     from p2p_chinchon.commands.tally import wins_tonight
 
+    if human and want_web(args):
+        from p2p_chinchon.ui.i18n import Translator
+        from p2p_chinchon.web.frontend import describe_end, run_with_web
+
+        def ending(result: Any) -> tuple[str, str | None, int]:
+            how, transcript, _ = describe_end(result, Translator(args.lang))
+            return how, transcript, exit_code(result)
+
+        return run_with_web(main, lang=args.lang, hint=human_hint(), deck=chosen_deck(args), evening=wins_tonight,
+                            port=args.web_port, open_browser=not args.no_browser, ending=ending)
     if human and want_tui(args):
         from p2p_chinchon.ui.app import run_with_ui
 
@@ -672,6 +698,7 @@ class SeatGlue:
                             and all(p.connected for p in status.seats) and not news):
                         return  # a bot's console: its log has every move; stalls and absences are news
                 if glue.bridge is not None:
+                    glue.bridge.node_status = status
                     glue.bridge.set_status(text)
                 elif glue.printer is not None and text:
                     print(f"[{text}]", file=sys.stderr, flush=True)
@@ -680,13 +707,7 @@ class SeatGlue:
                        lasting: bool = False) -> None:
                 said = glue.tr(key, **(fields or {})) if key and glue.bridge is not None else text
                 if lasting and glue.bridge is not None:
-                    from p2p_chinchon.ui.bridge import notice_topic
-
-                    topic = notice_topic(key)
-                    if topic:
-                        glue.bridge.notify(said, topic)
-                    else:  # no topic argument: a bridge may predate topics
-                        glue.bridge.notify(said)
+                    glue.bridge.notify(said, key, fields)
                 else:
                     glue.status(said)
 

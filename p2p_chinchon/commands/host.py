@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
         identity = bot_identity or load_or_create_identity()
         rng = seat_rng(args.seed, "host")
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args),
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.live_screen(args),
                           level=level, lang=args.lang,
                           # a rematch reopens the lobby at the same address: a code-word table's
                           # friends come through the mailbox and relay, so it offers none (yet)

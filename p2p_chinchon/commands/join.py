@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if args.list or args.json:
         return list_tables(args)
-    if human and not args.connect and not args.code and not args.table and not args.lines and not sys.stdin.isatty():
+    if (human and not args.connect and not args.code and not args.table and not args.lines
+            and not C.want_web(args) and not sys.stdin.isatty()):
         return list_tables(args)  # nobody to pick one: print the list for the script that ran us
     bot_identity = None if human else C.bot_seat_identity(args, player)
     back = C.comeback(args, args.transcript or C.default_transcript("seat0"), human, "join", table=args.table,
@@ -189,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
             host, port, fp = found
         identity = bot_identity or load_or_create_identity()
         rng = seat_rng(args.seed, f"join/{player}")
-        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.want_tui(args), level=level,
+        glue = C.SeatGlue(bridge, bot=not human, rng=rng, printer=on_update, live=C.live_screen(args), level=level,
                           lang=args.lang, rematch=0 if args.code else 1 if human else args.rematch,  # as host --code
                           no_rematch="code" if args.code else "one_game")
 

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         identity = load_or_create_identity() if human else Identity.generate()
         rng = seat_rng(args.seed, "host")
         # with --no-ui your own seat plays at the first bot's level
-        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.want_tui(args),
+        glue = C.SeatGlue(bridge, bot=not human, rules=rules, rng=rng, printer=on_update, live=C.live_screen(args),
                           level=levels[0], lang=args.lang, rematch=1 if human else 0)
         events = glue.events()
         async with trio.open_nursery() as nursery:

@@ -74,6 +74,11 @@ class UiBridge:
         self._send, self.intents = trio.open_memory_channel[ToNode](math.inf)
         self.view: SeatView | None = None
         self.status: str = ""
+        # the node's last NodeStatus (net/status.py: presence per seat, the wait and its clock),
+        # and the catalogue key and fields of the last notice: for a front end that shows them
+        # richer than a line (the browser page); set before status_changed / noticed are called
+        self.node_status: object | None = None
+        self.said: tuple[str, dict[str, Any]] = ("", {})
         self._frontend: Frontend | None = None
         self._token: trio.lowlevel.TrioToken | None = None
 
@@ -102,14 +107,17 @@ class UiBridge:
         if self._frontend is not None:
             self._frontend.status_changed(self.status)
 
-    def notify(self, text: str, topic: str = "") -> None:
+    def notify(self, text: str, key: str = "", fields: dict[str, Any] | None = None) -> None:
         """A one-line notice that must stay readable (e.g. "time is up: the bot plays for
-        you"): unlike the status line, the next status does not replace it; a notice with a
-        ``topic`` (:func:`notice_topic`) replaces the earlier ones of the same topic."""
+        you"): unlike the status line, the next status does not replace it. ``key``/``fields``:
+        the same notice as an i18n catalogue key (kept in :attr:`said`); a notice whose key has a
+        topic (:func:`notice_topic`) replaces the earlier ones of the same topic."""
+        self.said = (key, dict(fields or {}))
         if self._frontend is None:
             return
+        topic = notice_topic(key)
         if topic:
-            self._frontend.noticed(str(text), str(topic))
+            self._frontend.noticed(str(text), topic)
         else:  # no topic argument: a front end may predate topics
             self._frontend.noticed(str(text))
 
@@ -196,3 +204,21 @@ class UiBridge:
         if self._frontend is None or self._token is None:
             raise BridgeError("no front end attached to this bridge")
         return self._frontend
+
+
+async def leave_on_interrupt(interrupt: Callable[[], bool]) -> None:
+    """Run in a nursery beside a front end with no keys of its own for Ctrl-C (line mode, the
+    browser page): the first Ctrl-C calls ``interrupt()`` (leave the table: True), a second one,
+    or one when ``interrupt()`` returns False (no table to leave), raises KeyboardInterrupt."""
+    import signal
+
+    try:
+        receiver = trio.open_signal_receiver(signal.SIGINT)
+    except (RuntimeError, ValueError):  # not the main thread (tests): nothing to catch
+        return
+    handled = False
+    with receiver as signals:
+        async for _ in signals:
+            if handled or not interrupt():
+                raise KeyboardInterrupt
+            handled = True

@@ -18,7 +18,6 @@ then gets a one-line message and the next line is read. End of input leaves the 
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from .. import view as V
-from .bridge import ToNode, UiBridge
+from .bridge import ToNode, UiBridge, leave_on_interrupt
 from .i18n import Translator
 from .render import CardTextError, Faces, card_text, find_card, parse_card_text, resolve_faces
 from .screen import EveningFn, HintFn, TableScreen, must_agree, new_game
@@ -511,22 +510,9 @@ async def run_line_mode_async(node_main: Callable[[UiBridge], Awaitable[Any]], *
             if not await front.handle_line(line):
                 return
 
-    async def interrupts() -> None:
-        """Ctrl-C leaves the table (a second one stops at once)."""
-        try:
-            receiver = trio.open_signal_receiver(signal.SIGINT)
-        except (RuntimeError, ValueError):  # not the main thread (tests): nothing to catch
-            return
-        handled = False
-        with receiver as signals:
-            async for _ in signals:
-                if handled or not front.interrupt():
-                    raise KeyboardInterrupt
-                handled = True
-
     async with trio.open_nursery() as nursery:
         nursery.start_soon(reader, nursery.cancel_scope)
-        nursery.start_soon(interrupts)
+        nursery.start_soon(leave_on_interrupt, front.interrupt)  # Ctrl-C leaves (a second one stops at once)
         result.append(await node_main(bridge))
         nursery.cancel_scope.cancel()
     return result[0]

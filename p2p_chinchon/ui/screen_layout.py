@@ -58,29 +58,37 @@ def _rcell(text: str, cols: int) -> str:
 
 
 def lay_off_targets(showdown: Sequence[V.ShownHand], rules: Any) -> dict[tuple[int, int], int]:
-    """``(seat, i) -> owner``: whose meld the ``i``-th card laid off by ``seat`` extends, when
-    exactly one player's meld takes it (display only: the view lists laid-off cards without
-    their target; 000 "Laying off"). Cards are tried in order, each growing the meld it joined."""
+    """``(seat, i) -> owner``: whose meld the ``i``-th card laid off by ``seat`` extends (see
+    :func:`lay_off_melds`)."""
+    return {k: owner for k, (owner, _) in lay_off_melds(showdown, rules).items()}
+
+
+def lay_off_melds(showdown: Sequence[V.ShownHand], rules: Any) -> dict[tuple[int, int], tuple[int, int]]:
+    """``(seat, i) -> (owner, m)``: the ``i``-th card laid off by ``seat`` extends the ``m``-th
+    meld of ``owner``'s shown hand, when exactly one player's meld takes it (display only: the
+    view lists laid-off cards without their target; 000 "Laying off"). Cards are tried in order,
+    each growing the meld it joined."""
     try:
         from ..engine import make_meld
     except ImportError:
         return {}
     if rules is None:
         return {}
-    melds = [(sh.seat, list(m)) for sh in showdown for m in sh.melds]
-    out: dict[tuple[int, int], int] = {}
+    melds = [(sh.seat, m, list(meld)) for sh in showdown for m, meld in enumerate(sh.melds)]
+    out: dict[tuple[int, int], tuple[int, int]] = {}
     for sh in showdown:
         for i, card in enumerate(sh.laid_off):
             fits = []
-            for owner, cards in melds:
+            for owner, m, cards in melds:
                 try:
                     if owner != sh.seat and make_meld(cards + [card], rules) is not None:
-                        fits.append((owner, cards))
+                        fits.append((owner, m, cards))
                 except Exception:  # a display helper never takes the table down
                     continue
-            if len({o for o, _ in fits}) == 1:
-                out[(sh.seat, i)] = fits[0][0]
-                fits[0][1].append(card)
+            if len({o for o, _, _ in fits}) == 1:
+                owner, m, cards = fits[0]
+                out[(sh.seat, i)] = (owner, m)
+                cards.append(card)
     return out
 
 
