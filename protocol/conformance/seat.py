@@ -195,6 +195,9 @@ class Seat:
                 continue
             if e.game != self.t.game:
                 continue
+            if e.seat in getattr(self.t, "removed", {}):  # removed for good: nothing it signs counts
+                log(f"dropped a {e.kind} of seat {e.seat} at {e.seq}: that seat was removed")
+                continue
             if e.kind == "away":                     # never chained
                 await self.on_vote(e, f)
                 continue
