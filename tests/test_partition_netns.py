@@ -6,6 +6,7 @@ No timed assertions: the waits are generous upper bounds for a loaded 2-core mac
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -43,7 +44,7 @@ def _kinds(path: Path) -> list[str]:
 
 def _need_iptables() -> None:
     require_netns()
-    if subprocess.run(["iptables", "--version"], capture_output=True).returncode != 0:
+    if shutil.which("iptables") is None or subprocess.run(["iptables", "--version"], capture_output=True).returncode != 0:
         pytest.skip("iptables is not installed")
 
 
