@@ -362,22 +362,24 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
 
 
 def _removed_signer(t: tbl.Table, env: wire.Envelope) -> AuditReport | None:
-    """A ``fault`` or ``leave`` at index ``env.seq`` signed by a seat whose removal is complete
-    before it in the record, or a ``fault`` quoting one (``Table.quoted_fault``): every seat
-    drops what a removed seat signs (docs/protocol.md "Removal"), so it judges nothing and
-    blames nobody. The record stops there: ``incomplete``, rule ``removed``, ``seat`` None.
-    None for any other envelope."""
+    """A ``fault`` or ``leave`` at index ``env.seq`` signed by a seat out of the game for good
+    before it in the record (its removal complete, or its chained ``leave`` sent it home), or a
+    ``fault`` quoting one (``Table.quoted_fault``): every seat drops what such a seat signs
+    (docs/protocol.md "Removal"), so it judges nothing and blames nobody. The record stops
+    there: ``incomplete``, rule ``removed`` (``left``), ``seat`` None. None for any other
+    envelope."""
     if env.kind not in TERMINAL_KINDS or not t.players:
         return None
     signer = env
-    if env.seat not in t.removed and env.kind == "fault":
+    if env.seat not in t.left and env.kind == "fault":
         signer = t.quoted_fault(env) or env
-    if signer.seat not in t.removed:
+    if signer.seat not in t.left:
         return None
     how = "holds" if signer is env else f"stops with seat {env.seat}'s fault quoting"
-    return AuditReport("incomplete", index=env.seq, rule="removed", detail=(
-        f"the record {how} a {signer.kind} of seat {signer.seat} (seq {signer.seq}), signed after its removal "
-        f"({t.removed[signer.seat]}): it changes nothing, no seat is judged by it; the record stops there"))
+    why = f"its removal ({t.removed[signer.seat]})" if signer.seat in t.removed else "it left the game"
+    return AuditReport("incomplete", index=env.seq, rule="removed" if signer.seat in t.removed else "left", detail=(
+        f"the record {how} a {signer.kind} of seat {signer.seat} (seq {signer.seq}), signed after {why}: it "
+        "changes nothing, no seat is judged by it; the record stops there"))
 
 
 def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],

@@ -327,3 +327,40 @@ def test_a_joiner_in_the_lobby_never_accuses_envelopes_far_ahead():
         outs += joiner.receive(frame, 0)
     assert joiner.fault is None and not _sends(outs)
     assert sum(len(x) for x in joiner.buffer.values()) <= tbl.MAX_BUFFERED
+
+
+def test_a_seat_gone_home_cannot_stop_the_others_either():
+    """Four seats, no re-entry: a seat out of the game signs ``leave`` (it goes home; the
+    others keep the leave for its removal at the game's end) and later a ``fault``, before,
+    at or after the head: the others drop it (rule ``left``) and play on."""
+    from p2p_chinchon import view as v
+
+    def one_out(nn):
+        return len(nn.tables[0].engine.active) == 3 and nn.tables[0].phase != v.OVER and nn.expects("draw")(nn) \
+            and not nn.q
+
+    net = Gone(4, seed=81, rules=make_rules("classic", {"limit": 8, "reentries": 0}))
+    assert net.run(one_out)
+    e = next(s for s in range(4) if s not in net.tables[0].engine.active)
+    net.handle(e, net.tables[e].intent(v.Leave("home")))
+    net.kill(e)
+    assert net.run(lambda nn: not nn.q)
+    t = net.tables[(e + 1) % 4]
+    assert e in t.leaves and not t.removed
+    n = len(t.chain)
+    for seq in (n - 3, n, n + 1):
+        prev = t.chain[seq].prev if seq < n else t.head
+        f = net.craft(e, "fault", {"accused": 255, "rule": "absent", "reason": "x", "evidence": []}, seq=seq, prev=prev)
+        for r in net.alive():
+            outs = r.receive(f, e)
+            assert r.fault is None and not _sends(outs)
+            assert [(o.seat, o.rule) for o in outs if isinstance(o, tbl.Evidence)] == [(e, "left")]
+    # the leaver's own record chains its leave: a fault of it after that judges nobody
+    own = net.tables[e]
+    assert own.chain[-1].kind == "leave" and e in own.left
+    late = wire.make_envelope(net.ids[e].private_key, game=own.game, seq=len(own.frames), seat=e, prev=own.head,
+                              kind="fault", body={"accused": 255, "rule": "absent", "reason": "x", "evidence": []})
+    r = audit_frames(own.frames + [late.encode()])
+    assert r.verdict == "incomplete" and r.rule == "left" and r.seat is None, r.summary()
+    assert net.run()
+    assert all(x.finished and x.fault is None for x in net.alive())

@@ -199,7 +199,8 @@ class Chain(Part):
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         self.current_seat = env.seat  # what goes wrong judging it is its signer's, not the last one's
         n = len(self.chain)
-        if self.lobby.players and not self.replaying and env.seat in self.removal.removed and env.seat != self.lobby.me:
+        if (self.lobby.players and not self.replaying and env.seat != self.lobby.me
+                and (env.seat in self.flow.left or env.seat in self.removal.leaves)):
             self.drop_removed(env, frame)
             return
         if env.kind == "away":
@@ -266,8 +267,10 @@ class Chain(Part):
         self.apply(env, frame, verified=bool(self.lobby.players))
 
     def drop_removed(self, env: wire.Envelope, frame: bytes) -> None:
-        """``env`` is signed by a seat whose removal is complete in our chain: whatever it
-        names (a ``fault`` or ``leave`` included, at any position), it changes nothing here.
+        """``env`` is signed by a seat out of the game for good here (its removal is complete
+        in our chain, or it signed ``leave``: chained, or held for its removal): whatever it
+        names (a ``fault`` or ``leave`` included, at any position), it changes nothing here
+        (rule ``removed``, or ``left`` for a seat that left).
         Its envelopes from before its removal (or the ``leave`` it was removed with), sent
         again, are duplicates; any other is
         dropped and kept as evidence (with ours at its position, when we hold one)."""
@@ -275,8 +278,9 @@ class Chain(Part):
             return
         self.verify_or_drop(env)
         ours = (self.frames[env.seq],) if env.seq < len(self.chain) and env.kind != "away" else ()
-        raise _Dropped(env.seat, "removed", f"seat {env.seat} was removed from the game: its {env.kind} "
-                       f"at seq {env.seq} changes nothing", frames=(*ours, frame))
+        rule, how = ("removed", "was removed from") if env.seat in self.removal.removed else ("left", "left")
+        raise _Dropped(env.seat, rule, f"seat {env.seat} {how} the game: its {env.kind} at seq {env.seq} "
+                       "changes nothing", frames=(*ours, frame))
 
     def ask_ahead(self, link_seat: int | None) -> None:
         """A validly signed envelope too far ahead of our chain to buffer (more than

@@ -70,9 +70,9 @@ class Table:
                 self.exp = (self.end_left[0], {"game_end"}) if self.end_left else None
             self.chain.append(e)
             return
-        if e.kind in ("fault", "leave") and e.seat in getattr(self, "removed", {}):
-            # a removed seat may do nothing more ("Removal"): nobody is judged by it
-            self.verdict = f"removed seat {e.seat}'s {e.kind}: judges nobody"
+        if e.kind in ("fault", "leave") and (e.seat in getattr(self, "removed", {}) or e.seat in getattr(self, "left", ())):
+            # a seat removed, or gone home, may do nothing more ("Removal"): nobody is judged by it
+            self.verdict = f"seat {e.seat}'s {e.kind} after it was out for good: judges nobody"
             self.removed_spoke = True
             self.chain.append(e)
             self.over = True
