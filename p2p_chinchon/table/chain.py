@@ -270,10 +270,9 @@ class Chain(Part):
         """``env`` is signed by a seat out of the game for good here (its removal is complete
         in our chain, or it signed ``leave``: chained, or held for its removal): whatever it
         names (a ``fault`` or ``leave`` included, at any position), it changes nothing here
-        (rule ``removed``, or ``left`` for a seat that left).
-        Its envelopes from before its removal (or the ``leave`` it was removed with), sent
-        again, are duplicates; any other is
-        dropped and kept as evidence (with ours at its position, when we hold one)."""
+        (rule ``removed``, or ``left`` for a seat that left). Its envelopes from before, and
+        its held ``leave``, sent again, are duplicates; any other is dropped and kept as
+        evidence (with ours at its position, when we hold one). Raises :class:`_Dropped`."""
         if (env.seq < len(self.chain) and self.frames[env.seq] == frame) or self.removal.leaves.get(env.seat) == frame:
             return
         self.verify_or_drop(env)
