@@ -331,8 +331,8 @@ def test_a_joiner_in_the_lobby_never_accuses_envelopes_far_ahead():
 
 def test_a_seat_gone_home_cannot_stop_the_others_either():
     """Four seats, no re-entry: a seat out of the game signs ``leave`` (it goes home; the
-    others keep the leave for its removal at the game's end) and later a ``fault``, before,
-    at or after the head: the others drop it (rule ``left``) and play on."""
+    others keep the leave for its removal at the game's end) and later a ``fault``, at its
+    leave's position, at or after the head: the others drop it (rule ``left``) and play on."""
     from p2p_chinchon import view as v
 
     def one_out(nn):
@@ -347,8 +347,8 @@ def test_a_seat_gone_home_cannot_stop_the_others_either():
     assert net.run(lambda nn: not nn.q)
     t = net.tables[(e + 1) % 4]
     assert e in t.leaves and not t.removed
-    n = len(t.chain)
-    for seq in (n - 3, n, n + 1):
+    n, at = len(t.chain), wire.decode_envelope(t.leaves[e]).seq
+    for seq in sorted({at, n, n + 1}):
         prev = t.chain[seq].prev if seq < n else t.head
         f = net.craft(e, "fault", {"accused": 255, "rule": "absent", "reason": "x", "evidence": []}, seq=seq, prev=prev)
         for r in net.alive():

@@ -199,8 +199,7 @@ class Chain(Part):
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         self.current_seat = env.seat  # what goes wrong judging it is its signer's, not the last one's
         n = len(self.chain)
-        if (self.lobby.players and not self.replaying and env.seat != self.lobby.me
-                and (env.seat in self.flow.left or env.seat in self.removal.leaves)):
+        if self.lobby.players and not self.replaying and self.out_for_good(env):
             self.drop_removed(env, frame)
             return
         if env.kind == "away":
@@ -266,11 +265,22 @@ class Chain(Part):
                            resync=max(0, n - RESYNC_DEPTH))
         self.apply(env, frame, verified=bool(self.lobby.players))
 
+    def out_for_good(self, env: wire.Envelope) -> bool:
+        """``env`` is signed by another seat out of the game for good here: its removal is
+        complete in our chain, or its ``leave`` is chained; or ``env`` stands at or after the
+        position of its ``leave`` held for its removal (signed after it: an honest seat signs
+        nothing after its leave; what it signed before may still be on its way)."""
+        if env.seat == self.lobby.me:
+            return False
+        if env.seat in self.flow.left:
+            return True
+        held = self.removal.leaves.get(env.seat)
+        return held is not None and env.seq >= wire.decode_envelope(held).seq
+
     def drop_removed(self, env: wire.Envelope, frame: bytes) -> None:
-        """``env`` is signed by a seat out of the game for good here (its removal is complete
-        in our chain, or it signed ``leave``: chained, or held for its removal): whatever it
-        names (a ``fault`` or ``leave`` included, at any position), it changes nothing here
-        (rule ``removed``, or ``left`` for a seat that left). Its envelopes from before, and
+        """``env`` is signed by a seat out of the game for good here (:meth:`out_for_good`):
+        whatever it names (a ``fault`` or ``leave`` included, at any position), it changes
+        nothing here (rule ``removed``, or ``left`` for a seat that left). Its envelopes from before, and
         its held ``leave``, sent again, are duplicates; any other is dropped and kept as
         evidence (with ours at its position, when we hold one). Raises :class:`_Dropped`."""
         if (env.seq < len(self.chain) and self.frames[env.seq] == frame) or self.removal.leaves.get(env.seat) == frame:
