@@ -36,6 +36,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 import msgpack
 
 from p2p_chinchon import PROTOCOL_VERSION, deck, table as tbl, wire
+from p2p_chinchon.table.common import TERMINAL_KINDS
 from p2p_chinchon.transcript import LoadResult, load_transcript, signed_by
 
 # Violations a third party could have produced with no key of the accused seat: a damaged or
@@ -305,6 +306,10 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
             r = AuditReport("corrupt", index=0, detail=f"a transcript starts with the host's offer, not a {env.kind}")
             _fill(r, t, marks)
             return r, 0
+        gone = _removed_signer(t, env)
+        if gone is not None:
+            _fill(gone, t, marks)
+            return gone, i
         if env.kind == "fault" and t.players:
             t.proof_sink = None  # the evidence is judged here, every check made
             return _judge_fault(t, env, i, marks, frames), i
@@ -354,6 +359,27 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
             r.detail = f"the record stops while {f'seat {step.seat}' if step else 'nobody'} was to send {step.kind if step else 'anything'}"
     _fill(r, t, marks)
     return r, len(frames)
+
+
+def _removed_signer(t: tbl.Table, env: wire.Envelope) -> AuditReport | None:
+    """A ``fault`` or ``leave`` at index ``env.seq`` signed by a seat out of the game for good
+    before it in the record (its removal complete, or its chained ``leave`` sent it home), or a
+    ``fault`` quoting one (``Table.quoted_fault``): every seat drops what such a seat signs
+    (docs/protocol.md "Removal"), so it judges nothing and blames nobody. The record stops
+    there: ``incomplete``, rule ``removed`` (``left``), ``seat`` None. None for any other
+    envelope."""
+    if env.kind not in TERMINAL_KINDS or not t.players:
+        return None
+    signer = env
+    if env.seat not in t.left and env.kind == "fault":
+        signer = t.quoted_fault(env) or env
+    if signer.seat not in t.left:
+        return None
+    how = "holds" if signer is env else f"stops with seat {env.seat}'s fault quoting"
+    why = f"its removal ({t.removed[signer.seat]})" if signer.seat in t.removed else "it left the game"
+    return AuditReport("incomplete", index=env.seq, rule="removed" if signer.seat in t.removed else "left", detail=(
+        f"the record {how} a {signer.kind} of seat {signer.seat} (seq {signer.seq}), signed after {why}: it "
+        "changes nothing, no seat is judged by it; the record stops there"))
 
 
 def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
@@ -409,8 +435,11 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
     elif status == "valid":
         r.verdict, r.seat, r.rule = "cheat", env.seat, "false_accusation"
         r.detail = f"seat {env.seat} accused seat {accused} ({b['rule']}) but the evidence proves nothing against it"
-    else:
-        r.detail = f"seat {env.seat} says: {b['rule']}: {b['reason']} (unverifiable from the record)"
+    else:  # an unverifiable claim names nobody: the accused stays in the detail only
+        r.seat = None
+        r.detail = (f"seat {env.seat} says: {b['rule']}"
+                    + (f" against seat {accused}" if accused is not None else "")
+                    + f": {b['reason']} (unverifiable from the record)")
     _fill(r, t, marks)
     return r
 

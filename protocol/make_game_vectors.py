@@ -8,8 +8,9 @@ each cheating envelope is signed with the cheating seat's real key (the seeded i
 known to this script), so a replay must find the rule, not a bad signature. Two more valid
 games: one whose stock is re-shuffled (``game-ok-restock``), a three-seat game
 (``game-ok-3-seats``) and one under the cut-and-choose shuffle proof (``game-ok-cut-and-choose``);
-a three-seat game that goes on without a seat gone for good (``game-ok-removal``) and a removal
-started by the wrong seat (``game-removal-out-of-order``).
+a three-seat game that goes on without a seat gone for good (``game-ok-removal``), a removal
+started by the wrong seat (``game-removal-out-of-order``) and a record holding a fault of a seat
+after its removal (``game-removed-seat-fault``).
 
     python protocol/make_game_vectors.py            # rewrites protocol/vectors/game-*.json
     python protocol/make_game_vectors.py --check    # exit 1 naming each file that would change
@@ -442,7 +443,17 @@ def removal_vectors() -> list[dict]:
     i = first(envs, "remove")
     own = [v for v in envs[i].body["proof"] if decode_envelope(v).seat == 0]
     bad = resign(envs[i], ids[0], body=dict(envs[i].body, proof=own))
+    after = i + 4  # a few envelopes after the removal is complete (every remove is in)
+    assert all(e.kind != "remove" for e in envs[i + 2:after])
+    late = make_envelope(ids[2].private_key, game=envs[0].game, seq=after, seat=2, prev=envs[after - 1].hash(),
+                         kind="fault", body={"accused": 0, "rule": "timeout", "reason": "did not draw",
+                                             "evidence": []})
     return [
+        vector("removed-seat-fault", "the game-ok-removal record a few envelopes after seat 2's removal is "
+               "complete, then a fault of seat 2 chained there (a removed seat may do nothing more: every seat "
+               "drops it; a record that holds it judges nobody by it)",
+               frames[:after] + [late.encode()],
+               {"result": "incomplete", "seat": None, "index": after, "rule": "removed"}),
         vector("ok-removal", "a complete three-seat game (classic, limit 12, k = 2) in which seat 2 stops "
                "answering for good when it is to draw: seats 0 and 1 each vote it away and sign its removal "
                "('absent'; the first remove carries both votes), the hand is void, they finish the game; seat 2 "

@@ -6,6 +6,7 @@ No timed assertions: the waits are generous upper bounds for a loaded 2-core mac
 """
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -44,7 +45,7 @@ def _kinds(path: Path) -> list[str]:
 
 def _need_iptables() -> None:
     require_netns()
-    if subprocess.run(["iptables", "--version"], capture_output=True).returncode != 0:
+    if shutil.which("iptables") is None or subprocess.run(["iptables", "--version"], capture_output=True).returncode != 0:
         pytest.skip("iptables is not installed")
 
 
@@ -97,3 +98,41 @@ def test_a_three_two_split_lets_the_three_play_on_and_the_two_wait(tmp_path: Pat
         assert "fault" not in kinds and "remove" not in kinds, kinds
         assert (tmp_path / f"s{i}.chn.secrets").exists()
         assert audit_file(tmp_path / f"s{i}.chn").verdict == "incomplete"
+
+
+@pytest.mark.slow
+def test_a_seat_cut_off_until_the_others_are_far_ahead_learns_its_removal_and_accuses_nobody(tmp_path: Path) -> None:
+    """Three seats; J2 on its own island (links open but silent) until the other two removed
+    it and played on more envelopes than a seat buffers ahead of its chain, then healed: the
+    first live envelope J2 meets is far ahead of it. It asks instead of accusing (before, it
+    signed a ``flood`` fault against the innocent host and every seat stopped, every audit
+    ``accused``), learns its removal and exits 4, its record incomplete and free of faults;
+    the others finish ``ok``, byte-identical."""
+    from p2p_chinchon.audit import audit_file
+    from p2p_chinchon.net.mesh import MeshConfig
+    from p2p_chinchon.table import MAX_BUFFERED
+
+    _need_iptables()
+    with NetnsLab(3) as lab:
+        procs, logs = _seats(lab, tmp_path, 3, "47440", ["--option", "limit=1500", "--option", "stall_limit=120"])
+        _cut(lab, [0, 0, 1])
+        end = time.monotonic() + 400
+        # more than a link's send queue ahead too: the host closes its stuck link to J2, and
+        # after the heal its live envelopes may reach J2 before the answer to J2's S
+        far = max(MAX_BUFFERED, MeshConfig().send_queue) * 2 + 500
+        while True:
+            ahead = len(_kinds(tmp_path / "s0.chn")) - len(_kinds(tmp_path / "s2.chn"))
+            if "remove" in _kinds(tmp_path / "s0.chn") and ahead > far:
+                break
+            assert procs[0].poll() is None and time.monotonic() < end, _tails(logs)
+            time.sleep(0.5)
+        _heal(lab, 3)
+        codes = [p.wait(timeout=600) for p in procs]
+    assert codes == [0, 0, 4], f"exit codes {codes}\n" + _tails(logs)
+    assert (tmp_path / "s0.chn").read_bytes() == (tmp_path / "s1.chn").read_bytes()
+    report = audit_file(tmp_path / "s0.chn")
+    assert report.verdict == "ok", report.summary()
+    assert [(m["seat"], m["reason"]) for m in report.marks if m["event"] == "left"] == [(2, "absent")]
+    assert "fault" not in _kinds(tmp_path / "s2.chn")
+    mine = audit_file(tmp_path / "s2.chn")
+    assert mine.verdict == "incomplete" and mine.exit_code == 3, mine.summary()

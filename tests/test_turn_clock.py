@@ -174,3 +174,51 @@ def test_help_tells_this_tables_turn_clock():
     s.set_view(draw_view(rules=dataclasses.replace(RULES, turn_time=0)))
     s.key("?")
     assert "no turn clock" in s.render_text()
+
+
+def test_a_node_back_from_suspend_restarts_its_own_turn_clock():
+    """Stopped (a lid, SIGSTOP) for longer than its turn clock while the turn is its own: the
+    node sees its clock jump, catches up, and then gives its person the whole turn clock from
+    that moment; it never plays for them for the time it was away."""
+    clock = trio.testing.MockClock()
+
+    async def main():
+        t = StubTable()
+        t.poll = list
+        t.view = lambda: None
+        t.needs_decision = lambda: "draw"
+        events = Seen()
+        node = Node(t, events)
+        node._heard, node._up = {1: trio.current_time()}, {1}
+        played = []
+
+        async def act(intent):
+            played.append(intent)
+            return True
+
+        node._act = act
+        node._bot_intent = lambda need: need
+        node._decide = _nothing
+
+        async def tick(after: float) -> None:
+            for _ in range(int(after * 2)):
+                clock.jump(0.5)
+                node._heard[1] = trio.current_time()
+                await node._tick()
+
+        t.move(0)
+        await tick(10)
+        assert _mine_left(node) < TURN - 9
+        clock.jump(TURN + 30)  # asleep: no tick, nobody heard
+        node._heard[1] = trio.current_time()  # Bruno's heartbeat is the first thing it gets back
+        await tick(0.5)
+        await tick(10)
+        assert not played, "the turn clock played for the person while the node was asleep"
+        assert not t.catching_up
+        assert TURN - 11 <= _mine_left(node) <= TURN  # counted from the wake, not from the turn's start
+
+    trio.run(main, clock=clock)
+
+
+async def _nothing() -> None:
+    return None

@@ -897,7 +897,9 @@ class Node:
             if not self._present(seat, now):
                 self._away_since[seat] = now
         self.table.catching_up = False
-        self._step_key = None  # every clock of the current step starts now
+        # every clock of the current step starts now, ours too (this very tick reads it): no
+        # limit, and no turn of ours, counts the time this node was away
+        self._step_key, self._step_since = None, now
         log.info("seat %s: caught up, playing on", self.table.me)
         await self._call(self.table.poll)
         await self._decide()

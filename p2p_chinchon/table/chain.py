@@ -73,6 +73,9 @@ class ChainRemoval(Protocol):
     """What the chain asks of the removal part (removal.py): votes and leaves never chained,
     and removes of another branch."""
 
+    removed: dict[int, str]  # seat -> why: its removal is complete in our chain
+    leaves: dict[int, bytes]  # seat -> its signed leave, kept out of the chain
+
     def note_vote(self, env: wire.Envelope, frame: bytes) -> None: ...
 
     def plays_on_without(self, seat: int) -> bool: ...
@@ -108,6 +111,7 @@ class Chain(Part):
         self.current_seat: int | None = None
         self.emitting_own = False
         self.replaying = False
+        self.asked_ahead: int | None = None  # our chain's length when we last asked for envelopes ahead
 
     def guarded(self, step: Callable[[], None], frames: tuple[bytes, ...], link_seat: int | None = None) -> None:
         """Run ``step`` then everything it unblocks. A frame nobody can be blamed for is dropped
@@ -195,6 +199,9 @@ class Chain(Part):
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         self.current_seat = env.seat  # what goes wrong judging it is its signer's, not the last one's
         n = len(self.chain)
+        if self.lobby.players and not self.replaying and self.out_for_good(env):
+            self.drop_removed(env, frame)
+            return
         if env.kind == "away":
             if self.replaying:  # a forged one is damage, not its named seat's (signature first)
                 if self.lobby.players:
@@ -240,26 +247,60 @@ class Chain(Part):
                     env.kind == "leave" and self.removal.plays_on_without(env.seat)):
                 self.faults.stop_from_peer(env)  # a peer stopped the table at a point we have not reached
                 return
-            if env.seq > n + MAX_BUFFERED:  # no honest seat runs this far ahead of us
-                raise ProtocolViolation(env.seat, "flood", f"signed seq {env.seq} while our chain has {n}", env.seq)
-            slot = self.buffer.setdefault(env.seq, {})
+            slot = self.buffer.get(env.seq, {})
             old = slot.get(env.seat)
             if old is not None and old != frame:
                 if self.lobby.players:
                     raise _Equivocation(env.seat, (old, frame), env.seq)
                 return
-            if sum(len(x) for x in self.buffer.values()) >= MAX_BUFFERED:
-                raise ProtocolViolation(env.seat, "flood", "too many signed envelopes ahead of the chain", env.seq)
             held = sum(len(f) for x in self.buffer.values() for f in x.values())
-            if held + len(frame) > MAX_BUFFERED_BYTES:
-                raise ProtocolViolation(env.seat, "flood", f"{held + len(frame)} bytes of signed envelopes "
-                                        "ahead of the chain", env.seq)
-            slot[env.seat] = frame
+            if (env.seq > n + MAX_BUFFERED or sum(len(x) for x in self.buffer.values()) >= MAX_BUFFERED
+                    or held + len(frame) > MAX_BUFFERED_BYTES):
+                self.ask_ahead(link_seat)  # we may be the one behind: never an accusation
+                return
+            self.buffer.setdefault(env.seq, {})[env.seat] = frame
             return
         if env.prev != self.head and n > 0:
             raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history",
                            resync=max(0, n - RESYNC_DEPTH))
         self.apply(env, frame, verified=bool(self.lobby.players))
+
+    def out_for_good(self, env: wire.Envelope) -> bool:
+        """``env`` is signed by another seat out of the game for good here: its removal is
+        complete in our chain, or its ``leave`` is chained; or ``env`` stands at or after the
+        position of its ``leave`` held for its removal (signed after it: an honest seat signs
+        nothing after its leave; what it signed before may still be on its way)."""
+        if env.seat == self.lobby.me:
+            return False
+        if env.seat in self.flow.left:
+            return True
+        held = self.removal.leaves.get(env.seat)
+        return held is not None and env.seq >= wire.decode_envelope(held).seq
+
+    def drop_removed(self, env: wire.Envelope, frame: bytes) -> None:
+        """``env`` is signed by a seat out of the game for good here (:meth:`out_for_good`):
+        whatever it names (a ``fault`` or ``leave`` included, at any position), it changes
+        nothing here (rule ``removed``, or ``left`` for a seat that left). Its envelopes from before, and
+        its held ``leave``, sent again, are duplicates; any other is dropped and kept as
+        evidence (with ours at its position, when we hold one). Raises :class:`_Dropped`."""
+        if (env.seq < len(self.chain) and self.frames[env.seq] == frame) or self.removal.leaves.get(env.seat) == frame:
+            return
+        self.verify_or_drop(env)
+        ours = (self.frames[env.seq],) if env.seq < len(self.chain) and env.kind != "away" else ()
+        rule, how = ("removed", "was removed from") if env.seat in self.removal.removed else ("left", "left")
+        raise _Dropped(env.seat, rule, f"seat {env.seat} {how} the game: its {env.kind} at seq {env.seq} "
+                       "changes nothing", frames=(*ours, frame))
+
+    def ask_ahead(self, link_seat: int | None) -> None:
+        """A validly signed envelope too far ahead of our chain to buffer (more than
+        :data:`MAX_BUFFERED` positions, or the buffer full): no seat is blamed (it is as likely
+        that we were away as that it floods), nothing is kept; we ask the link's seat for what
+        follows our chain (:class:`Resync`), once per length of our chain."""
+        n = len(self.chain)
+        if link_seat is None or self.asked_ahead == n:
+            return
+        self.asked_ahead = n
+        self.out.add(Resync(link_seat, n))
 
     def verify_or_drop(self, env: wire.Envelope) -> None:
         try:

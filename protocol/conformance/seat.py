@@ -195,6 +195,10 @@ class Seat:
                 continue
             if e.game != self.t.game:
                 continue
+            if e.seat != self.me and (e.seat in getattr(self.t, "removed", {}) or e.seat in getattr(self.t, "left", ())
+                                      or e.seat in self.leaves and e.seq >= wire.decode(self.leaves[e.seat]).seq):
+                log(f"dropped a {e.kind} of seat {e.seat} at {e.seq}: that seat is out for good")
+                continue                             # removed, or gone home: nothing it signs counts
             if e.kind == "away":                     # never chained
                 await self.on_vote(e, f)
                 continue

@@ -70,6 +70,15 @@ class Table:
                 self.exp = (self.end_left[0], {"game_end"}) if self.end_left else None
             self.chain.append(e)
             return
+        if e.kind in ("fault", "leave") and (e.seat in getattr(self, "removed", {}) or e.seat in getattr(self, "left", ())):
+            # a seat removed, or gone home, may do nothing more ("Removal"): nobody is judged by it
+            self.verdict = f"seat {e.seat}'s {e.kind} after it was out for good: judges nobody"
+            self.removed_spoke = True
+            self.chain.append(e)
+            self.over = True
+            self.exp = None
+            self.log.append(self.verdict)
+            return
         if e.kind in ("fault", "leave"):
             self.verdict = self.judge(e) if e.kind == "fault" else f"seat {e.seat} left: {e.body['reason']}"
             self.chain.append(e)
@@ -788,6 +797,8 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
     if getattr(t, "complete", False) or by_majority:  # "Removal", the game's end
         gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
         return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
+    if getattr(t, "removed_spoke", False):       # a removed seat's fault or leave changes nothing
+        return False, f"incomplete: {len(frames)} envelopes, {t.verdict}"
     if t.over and t.chain[-1].kind == "leave":   # a chained leave is no fault ("Faults and audit")
         return False, f"incomplete: {len(frames)} envelopes, seat {t.chain[-1].seat} left"
     if t.over:
