@@ -46,7 +46,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +77,7 @@ from p2p_chinchon.net.secretsfile import (  # the commands and tests import thes
 from p2p_chinchon.net.status import (
     DECISIONS as DECISIONS,  # (re-exported)
     RECORD,
+    TOLD,
     NodeStatus,
     Wait,
     clock as clock,  # noqa: F401  (re-exported)
@@ -84,6 +85,7 @@ from p2p_chinchon.net.status import (
     error_text as error_text,  # (re-exported)
 )
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
+from p2p_chinchon.ui.i18n import NOBODY
 
 if TYPE_CHECKING:  # imported when mDNS is on only (zeroconf takes a while to load)
     from p2p_chinchon.net.discovery import SeatLocator
@@ -103,6 +105,14 @@ TIMING_ENV = "P2P_CHINCHON_TIMING"
 WAKE_AFTER = 5.0  # a clock tick this late (s) means this node was asleep (lid, SIGSTOP): it listens first
 LISTEN_FOR_GAPS = 10.0  # s a listening node waits for what links envelopes buffered ahead of its chain
 STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing nothing (resumable)
+# a node back from away (asleep, resumed) that hears no seat of its table for this long (s)
+# stops, signing nothing: the others may have finished without it (its record resumes)
+NOBODY_ANSWERS = 60.0
+NOBODY_SHOWN = 10.0  # s without an answer before its screen says nobody answers
+# s a finished or stopped node stays for a seat removed while away that has not yet been
+# handed its removal (it may wake and ask); a told seat is one that asked past it
+LINGER_REMOVED = LINGER_FINISHED
+TOLD_AFTER = 1.0  # s after its removal left on a live link that a removed seat counts as told
 
 
 def _timing_log() -> Any:
@@ -289,6 +299,8 @@ class Node:
         # envelopes of our chain that are on disk: only those ever leave this node (a frame the
         # disk refused must not reach a peer through a resync answer)
         self._stored = 0
+        self._sent_upto: dict[int, tuple[int, float]] = {}  # seat -> (our envelopes it was sent up to, when)
+        self._nobody = False  # stopped because nobody of the table answered this node back from away
 
     # -------------------------------------------------------------- table calls
 
@@ -483,7 +495,8 @@ class Node:
             except OSError as exc:
                 log.warning("cannot remove %s: %s", self.secrets_path, exc)
         return NodeResult(
-            winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
+            winner=t.winner, fault=replace(t.fault, detail=NOBODY) if self._nobody and t.fault else t.fault,
+            transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
             names=[p.name for p in t.players], dropped=list(self.dropped), error=self.error,
             rematch=self.rematch,
@@ -510,15 +523,44 @@ class Node:
         def waited(s: int) -> bool:
             return s in self._up or (every and s not in t.unsigned_end)
 
+        removals = self._removals_untold()
+        if removals:  # a seat removed while away may wake and ask: stay a little longer for it
+            limit = max(limit, LINGER_REMOVED)
         with trio.move_on_after(limit):
             await trio.sleep(0.05)  # our sends leave before a quick exit
-            while lacking := [s for s in self._others() if waited(s) and self._has.get(s, 0) < n]:
+            while True:
                 now = trio.current_time()
+                lacking = [(s, RECORD) for s in self._others() if waited(s) and self._has.get(s, 0) < n]
+                lacking += [(s, TOLD) for s, end in removals.items() if not self._told(s, end, now)]
+                if not lacking:
+                    break
                 if now - start >= SHOWN_AFTER:  # never a silent wait: say for whom, how long
-                    self._publish(NodeStatus((), Wait(lacking[0], self.table.players[lacking[0]].name,
-                                                      RECORD, start + limit - now)))
+                    seat, what = lacking[0]
+                    self._publish(NodeStatus((), Wait(seat, self.table.players[seat].name,
+                                                      what, start + limit - now)))
                 await self._progress_or(0.1)
         self._publish(NodeStatus())
+
+    def _removals_untold(self) -> dict[int, int]:
+        """``{seat: chain length that holds its whole removal}`` for the seats this chain
+        removed while away (``absent``: a seat that left knows it), except those that already
+        hold it (their ``S`` said so)."""
+        t = self.table
+        ends: dict[int, int] = {}
+        for i, env in enumerate(t.chain):
+            if env.kind == "remove" and isinstance(env.body, dict):
+                seat = env.body.get("seat")
+                if isinstance(seat, int) and t.removed.get(seat) == "absent" and seat != t.me:
+                    ends[seat] = i + 1
+        return {s: end for s, end in ends.items() if self._has.get(s, 0) < end}
+
+    def _told(self, seat: int, end: int, now: float) -> bool:
+        """Whether removed ``seat`` holds its removal: it said it holds ``end`` envelopes, or
+        they were sent on a link still up :data:`TOLD_AFTER` s later (a removed seat on
+        another branch learns from the removes alone, and its chain stays shorter)."""
+        sent = self._sent_upto.get(seat)
+        return self._has.get(seat, 0) >= end or (
+            sent is not None and sent[0] >= end and now - sent[1] >= TOLD_AFTER and seat in self._up)
 
     async def _rematch(self, mesh: Mesh) -> bool:
         """The rematch vote at game over: ask this seat's player (:meth:`Events.rematch`), send
@@ -611,6 +653,8 @@ class Node:
                         answered[have] = mine
                         part = self.table.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
                         self._resent[ev.seat] = spent + len(part)
+                        if have + len(part) > self._sent_upto.get(ev.seat, (0, 0.0))[0]:
+                            self._sent_upto[ev.seat] = (have + len(part), trio.current_time())
                         if len(part) < mine - have:
                             log.warning("seat %s asked for more than %d chains' worth of envelopes on "
                                         "one link: not answered", ev.seat, RESYNC_BUDGET)
@@ -902,8 +946,7 @@ class Node:
         if self._listening is not None:
             await self._listen_tick(now)
         if self._listening is not None:
-            me = self.table.players[self.table.me].name if self.table.me is not None else ""
-            wait: Wait | None = Wait(self.table.me or 0, me, self._listen_note, self._stall_left(now), note=self._listen_note)
+            wait: Wait | None = self._listen_wait(now)
         else:
             wait = self._deadline(step, now) if step is not None else None
             await self._fill_gap(now, step)
@@ -938,6 +981,7 @@ class Node:
         if wait is None or wait.left is None or wait.left > 0:
             return
         if wait.note or (wait.removing and not wait.mine):
+            self._nobody = wait.note == "nobody"
             await self._call(self.table.halt, self._halt_reason(wait))
             return
         if wait.removing:  # our own clock for the seat being removed ran out: co-sign
@@ -963,8 +1007,25 @@ class Node:
             return
         await self._call(self.table.timeout, "timeout", True)
 
+    def _listen_wait(self, now: float) -> Wait:
+        """The wait of a listening node: back from away (asleep, resumed) and no seat of the
+        table present, it stops :data:`NOBODY_ANSWERS` s after it last heard any (or began to
+        listen), saying "nobody" once :data:`NOBODY_SHOWN` s passed: the others may have
+        finished without it. While a seat is present, or cut off after being there, the
+        table's ``stall_limit`` runs."""
+        assert self._listening is not None
+        me = self.table.players[self.table.me].name if self.table.me is not None else ""
+        seat = self.table.me or 0
+        since = max([self._listening, *self._heard.values()])
+        if self._listen_note == "listening" and not any(self._present(s, now) for s in self._others()):
+            note = "nobody" if now - since >= min(NOBODY_SHOWN, NOBODY_ANSWERS) else "listening"
+            return Wait(seat, me, note, since + NOBODY_ANSWERS - now, note=note)
+        return Wait(seat, me, self._listen_note, self._stall_left(now), note=self._listen_note)
+
     def _halt_reason(self, wait: Wait) -> str:
         """Why this node stops waiting (one line; the table signs nothing, the record resumes)."""
+        if wait.note == "nobody":
+            return english("you_nobody")
         limit = _rule(self.table.rules, "stall_limit", 900)
         took = f"{limit / 60:g} min" if limit % 60 == 0 else f"{limit:g} s"
         if wait.note in ("listening", "cutoff"):
