@@ -56,7 +56,15 @@ from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerDown, PeerUp, RelayPlan
-from p2p_chinchon.net.presence import BACK_SHOWN, HEARTBEAT, HEARTBEAT_EVERY, SILENT_AFTER, Presence
+from p2p_chinchon.net.presence import (
+    BACK_SHOWN,
+    HEARTBEAT,
+    HEARTBEAT_EVERY,
+    SILENT_AFTER,
+    Presence,
+    heard_by,
+    heartbeat,
+)
 
 # Moved to their own modules; still importable from here, where the commands and tests find them.
 from p2p_chinchon.net.seating import (  # noqa: F401  (re-exported)
@@ -301,6 +309,8 @@ class Node:
         self._stored = 0
         self._sent_upto: dict[int, tuple[int, float]] = {}  # seat -> (our envelopes it was sent up to, when)
         self._nobody = False  # stopped because nobody of the table answered this node back from away
+        self._hears: dict[int, tuple[float, frozenset[int]]] = {}  # seat -> (when, seats it said it hears)
+        self._through_spent: set[tuple[int, int]] = set()  # (chain length, seat) awaited past its limit
 
     # -------------------------------------------------------------- table calls
 
@@ -348,6 +358,7 @@ class Node:
         if self._mesh is not None:
             for frame in sends:
                 await self._mesh.broadcast(ENVELOPE + frame)
+        self._forward(accepted, link)
         self.events.update(self.table.view())
 
     def _keep_evidence(self, ev: tbl.Evidence, link: int | None = None) -> None:
@@ -661,7 +672,9 @@ class Node:
                         for frame in part:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload[:1] == HEARTBEAT:
-                    pass
+                    hears = heard_by(payload[1:], len(self.table.players), ev.seat)
+                    if hears is not None:
+                        self._hears[ev.seat] = (trio.current_time(), hears)
                 elif payload[:1] == REMATCH and len(payload) == 2:
                     # True yes, False no, None: that seat's command cannot play a rematch
                     self._votes.setdefault(ev.seat, None if payload[1:] == REMATCH_NONE else payload[1:] == b"\x01")
@@ -708,7 +721,7 @@ class Node:
         (it was away itself) nobody's absence is counted."""
         now = trio.current_time()
         for seat in self._others():
-            if self._present(seat, now):
+            if self._present(seat, now) or self._through(seat, now) is not None:
                 if self._away_since.pop(seat, None) is not None:
                     self._back_at[seat] = self._returned_at[seat] = now
                     self._gone_at.pop(seat, None)
@@ -720,14 +733,43 @@ class Node:
                 self._away_since[seat] = min(now, self._heard[seat] + SILENT_AFTER) if seat in self._up else now
                 self._back_at.pop(seat, None)
 
+    def _through(self, seat: int, now: float) -> int | None:
+        """A present seat that said, within :data:`SILENT_AFTER` s, that it hears ``seat``
+        directly (``seat`` plays through it: its envelopes come forwarded), or None. Not for a
+        seat awaited past its limit at this chain length (:meth:`_tick`): it is away then."""
+        if (len(self.table.frames), seat) in self._through_spent:
+            return None
+        for other, (at, hears) in sorted(self._hears.items()):
+            if seat in hears and now - at < SILENT_AFTER and other != seat and self._present(other, now):
+                return other
+        return None
+
+    def _forward(self, accepted: list[tbl.Accepted], link: int | None) -> None:
+        """Hand envelopes of other seats on to the present seats that said they do not hear
+        their signer directly (its link to them is down): its play reaches them now, not at
+        their next ask. Seats that say nothing (older nodes) ask as before."""
+        if self._mesh is None or not self._hears:
+            return
+        now = trio.current_time()
+        for out in accepted:
+            signer = out.env.seat
+            if signer == self.table.me:
+                continue  # our own went to every linked seat already
+            for seat, (at, hears) in self._hears.items():
+                if (seat not in (signer, link) and signer not in hears and now - at < SILENT_AFTER
+                        and seat in self._up):
+                    self._mesh.send_nowait(seat, ENVELOPE + out.frame)
+
     def _others(self) -> list[int]:
         t = self.table
         return [i for i in range(len(t.players)) if i != t.me and i not in t.left]
 
     async def _heartbeat_loop(self, mesh: Mesh) -> None:
         while True:
+            now = trio.current_time()
+            beat = heartbeat(s for s in self._others() if self._present(s, now))
             for seat in list(self._up):
-                mesh.send_nowait(seat, HEARTBEAT)
+                mesh.send_nowait(seat, beat)
             await trio.sleep(HEARTBEAT_EVERY)
 
     # -------------------------------------------------------------- decisions
@@ -1004,6 +1046,10 @@ class Node:
                 await self._call(self.table.absent, wait.seat)
             else:  # cut off from everyone: we cannot tell who is gone, so we blame nobody
                 await self._call(self.table.timeout, "absent", False)
+            return
+        if not self._present(wait.seat, now):  # it played only through another seat: never blamed
+            self._through_spent.add((len(self.table.frames), wait.seat))  # away from now on
+            self._update_presence()
             return
         await self._call(self.table.timeout, "timeout", True)
 
