@@ -55,7 +55,7 @@ import trio
 from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
-from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerDown, PeerUp, RelayPlan
+from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
 from p2p_chinchon.net.presence import (
     BACK_SHOWN,
     HEARTBEAT,
@@ -1131,6 +1131,7 @@ async def run_seat(
     mdns: bool = False,
     reach: Sequence[str] = (),
     relay: tuple[str, int] | None = None,
+    host_at: tuple[str, int] | None = None,
 ) -> NodeResult:
     """Build the mesh for a seated table and play to the end. With a transcript, this seat's
     secrets are kept beside it (:func:`secrets_path_for`) while the game lasts (with the
@@ -1140,7 +1141,9 @@ async def run_seat(
     ``reach``: this seat's ``--advertise`` entries, whose IPv4 hosts come first in it). Until
     the first hand, every seat that cannot be reached is named on the screen
     (:func:`.reach.watch_reach`). ``relay``: the transit relay ``(host, port)`` of a code-word
-    table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`)."""
+    table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`).
+    ``host_at``: where a joiner reached the host's lobby, a place to dial seat 0 at when its
+    link is down (the seating holds the host's bind address)."""
     assert table.me is not None and table.identity is not None, "run_seat needs a seated table"
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
@@ -1159,7 +1162,11 @@ async def run_seat(
         from p2p_chinchon.net.discovery import SeatLocator
 
         locator = SeatLocator(table.game, {s: p.key for s, p in enumerate(table.players)})
-    mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
+    peers = peers_of(table)
+    if host_at is not None and table.me != 0:
+        h = peers[0]
+        peers[0] = PeerAddr(h.host, h.port, h.public_key, (*h.alternates, host_at))
+    mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers,
                 listener=listeners if listeners else None, config=mesh_config,
                 locate=locator.lookup if locator is not None else None,
                 relay=relay_plan(table, relay) if relay is not None else None)
