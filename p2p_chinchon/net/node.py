@@ -1204,23 +1204,44 @@ def relay_plan(table: tbl.Table, relay: tuple[str, int]) -> RelayPlan:
     return RelayPlan(relay[0], relay[1], token)
 
 
-async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, reach: Sequence[str] = ()) -> None:
-    """Keep this seat's mDNS record up and the others' in ``locator`` (issue 11: addresses
-    change under DHCP); a LAN without mDNS costs only this warning."""
+MDNS_WATCH = 2.0  # s between looks at this machine's addresses while its seat is advertised
+MDNS_RETRY_MAX = 30.0  # s at most between tries to advertise again after mDNS failed
+
+
+async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, reach: Sequence[str] = (),
+                     addresses_now: Callable[[], list[str]] | None = None) -> None:
+    """Keep this seat's mDNS record up and the others' in ``locator`` (addresses change under
+    DHCP and Wi-Fi): when this machine's addresses change the record is advertised again with
+    the new ones, and when mDNS fails (its sockets went, a long freeze) it says why in words
+    and tries again, with backoff up to :data:`MDNS_RETRY_MAX` s; a LAN without mDNS costs only
+    these warnings. ``addresses_now``: this machine's addresses (tests; default
+    :func:`.discovery.local_addresses`)."""
     from p2p_chinchon.net import discovery
 
     assert table.me is not None and table.identity is not None, "a seated table"
-    addresses = None
-    if reach and port is not None:  # the advertised IPv4 hosts on our port, then our interfaces
-        from p2p_chinchon.net.addresses import advertised_ipv4
+    now_at = addresses_now or discovery.local_addresses
+    delay = MDNS_WATCH
+    while True:
+        seen = now_at()
+        addresses = None
+        if reach and port is not None:  # the advertised IPv4 hosts on our port, then our interfaces
+            from p2p_chinchon.net.addresses import advertised_ipv4
 
-        addresses = advertised_ipv4(reach, port) + discovery.local_addresses()
-    try:
-        async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
-                                            sign=table.identity.private_key.sign, addresses=addresses):
-            await trio.sleep_forever()
-    except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
-        log.warning("mDNS for this seat is off: %s", exc)
+            addresses = advertised_ipv4(reach, port) + seen
+        try:
+            async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
+                                                sign=table.identity.private_key.sign, addresses=addresses):
+                delay = MDNS_WATCH
+                while (now := now_at()) == seen:
+                    await trio.sleep(MDNS_WATCH)
+            log.info("this seat's addresses changed (%s, now %s): advertising it again",
+                     ", ".join(seen) or "none", ", ".join(now) or "none")
+        except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
+            kind, text = type(exc).__name__, error_text(exc)
+            why = f"{kind}: {text}" if text != kind else f"{kind} (it gave no reason)"
+            log.warning("mDNS for this seat is off: %s (trying again in %g s)", why, delay)
+            await trio.sleep(delay)
+            delay = min(delay * 2, MDNS_RETRY_MAX)
 
 
 def new_rng() -> Any:
