@@ -434,6 +434,29 @@ def test_joiner_leaving_the_lobby_frees_its_seat(lab):
     assert sorted(names) == ["Bruno", "Carla", "bot"]  # Ana is gone
 
 
+@pytest.mark.slow
+def test_joiner_seated_when_the_host_crashes_in_the_lobby_sits_again(lab):
+    """The host is killed (kill -9) while Bruno sits in its lobby: Bruno says the lobby
+    closed and waits for it, without retyping anything; the host's same command opens the
+    lobby again, Bruno sits down again, Carla joins, and the game is played to the end."""
+    port = free_port()
+    h, b, c = three_seats(lab, port)
+    ph = lab.start("h", h)
+    time.sleep(1.0)
+    pb = lab.start("b", b)
+    wait_until(lambda: "Bruno sat down (2/3)" in lab.log("h"), what="Bruno seated", lab=lab)
+    ph.send_signal(signal.SIGKILL)
+    ph.wait()
+    wait_until(lambda: "lobby closed before seating (it may have crashed): waiting up to" in lab.log("b"),
+               limit=60, what="Bruno to say the lobby closed", lab=lab)
+    assert pb.poll() is None, lab.tails(("b",))
+    ph2 = lab.start("h2", h)  # the same command
+    wait_until(lambda: "Bruno sat down (2/3)" in lab.log("h2"), what="Bruno seated again", lab=lab)
+    pc = lab.start("c", c)
+    assert finish_all([ph2, pb, pc]) == [0, 0, 0], lab.tails(("h2", "b", "c"))
+    assert_identical_and_ok(lab.folder)
+
+
 async def test_host_leaving_the_lobby_closes_the_table():
     """The host leaves before the table is full: host_game returns at once with "you left",
     and its lobby port no longer answers."""

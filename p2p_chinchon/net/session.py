@@ -432,10 +432,10 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     def on_lobby(players: tuple[tuple[str, bytes], ...]) -> None:
         """The host's unsigned list of who sits so far: shown until the seating is signed."""
         try:
-            box[0].set_lobby_players(players)
+            box[-1].set_lobby_players(players)
         except tbl.IntentError as exc:
             raise lob.BadAnswer(f"the host (seat 0) sent a bad lobby update: {exc}") from None
-        events.update(box[0].view())
+        events.update(box[-1].view())
 
     seating = None
     try:
@@ -451,7 +451,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
                 on_waiting=events.notice, on_lobby=on_lobby, connect=connect)
             nursery.cancel_scope.cancel()
         if seating is not None:
-            table = box[0]
+            table = box[-1]
             table.receive(seating, 0)
             if table.me is None:
                 raise tbl.IntentError("the host's seating does not include us")
@@ -466,7 +466,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     if seating is None:  # we left the lobby
         for listener in listeners:
             await trio.aclose_forcefully(listener)
-        return _left_lobby(box[0] if box else None, None)
+        return _left_lobby(box[-1] if box else None, None)
     events.table_ready(table)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
     host_at = (c.host, c.port) if c.code is None else None  # where the host answered us
