@@ -68,6 +68,12 @@ def test_a_seat_heard_through_another_is_not_away():
     node._hears = {2: (now, frozenset({0, 1}))}
     node._up = set()
     assert node._through(1, now) is None, "Carla is not present herself"
+    node._up = {2}
+    t.flow.left.add(2)
+    try:
+        assert node._through(1, now) is None, "Carla is out of the game: her word counts for nothing"
+    finally:
+        t.flow.left.discard(2)
     assert not w.absent and not w.note, w
 
 

@@ -740,7 +740,8 @@ class Node:
         if (len(self.table.frames), seat) in self._through_spent:
             return None
         for other, (at, hears) in sorted(self._hears.items()):
-            if seat in hears and now - at < SILENT_AFTER and other != seat and self._present(other, now):
+            if (seat in hears and now - at < SILENT_AFTER and other != seat and other not in self.table.left
+                    and self._present(other, now)):
                 return other
         return None
 
