@@ -170,3 +170,23 @@ def test_a_seat_heard_while_listening_or_a_cut_off_node_keeps_the_stall_limit():
     w = cut._listen_wait(start + 2 * nd.NOBODY_ANSWERS)
     assert w.note == "cutoff" and w.left is not None and w.left > 0
     assert "nobody" not in NodeStatus((), Wait(0, "Ana", "cutoff", 100.0, note="cutoff")).text()
+
+
+def test_a_seat_resumed_mid_game_that_reaches_nobody_stops_the_same_way():
+    """``resume`` (or the same command) mid-game starts listening at once: reaching nobody of
+    its table, the node stops NOBODY_ANSWERS s later, not after the stall_limit."""
+    net = Net(3, seed=2)
+    assert net.run(net.expects("draw"))
+    t = net.tables[1]
+    node = nd.Node(t)
+
+    async def main() -> float:
+        start = trio.current_time()
+        async with trio.open_nursery() as nursery:
+            node._nursery = nursery
+            await node._clock_loop()
+        return trio.current_time() - start
+
+    took = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert t.fault is not None and t.fault.rule == nd.STALLED and node._nobody
+    assert nd.NOBODY_ANSWERS <= took < nd.NOBODY_ANSWERS + 2
