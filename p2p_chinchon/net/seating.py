@@ -334,16 +334,18 @@ async def join_lobby(
     pinned when ``expect_fingerprint`` was given."""
     kwargs: dict[str, Any] = dict(name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port),
                                   candidates=candidates, expect_fingerprint=expect_fingerprint)
+    returning = False
     while True:
         seated: list[bool] = []
         try:
             return await _sit_once(identity, host, port, kwargs, timeout=timeout, check_offer=check_offer,
                                    wait=wait, on_waiting=on_waiting, on_lobby=on_lobby, approval_wait=approval_wait,
-                                   local_address=local_address, connect=connect, seated=seated)
+                                   local_address=local_address, connect=connect, seated=seated,
+                                   returning=returning)
         except lob.Refused as exc:
             if not seated or str(exc) != CLOSED_BEFORE_SEATING:
                 raise
-        wait = LOBBY_RETURN
+        wait, returning = LOBBY_RETURN, True
         log.info("the host's lobby closed before seating: waiting up to %g s for it to open again", wait)
         if on_waiting is not None:
             on_waiting(f"the host's lobby closed before seating (it may have crashed): waiting up to {wait:g} s "
@@ -356,14 +358,17 @@ async def _sit_once(
     check_offer: Callable[[bytes, bytes], Any] | None, wait: float, on_waiting: Callable[..., Any] | None,
     on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None, approval_wait: float,
     local_address: str | None, connect: Callable[..., Awaitable[tuple[Any, bytes]]] | None, seated: list[bool],
+    returning: bool = False,
 ) -> tuple[bytes, bytes]:
     """One visit of :func:`join_lobby` to the host's lobby; ``seated`` gets True once the host
-    gave us a seat."""
+    gave us a seat. ``returning``: the lobby closed on us; a TLS handshake that fails (a host
+    restarting resets it) is tried again too until ``wait`` ran out."""
     if connect is not None:
         link, host_key = await connect(identity, **kwargs)
     else:
         link, host_key = await _connect_patiently(wait, on_waiting, host, port, identity, **kwargs,
-                                                  local_address=local_address)
+                                                  local_address=local_address,
+                                                  retry=(lob.WrongHost,) if returning else ())
     async with link:
         offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
@@ -391,9 +396,11 @@ async def _sit_once(
 
 
 async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | None,
-                             host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+                             host: str, port: int, *args: Any, retry: tuple[type[Exception], ...] = (),
+                             **kwargs: Any) -> Any:
     """:func:`lobby.connect_lobby`, retried every :data:`LOBBY_RETRY` s for ``wait`` seconds
-    while the address refuses or does not answer (the host may start after us)."""
+    while the address refuses or does not answer (the host may start after us), or fails with
+    one of ``retry``."""
     deadline = trio.current_time() + wait
     said = None
     while True:
@@ -401,7 +408,9 @@ async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | Non
             return await lob.connect_lobby(host, port, *args, timeout=min(10.0, max(1.0, wait)), **kwargs)
         except socket.gaierror:
             raise  # a name that does not resolve is a typo, not a host that is not up yet
-        except (OSError, trio.TooSlowError) as exc:
+        except Exception as exc:
+            if not isinstance(exc, (OSError, trio.TooSlowError, *retry)):
+                raise
             left = deadline - trio.current_time()
             if left <= 0:
                 if isinstance(exc, trio.TooSlowError):
