@@ -334,3 +334,47 @@ async def test_block_on_a_joiner_through_the_relay_refuses_that_joiner_only() ->
     # from a real address, the same key refuses that address from then on
     assert (await prompts.decide(request("Mallory"), "10.0.0.7"))[0] == "address"
     assert (await prompts.decide(request("Carla"), "10.0.0.7"))[0] == "address" and asked[-1] == "Mallory"
+
+
+def test_requests_that_come_back_at_once_are_throttled() -> None:
+    """Approval requests that come back at once are throttled like a wrong code word: after a
+    question that expired or was withdrawn (its joiner left), that address is refused at once
+    ("try again in N s") for ASK_EVERY s without asking the host's person; after the person's
+    "no", that key from that address. Another joiner from the address of a refused one, other
+    addresses, and the relay's (by key only) are asked as usual. Explicit times (MockClock)."""
+    import trio.testing
+
+    asked: list[str] = []
+
+    async def ask(request: lob.JoinRequest, ip: str, *, came: int, queued: int) -> bool | str:
+        asked.append(request.name)
+        if request.name == "Eve":
+            await trio.sleep_forever()  # nobody answers: it expires, or its joiner leaves
+        return request.name != "Mallory"
+
+    def request(name: str) -> lob.JoinRequest:
+        return lob.JoinRequest(name=name, public_key=name.encode().ljust(32, b"."), listen_addr="127.0.0.1:1",
+                               signature=bytes(64))
+
+    async def main() -> None:
+        prompts = lob.PromptQueue(ask, cap=lambda: 4, wait=30.0)
+        assert (await prompts.decide(request("Mallory"), "10.0.0.7"))[0] == "no"
+        why, text = await prompts.decide(request("Mallory"), "10.0.0.7")
+        assert why == "again" and text is not None and "try again in 60 s" in text
+        assert (await prompts.decide(request("Bruno"), "10.0.0.7"))[0] == "yes", "another key, same address"
+        assert (await prompts.decide(request("Mallory"), lob.RELAYED))[0] == "no", "another address: asked"
+        assert (await prompts.decide(request("Mallory"), lob.RELAYED))[0] == "again", "by key at the relay"
+        await trio.sleep(lob.ASK_EVERY)
+        assert (await prompts.decide(request("Mallory"), "10.0.0.7"))[0] == "no", "a minute later: asked"
+        with trio.move_on_after(1.0):  # Eve leaves while the person is asked
+            await prompts.decide(request("Eve"), "10.0.0.9")
+        assert (await prompts.decide(request("Carla"), "10.0.0.9"))[0] == "again", "the whole address"
+        assert (await prompts.decide(request("Carla"), lob.RELAYED))[0] == "yes"
+        assert (await prompts.decide(request("Eve"), "10.0.0.10"))[0] == "expired"
+        await trio.sleep(lob.ASK_EVERY - 1)
+        assert (await prompts.decide(request("Dora"), "10.0.0.10"))[0] == "again"
+        await trio.sleep(1.0)
+        assert (await prompts.decide(request("Dora"), "10.0.0.10"))[0] == "yes"
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert asked == ["Mallory", "Bruno", "Mallory", "Mallory", "Eve", "Carla", "Eve", "Dora"]

@@ -320,16 +320,75 @@ async def test_garbage_before_handshake_is_refused(first_bytes: bytes, caplog: p
     assert any("refused connection" in r.getMessage() for r in caplog.records)
 
 
-async def test_wrong_game_and_wrong_direction_are_refused() -> None:
+async def test_wrong_game_and_unproven_other_way_are_refused() -> None:
+    """A hello for another game is refused at once; one from a higher seat (a dial the other
+    way, allowed) is answered, but without that seat's signature no link comes up."""
     table = await make_table(3)
     async with run_meshes(table, seats=[1]) as m:
         for game, sender in ((secrets.token_bytes(16), 0), (table.game_id, 2)):
             stream, _ = await tls_open(table, 1)
             await send_frame(stream, mesh_mod._hello(game, sender, 1, secrets.token_bytes(32)))
             with trio.fail_after(5):
-                assert await FrameReader(stream).receive() is None
+                reader = FrameReader(stream)
+                if sender == 2:
+                    assert await reader.receive() is not None  # its hello
+                    assert await reader.receive() is not None  # its signature
+                    await send_frame(stream, b"\x00" * 64)  # not seat 2's
+                assert await reader.receive() is None
             await stream.aclose()
         assert no_event(m[1]) == []
+
+
+async def _moved(table: Table, seat: int) -> dict[int, PeerAddr]:
+    """``table.peers`` with ``seat`` at a port where nobody listens (it moved)."""
+    dead = (await trio.open_tcp_listeners(0, host=HOST))[0]
+    port = dead.socket.getsockname()[1]
+    await dead.aclose()
+    return {**table.peers, seat: PeerAddr(HOST, port, table.peers[seat].public_key)}
+
+
+async def test_a_link_the_own_dialler_cannot_make_comes_up_the_other_way() -> None:
+    """Seat 0 dials seat 1 at an address seat 1 left; seat 1 still reaches seat 0: after
+    redial_after, seat 1 dials seat 0 and the pair is linked (both see PeerUp)."""
+    table = await make_table(2)
+    cfg = MeshConfig(backoff_min=0.02, backoff_max=0.2, handshake_timeout=3.0, redial_after=1.0)
+    wrong = await _moved(table, 1)
+    async with trio.open_nursery() as nursery:
+        m0 = Mesh(0, table.game_id, table.keys[0].sign, wrong, listener=table.listeners[0], config=cfg)
+        m1 = Mesh(1, table.game_id, table.keys[1].sign, table.peers, listener=table.listeners[1], config=cfg)
+        await nursery.start(m0.run)
+        await nursery.start(m1.run)
+        assert await next_event(m0, lambda e: isinstance(e, PeerUp), timeout=15) == PeerUp(1)
+        assert await next_event(m1, lambda e: isinstance(e, PeerUp), timeout=15) == PeerUp(0)
+        assert m0.send_nowait(1, b"hello")
+        assert (await frames(m1, 1))[0] == Frame(0, b"hello")
+        assert m1.dial_trouble() == {}, "a dial the other way is not this seat's trouble to report"
+        await m0.aclose()
+        await m1.aclose()
+
+
+async def test_a_dial_the_other_way_never_replaces_the_pairs_own_live_link() -> None:
+    """While the link the lower seat dialled is up and heard, a dial the other way is closed
+    on both sides and the pair's own link stays (no PeerDown); when it is stale, the link the
+    other way replaces it."""
+    table = await make_table(2)
+    async with run_meshes(table) as m:
+        await m[0].wait_connected(10)
+        await m[1].wait_connected(10)
+        own = m[0]._links[1]
+        other = await m[1]._dial(0, set(), direct_only=True)
+        assert other is not None and not other.own and not other.alive
+        assert m[0]._links[1] is own and own.alive and m[1]._links[0].own
+        assert [e for e in no_event(m[0]) + no_event(m[1]) if isinstance(e, PeerDown)] == []
+        stale = trio.current_time() - 2 * FAST.stale_after
+        own.heard_at = m[1]._links[0].heard_at = stale
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(m[1]._dial, 0, set(), True)
+            assert await next_event(m[1], lambda e: isinstance(e, PeerUp)) == PeerUp(0)
+            assert not m[1]._links[0].own
+            assert m[1].send_nowait(0, b"one")
+            assert await next_event(m[0], lambda e: isinstance(e, Frame)) == Frame(1, b"one")
+            nursery.cancel_scope.cancel()
 
 
 # ---------------------------------------------------------------- misbehaving / dropped peers

@@ -26,3 +26,24 @@ async def test_a_host_not_up_yet_is_tried_again_soon(monkeypatch, autojump_clock
     assert len(gaps) == 7 and all(abs(g - nd.LOBBY_RETRY) < 1e-9 for g in gaps)
     assert tries[-1] - start < 2.0  # connected within two seconds of virtual time
     assert said and len(said) == len(set(said))  # each "still trying for N s" once
+
+
+async def test_a_handshake_reset_is_tried_again_only_while_waiting_for_a_host_to_return(monkeypatch, autojump_clock):
+    """A host restarting after a crash may reset a joiner's TLS handshake: a joiner waiting
+    for its lobby to open again tries again; one joining afresh takes it as the wrong host."""
+    import pytest
+
+    tries: list[float] = []
+
+    async def connect_lobby(host, port, *args, **kwargs):
+        tries.append(trio.current_time())
+        if len(tries) < 3:
+            raise lob.WrongHost("127.0.0.1:4000 is not the expected table: connection reset")
+        return "link", b"key"
+
+    monkeypatch.setattr(lob, "connect_lobby", connect_lobby)
+    with pytest.raises(lob.WrongHost):
+        await nd._connect_patiently(30.0, None, "127.0.0.1", 4000)
+    tries.clear()
+    assert await nd._connect_patiently(30.0, None, "127.0.0.1", 4000, retry=(lob.WrongHost,)) == ("link", b"key")
+    assert len(tries) == 3

@@ -292,6 +292,39 @@ def test_seat_asleep_past_rejoin_wait_wakes_listens_and_hears_it_was_removed(lab
         (e.seat, e.kind) for e in tail]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("wakes", ["while_they_linger", "after_they_left"])
+def test_seat_asleep_until_the_others_finished_learns_the_outcome(lab, wakes):
+    """Carla's laptop sleeps (SIGSTOP) while the two others remove her and finish the game.
+    Finished, they stay for her (she was removed while away and not yet told), saying so. She
+    wakes while they stay: she hears her removal and exits 4, they exit 0. Or she wakes after
+    they left: nobody of the table answers, and within a minute she stops saying so, signing
+    nothing, exit 5 (resumable), not after the 15-minute ``stall_limit``."""
+    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON])
+    wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
+    pc.send_signal(signal.SIGSTOP)
+    try:
+        wait_until(lambda: "game_end" in kinds(lab.folder / "h.chn"), what="the others' game end", lab=lab)
+        if wakes == "after_they_left":
+            codes = finish_all([ph, pb])
+            assert codes == [0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b"))
+            assert "Carla, removed while away, to learn how the game went" in lab.log("h"), lab.tails(("h",))
+    finally:
+        pc.send_signal(signal.SIGCONT)
+    if wakes == "while_they_linger":
+        assert pc.wait(timeout=120) == 4, lab.tails(("c", "h"))
+        assert "you were removed from the game (absent since hand" in lab.log("c"), lab.tails(("c",))
+        codes = finish_all([ph, pb])
+        assert codes == [0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b"))
+    else:
+        assert pc.wait(timeout=150) == 5, lab.tails(("c",))
+        assert "nobody of this table answers: they may have finished without you" in lab.log("c"), lab.tails(("c",))
+        assert (lab.folder / "c.chn.secrets").exists(), "her record stays resumable"
+    assert not [e for e in load_transcript(lab.folder / "c.chn").envelopes if e.kind == "fault"]
+    assert (lab.folder / "h.chn").read_bytes() == (lab.folder / "b.chn").read_bytes()
+    assert audit_file(lab.folder / "h.chn").verdict == "ok"
+
+
 def test_seat_gone_for_good_is_removed_and_the_others_finish(lab):
     """A seat killed for good mid-hand: after ``rejoin_wait`` the two others each sign its
     removal, the hand in progress is voided, and they finish the game without it: exit 0,
@@ -399,6 +432,29 @@ def test_joiner_leaving_the_lobby_frees_its_seat(lab):
     assert_identical_and_ok(lab.folder)
     names = [p["name"] for p in load_transcript(lab.folder / "h.chn").envelopes[1].body["players"]]
     assert sorted(names) == ["Bruno", "Carla", "bot"]  # Ana is gone
+
+
+@pytest.mark.slow
+def test_joiner_seated_when_the_host_crashes_in_the_lobby_sits_again(lab):
+    """The host is killed (kill -9) while Bruno sits in its lobby: Bruno says the lobby
+    closed and waits for it, without retyping anything; the host's same command opens the
+    lobby again, Bruno sits down again, Carla joins, and the game is played to the end."""
+    port = free_port()
+    h, b, c = three_seats(lab, port)
+    ph = lab.start("h", h)
+    time.sleep(1.0)
+    pb = lab.start("b", b)
+    wait_until(lambda: "Bruno sat down (2/3)" in lab.log("h"), what="Bruno seated", lab=lab)
+    ph.send_signal(signal.SIGKILL)
+    ph.wait()
+    wait_until(lambda: "lobby closed before seating (it may have crashed): waiting up to" in lab.log("b"),
+               limit=60, what="Bruno to say the lobby closed", lab=lab)
+    assert pb.poll() is None, lab.tails(("b",))
+    ph2 = lab.start("h2", h)  # the same command
+    wait_until(lambda: "Bruno sat down (2/3)" in lab.log("h2"), what="Bruno seated again", lab=lab)
+    pc = lab.start("c", c)
+    assert finish_all([ph2, pb, pc]) == [0, 0, 0], lab.tails(("h2", "b", "c"))
+    assert_identical_and_ok(lab.folder)
 
 
 async def test_host_leaving_the_lobby_closes_the_table():

@@ -246,3 +246,32 @@ def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path, mo
     report = audit_file(tmp_path / "s0.chn")
     assert report.verdict == "ok", report.summary()
     assert "J2 is back" in logs[0].read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.netns
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_seat_whose_address_changes_mid_game_is_linked_again_and_never_gone(tmp_path: Path, n: int) -> None:
+    """J1's machine gets another address mid-game (a new Wi-Fi, a DHCP renewal), its process
+    running, with --connect and no mDNS: the host's dials go to the address J1 left, so J1
+    dials the host the other way (at the address it joined at, where the host now listens),
+    and the direct link is back; at three seats J1 plays through J2 meanwhile. The game
+    finishes identical and ok, and no screen ever says J1 is gone."""
+    from p2p_chinchon.audit import audit_file
+
+    require_netns()
+    with NetnsLab(n) as lab:
+        procs, logs = _seats(lab, tmp_path, n, f"4743{n}", ["--option", "rejoin_wait=60", *FIRST_HAND_GOES_ON])
+        before = len(logs[0].read_text(errors="replace"))
+        lab.move(1, 42)
+        end = time.monotonic() + 120
+        while "link to seat 1 up" not in logs[0].read_text(errors="replace")[before:]:
+            assert time.monotonic() < end and all(p.poll() is None for p in procs), _tails(logs)
+            time.sleep(0.2)
+        codes = [p.wait(timeout=300) for p in procs]
+    assert codes == [0] * n, f"exit codes {codes}\n" + _tails(logs)
+    data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(n)]
+    assert all(d == data[0] for d in data), "every transcript is byte-identical"
+    assert audit_file(tmp_path / "s0.chn").verdict == "ok"
+    said = "".join(log.read_text(errors="replace") for log in logs)
+    assert "is gone" not in said and "removing them" not in said, _tails(logs)

@@ -251,7 +251,7 @@ def test_going_out_and_buying_back_in_with_keys(tmp_path):
     assert "y yes · n no" in offer.splitlines()[-1]
     assert re.search(r"^Total +\d+ +\d+ +-?\d+$", offer, re.M), offer  # no X yet: not out
     log = "\n".join(ui.screen.view.log)
-    assert "ReentryOffered: Ana" in log and "Reentered: Ana" in log
+    assert "Ana may buy back in" in log and "Ana buys back in" in log
     said = ui.screen.render_text(80, 200)
     assert "You may buy back in" in said and "You buy back in" in said
     assert results[0].winner != 0

@@ -89,6 +89,7 @@ MAX_LOBBY = MAX_SEATS  # entries in a {"lobby"} update: the most seats a table h
 _KEYS = {"v", "name", "key", "addr", "addrs", "sig"}
 MAX_CANDIDATES = 8  # candidate addresses in a join request (and per seat in the seating)
 MAX_ADDR_BYTES = 64
+ASK_EVERY = 60.0  # s: an address whose last question ended without a seat is not asked again sooner
 APPROVAL_WAIT = 120.0  # s from a joiner's "sit" to the host's answer; the joiner waits as long
 REFUSE_ADDRESS = "address"  # the host's person refuses this joiner and everyone from its address
 RELAYED = "the transit relay"  # the source address of a joiner who came through the relay
@@ -479,13 +480,21 @@ class PromptQueue:
     same address and any later one; for :data:`RELAYED`, whose joiners all share the relay's
     address, this joiner only). At most ``cap()`` joiners wait at once, the one being
     asked included; a joiner waits at most ``wait`` seconds, queue and question together
-    (its own patience: :data:`APPROVAL_WAIT`)."""
+    (its own patience: :data:`APPROVAL_WAIT`). Requests that come back at once are throttled
+    as a wrong code word is: an address whose last request expired or was withdrawn (its
+    joiner left: a flood that re-queues) is not asked about again for ``every`` seconds
+    (:data:`ASK_EVERY`), nor a key the person refused from that address; such a request is
+    refused at once, "try again in N s" (the relay's address, which every code-word joiner
+    shares, only by key)."""
 
     def __init__(self, ask: Callable[..., Awaitable[bool | str]], *, cap: Callable[[], int],
-                 wait: float = APPROVAL_WAIT) -> None:
+                 wait: float = APPROVAL_WAIT, every: float = ASK_EVERY) -> None:
         self._ask = ask
         self._cap = cap
         self.wait = wait
+        self.every = every
+        self._ended: dict[str, float] = {}  # address -> when its last request expired or was withdrawn
+        self._said_no: dict[tuple[str, bytes], float] = {}  # (address, key) -> when the person refused it
         self._queue: list[tuple[str, trio.CancelScope]] = []
         self._moved = trio.Event()
         self.refused_ips: set[str] = set()
@@ -496,15 +505,23 @@ class PromptQueue:
     async def decide(self, request: JoinRequest, ip: str, *, came: int = 0) -> tuple[str, str | None]:
         """Wait for this joiner's turn and the person's answer: ``(why, refusal)``, ``why``
         one of "yes" (refusal None: seat it), "no", "address" (its address is refused),
-        "busy" (``cap()`` joiners wait already), "expired" (``wait`` s went by); ``refusal``
+        "busy" (``cap()`` joiners wait already), "expired" (``wait`` s went by), "again"
+        (throttled: see the class); ``refusal``
         is the sentence to send the joiner (English). Cancel the call when the joiner leaves:
         its question is withdrawn (``ask`` is cancelled) and the next one is asked."""
         if ip in self.refused_ips:
             return "address", _ADDRESS_REFUSED
+        now = trio.current_time()
+        ended = max(self._ended.get(ip, -math.inf) if ip != RELAYED else -math.inf,
+                    self._said_no.get((ip, request.public_key), -math.inf))
+        if now - ended < self.every:
+            left = math.ceil(ended + self.every - now)
+            return "again", f"the host was asked about this address a moment ago: try again in {left} s"
         if len(self._queue) >= self._cap():
             return "busy", "too many people are waiting for the host's answer: try again later"
         entry = (ip, trio.CancelScope(deadline=trio.current_time() + self.wait))
         self._queue.append(entry)
+        answered = False
         try:
             with entry[1]:
                 while self._queue[0] is not entry:
@@ -523,11 +540,16 @@ class PromptQueue:
                     # question's count must not include them (a clean-clone CI run caught it)
                     self._queue = [e for e in self._queue if e[0] != ip or e is entry]
                     return "address", _ADDRESS_REFUSED
+                answered = True
+                if answer is not True:
+                    self._said_no[(ip, request.public_key)] = trio.current_time()
                 return ("yes", None) if answer is True else ("no", "the host did not let you sit down")
             if ip in self.refused_ips:
                 return "address", _ADDRESS_REFUSED
             return "expired", f"the host did not answer within {self.wait:g} s"
         finally:
+            if not answered:  # expired, or withdrawn: its joiner left
+                self._ended[ip] = trio.current_time()
             if entry in self._queue:
                 self._queue.remove(entry)
             self._moved.set()

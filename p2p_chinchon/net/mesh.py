@@ -2,8 +2,14 @@
 
 One :class:`Mesh` is one seat's side: a link to every other seat, carrying opaque ``bytes``
 frames (see :mod:`.framing`). Seat ``i`` dials every seat ``j > i`` and accepts from every
-``j < i``, so each pair has exactly one link; if a dialler reconnects while the acceptor still
-holds an old link, the newer authenticated link replaces the older one.
+``j < i`` (the pair's *own* direction), so each pair has one link; if a dialler reconnects while
+the acceptor still holds an old link, the newer authenticated link replaces the older one. A
+link down (or silent for :attr:`MeshConfig.stale_after` s) for
+:attr:`MeshConfig.redial_after` s is dialled the other way too (seat ``j`` dials
+a listening ``i < j``: ``i``'s dials may go to an address ``j`` left, while ``j`` still reaches
+``i``). A link the other way never replaces a link of the own direction heard within
+:attr:`MeshConfig.stale_after` s, and one of the own direction always replaces it, so both
+sides keep the same link.
 
 Each link is TLS 1.3 (:mod:`.tls`): the acceptor presents the self-signed certificate of its
 identity key, and the dialler refuses the link unless that key is the acceptor's key in
@@ -187,6 +193,8 @@ class MeshConfig:
     max_pending_per_address: int = 4  # per source address (IPv6: per /64), per seat known there
     client_hello_timeout: float = 2.0  # a connection that sends no TLS byte for this long is closed
     stagger: float = 0.25  # a dial tries a seat's places together, the next this much later
+    redial_after: float = 3.0  # a link down this long is dialled the other way too (a lower seat's)
+    stale_after: float = 6.0  # a link silent this long (over keepalive_interval) counts as down: redialled
 
 
 class MeshError(Exception):
@@ -351,6 +359,8 @@ class _Link:
         self.reason: str | None = None
         self.finished = trio.Event()
         self.started_at = trio.current_time()
+        self.heard_at = self.started_at  # when it last received a frame (keepalives too)
+        self.own = True  # in the pair's own direction (the lower seat dialled)
 
     def close(self, reason: str) -> None:
         if self.reason is None:
@@ -484,7 +494,7 @@ class Mesh:
         # dials in a row failed everywhere (cleared when a link comes up): dial_trouble()
         self._dial_errors: dict[int, dict[str, str]] = {}
         self._dial_failures: dict[int, int] = {}
-        self._accept_keys = {s: k for s, k in self._keys.items() if s < seat}
+        self._accept_keys = dict(self._keys)  # lower seats dial us; higher ones too, the other way
         if listener is None:
             self._listeners: list[trio.abc.Listener[Any]] = []
         elif isinstance(listener, Sequence):
@@ -493,7 +503,7 @@ class Mesh:
             self._listeners = [listener]
         self._listen_port = port
         self._listen_host = host
-        if self._accept_keys and not self._listeners and port is None:
+        if any(s < seat for s in self._keys) and not self._listeners and port is None:
             raise ValueError(f"seat {seat} accepts links from lower seats: give a listener or port")
         self._inbound_send, self.inbound = trio.open_memory_channel[MeshEvent](
             self.config.inbound_capacity
@@ -587,8 +597,10 @@ class Mesh:
                     for s in sorted(self._peers):
                         if s > self.seat:
                             nursery.start_soon(self._dial_loop, s)
-                        elif self._relay is not None:
-                            nursery.start_soon(self._relay_accept_loop, s)
+                        else:
+                            nursery.start_soon(self._redial_loop, s)
+                            if self._relay is not None:
+                                nursery.start_soon(self._relay_accept_loop, s)
                     task_status.started(self.port)
         finally:
             self._closed = True
@@ -721,7 +733,7 @@ class Mesh:
         self._dial_errors.setdefault(peer, {})[_place(place)] = why
 
     async def _connect_any(
-        self, peer: int, places: Sequence[tuple[str, int]],
+        self, peer: int, places: Sequence[tuple[str, int]], relay: bool = True,
     ) -> tuple[trio.SocketStream | RelayStream, tuple[str, int]] | None:
         """TCP to the first of ``places`` that answers (each started :attr:`MeshConfig.stagger`
         s after the one before it, so the best place wins when it answers at once); None when
@@ -776,7 +788,7 @@ class Mesh:
             async with trio.open_nursery() as nursery:
                 for i, place in enumerate(places):
                     nursery.start_soon(attempt, i, place, nursery.cancel_scope)
-                if self._relay is not None:
+                if self._relay is not None and relay:
                     nursery.start_soon(through_relay, nursery.cancel_scope)
         except BaseException:
             if won is not None:
@@ -790,14 +802,55 @@ class Mesh:
         delay = cfg.backoff_min
         refused: set[tuple[str, int]] = set()  # places whose TLS or handshake failed last time
         while True:
+            link = await self._dial(peer, refused)
+            if link is None:
+                self._dial_failures[peer] = self._dial_failures.get(peer, 0) + 1
+                log.debug("seat %d: cannot reach seat %d: %s", self.seat, peer, self._dial_errors.get(peer))
+            if link is not None and trio.current_time() - link.started_at > 2 * cfg.backoff_max:
+                delay = cfg.backoff_min  # it was a working link: redial promptly
+            await trio.sleep(self._jitter(delay))
+            delay = min(delay * 2, cfg.backoff_max)
+
+    async def _redial_loop(self, peer: int) -> None:
+        """Dial lower seat ``peer`` the other way whenever its link has been down or silent
+        (:meth:`_fresh`) for :attr:`MeshConfig.redial_after` s (polled: a link that flickers
+        does not send us),
+        with backoff while it stays down; its failures are not reported as ours to reach."""
+        cfg = self.config
+        refused: set[tuple[str, int]] = set()
+        down = 0.0
+        while True:
+            await trio.sleep(0.5)
+            down = 0.0 if self._fresh(peer) else down + 0.5
+            if down < cfg.redial_after or self._fresh(peer):
+                continue
+            delay = cfg.backoff_min
+            while not self._fresh(peer):
+                await self._dial(peer, refused, direct_only=True)
+                await trio.sleep(self._jitter(delay))
+                delay = min(delay * 2, cfg.backoff_max)
+            down = 0.0
+
+    def _fresh(self, peer: int) -> bool:
+        """The link to ``peer`` is up and heard within :attr:`MeshConfig.stale_after` s (a
+        link whose other end moved stays up, silent, until ``idle_timeout``)."""
+        link = self._links.get(peer)
+        return link is not None and link.alive and trio.current_time() - link.heard_at < self.config.stale_after
+
+    async def _dial(self, peer: int, refused: set[tuple[str, int]], direct_only: bool = False) -> _Link | None:
+        """One dial of ``peer`` at every place it may be (the relay too, unless
+        ``direct_only``), and its link run until it ends; None when no link came up.
+        ``refused`` (updated): places whose TLS or handshake failed, skipped next time."""
+        cfg = self.config
+        if True:
             places = self._places(peer)
             tried = [p for p in places if p not in refused] or places
-            refused = set()
+            refused.clear()
             place: tuple[str, int] | None = None
             stream: trio.abc.Stream | None = None
             link: _Link | None = None
             try:
-                got = await self._connect_any(peer, tried)
+                got = await self._connect_any(peer, tried, relay=not direct_only)
                 if got is not None:
                     stream, place = got
                     with trio.fail_after(cfg.handshake_timeout):
@@ -826,7 +879,7 @@ class Mesh:
                         self._answered[peer] = place
                     self._dial_failures[peer] = 0
                     self._dial_errors.pop(peer, None)
-                    link = await self._run_link(peer, owned, reader)
+                    link = await self._run_link(peer, owned, reader, own=peer > self.seat)
             except (HandshakeError, FrameError, TlsError) as exc:
                 assert place is not None
                 log.warning("seat %d: refused seat %d at %s: %s", self.seat, peer, _place(place), exc)
@@ -841,13 +894,7 @@ class Mesh:
                 if stream is not None:
                     with trio.CancelScope(shield=True):
                         await trio.aclose_forcefully(stream)
-            if link is None:
-                self._dial_failures[peer] = self._dial_failures.get(peer, 0) + 1
-                log.debug("seat %d: cannot reach seat %d: %s", self.seat, peer, self._dial_errors.get(peer))
-            if link is not None and trio.current_time() - link.started_at > 2 * cfg.backoff_max:
-                delay = cfg.backoff_min  # it was a working link: redial promptly
-            await trio.sleep(self._jitter(delay))
-            delay = min(delay * 2, cfg.backoff_max)
+        return link
 
     async def _accept_loop(self, listener: trio.abc.Listener[Any]) -> None:
         assert self._nursery is not None
@@ -964,13 +1011,18 @@ class Mesh:
             self._via_relay.add(peer)
         else:
             self._via_relay.discard(peer)
-        await self._run_link(peer, stream, reader)
+        await self._run_link(peer, stream, reader, own=peer < self.seat)
 
-    async def _run_link(self, seat: int, stream: trio.abc.Stream, reader: FrameReader) -> _Link:
+    async def _run_link(self, seat: int, stream: trio.abc.Stream, reader: FrameReader, own: bool = True) -> _Link:
         link = _Link(seat, stream, reader, self.config.send_queue)
+        link.own = own
         try:
             async with self._seat_locks[seat]:
                 old = self._links.get(seat)
+                if (old is not None and old.alive and old.own and not own
+                        and trio.current_time() - old.heard_at < self.config.stale_after):
+                    link.close("a link in the pair's own direction is up")
+                    return link
                 if old is not None:
                     old.close("replaced by a newer connection")
                     await old.finished.wait()
@@ -1013,6 +1065,7 @@ class Mesh:
                 if payload is None:
                     link.close("connection closed by peer")
                     return
+                link.heard_at = trio.current_time()
                 if payload:  # empty frames are keepalives
                     await self._emit(Frame(link.seat, payload))
         except FrameTooLarge as exc:

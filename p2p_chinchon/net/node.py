@@ -46,7 +46,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,8 +55,16 @@ import trio
 from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
-from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerDown, PeerUp, RelayPlan
-from p2p_chinchon.net.presence import BACK_SHOWN, HEARTBEAT, HEARTBEAT_EVERY, SILENT_AFTER, Presence
+from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
+from p2p_chinchon.net.presence import (
+    BACK_SHOWN,
+    HEARTBEAT,
+    HEARTBEAT_EVERY,
+    SILENT_AFTER,
+    Presence,
+    heard_by,
+    heartbeat,
+)
 
 # Moved to their own modules; still importable from here, where the commands and tests find them.
 from p2p_chinchon.net.seating import (  # noqa: F401  (re-exported)
@@ -77,6 +85,7 @@ from p2p_chinchon.net.secretsfile import (  # the commands and tests import thes
 from p2p_chinchon.net.status import (
     DECISIONS as DECISIONS,  # (re-exported)
     RECORD,
+    TOLD,
     NodeStatus,
     Wait,
     clock as clock,  # noqa: F401  (re-exported)
@@ -84,6 +93,7 @@ from p2p_chinchon.net.status import (
     error_text as error_text,  # (re-exported)
 )
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
+from p2p_chinchon.ui.i18n import NOBODY
 
 if TYPE_CHECKING:  # imported when mDNS is on only (zeroconf takes a while to load)
     from p2p_chinchon.net.discovery import SeatLocator
@@ -108,6 +118,14 @@ TIMING_ENV = "P2P_CHINCHON_TIMING"
 WAKE_AFTER = 5.0  # a clock tick this late (s) means this node was asleep (lid, SIGSTOP): it listens first
 LISTEN_FOR_GAPS = 10.0  # s a listening node waits for what links envelopes buffered ahead of its chain
 STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing nothing (resumable)
+# a node back from away (asleep, resumed) that hears no seat of its table for this long (s)
+# stops, signing nothing: the others may have finished without it (its record resumes)
+NOBODY_ANSWERS = 60.0
+NOBODY_SHOWN = 10.0  # s without an answer before its screen says nobody answers
+# s a finished or stopped node stays for a seat removed while away that has not yet been
+# handed its removal (it may wake and ask); a told seat is one that asked past it
+LINGER_REMOVED = LINGER_FINISHED
+TOLD_AFTER = 1.0  # s after its removal left on a live link that a removed seat counts as told
 
 
 def _timing_log() -> Any:
@@ -300,6 +318,10 @@ class Node:
         # envelopes of our chain that are on disk: only those ever leave this node (a frame the
         # disk refused must not reach a peer through a resync answer)
         self._stored = 0
+        self._sent_upto: dict[int, tuple[int, float]] = {}  # seat -> (our envelopes it was sent up to, when)
+        self._nobody = False  # stopped because nobody of the table answered this node back from away
+        self._hears: dict[int, tuple[float, frozenset[int]]] = {}  # seat -> (when, seats it said it hears)
+        self._through_spent: set[tuple[int, int]] = set()  # (chain length, seat) awaited past its limit
 
     # -------------------------------------------------------------- table calls
 
@@ -347,6 +369,7 @@ class Node:
         if self._mesh is not None:
             for frame in sends:
                 await self._mesh.broadcast(ENVELOPE + frame)
+        self._forward(accepted, link)
         self.events.update(self.table.view())
 
     def _keep_evidence(self, ev: tbl.Evidence, link: int | None = None) -> None:
@@ -494,7 +517,8 @@ class Node:
             except OSError as exc:
                 log.warning("cannot remove %s: %s", self.secrets_path, exc)
         return NodeResult(
-            winner=t.winner, fault=t.fault, transcript=self.transcript_path, head=t.head,
+            winner=t.winner, fault=replace(t.fault, detail=NOBODY) if self._nobody and t.fault else t.fault,
+            transcript=self.transcript_path, head=t.head,
             totals=list(t.engine.totals) if t.engine else [], seat=t.me,
             names=[p.name for p in t.players], dropped=list(self.dropped), error=self.error,
             rematch=self.rematch,
@@ -521,15 +545,44 @@ class Node:
         def waited(s: int) -> bool:
             return s in self._up or (every and s not in t.unsigned_end)
 
+        removals = self._removals_untold()
+        if removals:  # a seat removed while away may wake and ask: stay a little longer for it
+            limit = max(limit, LINGER_REMOVED)
         with trio.move_on_after(limit):
             await trio.sleep(0.05)  # our sends leave before a quick exit
-            while lacking := [s for s in self._others() if waited(s) and self._has.get(s, 0) < n]:
+            while True:
                 now = trio.current_time()
+                lacking = [(s, RECORD) for s in self._others() if waited(s) and self._has.get(s, 0) < n]
+                lacking += [(s, TOLD) for s, end in removals.items() if not self._told(s, end, now)]
+                if not lacking:
+                    break
                 if now - start >= SHOWN_AFTER:  # never a silent wait: say for whom, how long
-                    self._publish(NodeStatus((), Wait(lacking[0], self.table.players[lacking[0]].name,
-                                                      RECORD, start + limit - now)))
+                    seat, what = lacking[0]
+                    self._publish(NodeStatus((), Wait(seat, self.table.players[seat].name,
+                                                      what, start + limit - now)))
                 await self._progress_or(0.1)
         self._publish(NodeStatus())
+
+    def _removals_untold(self) -> dict[int, int]:
+        """``{seat: chain length that holds its whole removal}`` for the seats this chain
+        removed while away (``absent``: a seat that left knows it), except those that already
+        hold it (their ``S`` said so)."""
+        t = self.table
+        ends: dict[int, int] = {}
+        for i, env in enumerate(t.chain):
+            if env.kind == "remove" and isinstance(env.body, dict):
+                seat = env.body.get("seat")
+                if isinstance(seat, int) and t.removed.get(seat) == "absent" and seat != t.me:
+                    ends[seat] = i + 1
+        return {s: end for s, end in ends.items() if self._has.get(s, 0) < end}
+
+    def _told(self, seat: int, end: int, now: float) -> bool:
+        """Whether removed ``seat`` holds its removal: it said it holds ``end`` envelopes, or
+        they were sent on a link still up :data:`TOLD_AFTER` s later (a removed seat on
+        another branch learns from the removes alone, and its chain stays shorter)."""
+        sent = self._sent_upto.get(seat)
+        return self._has.get(seat, 0) >= end or (
+            sent is not None and sent[0] >= end and now - sent[1] >= TOLD_AFTER and seat in self._up)
 
     async def _rematch(self, mesh: Mesh) -> bool:
         """The rematch vote at game over: ask this seat's player (:meth:`Events.rematch`), send
@@ -633,13 +686,17 @@ class Node:
                         answered[have] = mine
                         part = self.table.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
                         self._resent[ev.seat] = spent + len(part)
+                        if have + len(part) > self._sent_upto.get(ev.seat, (0, 0.0))[0]:
+                            self._sent_upto[ev.seat] = (have + len(part), trio.current_time())
                         if len(part) < mine - have:
                             log.warning("seat %s asked for more than %d chains' worth of envelopes on "
                                         "one link: not answered", ev.seat, RESYNC_BUDGET)
                         for frame in part:
                             await mesh.send(ev.seat, ENVELOPE + frame)
                 elif payload[:1] == HEARTBEAT:
-                    pass
+                    hears = heard_by(payload[1:], len(self.table.players), ev.seat)
+                    if hears is not None:
+                        self._hears[ev.seat] = (trio.current_time(), hears)
                 elif payload[:1] == REMATCH and len(payload) == 2:
                     self.take_vote(ev.seat, payload[1:])
                 elif payload:
@@ -685,7 +742,7 @@ class Node:
         (it was away itself) nobody's absence is counted."""
         now = trio.current_time()
         for seat in self._others():
-            if self._present(seat, now):
+            if self._present(seat, now) or self._through(seat, now) is not None:
                 if self._away_since.pop(seat, None) is not None:
                     self._back_at[seat] = self._returned_at[seat] = now
                     self._gone_at.pop(seat, None)
@@ -697,14 +754,44 @@ class Node:
                 self._away_since[seat] = min(now, self._heard[seat] + SILENT_AFTER) if seat in self._up else now
                 self._back_at.pop(seat, None)
 
+    def _through(self, seat: int, now: float) -> int | None:
+        """A present seat that said, within :data:`SILENT_AFTER` s, that it hears ``seat``
+        directly (``seat`` plays through it: its envelopes come forwarded), or None. Not for a
+        seat awaited past its limit at this chain length (:meth:`_tick`): it is away then."""
+        if (len(self.table.frames), seat) in self._through_spent:
+            return None
+        for other, (at, hears) in sorted(self._hears.items()):
+            if (seat in hears and now - at < SILENT_AFTER and other != seat and other not in self.table.left
+                    and self._present(other, now)):
+                return other
+        return None
+
+    def _forward(self, accepted: list[tbl.Accepted], link: int | None) -> None:
+        """Hand envelopes of other seats on to the present seats that said they do not hear
+        their signer directly (its link to them is down): its play reaches them now, not at
+        their next ask. Seats that say nothing (older nodes) ask as before."""
+        if self._mesh is None or not self._hears:
+            return
+        now = trio.current_time()
+        for out in accepted:
+            signer = out.env.seat
+            if signer == self.table.me:
+                continue  # our own went to every linked seat already
+            for seat, (at, hears) in self._hears.items():
+                if (seat not in (signer, link) and signer not in hears and now - at < SILENT_AFTER
+                        and seat in self._up):
+                    self._mesh.send_nowait(seat, ENVELOPE + out.frame)
+
     def _others(self) -> list[int]:
         t = self.table
         return [i for i in range(len(t.players)) if i != t.me and i not in t.left]
 
     async def _heartbeat_loop(self, mesh: Mesh) -> None:
         while True:
+            now = trio.current_time()
+            beat = heartbeat(s for s in self._others() if self._present(s, now))
             for seat in list(self._up):
-                mesh.send_nowait(seat, HEARTBEAT)
+                mesh.send_nowait(seat, beat)
             await trio.sleep(HEARTBEAT_EVERY)
 
     # -------------------------------------------------------------- decisions
@@ -925,8 +1012,7 @@ class Node:
         if self._listening is not None:
             await self._listen_tick(now)
         if self._listening is not None:
-            me = self.table.players[self.table.me].name if self.table.me is not None else ""
-            wait: Wait | None = Wait(self.table.me or 0, me, self._listen_note, self._stall_left(now), note=self._listen_note)
+            wait: Wait | None = self._listen_wait(now)
         else:
             wait = self._deadline(step, now) if step is not None else None
             await self._fill_gap(now, step)
@@ -961,6 +1047,7 @@ class Node:
         if wait is None or wait.left is None or wait.left > 0:
             return
         if wait.note or (wait.removing and not wait.mine):
+            self._nobody = wait.note == "nobody"
             await self._call(self.table.halt, self._halt_reason(wait))
             return
         if wait.removing:  # our own clock for the seat being removed ran out: co-sign
@@ -984,10 +1071,31 @@ class Node:
             else:  # cut off from everyone: we cannot tell who is gone, so we blame nobody
                 await self._call(self.table.timeout, "absent", False)
             return
+        if not self._present(wait.seat, now):  # it played only through another seat: never blamed
+            self._through_spent.add((len(self.table.frames), wait.seat))  # away from now on
+            self._update_presence()
+            return
         await self._call(self.table.timeout, "timeout", True)
+
+    def _listen_wait(self, now: float) -> Wait:
+        """The wait of a listening node: back from away (asleep, resumed) and no seat of the
+        table present, it stops :data:`NOBODY_ANSWERS` s after it last heard any (or began to
+        listen), saying "nobody" once :data:`NOBODY_SHOWN` s passed: the others may have
+        finished without it. While a seat is present, or cut off after being there, the
+        table's ``stall_limit`` runs."""
+        assert self._listening is not None
+        me = self.table.players[self.table.me].name if self.table.me is not None else ""
+        seat = self.table.me or 0
+        since = max([self._listening, *self._heard.values()])
+        if self._listen_note == "listening" and not any(self._present(s, now) for s in self._others()):
+            note = "nobody" if now - since >= min(NOBODY_SHOWN, NOBODY_ANSWERS) else "listening"
+            return Wait(seat, me, note, since + NOBODY_ANSWERS - now, note=note)
+        return Wait(seat, me, self._listen_note, self._stall_left(now), note=self._listen_note)
 
     def _halt_reason(self, wait: Wait) -> str:
         """Why this node stops waiting (one line; the table signs nothing, the record resumes)."""
+        if wait.note == "nobody":
+            return english("you_nobody")
         limit = _rule(self.table.rules, "stall_limit", 900)
         took = f"{limit / 60:g} min" if limit % 60 == 0 else f"{limit:g} s"
         if wait.note in ("listening", "cutoff"):
@@ -1047,6 +1155,7 @@ async def run_seat(
     mdns: bool = False,
     reach: Sequence[str] = (),
     relay: tuple[str, int] | None = None,
+    host_at: tuple[str, int] | None = None,
 ) -> NodeResult:
     """Build the mesh for a seated table and play to the end. With a transcript, this seat's
     secrets are kept beside it (:func:`secrets_path_for`) while the game lasts (with the
@@ -1056,7 +1165,9 @@ async def run_seat(
     ``reach``: this seat's ``--advertise`` entries, whose IPv4 hosts come first in it). Until
     the first hand, every seat that cannot be reached is named on the screen
     (:func:`.reach.watch_reach`). ``relay``: the transit relay ``(host, port)`` of a code-word
-    table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`)."""
+    table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`).
+    ``host_at``: where a joiner reached the host's lobby, a place to dial seat 0 at when its
+    link is down (the seating holds the host's bind address)."""
     assert table.me is not None and table.identity is not None, "run_seat needs a seated table"
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
@@ -1075,7 +1186,11 @@ async def run_seat(
         from p2p_chinchon.net.discovery import SeatLocator
 
         locator = SeatLocator(table.game, {s: p.key for s, p in enumerate(table.players)})
-    mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers_of(table),
+    peers = peers_of(table)
+    if host_at is not None and table.me != 0:
+        h = peers[0]
+        peers[0] = PeerAddr(h.host, h.port, h.public_key, (*h.alternates, host_at))
+    mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers,
                 listener=listeners if listeners else None, config=mesh_config,
                 locate=locator.lookup if locator is not None else None,
                 relay=relay_plan(table, relay) if relay is not None else None)
@@ -1113,23 +1228,44 @@ def relay_plan(table: tbl.Table, relay: tuple[str, int]) -> RelayPlan:
     return RelayPlan(relay[0], relay[1], token)
 
 
-async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, reach: Sequence[str] = ()) -> None:
-    """Keep this seat's mDNS record up and the others' in ``locator`` (issue 11: addresses
-    change under DHCP); a LAN without mDNS costs only this warning."""
+MDNS_WATCH = 2.0  # s between looks at this machine's addresses while its seat is advertised
+MDNS_RETRY_MAX = 30.0  # s at most between tries to advertise again after mDNS failed
+
+
+async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, reach: Sequence[str] = (),
+                     addresses_now: Callable[[], list[str]] | None = None) -> None:
+    """Keep this seat's mDNS record up and the others' in ``locator`` (addresses change under
+    DHCP and Wi-Fi): when this machine's addresses change the record is advertised again with
+    the new ones, and when mDNS fails (its sockets went, a long freeze) it says why in words
+    and tries again, with backoff up to :data:`MDNS_RETRY_MAX` s; a LAN without mDNS costs only
+    these warnings. ``addresses_now``: this machine's addresses (tests; default
+    :func:`.discovery.local_addresses`)."""
     from p2p_chinchon.net import discovery
 
     assert table.me is not None and table.identity is not None, "a seated table"
-    addresses = None
-    if reach and port is not None:  # the advertised IPv4 hosts on our port, then our interfaces
-        from p2p_chinchon.net.addresses import advertised_ipv4
+    now_at = addresses_now or discovery.local_addresses
+    delay = MDNS_WATCH
+    while True:
+        seen = now_at()
+        addresses = None
+        if reach and port is not None:  # the advertised IPv4 hosts on our port, then our interfaces
+            from p2p_chinchon.net.addresses import advertised_ipv4
 
-        addresses = advertised_ipv4(reach, port) + discovery.local_addresses()
-    try:
-        async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
-                                            sign=table.identity.private_key.sign, addresses=addresses):
-            await trio.sleep_forever()
-    except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
-        log.warning("mDNS for this seat is off: %s", exc)
+            addresses = advertised_ipv4(reach, port) + seen
+        try:
+            async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
+                                                sign=table.identity.private_key.sign, addresses=addresses):
+                delay = MDNS_WATCH
+                while (now := now_at()) == seen:
+                    await trio.sleep(MDNS_WATCH)
+            log.info("this seat's addresses changed (%s, now %s): advertising it again",
+                     ", ".join(seen) or "none", ", ".join(now) or "none")
+        except Exception as exc:  # noqa: BLE001 - a convenience: zeroconf's own errors must not end the game
+            kind, text = type(exc).__name__, error_text(exc)
+            why = f"{kind}: {text}" if text != kind else f"{kind} (it gave no reason)"
+            log.warning("mDNS for this seat is off: %s (trying again in %g s)", why, delay)
+            await trio.sleep(delay)
+            delay = min(delay * 2, MDNS_RETRY_MAX)
 
 
 def new_rng() -> Any:

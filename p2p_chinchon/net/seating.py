@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 TABLE_FULL = "the table is full"
 LOBBY_RETRY = 0.2  # seconds between tries at a host not up yet (a refused connect costs nothing)
+LOBBY_RETURN = 120.0  # s a seated joiner waits for a host whose lobby closed (crashed) to open again
+CLOSED_BEFORE_SEATING = "the host closed the lobby before seating"
 _LINK_ERRORS = (FrameError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
@@ -324,14 +326,49 @@ async def join_lobby(
     ``sit`` we wait ``approval_wait`` s (and 15 s more) for the seat: then :class:`~.lobby.Refused`.
     ``local_address``: the source IP to connect from (None: the system's choice).
     ``connect(**kwargs)``: how to reach the lobby instead (a code word's direct-then-relay
-    way), taking :func:`.lobby.connect_lobby`'s keyword arguments after ``identity``."""
-    kwargs = dict(name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port), candidates=candidates,
-                  expect_fingerprint=expect_fingerprint)
+    way), taking :func:`.lobby.connect_lobby`'s keyword arguments after ``identity``.
+
+    A joiner that was seated when the host's lobby closed (the host crashed, or left) says so
+    and waits up to :data:`LOBBY_RETURN` s for it to open again (the host's same command: a
+    new table, checked again by ``check_offer``), then sits down again; the host's key stays
+    pinned when ``expect_fingerprint`` was given."""
+    kwargs: dict[str, Any] = dict(name=name, listen_addr=lob.format_addr("0.0.0.0", listen_port),
+                                  candidates=candidates, expect_fingerprint=expect_fingerprint)
+    returning = False
+    while True:
+        seated: list[bool] = []
+        try:
+            return await _sit_once(identity, host, port, kwargs, timeout=timeout, check_offer=check_offer,
+                                   wait=wait, on_waiting=on_waiting, on_lobby=on_lobby, approval_wait=approval_wait,
+                                   local_address=local_address, connect=connect, seated=seated,
+                                   returning=returning)
+        except lob.Refused as exc:
+            if not seated or str(exc) != CLOSED_BEFORE_SEATING:
+                raise
+        wait, returning = LOBBY_RETURN, True
+        log.info("the host's lobby closed before seating: waiting up to %g s for it to open again", wait)
+        if on_waiting is not None:
+            on_waiting(f"the host's lobby closed before seating (it may have crashed): waiting up to {wait:g} s "
+                       "for it to open again (the host runs the same command); q leaves",
+                       "lobby_host_gone", {"s": f"{wait:g}"})
+
+
+async def _sit_once(
+    identity: Any, host: str, port: int, kwargs: dict[str, Any], *, timeout: float,
+    check_offer: Callable[[bytes, bytes], Any] | None, wait: float, on_waiting: Callable[..., Any] | None,
+    on_lobby: Callable[[tuple[tuple[str, bytes], ...]], Any] | None, approval_wait: float,
+    local_address: str | None, connect: Callable[..., Awaitable[tuple[Any, bytes]]] | None, seated: list[bool],
+    returning: bool = False,
+) -> tuple[bytes, bytes]:
+    """One visit of :func:`join_lobby` to the host's lobby; ``seated`` gets True once the host
+    gave us a seat. ``returning``: the lobby closed on us; a TLS handshake that fails (a host
+    restarting resets it) is tried again too until ``wait`` ran out."""
     if connect is not None:
         link, host_key = await connect(identity, **kwargs)
     else:
         link, host_key = await _connect_patiently(wait, on_waiting, host, port, identity, **kwargs,
-                                                  local_address=local_address)
+                                                  local_address=local_address,
+                                                  retry=(lob.WrongHost,) if returning else ())
     async with link:
         offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
@@ -348,19 +385,22 @@ async def join_lobby(
                 await lob.read_answer(link, "seat", int, closed="the host closed the lobby", on_lobby=on_lobby)
         except trio.TooSlowError:
             raise lob.Refused(f"the host did not answer within {approval_wait:g} s") from None
+        seated.append(True)
         if on_waiting is not None:  # seated: the last line must not stay "waiting for the host"
             on_waiting(f"seated (your fingerprint {identity.fingerprint}): waiting for the table to fill",
                        "lobby_seated", {"fp": identity.fingerprint})
         with trio.fail_after(timeout):
             seating = await lob.read_answer(link, "seating", bytes, on_lobby=on_lobby,
-                                            closed="the host closed the lobby before seating")
+                                            closed=CLOSED_BEFORE_SEATING)
         return offer, seating
 
 
 async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | None,
-                             host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+                             host: str, port: int, *args: Any, retry: tuple[type[Exception], ...] = (),
+                             **kwargs: Any) -> Any:
     """:func:`lobby.connect_lobby`, retried every :data:`LOBBY_RETRY` s for ``wait`` seconds
-    while the address refuses or does not answer (the host may start after us)."""
+    while the address refuses or does not answer (the host may start after us), or fails with
+    one of ``retry``."""
     deadline = trio.current_time() + wait
     said = None
     while True:
@@ -368,7 +408,9 @@ async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | Non
             return await lob.connect_lobby(host, port, *args, timeout=min(10.0, max(1.0, wait)), **kwargs)
         except socket.gaierror:
             raise  # a name that does not resolve is a typo, not a host that is not up yet
-        except (OSError, trio.TooSlowError) as exc:
+        except Exception as exc:
+            if not isinstance(exc, (OSError, trio.TooSlowError, *retry)):
+                raise
             left = deadline - trio.current_time()
             if left <= 0:
                 if isinstance(exc, trio.TooSlowError):

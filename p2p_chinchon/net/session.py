@@ -235,8 +235,20 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
     if left and not table.seated:
         return _left_lobby(None, c.transcript_path)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
-    return await nd.run_seat(table, None, events, transcript_path=path, timeouts=c.timeouts,
+    mesh_in = await _host_mesh_listeners(lobby_port, c.bind)
+    return await nd.run_seat(table, mesh_in, events, transcript_path=path, timeouts=c.timeouts,
                              keep_identity=c.keep_identity, mdns=c.advertise, relay=relay)
+
+
+async def _host_mesh_listeners(port: int, bind: str | None) -> list[trio.SocketListener] | None:
+    """Seat 0 listens on its seating's (the lobby's) port while it plays: a seat whose link to
+    it is down dials it there (a host's dials may go to an address that seat left). None, and
+    a warning, when the port cannot be had again: the host dials as before."""
+    try:
+        return await trio.open_tcp_listeners(port, host=bind)
+    except OSError as exc:
+        log.warning("seat 0 cannot listen on port %d for the others' dials: %s", port, nd.error_text(exc))
+        return None
 
 
 async def _probe_relay(host: str, port: int) -> None:
@@ -437,10 +449,10 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     def on_lobby(players: tuple[tuple[str, bytes], ...]) -> None:
         """The host's unsigned list of who sits so far: shown until the seating is signed."""
         try:
-            box[0].set_lobby_players(players)
+            box[-1].set_lobby_players(players)
         except tbl.IntentError as exc:
             raise lob.BadAnswer(f"the host (seat 0) sent a bad lobby update: {exc}") from None
-        events.update(box[0].view())
+        events.update(box[-1].view())
 
     seating = None
     try:
@@ -456,7 +468,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
                 on_waiting=events.notice, on_lobby=on_lobby, connect=connect)
             nursery.cancel_scope.cancel()
         if seating is not None:
-            table = box[0]
+            table = box[-1]
             table.receive(seating, 0)
             if table.me is None:
                 raise tbl.IntentError("the host's seating does not include us")
@@ -471,11 +483,13 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     if seating is None:  # we left the lobby
         for listener in listeners:
             await trio.aclose_forcefully(listener)
-        return _left_lobby(box[0] if box else None, None)
+        return _left_lobby(box[-1] if box else None, None)
     events.table_ready(table)
     path = c.transcript_path(table) if callable(c.transcript_path) else c.transcript_path
+    host_at = (c.host, c.port) if c.code is None else None  # where the host answered us
     return await nd.run_seat(table, listeners, events, transcript_path=path, timeouts=c.timeouts,
-                             keep_identity=c.keep_identity, mdns=c.mdns, reach=c.reach, relay=relay)
+                             keep_identity=c.keep_identity, mdns=c.mdns, reach=c.reach, relay=relay,
+                             host_at=host_at)
 
 
 async def _use_code(c: JoinConfig, candidates: list[str]) -> tuple[Any, bytes]:
@@ -621,12 +635,14 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
             names=[p.name for p in table.players])
     assert table.me is not None  # (replay_seat refused a transcript without this seat)
     listeners = None
-    if table.me != 0:  # seat i accepts links from seats < i, at its seating address
-        try:
-            _, port = lob.parse_addr(table.players[table.me].addr)
-        except ValueError as exc:  # the host signed it: only a broken or hostile one writes that
-            raise ResumeError(f"the seating gives this seat no port to listen on: {exc}") from None
+    try:  # seat i accepts links at its seating address (from seats < i, and the others' redials)
+        _, port = lob.parse_addr(table.players[table.me].addr)
+    except ValueError as exc:  # the host signed it: only a broken or hostile one writes that
+        raise ResumeError(f"the seating gives this seat no port to listen on: {exc}") from None
+    if table.me != 0:
         listeners = await trio.open_tcp_listeners(port, host=config.bind)
+    else:
+        listeners = await _host_mesh_listeners(port, config.bind)
     events.table_ready(table)
     relay = lob.parse_addr(saved["relay"]) if isinstance(saved.get("relay"), str) else None
     return await nd.run_seat(table, listeners, events, transcript_path=config.transcript,

@@ -22,6 +22,7 @@ from p2p_chinchon.net.presence import Presence
 
 DECISIONS = ("agree", "draw", "discard", "reenter")
 RECORD = "record"  # the wait of a finished node for a seat to hold its whole chain
+TOLD = "told"  # the wait of a finished or stopped node for a seat removed while away to hear it
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,8 @@ class Wait:
     # "votes" (a majority's votes to remove the seat are being gathered: ``have`` of ``need``),
     # "blocked" (no majority can remove it), "end" (it owes the game's end: it cannot be removed
     # and no majority signed the end without it), "hears" (the others remove a seat this node still
-    # hears), "listening" (this node was asleep: it catches up first), "cutoff" (it reaches nobody)
+    # hears), "listening" (this node was asleep: it catches up first), "cutoff" (it reaches nobody),
+    # "nobody" (back from away, it has heard no seat since: the table may have finished without it)
     note: str = ""
     have: int = 0
     need: int = 0
@@ -104,7 +106,7 @@ class NodeStatus:
             n = w.shown if w.shown is not None else w.left
             left = f" ({clock(n)})" if n is not None else ""
             what = w.what.replace("_", " ")
-            if w.note in ("listening", "cutoff"):
+            if w.note in ("listening", "cutoff", "nobody"):
                 parts.append(tr(f"st_{w.note}", left=left))
             elif w.note == "hears":
                 parts.append(tr("st_hears", gone=w.removing, left=left))
@@ -124,7 +126,7 @@ class NodeStatus:
                 parts.append(tr("st_absent", name=w.name, left=left))
             elif w.what == "rematch":
                 parts.append(tr("st_wait_rematch", name=w.name, left=left))
-            elif w.what in DECISIONS or w.what == RECORD:
+            elif w.what in DECISIONS or w.what in (RECORD, TOLD):
                 parts.append(tr(f"st_wait_{w.what}", name=w.name, left=left))
             else:
                 parts.append(tr("st_wait_step", name=w.name, what=what, left=left))

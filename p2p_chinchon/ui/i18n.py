@@ -17,6 +17,8 @@ from typing import Any
 
 from ..view import Fault
 
+NOBODY = "nobody"  # a stalled Fault's detail: nobody of the table answered a seat back from away
+
 LANGS = ("en", "es", "fr")
 
 
@@ -364,6 +366,7 @@ EN: dict[str, Message] = {
     "log_left_table": "{name} left the table",
     "log_left_table_you": "You left the table",
     "you_left": "you left the table",
+    "you_nobody": "nobody of this table answers: they may have finished without you; your record is resumable (p2p-chinchon resume comes back to the game if they are still playing)",
     "you_stalled": "the table could not go on without the absent players: stopped waiting, signing nothing (p2p-chinchon resume comes back to the game)",
     "you_removed_absent": "you were removed from the game (absent since hand {n})",
     "you_removed_left": "you were removed from the game (left since hand {n})",
@@ -394,6 +397,7 @@ EN: dict[str, Message] = {
     "st_end": "{name} disconnected before signing the game's end: without them no majority has signed it (nobody can be removed now); waiting{left}",
     "st_votes": "{name} is gone: removing them needs {need} players' votes, {have} so far{left}",
     "st_hears": "the others are removing {gone}, whom this laptop still hears: waiting{left}",
+    "st_nobody": "this laptop was away and nobody of this table answers yet: they may have finished without you{left}",
     "st_listening": "this laptop was away: reconnecting and catching up before playing on{left}",
     "st_cutoff": "no other player can be reached from this laptop: waiting for them, signing nothing{left}",
     "st_removing": "{gone} is gone: removing them from the game (waiting for {name}'s signature){left}",
@@ -408,12 +412,14 @@ EN: dict[str, Message] = {
     "ask_seat_came": "{n} already seated from this address.",
     "ask_seat_block": "(b: refuse everyone from {address})",
     "ask_seat_queued": "{n} more waiting.",
+    "lobby_host_gone": "the host's lobby closed before seating (it may have crashed): waiting up to {s} s for it to open again (the host runs the same command); q leaves",
     "lobby_wait_host": "waiting for the host to let you sit down (your fingerprint {fp}: the host checks it on their screen; up to {s} s; q leaves)",
     "lobby_seated": "seated (your fingerprint {fp}): waiting for the table to fill",
     "lobby_left_early": "{name} left before sitting down",
     "lobby_prompt_expired": "nobody answered {name} within {s} s: the request expired",
     "lobby_address_refused": "everyone from {address} is refused until the table starts",
     "ask_seat_request": "{name} [{fingerprint}] from {address} asks to sit down. Seat them?",
+    "st_wait_told": "waiting for {name}, removed while away, to learn how the game went{left}",
     "st_wait_record": "waiting for {name} to confirm it holds the whole record{left}",
     "st_wait_rematch": "rematch: waiting for {name} to answer{left}",
     "st_bot_agree": "time is up: the bot plays for you (accept the table)",
@@ -849,6 +855,7 @@ ES: dict[str, Message] = {
     "log_left_table": "{name} dejó la mesa",
     "log_left_table_you": "Dejaste la mesa",
     "you_left": "dejaste la mesa",
+    "you_nobody": "nadie de esta mesa responde: puede que hayan terminado sin ti; tu registro se puede reanudar (p2p-chinchon resume vuelve a la partida si siguen jugando)",
     "you_stalled": "la mesa no podía seguir sin los ausentes: se dejó de esperar, sin firmar nada (p2p-chinchon resume vuelve a la partida)",
     "you_removed_absent": "te sacaron de la partida (ausente desde la mano {n})",
     "you_removed_left": "te sacaron de la partida (te fuiste en la mano {n})",
@@ -878,6 +885,7 @@ ES: dict[str, Message] = {
     "st_end": "{name} se desconectó antes de firmar el final de la partida: sin él no lo firmó una mayoría (ya no se puede sacar a nadie); esperando{left}",
     "st_votes": "{name} se ha ido: sacarle requiere los votos de {need} jugadores, hay {have}{left}",
     "st_hears": "los demás están sacando a {gone}, al que este equipo aún oye: esperando{left}",
+    "st_nobody": "este equipo estuvo ausente y nadie de esta mesa responde aún: puede que hayan terminado sin ti{left}",
     "st_listening": "este equipo estuvo ausente: reconectando y poniéndose al día antes de seguir{left}",
     "st_cutoff": "desde este equipo no se llega a ningún otro jugador: esperando, sin firmar nada{left}",
     "st_removing": "{gone} se ha ido: se le saca de la partida (falta la firma de {name}){left}",
@@ -894,12 +902,14 @@ ES: dict[str, Message] = {
                             "Ya hay {n} sentados desde esta dirección."),
     "ask_seat_block": "(b: rechazar a todos desde {address})",
     "ask_seat_queued": "{n} más esperando.",
+    "lobby_host_gone": "la sala del anfitrión se cerró antes de sentar a todos (puede que se haya caído): esperando hasta {s} s a que vuelva a abrir (el anfitrión repite la misma orden); q para salir",
     "lobby_wait_host": "esperando a que el anfitrión te deje sentarte (tu huella {fp}: la comprueba en su pantalla; hasta {s} s; q para salir)",
     "lobby_seated": "sentado (tu huella {fp}): esperando a que se llene la mesa",
     "lobby_left_early": "{name} se fue antes de sentarse",
     "lobby_prompt_expired": "nadie respondió a {name} en {s} s: la petición caducó",
     "lobby_address_refused": "se rechaza a todos desde {address} hasta que empiece la mesa",
     "ask_seat_request": "{name} [{fingerprint}] desde {address} pide sentarse. ¿Le das el asiento?",
+    "st_wait_told": "esperando a que {name}, sacado mientras estaba ausente, sepa cómo acabó la partida{left}",
     "st_wait_record": "esperando a que {name} confirme que tiene todo el registro{left}",
     "st_wait_rematch": "revancha: esperando la respuesta de {name}{left}",
     "st_bot_agree": "se acabó el tiempo: el bot juega por ti (aceptar la mesa)",
@@ -1337,6 +1347,7 @@ FR: dict[str, Message] = {
     "log_left_table": "{name} a quitté la table",
     "log_left_table_you": "Vous avez quitté la table",
     "you_left": "vous avez quitté la table",
+    "you_nobody": "personne de cette table ne répond : ils ont peut-être fini sans vous ; votre historique peut reprendre (p2p-chinchon resume reprend la partie s'ils jouent encore)",
     "you_stalled": "la table ne pouvait pas continuer sans les absents : on a cessé d'attendre, sans rien signer (p2p-chinchon resume reprend la partie)",
     "you_removed_absent": "vous avez été retiré de la partie (absent depuis la donne {n})",
     "you_removed_left": "vous avez été retiré de la partie (parti à la donne {n})",
@@ -1366,6 +1377,7 @@ FR: dict[str, Message] = {
     "st_end": "{name} est déconnecté avant de signer la fin de la partie : sans lui, aucune majorité ne l'a signée (plus personne ne peut être retiré) ; on attend{left}",
     "st_votes": "{name} est parti : le retirer demande les votes de {need} joueurs, {have} pour l'instant{left}",
     "st_hears": "les autres retirent {gone}, que cet ordinateur entend encore : on attend{left}",
+    "st_nobody": "cet ordinateur était absent et personne de cette table ne répond encore : ils ont peut-être fini sans vous{left}",
     "st_listening": "cet ordinateur était absent : reconnexion et mise à jour avant de reprendre{left}",
     "st_cutoff": "cet ordinateur ne joint aucun autre joueur : on attend, sans rien signer{left}",
     "st_removing": "{gone} est parti : on le retire de la partie (il manque la signature de {name}){left}",
@@ -1380,12 +1392,14 @@ FR: dict[str, Message] = {
     "ask_seat_came": "Déjà {n} assis depuis cette adresse.",
     "ask_seat_block": "(b : refuser tout le monde depuis {address})",
     "ask_seat_queued": plural("n", "{n} autre en attente.", "{n} autres en attente."),
+    "lobby_host_gone": "le salon de l'hôte a fermé avant de placer tout le monde (il a peut-être planté) : on attend jusqu'à {s} s qu'il rouvre (l'hôte relance la même commande) ; q pour partir",
     "lobby_wait_host": "on attend que l'hôte vous laisse vous asseoir (votre empreinte {fp} : il la vérifie sur son écran ; jusqu'à {s} s ; q pour partir)",
     "lobby_seated": "assis (votre empreinte {fp}) : on attend que la table se remplisse",
     "lobby_left_early": "{name} est parti avant de s'asseoir",
     "lobby_prompt_expired": "personne n'a répondu à {name} en {s} s : la demande a expiré",
     "lobby_address_refused": "tout le monde depuis {address} est refusé jusqu'au début de la partie",
     "ask_seat_request": "{name} [{fingerprint}] depuis {address} demande à s'asseoir. L'accepter ?",
+    "st_wait_told": "on attend que {name}, retiré pendant son absence, apprenne comment la partie a fini{left}",
     "st_wait_record": "on attend que {name} confirme qu'il a tout l'historique{left}",
     "st_wait_rematch": "revanche : on attend la réponse de {name}{left}",
     "st_bot_agree": "temps écoulé : le bot joue pour vous (accepter la table)",
@@ -1567,8 +1581,8 @@ def own_stop_text(fault: Fault | None, seat: int | None, tr: Callable[..., str])
     """The line for a table that stopped because ``seat`` (ours) left or was removed, or
     because this node stopped waiting (``stalled``), in ``tr``'s language; None when the
     fault is not about our own seat."""
-    if fault is not None and fault.rule == "stalled":  # ours, blaming nobody (issue 20)
-        return tr("you_stalled")
+    if fault is not None and fault.rule == "stalled":  # ours, blaming nobody
+        return tr("you_nobody" if fault.detail == NOBODY else "you_stalled")
     if fault is None or fault.seat != seat:
         return None
     if fault.rule == "left":
