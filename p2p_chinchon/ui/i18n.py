@@ -45,6 +45,13 @@ class Plural:
         return chosen if isinstance(chosen, str) else chosen.form(lang, fields)
 
 
+def _unfilled(entry: Message, lang: str) -> str | dict[str, Any]:
+    if isinstance(entry, str):
+        return entry
+    return {"count": entry.count, "one": _unfilled(entry.one, lang), "many": _unfilled(entry.many, lang),
+            "zero_is_one": lang == "fr"}
+
+
 def plural(count: str, one: str | Plural, many: str | Plural) -> Plural:
     """The catalogue entry of a message in its singular (``one``) and plural (``many``) forms,
     chosen by the field ``count``: ``plural("n", "{n} card", "{n} cards")``."""
@@ -515,8 +522,8 @@ EN: dict[str, Message] = {
     "web_meld": "meld",
     "web_your_order": "your order",
     "web_points_n": "{n} pts",
-    "web_penalty_n": "{n} points",
-    "web_n_cards": "{n} cards",
+    "web_penalty_n": plural("n", "{n} point", "{n} points"),
+    "web_n_cards": plural("n", "{n} card", "{n} cards"),
     "web_close_with": "Close with {card} ({n})",
     "web_close_chinchon": "Chinchón with {card}!",
     "web_over_limit": "this close puts you over the limit",
@@ -528,14 +535,14 @@ EN: dict[str, Message] = {
     "web_closed": "closed",
     "web_laid_off_by": "laid off by {name}",
     "web_laid_off_n": "laid off {n}",
-    "web_limit_n": "out over {n} points",
+    "web_limit_n": plural("n", "out over {n} point", "out over {n} points"),
     "web_bought_back": "bought back in at {n}",
     "web_pile_title": "The discard pile this hand",
     "web_pile_empty": "Nothing thrown yet.",
     "web_pile_upcard": "the first card",
     "web_pile_threw": "{name} threw",
     "web_pile_took": "{name} took",
-    "web_pile_reshuffle": "{n} cards reshuffled into the stock",
+    "web_pile_reshuffle": plural("n", "{n} card reshuffled into the stock", "{n} cards reshuffled into the stock"),
     "web_waiting_for": "Waiting for {name}: {what}",
     "web_waiting_absent": "Waiting for {name} (offline): {what}",
     "web_wild": "wild",
@@ -1006,8 +1013,8 @@ ES: dict[str, Message] = {
     "web_meld": "combinación",
     "web_your_order": "tu orden",
     "web_points_n": "{n} ptos",
-    "web_penalty_n": "{n} puntos",
-    "web_n_cards": "{n} cartas",
+    "web_penalty_n": plural("n", "{n} punto", "{n} puntos"),
+    "web_n_cards": plural("n", "{n} carta", "{n} cartas"),
     "web_close_with": "Cerrar con {card} ({n})",
     "web_close_chinchon": "¡Chinchón con {card}!",
     "web_over_limit": "este cierre te pasa del límite",
@@ -1019,14 +1026,14 @@ ES: dict[str, Message] = {
     "web_closed": "cerró",
     "web_laid_off_by": "colocada por {name}",
     "web_laid_off_n": "colocadas {n}",
-    "web_limit_n": "fuera con más de {n} puntos",
+    "web_limit_n": plural("n", "fuera con más de {n} punto", "fuera con más de {n} puntos"),
     "web_bought_back": "volvió a entrar con {n}",
     "web_pile_title": "El descarte en esta mano",
     "web_pile_empty": "Aún no se ha tirado nada.",
     "web_pile_upcard": "la primera carta",
     "web_pile_threw": "{name} tiró",
     "web_pile_took": "{name} cogió",
-    "web_pile_reshuffle": "{n} cartas barajadas de nuevo en el mazo",
+    "web_pile_reshuffle": plural("n", "{n} carta barajada de nuevo en el mazo", "{n} cartas barajadas de nuevo en el mazo"),
     "web_waiting_for": "Esperando a {name}: {what}",
     "web_waiting_absent": "Esperando a {name} (desconectado): {what}",
     "web_wild": "comodín",
@@ -1496,8 +1503,8 @@ FR: dict[str, Message] = {
     "web_meld": "combinaison",
     "web_your_order": "votre ordre",
     "web_points_n": "{n} pts",
-    "web_penalty_n": "{n} points",
-    "web_n_cards": "{n} cartes",
+    "web_penalty_n": plural("n", "{n} point", "{n} points"),
+    "web_n_cards": plural("n", "{n} carte", "{n} cartes"),
     "web_close_with": "Fermer avec {card} ({n})",
     "web_close_chinchon": "Chinchón avec {card} !",
     "web_over_limit": "cette fermeture vous fait dépasser la limite",
@@ -1509,14 +1516,14 @@ FR: dict[str, Message] = {
     "web_closed": "a fermé",
     "web_laid_off_by": "posée par {name}",
     "web_laid_off_n": "posées {n}",
-    "web_limit_n": "éliminé au-delà de {n} points",
+    "web_limit_n": plural("n", "éliminé au-delà de {n} point", "éliminé au-delà de {n} points"),
     "web_bought_back": "racheté à {n}",
     "web_pile_title": "La défausse de cette main",
     "web_pile_empty": "Rien n'a encore été jeté.",
     "web_pile_upcard": "la première carte",
     "web_pile_threw": "{name} a jeté",
     "web_pile_took": "{name} a pris",
-    "web_pile_reshuffle": "{n} cartes remélangées dans la pioche",
+    "web_pile_reshuffle": plural("n", "{n} carte remélangée dans la pioche", "{n} cartes remélangées dans la pioche"),
     "web_waiting_for": "En attente de {name} : {what}",
     "web_waiting_absent": "En attente de {name} (hors ligne) : {what}",
     "web_wild": "joker",
@@ -1598,6 +1605,13 @@ class Translator:
     def __init__(self, lang: str | None = None, env: Mapping[str, str] | None = None) -> None:
         self.lang = detect_lang(lang, env)
         self._cat = CATALOGUES[self.lang]
+
+    def template(self, key: str) -> str | dict[str, Any]:
+        """The entry of ``key`` with its fields unfilled, for a front end that fills them itself
+        (the browser page): a template string, or a plural entry as ``{"count": FIELD, "one":
+        ..., "many": ..., "zero_is_one": bool}`` (each form a template or such an object; French
+        says 0 in the singular). Raises KeyError for an unknown key."""
+        return _unfilled(self._cat.get(key, EN[key]), self.lang)
 
     def __call__(self, key: str, **fields: Any) -> str:
         template = self._cat.get(key)

@@ -111,7 +111,7 @@ def page_state(screen: TableScreen, extras: Extras | None = None) -> dict[str, A
     tr, view = screen.tr, screen.view
     cj = _Cards(screen)
     state: dict[str, Any] = {
-        "lang": tr.lang, "texts": {k: tr(k) for k in PAGE_TEXTS}, "deck": screen.faces.deck,
+        "lang": tr.lang, "texts": {k: tr.template(k) for k in PAGE_TEXTS}, "deck": screen.faces.deck,
         "help": [line.rstrip() for line in tr("help_text").split("\n")],
         "status": screen.status, "message": screen.message, "message_kind": _message_kind(screen),
         "notices": list(screen._notices),

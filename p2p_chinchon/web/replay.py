@@ -79,10 +79,13 @@ def replay_model(path: str | Path, *, jobs: int = 1) -> dict[str, Any]:
 def replay_frames(envelopes: Sequence[wire.Envelope], report: audit.AuditReport) -> dict[str, Any]:
     """The replay model of ``envelopes`` (decoded, in chain order) given their audit
     ``report``: every envelope before ``report.index`` when the verdict names a failing one,
-    else every envelope."""
+    or the envelopes the audit read (a record the audit stops early, e.g. at a removed seat's
+    later fault, which changes nothing), else every envelope."""
     stop = len(envelopes)
     if report.verdict in _FAILING and report.index is not None:
         stop = min(stop, report.index)
+    elif report.verdict != "ok":
+        stop = min(stop, report.envelopes)
     model = _Replay(report).run(envelopes[:stop])
     failed = None
     if stop < len(envelopes) or (report.verdict in _FAILING and report.index is not None):

@@ -30,8 +30,20 @@ export function t(key, fields = {}) {
     const [other, template] = Array.isArray(alias) ? alias : [alias, "{text}"];
     s = other && table[other] != null ? template.split("{text}").join(table[other]) : (EN[key] ?? key);
   }
+  s = pluralForm(s, fields);
   for (const [k, v] of Object.entries(fields)) s = s.split(`{${k}}`).join(String(v));
   return s;
+}
+
+// A plural entry of the server's texts ({count, one, many, zero_is_one}, docs/web.md): the
+// form for the number in fields[count]; a plain template stands as it is.
+function pluralForm(entry, fields) {
+  while (entry && typeof entry === "object") {
+    const n = Math.abs(Number(fields[entry.count]));
+    const one = Number.isInteger(n) && (n === 1 || (entry.zero_is_one && n === 0));
+    entry = one ? entry.one : entry.many;
+  }
+  return String(entry ?? "");
 }
 
 function el(tag, cls, text) {
