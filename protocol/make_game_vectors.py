@@ -227,6 +227,37 @@ def build() -> list[dict]:
                           body={"accused": 1, "rule": "not_your_turn", "reason": "made up", "evidence": [frames[i]]})
     out.append(vector("false-accusation", "seat 0 stops the table accusing seat 1, whose evidence frame is a valid move",
                       frames[:i] + [fault.encode()], {"result": "cheat", "seat": 0, "rule": "false_accusation"}))
+
+    # evidence that is the very envelope the chain holds: it proves nothing more (but a
+    # seat's own opened cards, which nobody else can re-check)
+    def quoting(rule: str) -> bytes:
+        return make_envelope(ids[0].private_key, game=envs[i].game, seq=i + 1, seat=0, prev=envs[i].hash(),
+                             kind="fault", body={"accused": 1, "rule": rule, "reason": "made up",
+                                                 "evidence": [frames[i]]}).encode()
+    out.append(vector("fault-quotes-chained-envelope", "seat 0 stops the table accusing seat 1 (not_in_hand), its "
+                      "evidence seat 1's draw, which the chain holds just before the fault: a false accusation",
+                      frames[: i + 1] + [quoting("not_in_hand")],
+                      {"result": "cheat", "seat": 0, "rule": "false_accusation"}))
+    out.append(vector("fault-private-open-chained", "seat 0 stops the table accusing seat 1 of face_mismatch (a "
+                      "fault a seat finds opening its own cards), its evidence seat 1's draw, which the chain holds: "
+                      "nobody else can re-check it: accused, unverifiable", frames[: i + 1] + [quoting("face_mismatch")],
+                      {"result": "accused", "seat": 1, "rule": "face_mismatch"}))
+
+    # an away vote is never chained: after every check of an envelope at its place, unexpected
+    i = first(envs, "draw", after=first(envs, "deal_shares"))
+    e = envs[i]
+    away = make_envelope(ids[0].private_key, game=e.game, seq=i, seat=0, prev=e.prev, kind="away",
+                         body={"seat": e.seat, "hand": e.body["hand"]}) if e.seat != 0 else \
+        make_envelope(ids[1].private_key, game=e.game, seq=i, seat=1, prev=e.prev, kind="away",
+                      body={"seat": e.seat, "hand": e.body["hand"]})
+    out.append(vector("away-chained", "a validly signed away vote written into the chain where a draw belongs: "
+                      "never valid there: cheat, unexpected, naming its signer", frames[:i] + [away.encode()],
+                      {"result": "cheat", "seat": away.seat, "index": i, "rule": "unexpected"}))
+    forged = bytearray(away.encode())
+    forged[-3] ^= 0x10
+    out.append(vector("away-bad-signature", "the same away vote with one bit of its signature flipped: the "
+                      "signature is checked first, as for any envelope: corrupt, nobody named",
+                      frames[:i] + [bytes(forged)], {"result": "corrupt", "index": i}))
     return out
 
 

@@ -133,7 +133,8 @@ def check(name, d):
             return summary.startswith("stopped") and "accuses seat 255 (unverifiable)" in summary
         if want == "accused":
             return summary.startswith("stopped") and any(
-                f"accused: seat {v['seat']}: {v['rule']}: {how}" in summary for how in ("confirmed", "consistent"))
+                f"accused: seat {v['seat']}: {v['rule']}: {how}" in summary for how in ("confirmed", "consistent")) \
+                or f"accuses seat {v['seat']} (unverifiable): {v['rule']}" in summary
         if want == "cheat" and v.get("rule") == "false_accusation":
             return summary.startswith("stopped") and "false_accusation" in summary
         if want == "cheat":
