@@ -473,6 +473,10 @@ def removal_vectors() -> list[dict]:
     i = first(envs, "remove")
     own = [v for v in envs[i].body["proof"] if decode_envelope(v).seat == 0]
     bad = resign(envs[i], ids[0], body=dict(envs[i].body, proof=own))
+    votes = list(envs[i].body["proof"])
+    flipped = bytearray(next(v for v in votes if decode_envelope(v).seat == 1))
+    flipped[-3] ^= 0x10  # one bit of seat 1's signature
+    beside = resign(envs[i], ids[0], body=dict(envs[i].body, proof=[*votes, bytes(flipped)]))
     return [
         vector("ok-removal", "a complete three-seat game (classic, limit 12, k = 2) in which seat 2 stops "
                "answering for good when it is to draw: seats 0 and 1 each vote it away and sign its removal "
@@ -482,6 +486,11 @@ def removal_vectors() -> list[dict]:
         vector("removal-without-majority", "the game-ok-removal record up to its first remove, whose proof "
                "carries seat 0's own away vote only: one vote of three seats is no majority",
                frames[:i] + [bad.encode()],
+               {"result": "cheat", "seat": 0, "index": i, "rule": "bad_removal"}),
+        vector("removal-bad-vote-beside-majority", "the game-ok-removal record up to its first remove, whose proof "
+               "carries both good votes (a majority) and a third frame, seat 1's vote with one bit of its signature "
+               "flipped: every frame must pass, so one bad frame spoils the proof",
+               frames[:i] + [beside.encode()],
                {"result": "cheat", "seat": 0, "index": i, "rule": "bad_removal"}),
     ]
 
