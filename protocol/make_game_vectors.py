@@ -273,6 +273,47 @@ def restock_vector() -> dict:
                   frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
 
 
+DEAD_HAND_SEED = 1  # four seats, limit 5, close only with every card matched: a stock runs out twice
+
+
+def dead_hand_vectors() -> list[dict]:
+    """The table options ``max_reshuffles=1`` and ``reshuffle_end`` (docs/protocol.md "Hands",
+    step 5): ``game-ok-dead-hand-scored``, a game in which a hand's stock runs out a second time
+    and the hand is scored as it stands (every seat shows, from the seat whose turn it was);
+    ``game-draw-after-dead-hand``, that record up to the first such ``show``, then a ``draw`` by
+    the same seat: unexpected; ``game-ok-dead-hand-void``, the same table with ``void``."""
+    options = {"seats": 4, "limit": 5, "close_max_unmatched": 0, "max_reshuffles": 1}
+    frames, ids = play(DEAD_HAND_SEED, **options, reshuffle_end="score")
+    envs = [decode_envelope(f) for f in frames]
+    closed, i = False, None
+    for j, e in enumerate(envs):
+        closed = e.kind != "key_commit" and (closed or e.kind == "close")
+        if e.kind == "show" and not closed:
+            i = j
+            break
+    assert i is not None
+    full = state_at(frames, len(frames))
+    e = envs[i]
+    draw = make_envelope(ids[e.seat].private_key, game=e.game, seq=i, seat=e.seat, prev=e.prev, kind="draw",
+                         body={"hand": e.body["hand"], "source": "discard"})
+    void, _ = play(DEAD_HAND_SEED, **options, reshuffle_end="void")
+    assert any(decode_envelope(f).kind == "shuffle" and decode_envelope(f).body["round"] == 1 for f in void)
+    vfull = state_at(void, len(void))
+    return [
+        vector("ok-dead-hand-scored", "a complete four-seat game (classic, limit 5, close only with every card "
+               "matched, k = 2, max_reshuffles=1, reshuffle_end=score) in which a hand's stock runs out a second "
+               "time: every seat shows, from the seat whose turn it was, and scores its arrangement as it stands",
+               frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+        vector("draw-after-dead-hand", "the game-ok-dead-hand-scored record up to the first show of the hand "
+               "scored as it stands, then a draw by the seat whose turn it was (which is to show first): "
+               "unexpected", frames[:i] + [draw.encode()],
+               {"result": "cheat", "seat": e.seat, "index": i, "rule": "unexpected"}),
+        vector("ok-dead-hand-void", "the table of game-ok-dead-hand-scored with reshuffle_end=void: a hand whose "
+               "stock runs out a second time is void (nobody scores, the deal moves on)",
+               void, {"result": "ok", "winner": vfull.winner, "hands": len(vfull.score_history)}),
+    ]
+
+
 def three_seat_vector() -> dict:
     """A complete three-seat game of three hands: the shuffle order, the draw shares and the
     showdown go round a real table, and the deal moves round it."""
@@ -498,7 +539,7 @@ def removal_vectors() -> list[dict]:
 def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
-            for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
+            for vec in build() + [restock_vector(), *dead_hand_vectors(), three_seat_vector(), cut_and_choose_vector(),
                                   *removal_vectors(), *end_vectors(), *race_vectors(), fewer_seated_vector(),
                                   first_round_close_vector(), *reentry_vectors()]}
 

@@ -530,6 +530,17 @@ class Table:
         p = h.order[h.turn_i]
         h.drawn = False
         if not h.stock:
+            cap = self.rules.get("max_reshuffles", 0)
+            if cap and h.round >= cap:       # "Hands" step 5 (a): ends as reshuffle_end says
+                if self.rules.get("reshuffle_end", "void") == "score":
+                    i = h.A.index(p)             # scored as it stands: every seat shows, from p
+                    h.closer, h.chinchon = None, False
+                    h.show_left = [h.A[(i + j) % len(h.A)] for j in range(len(h.A))]
+                    self.phase = "show"
+                    self.exp = (h.show_left[0], {"show"})
+                    return
+                self._void()
+                return
             if len(h.pile) >= 2:
                 n_in = h.pile[:-1]
                 h.retired = getattr(h, "retired", []) + n_in
@@ -639,8 +650,13 @@ class Table:
 
     def _score(self):
         h = self.h
-        h.scores = {h.closer: h.close_score}
         E = self.engine
+        if h.closer is None:                 # scored as it stands: each seat's unlimited best
+            h.scores = {s: E.best([E.deck[h.faces[k]] for k in h.hands[s]])[0] for s in h.A}
+            for s, v in h.scores.items():
+                self.totals[s] += v
+            return
+        h.scores = {h.closer: h.close_score}
         melds, clean = E.close_melds([E.deck[h.faces[k]] for k in h.hands[h.closer]])
         i = h.A.index(h.closer)
         others = [h.A[(i + j) % len(h.A)] for j in range(1, len(h.A))]
