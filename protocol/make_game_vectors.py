@@ -228,6 +228,37 @@ def build() -> list[dict]:
                           body={"accused": 1, "rule": "not_your_turn", "reason": "made up", "evidence": [frames[i]]})
     out.append(vector("false-accusation", "seat 0 stops the table accusing seat 1, whose evidence frame is a valid move",
                       frames[:i] + [fault.encode()], {"result": "cheat", "seat": 0, "rule": "false_accusation"}))
+
+    # evidence that is the very envelope the chain holds: it proves nothing more (but a
+    # seat's own opened cards, which nobody else can re-check)
+    def quoting(rule: str) -> bytes:
+        return make_envelope(ids[0].private_key, game=envs[i].game, seq=i + 1, seat=0, prev=envs[i].hash(),
+                             kind="fault", body={"accused": 1, "rule": rule, "reason": "made up",
+                                                 "evidence": [frames[i]]}).encode()
+    out.append(vector("fault-quotes-chained-envelope", "seat 0 stops the table accusing seat 1 (not_in_hand), its "
+                      "evidence seat 1's draw, which the chain holds just before the fault: a false accusation",
+                      frames[: i + 1] + [quoting("not_in_hand")],
+                      {"result": "cheat", "seat": 0, "rule": "false_accusation"}))
+    out.append(vector("fault-private-open-chained", "seat 0 stops the table accusing seat 1 of face_mismatch (a "
+                      "fault a seat finds opening its own cards), its evidence seat 1's draw, which the chain holds: "
+                      "nobody else can re-check it: accused, unverifiable", frames[: i + 1] + [quoting("face_mismatch")],
+                      {"result": "accused", "seat": None, "rule": "face_mismatch"}))
+
+    # an away vote is never chained: after every check of an envelope at its place, unexpected
+    i = first(envs, "draw", after=first(envs, "deal_shares"))
+    e = envs[i]
+    away = make_envelope(ids[0].private_key, game=e.game, seq=i, seat=0, prev=e.prev, kind="away",
+                         body={"seat": e.seat, "hand": e.body["hand"]}) if e.seat != 0 else \
+        make_envelope(ids[1].private_key, game=e.game, seq=i, seat=1, prev=e.prev, kind="away",
+                      body={"seat": e.seat, "hand": e.body["hand"]})
+    out.append(vector("away-chained", "a validly signed away vote written into the chain where a draw belongs: "
+                      "never valid there: cheat, unexpected, naming its signer", frames[:i] + [away.encode()],
+                      {"result": "cheat", "seat": away.seat, "index": i, "rule": "unexpected"}))
+    forged = bytearray(away.encode())
+    forged[-3] ^= 0x10
+    out.append(vector("away-bad-signature", "the same away vote with one bit of its signature flipped: the "
+                      "signature is checked first, as for any envelope: corrupt, nobody named",
+                      frames[:i] + [bytes(forged)], {"result": "corrupt", "index": i}))
     return out
 
 
@@ -241,6 +272,47 @@ def restock_vector() -> dict:
     return vector("ok-restock", "a complete two-seat game (classic, limit 5, close only with every card "
                   "matched, k = 2) in which the stock runs out and the discard pile is re-shuffled",
                   frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+
+
+DEAD_HAND_SEED = 1  # four seats, limit 5, close only with every card matched: a stock runs out twice
+
+
+def dead_hand_vectors() -> list[dict]:
+    """The table options ``max_reshuffles=1`` and ``reshuffle_end`` (docs/protocol.md "Hands",
+    step 5): ``game-ok-dead-hand-scored``, a game in which a hand's stock runs out a second time
+    and the hand is scored as it stands (every seat shows, from the seat whose turn it was);
+    ``game-draw-after-dead-hand``, that record up to the first such ``show``, then a ``draw`` by
+    the same seat: unexpected; ``game-ok-dead-hand-void``, the same table with ``void``."""
+    options = {"seats": 4, "limit": 5, "close_max_unmatched": 0, "max_reshuffles": 1}
+    frames, ids = play(DEAD_HAND_SEED, **options, reshuffle_end="score")
+    envs = [decode_envelope(f) for f in frames]
+    closed, i = False, None
+    for j, e in enumerate(envs):
+        closed = e.kind != "key_commit" and (closed or e.kind == "close")
+        if e.kind == "show" and not closed:
+            i = j
+            break
+    assert i is not None
+    full = state_at(frames, len(frames))
+    e = envs[i]
+    draw = make_envelope(ids[e.seat].private_key, game=e.game, seq=i, seat=e.seat, prev=e.prev, kind="draw",
+                         body={"hand": e.body["hand"], "source": "discard"})
+    void, _ = play(DEAD_HAND_SEED, **options, reshuffle_end="void")
+    assert any(decode_envelope(f).kind == "shuffle" and decode_envelope(f).body["round"] == 1 for f in void)
+    vfull = state_at(void, len(void))
+    return [
+        vector("ok-dead-hand-scored", "a complete four-seat game (classic, limit 5, close only with every card "
+               "matched, k = 2, max_reshuffles=1, reshuffle_end=score) in which a hand's stock runs out a second "
+               "time: every seat shows, from the seat whose turn it was, and scores its arrangement as it stands",
+               frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+        vector("draw-after-dead-hand", "the game-ok-dead-hand-scored record up to the first show of the hand "
+               "scored as it stands, then a draw by the seat whose turn it was (which is to show first): "
+               "unexpected", frames[:i] + [draw.encode()],
+               {"result": "cheat", "seat": e.seat, "index": i, "rule": "unexpected"}),
+        vector("ok-dead-hand-void", "the table of game-ok-dead-hand-scored with reshuffle_end=void: a hand whose "
+               "stock runs out a second time is void (nobody scores, the deal moves on)",
+               void, {"result": "ok", "winner": vfull.winner, "hands": len(vfull.score_history)}),
+    ]
 
 
 def three_seat_vector() -> dict:
@@ -448,6 +520,10 @@ def removal_vectors() -> list[dict]:
     late = make_envelope(ids[2].private_key, game=envs[0].game, seq=after, seat=2, prev=envs[after - 1].hash(),
                          kind="fault", body={"accused": 0, "rule": "timeout", "reason": "did not draw",
                                              "evidence": []})
+    votes = list(envs[i].body["proof"])
+    flipped = bytearray(next(v for v in votes if decode_envelope(v).seat == 1))
+    flipped[-3] ^= 0x10  # one bit of seat 1's signature
+    beside = resign(envs[i], ids[0], body=dict(envs[i].body, proof=[*votes, bytes(flipped)]))
     return [
         vector("removed-seat-fault", "the game-ok-removal record a few envelopes after seat 2's removal is "
                "complete, then a fault of seat 2 chained there (a removed seat may do nothing more: every seat "
@@ -463,13 +539,18 @@ def removal_vectors() -> list[dict]:
                "carries seat 0's own away vote only: one vote of three seats is no majority",
                frames[:i] + [bad.encode()],
                {"result": "cheat", "seat": 0, "index": i, "rule": "bad_removal"}),
+        vector("removal-bad-vote-beside-majority", "the game-ok-removal record up to its first remove, whose proof "
+               "carries both good votes (a majority) and a third frame, seat 1's vote with one bit of its signature "
+               "flipped: every frame must pass, so one bad frame spoils the proof",
+               frames[:i] + [beside.encode()],
+               {"result": "cheat", "seat": 0, "index": i, "rule": "bad_removal"}),
     ]
 
 
 def all_files() -> dict[Path, str]:
     """Every game vector file this script writes: path -> text (deterministic)."""
     return {OUT / f"{vec['name']}.json": json.dumps(vec, indent=1, ensure_ascii=False) + "\n"
-            for vec in build() + [restock_vector(), three_seat_vector(), cut_and_choose_vector(),
+            for vec in build() + [restock_vector(), *dead_hand_vectors(), three_seat_vector(), cut_and_choose_vector(),
                                   *removal_vectors(), *end_vectors(), *race_vectors(), fewer_seated_vector(),
                                   first_round_close_vector(), *reentry_vectors()]}
 

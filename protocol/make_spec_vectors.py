@@ -541,6 +541,31 @@ def mesh_vectors() -> list[dict]:
     return out
 
 
+P25519 = 2**255 - 19
+ED_D = -121665 * pow(121666, -1, P25519) % P25519
+ORDER_8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")  # RFC 8032 torsion
+
+
+def _ed_decode(key: bytes) -> tuple[int, int]:
+    """An Edwards25519 point from its 32-byte encoding (RFC 8032 5.1.3); AssertionError if none."""
+    y = int.from_bytes(key, "little") & ((1 << 255) - 1)
+    x2 = (y * y - 1) * pow(ED_D * y * y + 1, -1, P25519) % P25519
+    x = pow(x2, (P25519 + 3) // 8, P25519)
+    if (x * x - x2) % P25519:
+        x = x * pow(2, (P25519 - 1) // 4, P25519) % P25519
+    assert (x * x - x2) % P25519 == 0
+    return (P25519 - x if x & 1 != key[31] >> 7 else x), y
+
+
+def _ed_add_encoded(a: bytes, b: bytes) -> bytes:
+    """The encoding of the sum of two encoded Edwards25519 points (affine formulas)."""
+    (x1, y1), (x2, y2) = _ed_decode(a), _ed_decode(b)
+    t = ED_D * x1 * x2 * y1 * y2 % P25519
+    x = (x1 * y2 + x2 * y1) * pow(1 + t, -1, P25519) % P25519
+    y = (y1 * y2 + x1 * x2) * pow(1 - t, -1, P25519) % P25519
+    return (y | (x & 1) << 255).to_bytes(32, "little")
+
+
 def relay_vectors() -> list[dict]:
     """Code-word tables (docs/protocol.md "Code words and the transit relay"): the mesh relay
     token of a pair of seats from their identity keys, the lobby token from the wormhole key,
@@ -568,6 +593,22 @@ def relay_vectors() -> list[dict]:
     out.append(vec("relay", "low-order-key", "a peer 'identity key' of small order (the neutral point): no "
                    "shared secret is derived, the link is refused", {**inp, "peer_key": blob(low)},
                    {"result": "refused"}))
+    mixed = _ed_add_encoded(ids[b_].public_bytes, ORDER_8)
+    out.append(vec("relay", "mixed-order-key", "seat 0's key plus a point of order 8: a point of the curve, not "
+                   "of small order, but outside the prime-order subgroup: no X25519 form, refused",
+                   {**inp, "peer_key": blob(mixed)}, {"result": "refused"}))
+    out.append(vec("relay", "not-a-point-key", "a peer key whose y (2) has no x on the curve: refused",
+                   {**inp, "peer_key": blob((2).to_bytes(32, "little"))}, {"result": "refused"}))
+    odd = (P25519 + 9).to_bytes(32, "little")  # y = 9 written as 9 + p: a point of order 2L
+    odd_shared = relay.pair_secret(ids[a], odd)
+    odd_token = rz.mesh_token(odd_shared, game, a, b_)
+    out.append(vec("relay", "non-canonical-key", "a peer key whose y is written as 9 + p (not reduced): read mod "
+                   "p, as libsodium does, it is a point of order 2L (L times it is (0, -1)), which libsodium "
+                   "maps, and it has a token",
+                   {**inp, "peer_key": blob(odd)},
+                   {"result": "ok", "x25519": odd_shared.hex(), "token": odd_token,
+                    "line": rz.relay_request(odd_token, rz.relay_side(a)).decode(),
+                    "peer_line": rz.relay_request(odd_token, rz.relay_side(b_)).decode()}))
     key = r.token_bytes(32)
     ltok = rz.lobby_token(key)
     out.append(vec("relay", "lobby-token", "a code-word lobby link: the token is the hex of the wormhole's "

@@ -435,6 +435,19 @@ def chain_vectors() -> list[dict]:
         "envelope 7: the stream ends inside it, but a frame cut short starts with an envelope's header (0x98), "
         "so this is damage, not a torn tail", [file_of(base[:8], b"\xc5\xff\xff" + file_of(base[8:]))],
         err("CorruptFrameError", 8, None, code="malformed"))
+    # the order of the tail's checks: headers read in order, the first 0xc1 or over-claim wins
+    start = base[8].encode()[:2]  # the envelope's array header and its v
+    vec("tail-0xc1-before-claim", "after envelope 7, a frame that starts like an envelope, then 0xc1, then a bin32 "
+        "header claiming 4 GiB, and the file ends: the headers are read in order and meet 0xc1 first",
+        [file_of(base[:8], start + b"\xc1\xc6\xff\xff\xff\xff")], err("CorruptFrameError", 8, None, code="unparseable"))
+    vec("tail-claim-before-0xc1", "after envelope 7, a frame that starts like an envelope, then a bin32 header "
+        "claiming 4 GiB, then 0xc1, and the file ends: the headers are read in order and over-claim first",
+        [file_of(base[:8], start + b"\xc6\xff\xff\xff\xff\xc1")],
+        err("CorruptFrameError", 8, None, code="frame_too_large"))
+    cut_len = base[8].encode()[:20] + b"\xc6\xff\xff\xff"
+    vec("torn-in-length-field", "after envelope 7, a frame that starts like an envelope and ends inside the 4-byte "
+        "length of a bin32 (3 of its bytes present): a length cut off by the end of the file claims nothing; the "
+        "tail is torn", [file_of(base[:8], cut_len)], ok(base[:8], cut_len))
 
     b_side = chain([(e.seat, e.kind, e.body) for e in base[:8]] + [(0, "key_commit", {"hand": 0, "commit": bytes(32)})])
     assert b_side[:8] == base[:8] and b_side[8] != base[8]

@@ -231,6 +231,12 @@ def test_the_game_end_signed_by_a_majority_ends_without_the_last_seat():
     # seat 2's own record, with its game_end, is complete; the two records agree (a prefix)
     full = audit_frames(list(net.tables[0].frames) + [late])
     assert full.verdict == "ok" and full.winner == r.winner and full.unsigned_end == []
+    # seat 2's leave chained after the majority's ends changes nothing: still ok, still unsigned by it
+    ref = net.tables[0]
+    leave = wire.make_envelope(net.ids[2].private_key, game=ref.game, seq=len(ref.chain), seat=2, prev=ref.head,
+                               kind="leave", body={"reason": "home"}).encode()
+    after = audit_frames(list(ref.frames) + [leave])
+    assert after.verdict == "ok" and after.winner == r.winner and after.unsigned_end == [2], after.summary()
 
 
 def test_the_first_seat_silent_at_the_game_end_is_removed():

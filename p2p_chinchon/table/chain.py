@@ -204,8 +204,10 @@ class Chain(Part):
             return
         if env.kind == "away":
             if self.replaying:  # a forged one is damage, not its named seat's (signature first)
-                if self.lobby.players:
+                if self.chain:  # after the offer a key is known: the host's, then the seating's
                     self.check_sig(env)
+                if n > 0 and env.prev != self.head:  # another history, as for any envelope
+                    raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history")
                 raise ProtocolViolation(env.seat, "unexpected", "an away vote is never chained", env.seq)
             self.removal.note_vote(env, frame)  # removal.py: a vote, never chained
             return

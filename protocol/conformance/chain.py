@@ -8,52 +8,60 @@ import wire
 MAX_FRAME = 1 << 20
 
 
-def claimed(data: bytes, pos: int) -> int:
-    """the fewest bytes the msgpack headers from pos claim for the object there (each element
-    at least one byte), as far as the data goes: a tail is torn only if this stays <= 1 MiB"""
+def walk(data: bytes, pos: int) -> str | None:
+    """"Transcript file", step 2: read the headers from pos in order, as far as the data goes,
+    counting the bytes the object claims (each element still to come at least one byte);
+    "unparseable" or "frame_too_large" for whichever of 0xc1 and a count above 1 MiB comes
+    first, else None (a length field cut off by the end of the data claims nothing)"""
     start, pending = pos, 1
     lens = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4}
     exts = {0xC7: 1, 0xC8: 2, 0xC9: 4}
     fixed = {0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8, 0xCA: 4, 0xCB: 8,
              0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
     while pending and pos < len(data):
+        if pos - start + pending > MAX_FRAME:
+            return "frame_too_large"
         c, pending, pos = data[pos], pending - 1, pos + 1
+        if c == 0xC1:
+            return "unparseable"
         if 0x80 <= c <= 0x8F:
             pending += 2 * (c & 0x0F)
         elif 0x90 <= c <= 0x9F:
             pending += c & 0x0F
         elif 0xA0 <= c <= 0xBF:
             pos += c & 0x1F
-        elif c in lens or c in exts:
-            w = lens.get(c) or exts[c]
-            pos += w + (c in exts) + int.from_bytes(data[pos:pos + w], "big")
+        elif c in lens or c in exts or c in (0xDC, 0xDD, 0xDE, 0xDF):
+            w = lens.get(c) or exts.get(c) or (2 if c in (0xDC, 0xDE) else 4)
+            if pos + w > len(data):
+                return None                     # the file ends inside a length field
+            n = int.from_bytes(data[pos:pos + w], "big")
+            if c in (0xDC, 0xDD, 0xDE, 0xDF):
+                pending += n * (2 if c >= 0xDE else 1)
+                pos += w
+            else:
+                pos += w + (c in exts) + n
         elif c in fixed:
             pos += fixed[c]
-        elif c in (0xDC, 0xDD, 0xDE, 0xDF):
-            w = 2 if c in (0xDC, 0xDE) else 4
-            pending += int.from_bytes(data[pos:pos + w], "big") * (2 if c >= 0xDE else 1)
-            pos += w
-        if pos - start + pending > MAX_FRAME:
-            break
-    return pos - start + pending
+    return "frame_too_large" if pos - start + pending > MAX_FRAME else None
 
 
 def cut(data: bytes):
     """(frames, torn_tail_bytes, (frame index, code) of bytes nothing after can be framed, or None),
-    from the headers alone"""
+    from the headers alone ("Transcript file", steps 1-4)"""
     frames, pos = [], 0
     while pos < len(data):
-        if data[pos] == 0xC1:
-            return frames, 0, (len(frames), "unparseable")
         if not any(data[pos:]):
             return frames, len(data) - pos, None
-        if claimed(data, pos) > MAX_FRAME or len(data) - pos >= MAX_FRAME and claimed(data, pos) > len(data) - pos:
-            return frames, 0, (len(frames), "frame_too_large")
+        why = walk(data, pos)
+        if why:
+            return frames, 0, (len(frames), why)
         u = msgpack.Unpacker(raw=True, strict_map_key=False, ext_hook=lambda c, d: None)
         u.feed(data[pos:])
         try:
             u.skip()
         except msgpack.OutOfData:
+            if len(data) - pos >= MAX_FRAME:
+                return frames, 0, (len(frames), "frame_too_large")
             if data[pos] != 0x98:   # only an envelope (fixarray 8) can be cut short by a crash
                 return frames, 0, (len(frames), "malformed")
             return frames, len(data) - pos, None

@@ -29,7 +29,8 @@ FIELDS = {  # name: (type, allowed) from the rules table
 
 # optional fields: present only when not at their default (found by trial, now in the doc)
 OPTIONAL = {"showdown_time": (range(0, 601), 30), "turn_time": (range(0, 3601), 60),
-            "rejoin_wait": (range(0, 86401), 120)}
+            "rejoin_wait": (range(0, 86401), 120), "stall_limit": (range(1, 604801), 900),
+            "max_reshuffles": (range(0, 101), 0), "reshuffle_end": ({"void", "score"}, "void")}
 
 
 class RuleError(Exception):
@@ -44,7 +45,7 @@ def check_rules(r: dict) -> None:
         raise RuleError("bad_rules", f"fields {sorted(set(r) ^ set(FIELDS))}")
     for k in extra:
         allowed, default = OPTIONAL[k]
-        if type(r[k]) is not int or r[k] not in allowed or r[k] == default:
+        if type(r[k]) is not type(default) or r[k] not in allowed or r[k] == default:
             raise RuleError("bad_rules", f"{k}: out of range, or written at its default")
     for k, (t, allowed) in FIELDS.items():
         v = r[k]

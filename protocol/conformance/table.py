@@ -56,12 +56,14 @@ class Table:
             raise Violation("broken_chain", e.seat)
         if self.chain and e.game != self.game:
             raise Violation("wrong_game", e.seat)
-        if e.kind == "away":             # a vote is never chained ("Removal", the vote): `unexpected`
-            raise Violation("unexpected", e.seat, "an away vote is never chained")   # before the signature, as the product
         if self.phase not in ("offer",) and e.seat >= self.N_or_max():
             raise Violation("malformed", e.seat, "seat not seated")
+        if e.kind == "away" and self.phase == "offer":
+            raise Violation("unexpected", e.seat, "a chain starts with the host's offer")
         if not wire.verify_sig(e, self.key_of(e.seat) if self.phase != "offer" else e.body["host_key"]):
             raise Violation("bad_signature", e.seat)
+        if e.kind == "away":             # a vote is never chained ("Removal", the vote): `unexpected`,
+            raise Violation("unexpected", e.seat, "an away vote is never chained")   # after every envelope check
         if e.kind == "leave" and hasattr(self, "in_game") and not self.in_game[e.seat] \
                 and e.seat not in self.left:
             self.left.add(e.seat)        # out of the game already: it just will not sign game_end
@@ -134,6 +136,12 @@ class Table:
                     and self.chain[q.seq].prev == q.prev and self.chain[q.seq].frame != q.frame
                     and q.seat < self.N and wire.verify_sig(q, self.players[q.seat]["key"])):
                 return self.judge(q, at=q.seq)
+        if len(frames) == 1 == len(b["evidence"]) and rule not in ("equivocation", "timeout") and \
+                frames[0].seq < len(self.chain) and self.chain[frames[0].seq].frame == b["evidence"][0]:
+            # the very envelope our chain holds: its shuffle proof passed when it was applied
+            if rule in ("duplicate_card", "face_mismatch", "not_a_card", "bad_card") and frames[0].kind != "shuffle":
+                return f"seat {f.seat} accuses seat {acc} (unverifiable): {rule}"
+            return f"false_accusation by seat {f.seat}: the evidence is an envelope of the chain"
         signed = [x for x in frames if x.game == self.game and hasattr(self, "players")
                   and x.seat == acc and x.seat < self.N and wire.verify_sig(x, self.players[x.seat]["key"])]
         if rule == "equivocation":
@@ -531,6 +539,17 @@ class Table:
         p = h.order[h.turn_i]
         h.drawn = False
         if not h.stock:
+            cap = self.rules.get("max_reshuffles", 0)
+            if cap and h.round >= cap:       # "Hands" step 5 (a): ends as reshuffle_end says
+                if self.rules.get("reshuffle_end", "void") == "score":
+                    i = h.A.index(p)             # scored as it stands: every seat shows, from p
+                    h.closer, h.chinchon = None, False
+                    h.show_left = [h.A[(i + j) % len(h.A)] for j in range(len(h.A))]
+                    self.phase = "show"
+                    self.exp = (h.show_left[0], {"show"})
+                    return
+                self._void()
+                return
             if len(h.pile) >= 2:
                 n_in = h.pile[:-1]
                 h.retired = getattr(h, "retired", []) + n_in
@@ -640,8 +659,13 @@ class Table:
 
     def _score(self):
         h = self.h
-        h.scores = {h.closer: h.close_score}
         E = self.engine
+        if h.closer is None:                 # scored as it stands: each seat's unlimited best
+            h.scores = {s: E.best([E.deck[h.faces[k]] for k in h.hands[s]])[0] for s in h.A}
+            for s, v in h.scores.items():
+                self.totals[s] += v
+            return
+        h.scores = {h.closer: h.close_score}
         melds, clean = E.close_melds([E.deck[h.faces[k]] for k in h.hands[h.closer]])
         i = h.A.index(h.closer)
         others = [h.A[(i + j) % len(h.A)] for j in range(1, len(h.A))]
