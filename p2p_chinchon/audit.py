@@ -338,8 +338,8 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
     if ended and not t.finished:  # docs/protocol.md "Removal", the game's end
         # the seats still at the table when the end was signed, without their game_end: a seat
         # removed or left before (its leave chained) is not listed; a leave after it changes nothing
-        gone = t.left - ({t.fault.seat} if t.fault is not None else set())
-        missing = ([s for s in range(len(t.players)) if s not in t.game_end_sigs and s not in gone]
+        left_before = t.left - ({t.fault.seat} if t.fault is not None else set())
+        missing = ([s for s in range(len(t.players)) if s not in t.game_end_sigs and s not in left_before]
                    if t.fault is not None else [st.seat for st in t.queue if st.kind == "game_end"])
         r.unsigned_end = missing
         r.detail = ("the game's end is signed by a majority of the seats in the game; not by seat "
