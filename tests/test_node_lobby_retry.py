@@ -47,3 +47,26 @@ async def test_a_handshake_reset_is_tried_again_only_while_waiting_for_a_host_to
     tries.clear()
     assert await nd._connect_patiently(30.0, None, "127.0.0.1", 4000, retry=(lob.WrongHost,)) == ("link", b"key")
     assert len(tries) == 3
+
+
+async def test_a_port_that_hangs_up_before_a_lobby_is_tried_again_while_waiting(monkeypatch, autojump_clock):
+    """At a rematch the host's last game may still hold its port (its mesh listens there and
+    hangs up on a lobby's joiner) until the new lobby opens: the joiner, waiting, tries again;
+    one that may not wait hears the refusal."""
+    import pytest
+
+    tries: list[float] = []
+
+    async def connect_lobby(host, port, *args, **kwargs):
+        tries.append(trio.current_time())
+        if len(tries) < 4:
+            raise lob.Refused("the host closed the lobby connection")
+        return "link", b"key"
+
+    monkeypatch.setattr(lob, "connect_lobby", connect_lobby)
+    assert await nd._connect_patiently(30.0, None, "127.0.0.1", 4000) == ("link", b"key")
+    assert len(tries) == 4
+    tries.clear()
+    with pytest.raises(lob.Refused):
+        await nd._connect_patiently(0.0, None, "127.0.0.1", 4000)
+    assert len(tries) == 1

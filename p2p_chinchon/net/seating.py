@@ -399,8 +399,9 @@ async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | Non
                              host: str, port: int, *args: Any, retry: tuple[type[Exception], ...] = (),
                              **kwargs: Any) -> Any:
     """:func:`lobby.connect_lobby`, retried every :data:`LOBBY_RETRY` s for ``wait`` seconds
-    while the address refuses or does not answer (the host may start after us), or fails with
-    one of ``retry``."""
+    while the address refuses or does not answer (the host may start after us), hangs up before
+    a lobby's challenge (:class:`~.lobby.Refused`: the host's last game still holds the port,
+    its lobby not open yet, as at a rematch), or fails with one of ``retry``."""
     deadline = trio.current_time() + wait
     said = None
     while True:
@@ -409,7 +410,7 @@ async def _connect_patiently(wait: float, on_waiting: Callable[[str], Any] | Non
         except socket.gaierror:
             raise  # a name that does not resolve is a typo, not a host that is not up yet
         except Exception as exc:
-            if not isinstance(exc, (OSError, trio.TooSlowError, *retry)):
+            if not isinstance(exc, (OSError, trio.TooSlowError, lob.Refused, *retry)):
                 raise
             left = deadline - trio.current_time()
             if left <= 0:
