@@ -146,6 +146,21 @@ def test_close_asks_first_and_warns_over_the_limit():
     assert sent == [V.Close(DRAWN)]
 
 
+def test_a_chinchon_close_is_named_in_its_question():
+    """A close that is a chinchón says so before it is signed (and that it wins the game at
+    once where the rules say so): a player who pressed c must not learn it from the game over."""
+    import dataclasses
+
+    opts = ((DRAWN, -10, True),)
+    view = discard_view(close_options=opts, first_round=False)
+    for wins, said in ((True, "a chinchón! It wins the game at once."), (False, "a chinchón (-10 points)!")):
+        s, sent, _ = make(dataclasses.replace(view, rules=dataclasses.replace(view.rules, chinchon_wins=wins)))
+        press(s, "K", "d", "c")
+        assert said in s.render_text(120, 24)
+        press(s, "y")
+        assert sent == [V.Close(DRAWN)]
+
+
 def test_reorder_and_regroup():
     s, _, _ = make(discard_view())
     auto = s.display_hand()[0]

@@ -266,21 +266,26 @@ class ScreenKeys(ScreenState):
                                   points=best[1]), "class:error")
                 return
             if not self._busy():
-                self._confirm_close(card, options[0][1])
+                self._confirm_close(card, options[0][1], chinchon=options[0][2])
             return
         if not self._busy():
             self._send(V.Discard(card))
 
-    def _confirm_close(self, card: Card, points: int) -> None:
-        """A close is signed and cannot be undone: ask first (issue 24), saying when it puts
-        this seat over the limit."""
+    def _confirm_close(self, card: Card, points: int, *, chinchon: bool = False) -> None:
+        """A close is signed and cannot be undone: ask first, saying when it is a chinchón (and
+        whether that wins the game at once, 000 "Chinchón") and when it puts this seat over the
+        limit."""
         view = self.view
         assert view is not None
         me = next((s for s in view.seats if s.seat == view.me), None)
         limit = getattr(view.rules, "limit", None)
         after = me.total + points if me is not None else None
         text = self.tr("confirm_close", card=card_text(card, self.faces), points=points)
-        if after is not None and limit is not None and after > limit:
+        if chinchon:
+            wins = bool(getattr(view.rules, "chinchon_wins", False))
+            text = (self.tr("confirm_chinchon", card=card_text(card, self.faces)) if wins
+                    else self.tr("confirm_chinchon_score", card=card_text(card, self.faces), points=points))
+        elif after is not None and limit is not None and after > limit:
             text = self.tr("confirm_close_over", card=card_text(card, self.faces), points=points,
                            total=after, limit=limit)
         hand = view.hand_no

@@ -304,7 +304,8 @@ def _showdown(screen: TableScreen, cj: _Cards) -> dict[str, Any] | None:
                          "onto_meld": onto[1] if onto else None})
         hands.append({"seat": sh.seat, "name": screen.seat_name(sh.seat), "melds": [cj.many(m) for m in sh.melds],
                       "laid_off": laid, "deadwood": cj.many(sh.deadwood), "penalty": sh.penalty})
-    return {"closer": shown.closer, "closer_name": screen.seat_name(shown.closer), "said": said, "hands": hands}
+    return {"hand": shown.hand_no, "closer": shown.closer, "closer_name": screen.seat_name(shown.closer), "said": said,
+            "hands": hands}
 
 
 def _scores(screen: TableScreen) -> dict[str, Any] | None:

@@ -659,8 +659,9 @@ function renderShowdown() {
     state.hand_no, (state.seats || []).map((x) => x.name))) return;
   root.replaceChildren();
   const names = new Map((state.seats || []).map((s) => [s.seat, s.name]));
-  if (sd.said) root.append(el("h1", "", `${t("hand_no", { n: state.hand_no ?? "" })} · ${sd.said}`));
-  else root.append(el("h1", "", t("showdown_title", { n: state.hand_no ?? "", name: sd.closer_name ?? names.get(sd.closer) ?? "" })));
+  const handNo = sd.hand ?? state.hand_no ?? "";  // the showdown's own hand: the next may be dealt already
+  if (sd.said) root.append(el("h1", "", `${t("hand_no", { n: handNo })} · ${sd.said}`));
+  else root.append(el("h1", "", t("showdown_title", { n: handNo, name: sd.closer_name ?? names.get(sd.closer) ?? "" })));
   // every lay-off lands on its meld: collect them by (seat, meld)
   const landing = new Map();
   for (const h of sd.hands || []) {
