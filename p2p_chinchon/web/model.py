@@ -25,7 +25,7 @@ PAGE_TEXTS = (
     "web_draw_stock", "web_take_discard", "web_discard", "web_close", "web_hint", "web_leave", "web_agree",
     "web_yes", "web_no", "web_block", "web_continue", "web_pile_history", "web_keys", "web_scores", "web_rules",
     "web_players", "web_log", "web_regroup", "web_code_word", "web_fingerprint", "web_your_fingerprint",
-    "web_to_limit", "web_connecting", "web_reconnecting", "web_ended", "web_transcript", "web_tables",
+    "web_to_limit", "web_connecting", "web_reconnecting", "web_seat_gone", "web_ended", "web_transcript", "web_tables",
     "web_choose", "web_none", "web_reenter_yes", "web_reenter_no", "web_last_showdown", "web_away", "web_back",
     "web_relayed", "web_drop_here", "web_lobby",
     # with {fields} the page fills: the template as it is

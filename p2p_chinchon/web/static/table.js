@@ -93,12 +93,17 @@ function intent(name, extra = {}) {
   send({ type: "intent", intent: name, ...extra });
 }
 
+let lostSince = null;  // when the WebSocket closed (ms), null while it is open
+const LOST_AFTER_MS = 8000;
+
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   ws = new WebSocket(`${proto}//${location.host}/ws`);
   ws.addEventListener("open", () => {
     reconnectDelay = 250;
+    lostSince = null;
     $("conn").hidden = true;
+    document.body.classList.remove("offline");
   });
   ws.addEventListener("message", (ev) => {
     let msg;
@@ -113,8 +118,11 @@ function connect() {
   ws.addEventListener("close", () => {
     if (state && state.ended) return; // the node is done: nothing to reconnect to
     const c = $("conn");
-    c.textContent = t("reconnecting");
+    lostSince ??= Date.now();
+    // a while without the seat: it may have stopped (a crash); run again, it serves a new address
+    c.textContent = t(Date.now() - lostSince > LOST_AFTER_MS ? "seat_gone" : "reconnecting");
     c.hidden = false;
+    document.body.classList.add("offline");  // nothing on the felt answers while the seat is away
     setTimeout(connect, reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 4000);
   });
