@@ -346,6 +346,23 @@ def test_showdown_lay_offs_land_on_their_meld(browser: Any) -> None:
         page.close()
 
 
+def test_the_buy_back_offer_stands_on_the_showdown_sheet(browser: Any) -> None:
+    """A seat that went out is asked to buy back in while the showdown sheet covers the action
+    bar: the offer is on the sheet itself, or the turn clock answers it unseen."""
+    state = fixture_states()["showdown"]
+    table = open_fake(browser)
+    page = table.page
+    try:
+        table.show({**state, "showdown_held": True, "reentry_offer": True})
+        sheet = page.locator("#showdown")
+        assert sheet.is_visible()
+        sheet.get_by_role("button", name=state["texts"].get("web_reenter_yes") or "Buy back in").click()
+        assert _intents(table.wait_sent(1)) == [{"type": "intent", "intent": "reenter", "accept": True}]
+        assert table.errors == []
+    finally:
+        page.close()
+
+
 def test_assets_are_small_and_local() -> None:
     files = [p for p in STATIC.iterdir() if p.is_file()]
     assert sum(p.stat().st_size for p in files) < 1_000_000

@@ -664,6 +664,7 @@ function renderShowdown() {
     || state.phase === "over");
   root.hidden = !show;
   if (!show || unchanged(root, sd, state.scores, state.outcome, state.winner_text, state.phase === "over", showdownRecalled,
+    state.reentry_offer,
     state.hand_no, (state.seats || []).map((x) => x.name))) return;
   root.replaceChildren();
   const names = new Map((state.seats || []).map((s) => [s.seat, s.name]));
@@ -736,6 +737,10 @@ function renderShowdown() {
   }
   if (state.phase !== "over" || showdownRecalled) {
     const actions = el("div", "sheet-actions");
+    if (state.reentry_offer) {  // asked over this sheet: the action bar is under it
+      actions.append(button(t("reenter_yes"), () => intent("reenter", { accept: true }), "primary"));
+      actions.append(button(t("reenter_no"), () => intent("reenter", { accept: false })));
+    }
     const b = button(t("continue"), () => {
       if (showdownRecalled) showdownRecalled = false;
       else {
