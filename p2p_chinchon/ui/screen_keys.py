@@ -123,7 +123,7 @@ class ScreenKeys(ScreenState):
             return
         if view is None:
             return
-        if k == "p":  # who threw what this hand (issue 24): online players read hands from it
+        if k == "p":  # who threw what this hand: online players read hands from it
             self.mode = PILE
             return
         if k == "l":
@@ -272,7 +272,7 @@ class ScreenKeys(ScreenState):
             self._send(V.Discard(card))
 
     def _confirm_close(self, card: Card, points: int) -> None:
-        """A close is signed and cannot be undone: ask first (issue 24), saying when it puts
+        """A close is signed and cannot be undone: ask first, saying when it puts
         this seat over the limit."""
         view = self.view
         assert view is not None
