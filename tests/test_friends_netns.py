@@ -1,4 +1,4 @@
-"""Issue 22 in network namespaces (``tests/netns.py`` ``InternetLab``; root and iptables, else
+"""Seats nobody can reach, in network namespaces (``tests/netns.py`` ``InternetLab``; root and iptables, else
 skipped with the reason): friends on different networks. Bot seats, each its own home folder,
 ``--no-mdns`` and ``join --connect``:
 
