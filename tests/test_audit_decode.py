@@ -64,9 +64,9 @@ def test_a_torn_or_damaged_file_is_still_judged_at_the_right_envelope(game, tmp_
 
 @pytest.mark.parametrize("inserted", [b"\xc6\xff\xff\xff\xff", b"\xc5\xff\xff"])
 def test_a_header_inserted_before_the_last_frames_is_damage_not_a_torn_tail(game, tmp_path, inserted):
-    """Five bytes claiming a 4 GiB bin before the last frames are not "a torn frame
-    (a crash while writing)", exit 3, which would hide whatever those frames held. A header claiming more
-    than a frame may be, or a tail that cannot start an envelope, is damage: exit 1."""
+    """Five bytes claiming a 4 GiB bin before the last frames are not "a torn frame (a crash while
+    writing)", exit 3, which would hide whatever those frames held. A header claiming more than
+    a frame may be, or a tail that cannot start an envelope, is damage: exit 1."""
     cut = len(game) - 8
     path = tmp_path / "inserted.chn"
     path.write_bytes(b"".join(game[:cut]) + inserted + b"".join(game[cut:]))

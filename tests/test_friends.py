@@ -1,7 +1,7 @@
-"""Friends on other networks, on loopback: candidate addresses in the signed join request and the seating, a
-dialler that reaches a seat at any of them, what it says when it reaches none, and a table
-that never formed audited as never started (not as an accusation). The namespace games are in
-``test_friends_netns.py``."""
+"""Friends on other networks, on loopback: candidate addresses in the signed join request and the
+seating, a dialler that reaches a seat at any of them, what it says when it reaches none, and a
+table that never formed audited as never started (not as an accusation). The namespace games are
+in ``test_friends_netns.py``."""
 
 from __future__ import annotations
 

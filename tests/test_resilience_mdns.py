@@ -1,4 +1,4 @@
-"""Seats that come and go, through mDNS, in network namespaces (``tests/netns.py``; needs root, skipped
+"""Seats found through mDNS, in network namespaces (``tests/netns.py``; needs root, skipped
 otherwise): two tables of one name are both listed, never one taken silently; a joiner started
 before its host keeps looking; a host interrupted in the lobby vanishes from the lists at once.
 """
