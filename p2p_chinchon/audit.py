@@ -113,7 +113,7 @@ class AuditReport:
     @property
     def exit_code(self) -> int:
         """0 complete and valid; 3 valid but incomplete (cut short: it proves nothing about
-        what is missing, issue 9); 1 cheat, accused or corrupt."""
+        what is missing); 1 cheat, accused or corrupt."""
         if self.verdict == "ok":
             return 0
         return 3 if self.verdict == "incomplete" else 1
@@ -352,7 +352,7 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
         elif torn_tail:
             r.detail = "the file ends in a torn frame (a crash while writing)"
         elif t.chain and t.chain[-1].kind == "remove" and t.chain[-1].body["seat"] in t.removed:
-            # the removed seat's own record ends so (issue 20): removed, accusing nobody
+            # the removed seat's own record ends so: removed, accusing nobody
             last = t.chain[-1].body
             r.seat, r.rule = last["seat"], "removed"
             r.detail = (f"seat {last['seat']} was removed from the game ({last['reason']}, hand {last['hand'] + 1}) "
@@ -420,7 +420,7 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
     accused = b["accused"] if b["accused"] != 255 else None
     if b["rule"] == "absent" and t.engine is None:
         # a seat away before the first hand: the table never formed (a seat nobody could
-        # reach, issue 22); nothing was played, so nobody is accused of anything
+        # reach); nothing was played, so nobody is accused of anything
         r = AuditReport("incomplete", index=i, seat=accused, rule="absent",
                         detail=f"never started: seat {env.seat} says: {b['reason']}")
         _fill(r, t, marks)

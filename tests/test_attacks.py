@@ -665,7 +665,7 @@ def test_joiner_refuses_weak_shuffle_proofs():
     assert exc.value.rule == "bad_rules"
 
 
-# ----------------------------------------------------------------------------- issue 9
+# ------------------------------------------------------- a handler's errors are violations
 
 
 def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
@@ -703,7 +703,7 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
 
 @pytest.mark.parametrize("where", ["discard", "draw_share", "show", "deal_shares"])
 def test_engine_and_deck_errors_in_any_handler_become_violations(monkeypatch, where):
-    """The whole class of issue 9 item 2: an error raised by the engine or the deck inside any
+    """An error raised by the engine or the deck inside any
     handler's checks (here forced) is the signer's protocol violation; no exception escapes
     ``receive`` and the envelope does not enter the chain."""
     net = Net(3, seed=4)
@@ -769,7 +769,7 @@ def _bad_proof_shuffle(net):
 
 
 def test_shares_wait_for_verification_and_say_so():
-    """Item 1 in one process: after the last shuffle every seat owes its deal shares, but
+    """In one process: after the last shuffle every seat owes its deal shares, but
     none is sent while a proof is unverified; the table says why (``waiting``, the view's
     progress) and its timer does not blame anyone meanwhile."""
     net = _DeferredJobs(3, seed=2, defer=True)
@@ -785,7 +785,7 @@ def test_shares_wait_for_verification_and_say_so():
 
 
 def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
-    """Item 6: a stop (here a leave) that arrives while a proof is being checked is shown only
+    """A stop (here a leave) that arrives while a proof is being checked is shown only
     after the check; a failed proof is what every honest seat shows. (Two seats: with three, a
     leave no longer stops the table; the others remove the seat: test_table_removal.py.)"""
     net = _DeferredJobs(2, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
@@ -805,7 +805,7 @@ def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
 
 @pytest.mark.parametrize("accused", ["expected", "innocent"])
 def test_timeout_claims_are_checked_against_the_chain(at_draw, accused):
-    """Item 3: a ``timeout`` against a seat that was not the expected speaker is the signer's
+    """A ``timeout`` against a seat that was not the expected speaker is the signer's
     false accusation (live and in audit, on every honest transcript alike); one against the
     expected speaker is consistent with the chain and shown as the accused's."""
     net = at_draw
@@ -835,7 +835,7 @@ def test_timeout_claims_are_checked_against_the_chain(at_draw, accused):
 
 
 def test_unverifiable_accusation_names_the_accuser(at_draw):
-    """Item 3: an accusation nothing can check is shown as "A accuses B (unverifiable)", with
+    """An accusation nothing can check is shown as "A accuses B (unverifiable)", with
     the accuser as the subject."""
     net = at_draw
     mover = net.tables[0].expected().seat
@@ -847,7 +847,7 @@ def test_unverifiable_accusation_names_the_accuser(at_draw):
 
 
 def test_early_buffer_is_bounded_in_bytes(at_draw):
-    """Item 7: large early envelopes are refused by size long before the count bound (not
+    """Large early envelopes are refused by size long before the count bound (not
     kept, accusing nobody)."""
     net = at_draw
     t = net.tables[0]
@@ -861,9 +861,9 @@ def test_early_buffer_is_bounded_in_bytes(at_draw):
 
 
 def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
-    """Issue 10: judging a fault's evidence used to deep-copy the whole table, which fails on
-    a live table whose rng is the ``secrets`` module ("cannot pickle 'module' object") and
-    killed a host in the lobby. The evidence is now checked in place, changing nothing."""
+    """A fault's evidence is judged in place, changing nothing: a deep copy of the table fails
+    on a live table whose rng is the ``secrets`` module ("cannot pickle 'module' object") and
+    would kill a host in the lobby."""
     import secrets
 
     ids = [Identity.generate(SeededRng(f"lobby-id/{i}")) for i in range(3)]

@@ -1,5 +1,5 @@
-"""The audit decodes each envelope once (issue 12: it decoded every frame three times: in
-``audit``, in ``Table.replay`` and in the table's frame acceptance), and an envelope handed
+"""The audit decodes each envelope once (not again in ``Table.replay`` nor in the
+table's frame acceptance), and an envelope handed
 over already decoded is judged exactly as its frame would be."""
 
 from __future__ import annotations
@@ -64,9 +64,9 @@ def test_a_torn_or_damaged_file_is_still_judged_at_the_right_envelope(game, tmp_
 
 @pytest.mark.parametrize("inserted", [b"\xc6\xff\xff\xff\xff", b"\xc5\xff\xff"])
 def test_a_header_inserted_before_the_last_frames_is_damage_not_a_torn_tail(game, tmp_path, inserted):
-    """Issue 25: five bytes claiming a 4 GiB bin before the last frames read as "a torn frame
-    (a crash while writing)", exit 3, hiding whatever those frames held. A header claiming more
-    than a frame may be, or a tail that cannot start an envelope, is damage: exit 1."""
+    """Five bytes claiming a 4 GiB bin before the last frames are not "a torn frame (a crash while
+    writing)", exit 3, which would hide whatever those frames held. A header claiming more than
+    a frame may be, or a tail that cannot start an envelope, is damage: exit 1."""
     cut = len(game) - 8
     path = tmp_path / "inserted.chn"
     path.write_bytes(b"".join(game[:cut]) + inserted + b"".join(game[cut:]))
@@ -119,7 +119,7 @@ def test_table_replay_takes_a_frame_or_its_envelope_alike(game):
 
 
 def test_the_report_carries_the_offers_proof_rounds_under_every_proof_system(game):
-    """Issue 25: ``audit --json`` said ``"proof_rounds": 0`` for every Terelius-Wikström game."""
+    """``audit --json`` carries the offer's ``proof_rounds`` for Terelius-Wikström games too."""
     r = audit_frames(game)
     offer = wire.decode_envelope(game[0])
     assert r.proof_system == "terelius-wikstrom" and r.proof_rounds == offer.body["proof_rounds"] == 2

@@ -1,4 +1,4 @@
-"""``audit A B ...`` (issue 25, item 3): several seats' transcripts of one game checked
+"""``audit A B ...``: several seats' transcripts of one game checked
 together: their common prefix, where they part, and whether that is a fork (two different
 continuations signed under one game id, naming the seats that signed both) or one record
 being shorter."""

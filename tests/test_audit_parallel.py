@@ -1,4 +1,4 @@
-"""``audit --jobs N`` (issue 25, item 5): shuffle proofs checked by worker processes beside
+"""``audit --jobs N``: shuffle proofs checked by worker processes beside
 the replay give the report a serial replay gives, byte for byte, on every transcript of the
 vectors and on mutated ones (a bad proof followed by more damage, two bad proofs, damage
 before a bad proof): the first violation is still the one named."""

@@ -1,4 +1,4 @@
-"""Issue 25, item 1: a ``timeout`` accusation that races the accused seat's move. The seat
+"""A ``timeout`` accusation that races the accused seat's move. The seat
 that chains the fault judges it at its position; a seat whose chain already holds the move
 there gets the fault off its chain and stops quoting it. Both honest transcripts must get one
 verdict from ``audit``: the fault is judged against the state at its ``prev`` in both."""

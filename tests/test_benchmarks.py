@@ -1,4 +1,4 @@
-"""The benchmark scripts run and report the figures their issues ask for (tiny settings: this
+"""The benchmark scripts run and report their figures (tiny settings: this
 checks the scripts, not the speed; performance is never asserted in tests)."""
 
 from __future__ import annotations

@@ -264,7 +264,7 @@ async def test_split_view_equivocation_is_found_by_resync(tmp_path):
 
 @pytest.mark.parametrize("cheat", ["steal_hand", "peek_upcard"])
 async def test_no_share_leaves_before_every_shuffle_proof_passed(tmp_path, cheat):
-    """Issue 9 item 1. The dealer shuffles last and copies the victim's dealt ciphertexts into
+    """The dealer shuffles last and copies the victim's dealt ciphertexts into
     its own dealt slots (or the stock top into the upcard slot) under the proof of its real
     shuffle. Proofs are verified off the critical path (the default for host and join), yet no
     honest seat releases a decryption share of that deck before its verification: the bad

@@ -63,7 +63,7 @@ def test_melds_text(capsys):
     ["score", "--closer", "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣", "--hand", "A♥ 2♥ zz"],
     ["score", "--closer", "A♣ 5♥ 3♣ 4♣ J♥ 6♣ K♠", "--hand", "A♥ 2♥"],
     ["score", "--closer", "A♣ 2♣ 3♣", "--hand", "A♥ 2♥"],
-    # issue 15: input that cannot exist
+    # input that cannot exist
     ["melds"],
     ["melds", "--option", "decks=1", "7d 7h 7s Jd Qd Kd 2c 2c"],
     ["melds", "--rules", "online", "7d 7h 7s Jd Qd Kd 2c 2c"],
@@ -119,7 +119,7 @@ def test_impossible_hands_name_the_card(capsys):
     assert "A♠ appears twice" in err and "2 players" in err
     _, _, err = run(capsys, "score", "--closer", "5d 6d 7d 2c 2h 2s As", "--hand", "3d 4d")
     assert "hand 1 has 2 cards" in err
-    # a Spanish table reads c as copas (issue 24): its bastos are b
+    # a Spanish table reads c as copas: its bastos are b
     _, _, err = run(capsys, "score", "--rules", "online", "--closer", "5d 6d 7d 2b 2h 2s As",
                     "--hand", "3d 4d Jd Qd 6b 6h Kb", "--hand", "3h 4h 5h 6h 7h Jh Qh",
                     "--hand", "3s 4s 5s 6s 7s Js Qs", "--hand", "3b 4b 5b 7b Jb Qb Kh",
@@ -205,7 +205,7 @@ def test_rules_command(capsys):
                  "limit", "reentries", "close_max_points", "lay_off"):
         assert word in out
     code, out, _ = run(capsys, "rules", "online", "--lang", "en")
-    # issue 13: the rules in words for players, free of document and case ids
+    # the rules in words for players, free of document and case ids
     assert code == 0 and "- Close with all matched" in out and "wild" in out
     assert not re.search(r"\b00[0-3]\b|\b[A-Z]\d+\b|Silent, chosen", out), out
     code, out, _ = run(capsys, "rules", "--json")
@@ -214,7 +214,7 @@ def test_rules_command(capsys):
 
 
 def test_melds_and_score_read_the_tables_notation(capsys):
-    """Issue 24, item 5: on a Spanish table `5c` is the 5 of copas (not clubs) and `1o` the 1 of
+    """On a Spanish table `5c` is the 5 of copas (not clubs) and `1o` the 1 of
     oros, with Spanish numbering (`10o` the sota); a French table reads V/D/R as J/Q/K."""
     code, out, err = run(capsys, "melds", "--rules", "fournier", "--json", "5c 6c 7c 1o 2o 3o 12e")
     d = json.loads(out)

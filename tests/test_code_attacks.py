@@ -1,4 +1,4 @@
-"""Issue 23 attacked: hostile mailbox peers, hostile transit relays, strangers and cheating
+"""Code words attacked: hostile mailbox peers, hostile transit relays, strangers and cheating
 seats against the code-word and relay paths. In-process (fake relays, fake mailbox sessions),
 no servers: each test says what the attacker does and what must hold (no crash, a clear
 line naming the source, the link retried)."""

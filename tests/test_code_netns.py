@@ -1,4 +1,4 @@
-"""Issue 23 in network namespaces (``tests/netns.py`` ``InternetLab``; root and iptables, else
+"""Code words in network namespaces (``tests/netns.py`` ``InternetLab``; root and iptables, else
 skipped with the reason): code words through home routers, nothing forwarded.
 
 A "public" site runs the magic-wormhole mailbox and transit relay (``twist wormhole-mailbox``,

@@ -1,4 +1,4 @@
-"""Issue 24, item 1: a crashed person comes back by running again the command they typed.
+"""A crashed person comes back by running again the command they typed.
 
 Real processes on loopback: the person (line mode, their own identity in their own config
 folder, no ``--transcript``) is killed with SIGKILL mid-hand and runs the very same command
@@ -161,7 +161,7 @@ def test_join_by_name_that_finds_nothing_says_so_after_the_full_screen(tmp_path)
 @pytest.mark.netns
 def test_joiner_by_table_name_comes_back_by_the_same_command(tmp_path):
     """In network namespaces through mDNS: a person who joined by the table's name is killed
-    mid-hand; the same `join NAME` again (a running table is no longer advertised: it used to
+    mid-hand; the same `join NAME` again (a running table is not advertised, so it must not
     sit on "no table found") finds the unfinished game of its identity and resumes it."""
     from netns import NetnsLab, require_netns
 

@@ -1,4 +1,4 @@
-"""Issue 14: an independent seat, written from docs/ and protocol/ alone
+"""An independent seat, written from docs/ and protocol/ alone
 (protocol/conformance/, which imports nothing of p2p_chinchon), plays a whole game against
 `p2p-chinchon host --bot` on loopback; both transcripts must be byte-identical and audit ok,
 by `p2p-chinchon audit` and by the independent verifier.

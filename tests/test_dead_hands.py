@@ -1,4 +1,4 @@
-"""Issue 24, item 3: hands that never end. The table option ``max_reshuffles`` (off by
+"""Hands that never end. The table option ``max_reshuffles`` (off by
 default: every rule document lets the stock be re-made) voids a hand whose stock runs out once
 more after that many re-shuffles; the bots and the hint see a dead hand (court cards going
 round) and break it by collecting them."""
@@ -138,7 +138,7 @@ def test_a_live_hand_is_played_as_before(level):
 
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_the_card_just_taken_is_never_thrown_back(level):
-    """Issue 24, item 7: legal, but never the bot's move nor the hint."""
+    """Legal, but never the bot's move nor the hint."""
     _, discard = _views(reshuffles=0)
     bot = make_bot(discard.rules, SeededRng(1), level)
     for _ in range(5):
@@ -147,7 +147,7 @@ def test_the_card_just_taken_is_never_thrown_back(level):
 
 
 def test_a_table_option_forbids_throwing_back_the_taken_card():
-    """Issue 24, item 7: legal by default (the documents are silent); ``discard_taken=no``
+    """Legal by default (the documents are silent); ``discard_taken=no``
     forbids it, in legal_actions and in apply."""
     from p2p_chinchon.engine import Discard, DrawDiscard, IllegalAction
 
@@ -187,7 +187,7 @@ def test_the_options_are_told_in_the_lobby_and_the_void_in_the_log():
 
 
 def test_preset_defaults_add_no_limit_their_document_does_not_state():
-    """Issue 24, item 7: 000 asks only for two real cards per meld and 001 states no cap: no
+    """000 asks only for two real cards per meld and 001 states no cap: no
     cap on the wild cards of one meld (it was 2 and 1); 003 says one per meld."""
     from p2p_chinchon.engine import PRESETS
     from p2p_chinchon.engine.melds import make_meld

@@ -1,6 +1,6 @@
-"""Issue 24, item 4: while this seat's stock draw waits for the others' decryption shares, the
+"""While this seat's stock draw waits for the others' decryption shares, the
 screen says whose share it waits for ("getting your card: waiting for P2's share"), in en/es/fr;
-a frozen seat used to leave only "getting your card"."""
+a frozen seat is named, not left behind a bare "getting your card"."""
 
 from __future__ import annotations
 

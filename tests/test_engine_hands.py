@@ -1,4 +1,4 @@
-"""Issue 15: impossible hands are refused (packs, jokers, hand sizes, player counts); Fournier
+"""Impossible hands are refused (packs, jokers, hand sizes, player counts); Fournier
 closes on the sum of the left-over cards; lay-offs are listed in an order that can be played."""
 
 import pytest
@@ -56,7 +56,7 @@ def test_max_packs_per_preset(preset, options, packs):
 @pytest.mark.parametrize("rules", [make_rules("classic", {"decks": 1}), PRESETS["online"],
                                    make_rules("fournier", {"max_players": 5})])
 def test_second_copy_refused_on_one_pack_rules(rules):
-    hand = P("7d 7h 7s Jd Qd Kd 2c 2c")  # the issue's example: 2♣ twice
+    hand = P("7d 7h 7s Jd Qd Kd 2c 2c")  # 2♣ twice
     with pytest.raises(CardError, match="appears twice.*one pack"):
         best_arrangement(hand[1:], rules)
     with pytest.raises(CardError, match="appears twice"):
@@ -221,7 +221,7 @@ def _playable(sd, rules):
 
 
 def test_lay_offs_listed_in_playable_order_with_their_meld():
-    # the issue: 3♦ and 4♦ onto 5♦ 6♦ 7♦ must be listed 4♦ first
+    # 3♦ and 4♦ onto 5♦ 6♦ 7♦ are listed 4♦ first
     sd = score_showdown(CLASSIC, CLOSER, [P("3♦ 4♦ J♦ Q♦ 6♣ 6♥ K♠")])
     lays = sd.players[1].laid_off
     assert [lo.card for lo in lays] == P("4♦ 3♦ J♦ Q♦")
@@ -254,7 +254,7 @@ def test_lay_off_with_a_joker_is_playable():
 
 
 def test_melds_command_assumes_a_one_pack_table_by_default(capsys):
-    """Issue 15's first example: on classic, four seats play one pack, so 2♣ twice is refused;
+    """On classic, four seats play one pack, so 2♣ twice is refused;
     with ``--players 6`` (two packs from five) the same hand is a legal close."""
     from p2p_chinchon.cli import main
 

@@ -175,7 +175,7 @@ def restock_scenario(last4: list) -> tuple:
 
 
 def test_showdown_time_is_an_optional_rules_field():
-    """Issue 13: a table option that old transcripts lack; one wire encoding per rules."""
+    """A table option that old transcripts lack; one wire encoding per rules."""
     import pytest
 
     from p2p_chinchon.engine import make_rules

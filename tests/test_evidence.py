@@ -1,5 +1,5 @@
 """Evidence of rejected frames is bounded, and a link that keeps sending junk is dropped and
-counted against its seat (issue 9, item 4)."""
+counted against its seat."""
 
 from __future__ import annotations
 

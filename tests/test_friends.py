@@ -1,7 +1,7 @@
-"""Issue 22 on loopback: candidate addresses in the signed join request and the seating, a
-dialler that reaches a seat at any of them, what it says when it reaches none, and a table
-that never formed audited as never started (not as an accusation). The namespace games are in
-``test_friends_netns.py``."""
+"""Friends on other networks, on loopback: candidate addresses in the signed join request and the
+seating, a dialler that reaches a seat at any of them, what it says when it reaches none, and a
+table that never formed audited as never started (not as an accusation). The namespace games are
+in ``test_friends_netns.py``."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def test_a_hosts_advertised_addresses_ride_in_its_mdns_ad() -> None:
 
 
 def test_long_notices_are_wrapped_on_the_table_screen_and_stand_together() -> None:
-    """The full screen shows what to do to its end (the line used to be cut at the width) and
+    """The full screen shows what to do to its end (wrapped, never cut at the width) and
     two seats' notices together; the next message replaces them."""
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.screen import TableScreen

@@ -1,5 +1,5 @@
-"""Issue 22 in network namespaces (``tests/netns.py`` ``InternetLab``; root and iptables, else
-skipped with the reason): friends on different networks. Bot seats, each its own home folder,
+"""Friends on different networks, in network namespaces (``tests/netns.py`` ``InternetLab``;
+root and iptables, else skipped with the reason). Bot seats, each its own home folder,
 ``--no-mdns`` and ``join --connect``:
 
 - routed subnets and home routers with a forwarded port (``join --port`` and ``--advertise``),

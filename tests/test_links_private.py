@@ -1,4 +1,4 @@
-"""Private links (issue 9): a packet capture of a whole `p2p-chinchon play --no-ui` game holds
+"""Private links: a packet capture of a whole `p2p-chinchon play --no-ui` game holds
 no player name, message kind or envelope (so no card share) in clear.
 
 The game runs in a network namespace of its own (``unshare -n``), so the capture on its

@@ -1,4 +1,4 @@
-"""Issue 21: a lobby nobody can jam. The real host_lobby/join_lobby over TLS on loopback, with
+"""A lobby nobody can jam. The real host_lobby/join_lobby over TLS on loopback, with
 several loopback source addresses (127.0.0.5 stands for one LAN neighbour; the lobby limits
 loopback like any address here, ``limit_loopback``).
 
@@ -73,7 +73,7 @@ async def sit(port: int, source: str, name: str = "Ghost") -> lob.Link:
 async def ghost(port: int, source: str = GHOST) -> None:
     """Answer ``sit`` and reset the TCP connection in one step: the "sit" record and the RST
     leave together, so the host reads "sit" from a connection already reset and its
-    ``{"seat"}`` fails (the path that used to keep the seat for ever)."""
+    ``{"seat"}`` fails (the path that must not keep the seat for ever)."""
     link, _ = await lob.connect_lobby("127.0.0.1", port, Identity.generate(), name="Ghost",
                                       listen_addr="127.0.0.1:4000", local_address=source)
     await lob.read_answer(link, "offer", bytes, closed="refused")

@@ -1,4 +1,4 @@
-"""Issue 13 item 4: the lobby shows the table as it fills (docs/protocol.md "Lobby updates").
+"""The lobby shows the table as it fills (docs/protocol.md "Lobby updates").
 
 The host pushes ``{"lobby": [{name, key}, ...]}`` to every seated joiner whenever a seat is
 taken or freed; the joiner's table shows those seats (provisional, display only) until the
@@ -195,7 +195,7 @@ async def test_line_mode_prints_the_seats_as_the_table_fills() -> None:
 
 def test_the_host_key_cannot_take_a_second_seat() -> None:
     """A joiner with the host's own identity key (the same config folder on one computer)
-    is refused by name; it used to be handed seat 0, the host's, and the lobby hung at 1/2."""
+    is refused by name, never handed seat 0, the host's, which would hang the lobby at 1/2."""
     host_id = Identity.generate()
     table = host_table(2, host_id)
     with pytest.raises(tbl.IntentError, match="host's own identity key"):
@@ -234,13 +234,13 @@ async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refus
                 expect_fingerprint=host_id.fingerprint, on_waiting=lambda text, *_: said.append(text)))
             await asked.wait()
             assert said and "waiting for the host to let you sit down" in said[-1]
-            assert beto.fingerprint in said[-1]  # the joiner sees what the host checks (issue 24)
+            assert beto.fingerprint in said[-1]  # the joiner sees what the host checks
             assert [p.name for p in table.pending_players] == ["Ana"] and who == ["Beto"]
             answer.set()
             while len(table.pending_players) < 2 or len(said) < 2:
                 await trio.sleep(0.01)
             assert [p.name for p in table.pending_players] == ["Ana", "Beto"]
-            # seated: the status no longer says it waits for the host (issue 24)
+            # seated: the status does not say it waits for the host
             assert said[-1].startswith("seated") and beto.fingerprint in said[-1]
             nursery.cancel_scope.cancel()
 

@@ -1,4 +1,4 @@
-"""A mesh port flooded with idle TCP connections (issue 20): a seat's redial still gets in,
+"""A mesh port flooded with idle TCP connections: a seat's redial still gets in,
 idle connections are closed when they send no ClientHello, one address holds few slots.
 
 Real meshes on loopback; strangers connect from other 127.0.0.0/8 addresses. The flood's

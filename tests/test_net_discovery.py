@@ -263,7 +263,7 @@ def test_discovery_across_namespaces() -> None:
 
 
 def test_seat_record_round_trip_and_filtering():
-    """A seat's mDNS record (issue 11: find a seat whose address changed) names its game and
+    """A seat's mDNS record (find a seat whose address changed) names its game and
     seat; the locator keeps only records of its own game, and refuses nothing loudly."""
     from p2p_chinchon.net.discovery import SEAT_SERVICE_TYPE, SeatLocator, seat_service_info
 

@@ -1,4 +1,4 @@
-"""Joiner policy of the session layer: how strong a table's shuffle proofs must be (issue 9)."""
+"""Joiner policy of the session layer: how strong a table's shuffle proofs must be."""
 
 from __future__ import annotations
 

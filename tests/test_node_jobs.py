@@ -1,4 +1,4 @@
-"""A node checks its peers' shuffle proofs one at a time (issue 12: side by side, a seat's
+"""A node checks its peers' shuffle proofs one at a time (side by side, a seat's
 three deferred checks took the cores from the receive-prove-send path the next shuffler waits
 on), while its own shuffle's precomputation is never queued behind them."""
 

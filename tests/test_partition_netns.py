@@ -1,4 +1,4 @@
-"""Partitions in network namespaces (issue 20): one namespace per seat on one bridge; a cut is
+"""Partitions in network namespaces: one namespace per seat on one bridge; a cut is
 iptables DROP rules in each seat's namespace for the addresses across it (links open but
 silent), a heal flushes them. Bot seats as separate processes.
 
@@ -51,8 +51,8 @@ def _need_iptables() -> None:
 
 def test_a_two_two_split_removes_nobody_and_heals_into_one_game(tmp_path: Path) -> None:
     """Four seats cut into {host, J2} and {J1, J3} for three times ``rejoin_wait``: neither
-    half is a majority, so neither removes anyone (before issue 20 each half removed the other
-    and finished its own game, both audits ``ok``); both say they cannot play on without the
+    half is a majority, so neither removes anyone (never two games, each
+    finished by one half and audited ``ok``); both say they cannot play on without the
     others. Healed, the four finish one game: exit 0, byte-identical transcripts, ``ok``."""
     from p2p_chinchon.audit import audit_file
 

@@ -1,4 +1,4 @@
-"""``play``'s bot peers forked from one loaded parent (issue 25, item 6): each is still its
+"""``play``'s bot peers forked from one loaded parent: each is still its
 own process with its own keys, randomness, transcript and log, holding none of the parent's
 lobby sockets; ``--bot-start exec`` still starts each as a new interpreter."""
 

@@ -1,4 +1,4 @@
-"""Presence, waits and the turn clock of a node (issue 11), in one process on loopback."""
+"""Presence, waits and the turn clock of a node, in one process on loopback."""
 
 from __future__ import annotations
 
@@ -277,9 +277,9 @@ async def test_an_envelope_lost_on_one_link_reaches_the_seat_through_another(tmp
 
 def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     """The turn clock of a person's first move after a hand was scored starts once the
-    showdown the screen holds (``showdown_time``) is over: it used to run under the held
-    showdown, so a person reading the scores lost half the move clock, or the whole of it
-    and the bot moved for them. The others' clock for that seat counts from the same moment."""
+    showdown the screen holds (``showdown_time``) is over: run under the held showdown, it
+    would cost a person reading the scores half the move clock, or the whole of it and the
+    bot would move for them. The others' clock for that seat counts from the same moment."""
     from p2p_chinchon.net.node import Node
     from test_attacks import Net
 
@@ -297,7 +297,7 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     assert mine._deadline(step, now).left == turn  # no hand scored yet: the clock as it was
     for node in (mine, theirs):
         node._scored = (1, now - 5)  # a hand was scored 5 s ago: its showdown is on screen
-    # the clock waits at its full value while the showdown is up (issue 24: it showed more, 1:26),
+    # the clock waits at its full value while the showdown is up (never more),
     # then runs from the moment the showdown goes
     assert mine._deadline(step, now).left == turn
     assert mine._deadline(step, now + shown - 5 + 10).left == turn - 10
@@ -352,7 +352,7 @@ def test_a_bot_console_prints_stalls_and_absences_not_every_move(capsys):
 @pytest.mark.parametrize("kind", ["draw_share", "shuffle", "key_share"])
 @pytest.mark.parametrize("back", [91.0, 100.0, 119.0])
 def test_a_seat_back_inside_rejoin_wait_gets_a_fresh_protocol_limit(kind, back):
-    """One clock per absent seat (issue 20): a seat that went away when it came to owe ``kind``
+    """One clock per absent seat: a seat that went away when it came to owe ``kind``
     and is heard again ``back`` seconds later (past the 90 s protocol limit, inside the 120 s
     ``rejoin_wait``) gets the whole protocol limit from its return. Before, it got what was
     left of the step's own limit: nothing, and a ``timeout`` within 0.2 s of "is back"."""

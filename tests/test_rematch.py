@@ -1,4 +1,4 @@
-"""Issue 24, item 6: a rematch at game over (same seats, same rules, a new game id; everyone
+"""A rematch at game over (same seats, same rules, a new game id; everyone
 agrees; a no ends it cleanly with a message), and the evening's tally counts it."""
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def test_the_final_screen_keeps_how_the_rematch_vote_ended():
 
 def test_the_rematch_question_waits_for_the_held_showdown_and_l_recalls_it():
     """The game's last showdown is held on screen: the rematch question comes once it is put
-    away (it used to hide it), and l at the question shows it again, then the question."""
+    away (never hiding it), and l at the question shows it again, then the question."""
     from p2p_chinchon import view as V
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces

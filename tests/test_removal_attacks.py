@@ -1,4 +1,4 @@
-"""A cheating peer attacks the removal protocol (issue 11 part 3, docs/protocol.md "Removal"):
+"""A cheating peer attacks the removal protocol (docs/protocol.md "Removal"):
 forged ``remove`` envelopes signed with a seat's real key, driven through tables in process.
 Each test fails if the defence breaks."""
 

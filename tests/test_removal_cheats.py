@@ -1,4 +1,4 @@
-"""Red team of the version 3 removal rules (issue 20, docs/protocol.md "Removal"): one or more
+"""Red team of the version 3 removal rules (docs/protocol.md "Removal"): one or more
 cheating seats, holding their real signing keys, attack votes, removes, the ``branch`` store
 and the fault evidence that quotes them. Tables run in process (test_attacks.Net / Gone).
 Each test asserts that the defence holds; an attack that succeeds is kept as

@@ -1,4 +1,4 @@
-"""Issue 23's sans-I/O pieces (``net/rendezvous.py``), the relay client against a fake relay
+"""The code word's sans-I/O pieces (``net/rendezvous.py``), the relay client against a fake relay
 (``net/relay.py``), and the command line's one-line failures of ``--code`` (no servers needed:
 a mailbox or relay that is down is a closed loopback port)."""
 

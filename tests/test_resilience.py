@@ -1,4 +1,4 @@
-"""A table survives its players (issue 11): separate processes on loopback, or in network
+"""A table survives its players: separate processes on loopback, or in network
 namespaces, killed with SIGKILL and restarted with the same command; lobby leaving; read-only and
 full transcript folders; joiners started before their host; presence and the turn clock.
 
@@ -224,7 +224,7 @@ def test_seat_asleep_mid_hand_wakes_and_the_game_finishes(lab):
 
 
 def test_seat_back_after_the_protocol_limit_but_inside_rejoin_wait_is_not_blamed(lab):
-    """One clock per absent seat (issue 20): Bruno's laptop sleeps (SIGSTOP) while the others
+    """One clock per absent seat: Bruno's laptop sleeps (SIGSTOP) while the others
     wait for his shares, longer than the protocol limit (``--timeout`` 4 s) but less than
     ``rejoin_wait`` (20 s). Back at 9 s, whatever he owes gets a fresh limit from his return:
     nobody is blamed, the game finishes, transcripts byte-identical and ok. (Before, the

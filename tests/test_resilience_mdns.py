@@ -1,4 +1,4 @@
-"""Issue 11 through mDNS, in network namespaces (``tests/netns.py``; needs root, skipped
+"""Seats found through mDNS, in network namespaces (``tests/netns.py``; needs root, skipped
 otherwise): two tables of one name are both listed, never one taken silently; a joiner started
 before its host keeps looking; a host interrupted in the lobby vanishes from the lists at once.
 """
@@ -169,7 +169,7 @@ def _played_on_without(tmp_path: Path, gone: str) -> None:
 @pytest.mark.netns
 def test_seat_killed_for_good_is_removed_and_the_others_finish(tmp_path: Path) -> None:
     """kill -9 of a joiner for good mid-hand: after ``rejoin_wait`` the two others remove it and
-    finish the game (issue 11's "done when", the peer gone for good)."""
+    finish the game (the peer gone for good)."""
     require_netns()
     with NetnsLab(3) as lab:
         procs, logs = _three_seats(lab, tmp_path, "47410")
@@ -207,7 +207,7 @@ def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
 @pytest.mark.netns
 @pytest.mark.parametrize("moved", [False, True], ids=["same-address", "new-address"])
 def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path, moved: bool) -> None:
-    """Issue 11's "done when", in namespaces through mDNS: three peers (the joiners find the
+    """A seat killed and restarted, in namespaces through mDNS: three peers (the joiners find the
     table by name), a joiner killed with kill -9 mid-hand runs its same command again, rejoins
     and the game finishes with byte-identical transcripts that audit ok. ``new-address``: its
     machine got another address meanwhile (DHCP): the seats that dial it find it by its mDNS

@@ -1,4 +1,4 @@
-"""A resumed game cannot continue into a rematch: its own player reads why (issue 24)."""
+"""A resumed game cannot continue into a rematch: its own player reads why."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from p2p_chinchon.net.node import NodeResult
 
 
 def test_a_resumed_game_says_why_there_is_no_rematch(tmp_path, monkeypatch, capsys):
-    """Issue 24's evening: a seat that came back (resume, or the same host/join typed again)
+    """An evening of rematches: a seat that came back (resume, or the same host/join typed again)
     cannot play a rematch; the others are told (R 0x02), and its own player reads why."""
     from p2p_chinchon.commands import comeback
     from p2p_chinchon.net import session

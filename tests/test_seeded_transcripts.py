@@ -1,5 +1,5 @@
 """The transcripts of seeded games are byte-identical from one version of the table to the
-next (issue 26): a refactor of the table's parts changes no envelope. Each case plays a whole
+next: a refactor of the table's parts changes no envelope. Each case plays a whole
 game in process (test_attacks.Net: seeded identities, randomness and bots) through one path of
 the protocol (plain turns, deferred proofs, a restock, re-entry, a removal, a caught cheat) and
 compares the SHA-256 of every seat's transcript with the value pinned here.

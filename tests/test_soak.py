@@ -1,4 +1,4 @@
-"""``bench soak`` (issue 11): its pieces, one faulted game through the command, and a game
+"""``bench soak``: its pieces, one faulted game through the command, and a game
 whose links to one seat go through a slow relay that cuts them now and then.
 
 No timed assertions: the relay's delays and the games' times are measured by the benchmark

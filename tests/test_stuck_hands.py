@@ -92,7 +92,8 @@ def play_first_hand(levels, seed=0):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_bots_break_a_hand_where_only_court_cards_go_round(level, seed):
-    """Before the fix easy at seed 0, normal at 0-3 and hard at 1 and 3 went round for ever."""
+    """Bots break the court-card round at the seeds where it went on for ever: easy at 0,
+    normal at 0-3, hard at 1 and 3."""
     play_first_hand([level] * 4, seed)
 
 

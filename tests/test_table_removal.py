@@ -1,4 +1,4 @@
-"""Playing on without a seat that is gone (issue 11 part 3), at the table level: tables driven
+"""Playing on without a seat that is gone, at the table level: tables driven
 in process (test_attacks.Net); one seat goes silent for good or leaves; the others each sign
 its removal and finish the game without it; ``audit`` replays the removal and says "left".
 A ``remove`` the chain does not allow is a violation naming its signer."""
@@ -136,7 +136,7 @@ def test_forged_and_early_removals_are_violations():
         # ... its own, not another seat's
         (min(other, third), {"seat": mover, "hand": hand, "reason": "left",
                              "proof": [net.craft(max(other, third), "leave", {"reason": "x"})]}, "signed leave"),
-        # for 'absent', a majority's signed votes that the seat was away (issue 20)
+        # for 'absent', a majority's signed votes that the seat was away
         (max(other, third), {"seat": mover, "hand": hand, "reason": "absent", "proof": []}, "majority"),
         (min(other, third), {"seat": mover, "hand": hand + 1, "reason": "absent", "proof": []}, "hand"),
     ]
@@ -318,7 +318,7 @@ def test_two_seats_cannot_remove_each_other():
 
 
 
-# ---------------------------------------------------------------- a majority (issue 20)
+# ---------------------------------------------------------------- a majority
 
 class Split(Gone):
     """A :class:`Gone` whose seats are cut into sides (``sides[seat]``): nothing crosses from
@@ -441,7 +441,7 @@ def test_under_any_cut_at_most_one_side_removes_anyone(sides):
 
 
 def test_a_remove_without_a_majority_is_its_signers_violation():
-    """Item 6 of issue 20: a seat removes the seat to move while it is present, with no votes,
+    """A seat removes the seat to move while it is present, with no votes,
     with its own vote only, with the votes of two colluders of four, with a vote it forged
     for another seat (signed with its own key), or with votes for another place: each is
     ``bad_removal`` naming the signer, on every other seat and in audit; the victim is never
@@ -531,7 +531,7 @@ def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit(
             assert r.verdict == "accused" and r.seat == signer and "confirmed" in r.summary(), r.summary()
 
 
-# ------------------------------------------------- a seat cut off right after it signs (issue 20)
+# ------------------------------------------------- a seat cut off right after it signs
 
 class CutAfterSigning(Split):
     """A :class:`Split` of ``n`` seats that, when the seat to speak at chain position ``at``

@@ -1,4 +1,4 @@
-"""Issue 24, item 6: an evening's running tally among the same fingerprints, kept locally:
+"""An evening's running tally among the same fingerprints, kept locally:
 each game recorded once (whichever seat process reports it), summed per evening and set of
 players, printed with the exit summary from the second game on."""
 
@@ -42,7 +42,7 @@ def test_the_exit_summary_prints_the_evening_from_the_second_game(tmp_path, monk
 
 
 def test_the_score_sheet_shows_tonight_among_these_players(tmp_path, monkeypatch):
-    """Issue 24, item 6: the running tally on the score sheet (l): wins / games of this
+    """The running tally on the score sheet (l): wins / games of this
     evening's earlier games among the seats' keys."""
     from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.render import Faces
@@ -67,7 +67,7 @@ def test_the_score_sheet_shows_tonight_among_these_players(tmp_path, monkeypatch
 
 
 def test_the_score_sheet_says_who_is_near_the_limit_and_may_buy_back_in():
-    """Issue 24, item 6: who is near the limit or may buy back in."""
+    """Who is near the limit or may buy back in."""
     import dataclasses
 
     from p2p_chinchon.ui.i18n import Translator
@@ -88,7 +88,7 @@ def test_the_score_sheet_says_who_is_near_the_limit_and_may_buy_back_in():
 
 
 def test_two_play_games_in_an_evening_add_up(tmp_path):
-    """Issue 24, item 6, as a person runs it: `play` twice (line mode; the turn clock plays for
+    """As a person runs it: `play` twice (line mode; the turn clock plays for
     the person); play's bot peers keep their keys between games, so the second game's exit
     summary gives the evening among the same players."""
     import os

@@ -1,4 +1,4 @@
-"""Issue 24, item 2, in a real 80x24 terminal (tmux): a TLS handshake that fails during play
+"""In a real 80x24 terminal (tmux): a TLS handshake that fails during play
 (a stranger's TLS client dials the joiner's mesh port and is refused) leaves the screen
 intact: no raw log line, the layout unshifted, a short notice on the message line, the line
 itself in the log file. Same harness as tests/test_tmux.py."""

@@ -1,4 +1,4 @@
-"""Issue 13 in a real terminal at 80x24 (tmux): questions answered only by y/n, the taken
+"""The table screen in a real terminal at 80x24 (tmux): questions answered only by y/n, the taken
 discard never thrown back by Enter, the hint picks its card, the showdown held until a key and
 recalled with l, and the bell (rung on your turn, silent with --no-bell).
 
@@ -46,7 +46,7 @@ def test_no_game_key_answers_yes_and_enter_keeps_the_taken_card(tmp_path):
     try:
         text = t.wait(lambda s: "your turn: draw a card" in head(s), "our first turn")
         assert bell(t)  # it became our turn
-        # item 1: while "Leave the table?" is open, s, d and Enter do nothing
+        # while "Leave the table?" is open, s, d and Enter do nothing
         t.keys("q")
         t.wait(lambda s: "Leave the table? y = yes, n = no" in s, "the quit question")
         for k in ("s", "d", "Enter", "o"):
@@ -57,7 +57,7 @@ def test_no_game_key_answers_yes_and_enter_keeps_the_taken_card(tmp_path):
         assert "You draw" not in text and "You take" not in text
         t.keys("n")
         t.wait(lambda s: "Leave the table?" not in s, "the question to go away")
-        # item 3: after taking the discard, Enter does not throw it back
+        # after taking the discard, Enter does not throw it back
         top = re.search(r"Discard pile: (\S+)", text).group(1)
         t.keys("d")
         text = t.wait(lambda s: "your turn: discard or close" in head(s), "our discard step")
@@ -135,7 +135,7 @@ def free_port() -> int:
 
 
 def test_lobby_shows_the_table_while_it_fills(tmp_path):
-    """Item 4: the joiner sees the table (rules in words) from the moment it connects, then,
+    """The joiner sees the table (rules in words) from the moment it connects, then,
     once the host seats it, every seat taken (name and whole fingerprint) and free, and
     "waiting for 1 more"; the host's status line counts the seats still free; both fit 80x24."""
     import subprocess

@@ -81,8 +81,8 @@ def test_offer_is_checked_under_its_host_key_before_any_seating() -> None:
 
 
 def test_a_chain_starts_with_the_offer() -> None:
-    """Issue 25: envelope 0 must be an ``offer`` (a chain of two leaves used to pass, its
-    signatures "unverified")."""
+    """Envelope 0 must be an ``offer``: a chain of two leaves is refused, not passed with its
+    signatures "unverified"."""
     chain = build([(0, "leave", {"reason": "a"}), (0, "leave", {"reason": "b"})])
     for keys in (None, [SEATS[0].public_bytes]):
         with pytest.raises(ChainSeatError) as err:

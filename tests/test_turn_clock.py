@@ -1,4 +1,4 @@
-"""Issue 24, item 4: the turn clock starts at its full value every turn, counted from when the
+"""The turn clock starts at its full value every turn, counted from when the
 turn reaches the player (it started at 1:26, 1:12, 1:02 on successive turns: every decision
 within showdown_time of a score counted from the end of that showdown), driven on trio's
 MockClock through the node's own clock tick."""

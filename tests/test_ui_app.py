@@ -93,7 +93,7 @@ def test_a_hand_played_with_keys():
         bridge.update(discard_view(close_options=((DRAWN, 3, False),), first_round=False))
         await settle()
         screen_close = ui.snapshot(80, 24)
-        assert ui.screen.picked is None  # after taking the discard nothing is picked (issue 13)
+        assert ui.screen.picked is None  # after taking the discard nothing is picked
         keys("Kdc")  # name the K♦, then c closes with it (once confirmed with y)
         await until(lambda: ui.screen.mode == "ask")
         keys("y")

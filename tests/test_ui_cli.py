@@ -1,4 +1,4 @@
-"""Issue 13 items 7-9 from the command line: one line instead of a traceback, Ctrl-C leaves,
+"""The command line: one line instead of a traceback, Ctrl-C leaves,
 `join --list [--json]`, `join` without a terminal, `--name` in every command, `--no-bell`.
 
 Every process runs offline on loopback; waits poll the output with a deadline.
@@ -121,7 +121,7 @@ def test_name_is_the_players_name_in_every_command(tmp_path):
 
 
 def test_audit_summary_marks_outs_and_reentries_and_tracks_them():
-    """Issue 13 item 2: `audit` says who went out and who re-entered at what total."""
+    """`audit` says who went out and who re-entered at what total."""
     from types import SimpleNamespace
 
     from p2p_chinchon.audit import AuditReport, _track

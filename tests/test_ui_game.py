@@ -73,7 +73,7 @@ class Person:
             view = scr.view
             if view is None or scr.pending is not None or scr.typed:
                 continue
-            if scr.holding():  # the end of a hand waits for a key (issue 13)
+            if scr.holding():  # the end of a hand waits for a key
                 self.seen.setdefault("held", self.text())
                 self.keys("x")
                 await wait_for(lambda: not scr.holding())
@@ -135,7 +135,7 @@ class Person:
             self.seen.setdefault("close", shown)
             self.closes += 1
             self.keys("c")
-            self.keys("y")  # the close is asked first (issue 24)
+            self.keys("y")  # the close is asked first
         else:
             self.keys("\r")
 

@@ -96,7 +96,7 @@ def test_rules_in_words_reflects_the_fields():
     assert "The 1 of oros is wild." in online and "Over 50 points you are out." in online
 
 
-# ---------------------------------------------------------------- issue 13 item 5: the walk
+# ---------------------------------------------------------------- the walk
 
 # words that only English uses; the line-mode commands (draw, stock, discard, close, agree,
 # reenter, yes, no, hint, help, quit, last) are English in every language by design

@@ -1,4 +1,4 @@
-"""Issue 24, item 5: languages. French readers see court cards as V/D/R; "1 punto", not
+"""Languages. French readers see court cards as V/D/R; "1 punto", not
 "1 puntos"; a table's name is quoted in the Spanish and French log; ``play`` signs the
 person's name, never the UI word for "you"."""
 
@@ -94,7 +94,7 @@ def test_play_signs_a_name_not_the_word_for_you(monkeypatch):
 
 
 def test_help_tells_the_clock_and_ctrl_l_and_fits_80x24():
-    """Issue 24, item 4: ? mentions the turn clock and Ctrl-L, in every language."""
+    """? mentions the turn clock and Ctrl-L, in every language."""
     from test_ui_fakes import draw_view as view
 
     for lang in LANGS:
@@ -107,7 +107,7 @@ def test_help_tells_the_clock_and_ctrl_l_and_fits_80x24():
 
 
 def test_a_new_hand_is_grouped_again_after_a_custom_order():
-    """Issue 24, item 4: a hand reordered with < or > does not carry into the next hand."""
+    """A hand reordered with < or > does not carry into the next hand."""
     import dataclasses
 
     from test_ui_fakes import discard_view
@@ -130,7 +130,7 @@ def test_help_lists_every_benchmark():
 
 
 def test_what_enter_discards_is_never_cut_at_80_columns():
-    """Issue 24, item 4: "Enter discards X" stayed cut off at 80 columns (French here)."""
+    """"Enter discards X" is never cut off at 80 columns, in every language."""
     from test_ui_fakes import DRAWN, discard_view
 
     for lang, word in (("en", "Enter discards"), ("es", "Intro descarta"), ("fr", "Entrée défausse")):
@@ -142,8 +142,8 @@ def test_what_enter_discards_is_never_cut_at_80_columns():
 
 
 def test_equal_cards_get_one_suggestion():
-    """Issue 24, item 4: "deadwood 3 after discarding K♦ · Enter discards K♠" named two cards
-    for one move when both leave the same deadwood: the picked one is named."""
+    """Two equal cards that leave the same deadwood get one suggestion: the hint and
+    "Enter discards" name the same, picked card."""
     from test_ui_fakes import discard_view
 
     hand = tuple(parse_cards("5d 6d 7d Qs Qh Qc Kd Ks"))  # K♦ or K♠: either leaves 10
@@ -159,7 +159,7 @@ def test_equal_cards_get_one_suggestion():
 
 
 def test_the_wild_card_is_named_as_its_deck_names_it():
-    """Issue 24, item 5: "Ad hace de comodín" read as a code; say "el 1 de oros"."""
+    """The wild card is named as its deck names it: "el 1 de oros", never "Ad"."""
     from p2p_chinchon.engine import make_rules
     from p2p_chinchon.ui.lobby import rules_in_words
 
@@ -170,8 +170,8 @@ def test_the_wild_card_is_named_as_its_deck_names_it():
 
 
 def test_spanish_faces_are_offered_for_a_french_deck():
-    """Issue 24, item 5: --lang es at the default (French-deck) preset showed French suits
-    only; --faces spanish shows every card with Spanish faces (♦ oros, ♥ copas, ♠ espadas,
+    """--lang es at the default (French-deck) preset shows French suits;
+    --faces spanish shows every card with Spanish faces (♦ oros, ♥ copas, ♠ espadas,
     ♣ bastos; J Q K sota, caballo, rey)."""
     from p2p_chinchon.cli import build_parser
     from p2p_chinchon.commands._common import chosen_deck
@@ -188,7 +188,7 @@ def test_spanish_faces_are_offered_for_a_french_deck():
 
 
 def test_french_readers_type_valet_dame_roi():
-    """Issue 24, item 5: with French faces a card is typed as it is shown, V/D/R for J/Q/K
+    """With French faces a card is typed as it is shown, V/D/R for J/Q/K
     (the full screen and line mode's card reader), and the engine's notation reads them too."""
     from p2p_chinchon.engine import Card, parse_card
     from p2p_chinchon.ui.render import parse_card_text

@@ -30,7 +30,7 @@ from test_ui_fakes import DRAWN, SPANISH, discard_view, draw_view, ev, lobby, sh
     ("quit", Command("quit")),
     ("help", Command("help")),
     ("hint", Command("hint")),
-    ("h", Command("hint")),  # as on the full screen (issue 13 item 8)
+    ("h", Command("hint")),  # as on the full screen
     ("?", Command("help")),
     ("l", Command("showdown")),
     ("Kd", Command("discard", "Kd")),  # a bare card name discards it
@@ -140,7 +140,7 @@ async def test_end_of_input_leaves_the_table():
         return await bridge.intents.receive()
 
     intent, _ = await session("", node)
-    # the others read the plain reason, not our internal one (issue 13 item 8)
+    # the others read the plain reason, not our internal one
     assert intent == V.Leave() and intent.reason == "left the table"
 
 
@@ -295,7 +295,7 @@ async def test_log_lines_printed_once_each_by_their_count():
 
 
 async def test_a_seat_question_in_line_mode_takes_block_and_can_be_withdrawn():
-    """Issue 21: ``b`` answers a seat question "refuse everyone from there"; a question the
+    """``b`` answers a seat question "refuse everyone from there"; a question the
     node withdrew (the joiner left) is not answered by the next line."""
     async def node(bridge):
         with trio.CancelScope() as scope:  # asked, then withdrawn before anyone answers

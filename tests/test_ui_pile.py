@@ -1,4 +1,4 @@
-"""Issue 24, item 6: the discard pile's history (p): who threw what this hand, the cards a
+"""The discard pile's history (p): who threw what this hand, the cards a
 player took marked +, kept across views although each view carries only its last 50 events,
 started afresh at each deal."""
 

@@ -1,4 +1,4 @@
-"""Issue 24, item 2: while the full-screen table runs nothing but the UI writes to the
+"""While the full-screen table runs nothing but the UI writes to the
 terminal. Log records (a refused TLS link), prints to stderr and raw writes to file
 descriptor 2 go to the log file; a refused connection is told on the message line in the
 player's language; Ctrl-L repaints the whole screen. Headless: pipe input, dummy output."""
@@ -72,7 +72,7 @@ def test_ctrl_l_repaints_the_whole_screen(tmp_path):
 
 
 def test_ctrl_z_suspends_and_sigcont_makes_the_screen_raw_and_whole_again(tmp_path):
-    """Issue 24, item 4: after Ctrl-Z and fg the table redraws and reads keys again."""
+    """After Ctrl-Z and fg the table redraws and reads keys again."""
     import signal
 
     async def script(bridge, keys, ui):

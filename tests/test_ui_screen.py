@@ -82,7 +82,7 @@ def test_typed_card_name_discards_with_one_enter():
     press(s, "3", "h")  # "3" picks position 3 at once, "3h" then names the 3♥
     assert s.picked == Card(3, 1)
     press(s, "enter")
-    assert sent == [V.Discard(Card(3, 1))]  # issue 13 item 3: one Enter, not two
+    assert sent == [V.Discard(Card(3, 1))]  # one Enter, not two
     s, sent, _ = make(draw_view())
     press(s, "3", "h", "enter")  # before drawing the name only picks
     assert sent == [] and s.picked == Card(3, 1)
@@ -97,7 +97,7 @@ def test_digit_then_command_letter_is_a_command_unless_it_names_a_card():
     i = cards.index(DRAWN) + 1  # the closing discard's display position
     press(s, str(i), "c")
     assert s.typed == "" and sent == [] and "cannot be undone" in plain(s.message_line())
-    press(s, "y")  # a close is signed for good: asked first (issue 24)
+    press(s, "y")  # a close is signed for good: asked first
     assert sent == [V.Close(DRAWN)]
     s, sent, _ = make(discard_view())
     press(s, "3", "h")
@@ -131,7 +131,7 @@ def test_close_only_when_close_options_allow():
 
 
 def test_close_asks_first_and_warns_over_the_limit():
-    """Issue 24: a close is signed and cannot be undone; the question says when it puts you
+    """A close is signed and cannot be undone; the question says when it puts you
     over the limit (total 12 here, limit 100 in the fake rules: 95 + 12 > 100)."""
     import dataclasses
 
@@ -189,7 +189,7 @@ def test_quit_needs_confirmation_then_sends_leave():
 
 @pytest.mark.parametrize("lang", ["en", "es", "fr"])
 def test_no_game_key_answers_a_question(lang):
-    """Issue 13 item 1: `q` then `s` must not leave; y is the only yes, in every language."""
+    """`q` then `s` must not leave; y is the only yes, in every language."""
     s, sent, _ = make(draw_view(), lang=lang)
     press(s, "q")
     question = s.message
@@ -238,7 +238,7 @@ def test_reentry_answer_once_per_offer():
     assert sent2 == [V.Reenter(True)]
     s3, sent3, _ = make(showdown_view(reentry_offer=False))
     press(s3, "y")
-    assert sent3 == [V.ShowdownSeen()]  # the key only put the held showdown away (issue 24: the clock)
+    assert sent3 == [V.ShowdownSeen()]  # the key only put the held showdown away (the clock runs on)
 
 
 def test_agree_in_lobby_once():
@@ -408,7 +408,7 @@ def test_observer_view_has_no_hand_and_no_turn():
     assert sent == []
 
 
-# ---------------------------------------------------------------- issue 13: the end of a hand
+# ---------------------------------------------------------------- the end of a hand
 
 class Clock:
     def __init__(self):
@@ -548,8 +548,8 @@ def test_showdown_says_onto_whose_meld_a_card_was_laid_off():
 def test_a_draw_from_the_stock_that_reshuffled_the_pile_says_drew():
     """Ben's turn begins with 9 cards on the pile; he draws the last card of the stock, the
     pile is reshuffled into a new stock (one card left on it), and he throws the 2♦: the pile
-    is smaller than when his turn began, which used to read as a take ("took 4♣", a discard he
-    had taken hands ago). His turn's own log event says what he did."""
+    is smaller than when his turn began, which must not read as a take ("took 4♣", a discard
+    he had taken hands ago). His turn's own log event says what he did."""
     s, _, _ = make(discard_view())
     old = draw_view().events
     s.set_view(waiting_view(discard_size=9, log_total=2))  # Ben to play
@@ -581,7 +581,7 @@ def test_rules_cut_at_80x24_scroll_so_every_rule_can_be_read_before_agreeing():
 
 
 def test_a_seat_question_refuses_a_whole_address_with_b_and_can_be_withdrawn():
-    """Issue 21: the host's seat question takes ``b`` (refuse everyone from that address)
+    """The host's seat question takes ``b`` (refuse everyone from that address)
     where the asker allows it, and nowhere else; a question its asker withdrew (the joiner
     left) leaves the screen and takes no answer."""
     answers: list = []

@@ -10,7 +10,7 @@ from p2p_chinchon.wire import ENVELOPE_FIELDS, KINDS, MAX_FRAME, SCHEMA, schema_
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The message kinds and body fields other modules are written against (issue 4 contract, plus
+# The message kinds and body fields other modules are written against (the wire contract, plus
 # the offer's proof_rounds and host_key added by table.py).
 CONTRACT = {
     "offer": {"name", "rules", "max_seats", "app", "nonce", "proof_rounds", "host_key"},

@@ -1,4 +1,4 @@
-"""Envelope signatures through the libsodium that ``rbcl`` bundles (issue 25, item 5): what
+"""Envelope signatures through the libsodium that ``rbcl`` bundles: what
 libsodium accepts is accepted without ``cryptography``; anything it refuses is judged by
 ``cryptography`` (OpenSSL), whose strictness the protocol keeps: the ``frame-sig-*`` vectors
 (small-order and non-canonical keys, small-order R, non-canonical S and R) get one verdict

@@ -35,7 +35,7 @@ def make_rules(args: argparse.Namespace) -> Any:
 
 
 def add_advertise_argument(p: argparse.ArgumentParser, what: str) -> None:
-    """``--advertise HOST[:PORT]``, repeatable (issue 22: friends on other networks)."""
+    """``--advertise HOST[:PORT]``, repeatable (friends on other networks)."""
     p.add_argument("--advertise", action="append", default=[], metavar="HOST[:PORT]",
                    help=f"another address where the others can reach {what} (a VPN address, or your "
                         "router's public address with a forwarded port); repeatable; see docs/friends.md")
@@ -110,7 +110,7 @@ def bot_seat_identity(args: argparse.Namespace, name: str) -> Any:
 
 def comeback(args: argparse.Namespace, path: Path, human: bool, command: str, table: str | None = None,
              key: bytes | None = None) -> int | None:
-    """The resume step of ``host`` and ``join`` (issue 24, item 1): with ``path`` (the
+    """The resume step of ``host`` and ``join``: with ``path`` (the
     transcript asked for) holding a game with its secrets, or an unfinished game of this
     identity (``key``: a bot seat's; None: the person's) found by
     :func:`p2p_chinchon.commands.comeback.find_comeback`, that game is resumed and its exit
@@ -215,7 +215,7 @@ def check_transcript_path(path: Path, command: str) -> bool:
 
 
 def resume(args: argparse.Namespace, path: Path, human: bool, command: str) -> int:
-    """Come back to the unfinished game of ``path`` (issue 11): same identity, same transcript,
+    """Come back to the unfinished game of ``path``: same identity, same transcript,
     the saved secrets; the other seats are reached at their seating addresses. A person is
     refused (one line, 2) a transcript another seat wrote: with a bot's kept identity it would
     play, and sign, as that bot."""
@@ -340,7 +340,7 @@ def exit_code(result: Any) -> int:
     if f is None:
         return 0
     if f.rule == "removed" and f.seat == result.seat:
-        # being removed after leaving yourself (issue 11) is no fault, nor is being removed while away
+        # being removed after leaving yourself is no fault, nor is being removed while away
         return 0 if f.detail == "left" else EXIT_REMOVED
     if f.rule == "stalled":
         return EXIT_STALLED
@@ -468,7 +468,7 @@ def run_reporting(main: Callable[..., Any], args: argparse.Namespace, human: boo
 
 
 def _code_errors() -> tuple[type, ...]:
-    """The code-word failures (issue 23) said in one line: loaded only where magic-wormhole is
+    """The code-word failures said in one line: loaded only where magic-wormhole is
     installed (the ``internet`` extra)."""
     from p2p_chinchon.net.relay import RelayError
     from p2p_chinchon.net.rendezvous import CodeError
@@ -671,7 +671,7 @@ class SeatGlue:
                     glue.printer(view)
 
             def status(self, status: NodeStatus) -> None:
-                # the status line names who is awaited and for how long (issue 11); the UI may
+                # the status line names who is awaited and for how long; the UI may
                 # render ``status`` (presence per seat, the wait) richer than this text
                 text = status.text(glue.tr if glue.bridge is not None else None)
                 if not glue.live:

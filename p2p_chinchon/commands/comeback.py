@@ -1,4 +1,4 @@
-"""Come back by the command you typed (issue 24, item 1).
+"""Come back by the command you typed.
 
 A person whose laptop crashed mid-game runs again whatever they typed: ``host``, ``join``,
 ``join TABLE``, ``join --connect HOST:PORT``, with or without ``--transcript``. A running table

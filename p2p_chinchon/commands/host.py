@@ -1,5 +1,5 @@
 """``p2p-chinchon host``: open a table on the LAN, advertise it by mDNS, play when it is full (``--code``:
-friends on other networks join by a code word, issue 23)."""
+friends on other networks join by a code word)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from p2p_chinchon.commands import _common as C
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    # --name is the player's name in every command (issue 13); the table's has its own flag.
+    # --name is the player's name in every command; the table's has its own flag.
     p.add_argument("--table-name", dest="table", default=None, metavar="TABLE",
                    help="table name shown on the LAN (default: NAME's table)")
     C.add_rules_arguments(p)
@@ -26,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="friends on other networks join by a code word shown here (p2p-chinchon join --code WORD), "
                         "through their home routers: no port to forward, no VPN (docs/friends.md)")
     C.add_code_arguments(p, host=True)
-    p.add_argument("--player", dest="name", default=None, help=argparse.SUPPRESS)  # before issue 13
+    p.add_argument("--player", dest="name", default=None, help=argparse.SUPPRESS)  # the old spelling of --name
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--proof-rounds", type=int, default=64, metavar="K", help="shadow shuffles per shuffle proof")
     p.add_argument("--open", action="store_true",
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     bot_identity = None if human else C.bot_seat_identity(args, player)
     back = C.comeback(args, path, human, "host", table=table_name,
                       key=None if bot_identity is None else bot_identity.public_bytes)
-    if back is not None:  # the same command again: back to that game (issue 24)
+    if back is not None:  # the same command again: back to that game
         return back
     # The lobby listens before trio, the table and the crypto load: joiners start meanwhile.
     sockets = C.open_lobby(args.bind, args, "host")

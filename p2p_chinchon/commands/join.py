@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     C.add_advertise_argument(p, "you (the port defaults to --port)")
     p.add_argument("--seed", default=None, help="reproducible randomness (NOT secret: tests only)")
     p.add_argument("--bot-identity", type=Path, default=None, help=argparse.SUPPRESS)  # play's bots: a
-    # key folder of their own, so that an evening's games among the same bots add up (issue 24)
+    # key folder of their own, so that an evening's games among the same bots add up
     C.add_rematch_argument(p, default=C.REMATCH_ALWAYS)  # a joining bot says yes: the people decide
     p.add_argument("--min-proof-rounds", type=int, default=None, metavar="K",
                    help="refuse tables whose cut-and-choose shuffle proofs use fewer rounds (default 64; tests use less)")
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     bot_identity = None if human else C.bot_seat_identity(args, player)
     back = C.comeback(args, args.transcript or C.default_transcript("seat0"), human, "join", table=args.table,
                       key=None if bot_identity is None else bot_identity.public_bytes)
-    if back is not None:  # the same command again: back to that game (issue 24)
+    if back is not None:  # the same command again: back to that game
         return back
 
     def to_stderr(text: str) -> None:

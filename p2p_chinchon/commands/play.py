@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _own_name() -> str:
     """The person's name at a ``play`` table without ``--name``: the login name, capitalised
-    (it is signed into the transcript, so never a UI word such as "You"/"Tú", issue 24);
+    (it is signed into the transcript, so never a UI word such as "You"/"Tú");
     "Ana" for root or when none can be read."""
     import getpass
 
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             cmd = [sys.executable, "-m", "p2p_chinchon", "join", "--connect", f"127.0.0.1:{port}",
                    "--bot", "--quiet", "--name", names[i], "--transcript", str(folder / f"seat-{names[i]}.chn"),
                    "--bind", "127.0.0.1", "--bot-level", levels[i - 1]]
-            if human:  # the same bot keys game after game: the evening's tally adds up (issue 24)
+            if human:  # the same bot keys game after game: the evening's tally adds up
                 from p2p_chinchon.identity import default_config_dir
 
                 cmd += ["--bot-identity", str(default_config_dir() / "bots" / names[i]), "--rematch"]
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     C.print_result(result, names, lang=args.lang)
     if human:
-        C.print_tally(result, lang=args.lang)  # the evening among the same players (issue 24)
+        C.print_tally(result, lang=args.lang)  # the evening among the same players
     print(tr("exit_all", path=folder))
     C.print_error(result)  # "you left the table" alone would hide why the node left
     return C.exit_code(result)
@@ -185,7 +185,7 @@ async def _run_bot_process(cmd: list[str], log: Path, first: subprocess.Popen[by
     """Watch one bot peer (``first``: its process, already started by ``cmd`` or forked to run
     it); if it is killed
     (a signal) mid-game, run the same command again: it resumes the game from its transcript
-    and saved secrets (issue 11), at most 3 times."""
+    and saved secrets, at most 3 times."""
     import trio
 
     from p2p_chinchon.net.node import secrets_path_for

@@ -35,7 +35,7 @@ def newest_unfinished(folder: Path) -> Path | None:
 
 def _pick(args: argparse.Namespace) -> Path | None | int:
     """Without a path, a person's unfinished games (of this identity, any age): the only one,
-    or the one they pick from the list (issue 24); an exit code when nobody can pick."""
+    or the one they pick from the list; an exit code when nobody can pick."""
     from p2p_chinchon.commands.comeback import choose, unfinished_games
     from p2p_chinchon.identity import load_or_create_identity
 

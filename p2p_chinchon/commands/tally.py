@@ -1,4 +1,4 @@
-"""An evening's running tally (issue 24, item 6): the games this laptop saw finish among the
+"""An evening's running tally: the games this laptop saw finish among the
 same players (the same identity keys), kept locally in ``<data folder>/evening.json``.
 
 Each finished game is recorded once (by its game id, whichever seat process of this laptop

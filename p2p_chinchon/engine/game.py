@@ -392,7 +392,7 @@ class Game:
             self.phase = Phase.DRAW
             return []
         if self.rules.max_reshuffles and self.reshuffles >= self.rules.max_reshuffles:
-            # table option (issue 24; the documents let the stock be re-made without end): a
+            # table option (the documents let the stock be re-made without end): a
             # dead hand whose stock ran out max_reshuffles times ends. reshuffle_end="score":
             # every hand is shown (from the seat whose turn it was) and scores as it stands;
             # "void": nobody scores and the deal passes.
@@ -657,7 +657,7 @@ class Game:
         return tied[0]  # pragma: no cover
 
     def withdraw(self, seat: int, *, void_hand: bool) -> list[Event]:
-        """``seat`` is out of the game for good (it left, or the table removed it: issue 11,
+        """``seat`` is out of the game for good (it left, or the table removed it:
         docs/protocol.md "Removal"): out like an eliminated seat, with reason ``"left"``; its
         total stays on the score sheet. ``void_hand``: the hand in progress cannot finish
         without the seat (the table says so): it is void (:class:`HandVoid` ``"left"``: nobody

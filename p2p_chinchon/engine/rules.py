@@ -108,10 +108,10 @@ class Rules:
     showdown_time: int = 30  # UI pacing only; never read by the engine
     turn_time: int = 60  # the node's clocks (net/node.py); never read by the engine
     rejoin_wait: int = 120
-    stall_limit: int = 900  # the node's clock (issue 20); never read by the engine
-    max_reshuffles: int = 0  # issue 24: an option no document states; off by default
-    discard_taken: bool = True  # issue 24: the documents are silent; legal unless forbidden
-    reshuffle_end: str = "void"  # issue 24: what max_reshuffles does ("void" or "score")
+    stall_limit: int = 900  # the node's clock; never read by the engine
+    max_reshuffles: int = 0  # an option no document states; off by default
+    discard_taken: bool = True  # the documents are silent; legal unless forbidden
+    reshuffle_end: str = "void"  # what max_reshuffles does ("void" or "score")
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -342,7 +342,7 @@ def _validate(r: Rules) -> None:
 PRESET_NAMES = ("classic", "online", "fournier", "cardgames")
 
 
-# Issue 24: no document caps the wild cards of one meld except 003 ("one per meld"); 000
+# No document caps the wild cards of one meld except 003 ("one per meld"); 000
 # asks only for two real cards per meld, 001 is silent: no cap (8) beyond what they state.
 CLASSIC = Rules(preset="classic", max_wild_per_meld=8)
 CLASSIC_DOC = """classic (000, the English full rules).

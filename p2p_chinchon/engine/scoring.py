@@ -274,7 +274,7 @@ def score_showdown(
 
 def score_standing(rules: Rules, hands: Sequence[Sequence[Card]], *, n_players: int | None = None) -> Showdown:
     """Score a hand nobody closed, as it stands (table options ``max_reshuffles`` and
-    ``reshuffle_end="score"``, issue 24): each player shows seven cards and scores the
+    ``reshuffle_end="score"``): each player shows seven cards and scores the
     deadwood of their best arrangement; nobody lays off (there is no closer's table to lay
     off on) and nobody gets a close's bonus. ``hands`` in playing order from the seat whose
     turn it was. Raises :class:`ShowdownError` as :func:`score_showdown` does."""

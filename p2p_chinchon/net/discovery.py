@@ -493,7 +493,7 @@ async def browse(timeout: float, **kwargs: Any) -> list[TableInfo]:
         return tables.snapshot()
 
 
-# ---------------------------------------------------------------------------- seats (issue 11)
+# ---------------------------------------------------------------------------- seats
 #
 # A seated peer also advertises where its mesh listens, so the others can find it again when
 # its address changed (DHCP after a sleep, another Wi-Fi): one DNS-SD instance per seat,

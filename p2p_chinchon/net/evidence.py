@@ -1,4 +1,4 @@
-"""Bounded evidence of rejected frames, and the count of junk each link sends (issue 9, item 4).
+"""Bounded evidence of rejected frames, and the count of junk each link sends.
 
 A node keeps every frame the table rejected in ``<transcript>.evidence``, a msgpack stream of
 maps ``{seat, link, rule, reason, frames}`` (``seat`` the claimed seat or -1, ``link`` the seat

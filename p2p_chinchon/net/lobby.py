@@ -558,7 +558,7 @@ class PromptQueue:
 
 class StreamListener(trio.abc.Listener[trio.abc.Stream]):
     """A listener whose connections are handed to it (:meth:`put`) instead of accepted from a
-    socket: the lobby's connections that came through the transit relay (issue 23)."""
+    socket: the lobby's connections that came through the transit relay."""
 
     def __init__(self) -> None:
         self._send, self._recv = trio.open_memory_channel[trio.abc.Stream](16)

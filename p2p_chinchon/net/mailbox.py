@@ -1,4 +1,4 @@
-"""The magic-wormhole mailbox from trio (issue 23): a code word, a SPAKE2 key, one message each
+"""The magic-wormhole mailbox from trio: a code word, a SPAKE2 key, one message each
 way. The ``magic-wormhole`` library is Twisted: its reactor runs in one daemon thread of this
 process, started on first use; every call is handed to that thread and its Deferred's result
 handed back to trio, so trio never blocks on it.

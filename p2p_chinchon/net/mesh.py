@@ -158,7 +158,7 @@ MeshEvent = Frame | PeerUp | PeerDown
 
 @dataclass(frozen=True, slots=True)
 class RelayPlan:
-    """Where a link that does not come up directly meets instead (issue 23): the transit
+    """Where a link that does not come up directly meets instead: the transit
     relay at ``host:port``, under ``token(peer_seat)`` (64 hex characters both seats of the
     pair derive, :func:`.rendezvous.mesh_token`). A dialler also tries the relay once the
     seat's direct places have had ``after`` seconds (at once when its last link was relayed);

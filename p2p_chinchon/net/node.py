@@ -232,7 +232,7 @@ class Timeouts:
     overrides that whole wait for a decision (tests); None = the table's ``turn_time`` plus
     ``protocol``, and no limit when ``turn_time`` is 0 while the seat stays connected.
     ``rejoin``: overrides the table's ``rejoin_wait`` for an absent seat. ``agree``: a
-    connected seat accepting the rules (issue 9: a no-show frees the table soon).
+    connected seat accepting the rules (a no-show frees the table soon).
     """
 
     protocol: float = 90.0
@@ -405,7 +405,7 @@ class Node:
         self._stored = max(self._stored, *(out.index + 1 for out in accepted))
 
     def _persist_or_leave(self, accepted: list[tbl.Accepted]) -> bool:
-        """Persist, or on a write failure leave the table saying why (issue 11: the others must
+        """Persist, or on a write failure leave the table saying why (the others must
         not wait for us). False when the node is stopping."""
         try:
             self._persist(accepted)

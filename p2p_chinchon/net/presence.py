@@ -43,7 +43,7 @@ class Presence:
     connected: bool
     away: float = 0.0
     back: bool = False
-    relayed: bool = False  # its link runs through the transit relay (issue 23)
+    relayed: bool = False  # its link runs through the transit relay
 
 
 def heartbeat(hears: Iterable[int]) -> bytes:

@@ -1,4 +1,4 @@
-"""Say at once when a seat cannot be reached (issue 22), instead of a silent countdown.
+"""Say at once when a seat cannot be reached, instead of a silent countdown.
 
 Until the table's first hand begins, :func:`watch_reach` looks at this seat's mesh once a
 second and tells the person (``Events.notice``, lasting) who cannot reach whom, at which

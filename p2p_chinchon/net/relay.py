@@ -1,4 +1,4 @@
-"""Meeting at a magic-wormhole transit relay from trio (issue 23): one text line each way, then
+"""Meeting at a magic-wormhole transit relay from trio: one text line each way, then
 a raw byte pipe to whoever presented the same token from the other side.
 
 :func:`meet` returns a :class:`RelayStream`; the pinned TLS of the lobby or the mesh then runs

@@ -1,4 +1,4 @@
-"""Sans-I/O pieces of playing by code word (issue 23): the magic-wormhole mailbox's code
+"""Sans-I/O pieces of playing by code word: the magic-wormhole mailbox's code
 exchange, the transit relay's handshake, and the relay tokens the seats derive.
 
 Nothing here opens a socket or imports Twisted (``mailbox.py`` talks to the mailbox, ``relay.py``

@@ -27,7 +27,7 @@ from p2p_chinchon.net.secretsfile import Secrets
 log = logging.getLogger(__name__)
 
 CUT_AND_CHOOSE_MIN_ROUNDS = 64
-"""Fewest cut-and-choose rounds a joiner accepts by default (issue 9): a shuffler forges a
+"""Fewest cut-and-choose rounds a joiner accepts by default: a shuffler forges a
 k-round proof by grinding about 2^k Fiat-Shamir challenges."""
 
 
@@ -86,7 +86,7 @@ class HostConfig(SeatConfig):
     # address or a router's public address with a forwarded port): in the mDNS ad, for
     # ``join --list`` (seat 0 only dials: its mesh needs no address)
     reach: tuple[str, ...] = ()
-    # --code (issue 23): hand out code words on the magic-wormhole ``mailbox`` (a URL); links
+    # --code: hand out code words on the magic-wormhole ``mailbox`` (a URL); links
     # that do not come up directly meet at the transit ``relay`` ("host:port"), which the
     # code exchange names to every joiner
     code: bool = False
@@ -113,12 +113,12 @@ class JoinConfig(SeatConfig):
     mdns: bool = False  # found by mDNS: advertise this seat and find moved seats the same way
     mesh_port: int = 0
     reach: tuple[str, ...] = ()
-    # join --code WORD (issue 23): the host is found through the ``mailbox`` (a URL), not at
+    # join --code WORD: the host is found through the ``mailbox`` (a URL), not at
     # host:port; nobody answering within ``code_wait`` s means a mistyped or expired code
     code: str | None = None
     mailbox: str = ""
     code_wait: float = 60.0
-    # a rematch (issue 24): the table the seat agreed to play again; the new offer must carry
+    # a rematch: the table the seat agreed to play again; the new offer must carry
     # the same host key, rules, seats and proof rounds (then ``auto_agree`` signs its agree)
     rematch_of: tbl.Table | None = None
 
@@ -267,7 +267,7 @@ async def _probe_relay(host: str, port: int) -> None:
 
 async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.StreamListener, events: nd.Events,
                           lobby_port: int, refused: Sequence[frozenset[str]] = ()) -> None:
-    """Issue 23, the host's side: one code word at a time on the mailbox, told to the host's
+    """The host's side: one code word at a time on the mailbox, told to the host's
     person; a joiner who types it gets our lobby addresses, fingerprint and relay (the SPAKE2
     key authenticates us to them), and meets our lobby at the relay under the key's token if
     it cannot reach us directly. A new code follows each use, while seats are free: once that
@@ -493,7 +493,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
 
 
 async def _use_code(c: JoinConfig, candidates: list[str]) -> tuple[Any, bytes]:
-    """Issue 23, the joiner's side of the mailbox: the host's hello and the lobby relay key.
+    """The joiner's side of the mailbox: the host's hello and the lobby relay key.
     Raises :class:`CodeWordError` (wrong, or nobody holds the code within ``c.code_wait`` s),
     :class:`~.mailbox.MailboxError`."""
     from p2p_chinchon.net import mailbox as mb, rendezvous as rz
@@ -621,7 +621,7 @@ def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, Secrets, list[tbl.Job]
 
 
 async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> nd.NodeResult:
-    """Come back to a game after a crash or a drop (issue 11): replay the transcript with the
+    """Come back to a game after a crash or a drop: replay the transcript with the
     saved secrets, listen where the signed seating says this seat listens, reach the others,
     catch up through the mesh's SYNC, and play on. A game already finished in the transcript
     (the seat went down while leaving) gives its result at once. Raises ResumeError."""

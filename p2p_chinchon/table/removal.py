@@ -1,4 +1,4 @@
-"""Removal: playing on without a seat that is gone for good (issue 11 part 3, issue 20).
+"""Removal: playing on without a seat that is gone for good (docs/protocol.md "Removal").
 
 A seat that stays away past the table option ``rejoin_wait``, or that signed ``leave`` while
 still in the game (kept out of the chain: it would race the expected speaker), is removed by

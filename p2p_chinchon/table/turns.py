@@ -340,7 +340,7 @@ class Turns(Part):
                 self.events.event("void", detail=ev.reason)
                 self.score_history.append(tuple(0 for _ in self.lobby.players))
                 self.flow.queue.extend(Step("secret", s) for s in self.hand.seats)
-            elif isinstance(ev, engine.StockDead):  # max_reshuffles with reshuffle_end="score" (issue 24)
+            elif isinstance(ev, engine.StockDead):  # max_reshuffles with reshuffle_end="score"
                 self.events.event("dead_hand")
                 self.flow.phase = v.SHOWDOWN
                 self.flow.queue.extend(Step("show", s) for s in self.flow.game().showdown_order())

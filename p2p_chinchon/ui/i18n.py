@@ -166,7 +166,7 @@ EN: dict[str, Message] = {
     "press_any_key_l": "l: the last showdown. Press any key to finish.",
     "game_finished": "The session has ended.",
     "node_failed": "The node stopped with an error: {error}",
-    # issue 13: showdown hold, score sheet, hints as intents, last turns
+    # showdown hold, score sheet, hints as intents, last turns
     "no_showdown_yet": "No hand has been shown yet.",
     "more_below": "… ↓ more (↑ ↓ scroll)",
     "more_above": "… ↑ back (↑ ↓ scroll)",
@@ -1593,7 +1593,7 @@ def removed_text(fault: Fault, tr: Callable[..., str]) -> str:
 
 def never_formed_text(fault: Fault | None, began: bool, tr: Callable[..., str]) -> str | None:
     """The line for a table stopped ``absent`` before its first hand (``began`` False): its
-    seats never all reached each other (issue 22), which blames nobody; else None."""
+    seats never all reached each other, which blames nobody; else None."""
     if fault is None or began or fault.rule != "absent":
         return None
     return tr("never_formed", reason=fault.reason)

@@ -18,7 +18,7 @@ from .text import Line, cell, truncate
 
 def seat_request(name: str, fingerprint: str, address: str, tr: Translator | None = None, *,
                  came: int = 0, queued: int = 0, blockable: bool = True) -> str:
-    """The host's yes/no question before seating a joiner (issue 9: no seat without the host's
+    """The host's yes/no question before seating a joiner (no seat without the host's
     consent): the name the joiner gave, its key fingerprint to compare aloud, its address, how
     many sit already from there (``came``), the key that refuses everyone from there, and how
     many more wait (``queued``); in ``tr``'s language (None: English). ``blockable`` False:
@@ -109,7 +109,7 @@ def _get(rules: Any, name: str, default: Any = None) -> Any:
 
 def _wild_card_words(wild_card: str, rules: Any) -> tuple[str, dict[str, str]]:
     """``(catalogue key, fields)`` saying which card is wild, as the table's deck names it:
-    "the 1 of oros" for a Spanish deck (issue 24: "Ad hace de comodín" read as a code), "A♦"
+    "the 1 of oros" for a Spanish deck (never "Ad", which reads as a code), "A♦"
     for a French one; the stored text when it names no card."""
     from p2p_chinchon.engine import parse_card
 
@@ -246,7 +246,7 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     elif k is not None:
         say("rule_proof_rounds", "shuffle_proof_rounds", "shuffle_proof", k=k)
     turn = _get(rules, "turn_time")
-    if turn is not None:  # the clocks (issue 11)
+    if turn is not None:  # the clocks
         say("rule_turn_time" if turn else "rule_no_turn_time", "turn_time", s=turn)
     wait = _get(rules, "rejoin_wait")
     if wait is not None:
@@ -255,7 +255,7 @@ def rules_in_words(rules: Any, tr: Translator) -> list[str]:
     if stall is not None:
         say("rule_stall_limit", "stall_limit", m=round(stall / 60, 1) if stall % 60 else stall // 60)
     reshuffles = _get(rules, "max_reshuffles")
-    if reshuffles:  # issue 24: options no document states, said only when on
+    if reshuffles:  # options no document states, said only when on
         say("rule_max_reshuffles_score" if _get(rules, "reshuffle_end") == "score" else "rule_max_reshuffles",
             "max_reshuffles", n=reshuffles)
     done.add("max_reshuffles")

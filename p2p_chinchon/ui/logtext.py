@@ -58,7 +58,7 @@ def log_line(ev: LogEvent, tr: Translator, faces: Faces, me: int | None = None) 
     if me is not None and ev.seat == me and key in YOU_KEYS:
         key += "_you"
     fields = ev.fields()
-    if ev.kind == "void" and ev.detail == "reshuffles":  # table option max_reshuffles (issue 24)
+    if ev.kind == "void" and ev.detail == "reshuffles":  # table option max_reshuffles
         fields["reason"] = tr("void_reshuffles")
     card = ev.card
     if card is not None:

@@ -1,4 +1,4 @@
-"""Nothing but the full-screen UI writes to the terminal while it runs (issue 24, item 2).
+"""Nothing but the full-screen UI writes to the terminal while it runs.
 
 A log line printed over a prompt_toolkit screen shifts its rows until the next full repaint
 (a seat list then shows one player's fingerprint beside another's name). While the table is

@@ -123,7 +123,7 @@ class ScreenKeys(ScreenState):
             return
         if view is None:
             return
-        if k == "p":  # who threw what this hand (issue 24): online players read hands from it
+        if k == "p":  # who threw what this hand: online players read hands from it
             self.mode = PILE
             return
         if k == "l":

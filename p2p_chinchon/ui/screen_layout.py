@@ -283,7 +283,7 @@ class ScreenLayout(ScreenState):
             enter = tr("enter_discards", card="\x00").split("\x00")
             said: Line = [("", " · "), ("class:prompt", enter[0]), *self._card_frags(self.picked),
                           ("class:prompt", enter[-1] if len(enter) > 1 else "")]
-            if width(title + said) > cols:  # what Enter does is never cut off (issue 24): the
+            if width(title + said) > cols:  # what Enter does is never cut off: the
                 title = title[:1]           # deadwood summary gives way, the card row says it
                 said = said[1:]
             title += said
@@ -448,7 +448,7 @@ class ScreenLayout(ScreenState):
 
     def near_notes(self, view: V.SeatView) -> list[str]:
         """Who is near the limit (within a fifth of it, at least 10 points) and whether a bust
-        would be bought back (re-entries left while enough players are in): issue 24."""
+        would be bought back (re-entries left while enough players are in)."""
         rules, tr = view.rules, self.tr
         limit = getattr(rules, "limit", None)
         if limit is None or view.phase == V.OVER or view.winner is not None:
@@ -512,7 +512,7 @@ class ScreenLayout(ScreenState):
                  for i, t in enumerate(self.tr("help_text").split("\n"))]
         rules = self.view.rules if self.view is not None else None
         turn = getattr(rules, "turn_time", None)
-        if turn is not None:  # this table's turn clock (issue 24), before "any key closes"
+        if turn is not None:  # this table's turn clock, before "any key closes"
             import textwrap
 
             # a sentence, not a key line: wrapped at 76 so 80 columns show it whole

@@ -81,7 +81,7 @@ def _remove(cards: list[Card], card: Card) -> bool:
 
 
 def new_game(old: V.SeatView | None, view: V.SeatView) -> bool:
-    """Whether ``view`` is another game's lobby after ``old``'s game (a rematch: issue 24)."""
+    """Whether ``view`` is another game's lobby after ``old``'s game (a rematch)."""
     return old is not None and view.phase == V.LOBBY and old.phase != V.LOBBY
 
 
@@ -136,7 +136,7 @@ class ScreenState:
         self.pile: list[tuple[int, Any, str]] = []
         self._pile_seen = 0
         # fingerprints -> {fingerprint: (wins, games)} of this evening's earlier games among
-        # these players (issue 24; set by the command: the local tally), shown on the sheet
+        # these players (set by the command: the local tally), shown on the sheet
         self.evening: EveningFn | None = None
         self._evening_cache: tuple[tuple[str, ...], dict[str, tuple[int, int]]] | None = None
         self._shown_key: tuple[int, int | None] | None = None  # (hands scored, closer) on screen
@@ -148,7 +148,7 @@ class ScreenState:
         self.bells = 0  # rings owed to the terminal (your turn, someone closed); see take_bells
 
     def _new_game(self) -> None:
-        """A rematch's lobby (issue 24): what this screen kept of the last game goes (its
+        """A rematch's lobby: what this screen kept of the last game goes (its
         showdown, the pile, who went out when, the last turns, the card order)."""
         self.order, self.picked, self.typed = None, None, ""
         self.reentry_answered = None
@@ -179,7 +179,7 @@ class ScreenState:
             if view.phase in (V.PLAYING, V.SHUFFLING):
                 self.message = ""
         if old is not None and old.hand_no != view.hand_no:
-            self.order = None  # a new hand starts grouped by melds (issue 24), not in the last order
+            self.order = None  # a new hand starts grouped by melds, not in the last order
         if view.phase != V.LOBBY:
             self.agreed = False
         self._track_pile(view)
@@ -250,7 +250,7 @@ class ScreenState:
 
     def _track_showdown(self, view: V.SeatView) -> None:
         """Keep the last showdown; a new one is held on screen for the table's showdown_time
-        (issue 13: it must not flash past while the next hand is dealt)."""
+        (it must not flash past while the next hand is dealt)."""
         if not view.showdown or view.phase not in AFTER_CLOSE:
             return
         key = (len(view.score_history), view.closer)
@@ -368,7 +368,7 @@ class ScreenState:
         """``(deadwood, card)``: the least deadwood a seven-card hand keeps after discarding one
         of the eight held, and that card (display only; None when unavailable). Of cards that
         leave the same least deadwood, the picked one is named, so that the screen never makes
-        two suggestions for equal cards (issue 24)."""
+        two suggestions for equal cards."""
         view = self.view
         if view is None or len(view.hand) != 8:
             return None

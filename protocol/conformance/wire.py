@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from crypto import Hs, u8, u16
 
-VERSION = 3                # issue 20: `away` votes, `remove.proof` a list
+VERSION = 3                # `away` votes, `remove.proof` a list
 DOMAIN = b"p2p-chinchon/envelope:"
 MAX_FRAME = 1 << 20
 SCHEMA = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schema.json")))
