@@ -73,7 +73,9 @@ STEP_S = 60.0  # a generous bound on one step of the game (bots answer in millis
 PROBE = r"""
 (() => {
   const B = window.__bench = {lastMsg: null, firstBytes: null, sendAt: null, upAt: null,
-                              firstDom: null, firstFrame: null, draw: null};
+                              firstDom: null, firstFrame: null, draw: null, drawn: null};
+  let firstDrawn;
+  B.firstDrawn = new Promise((resolve) => { firstDrawn = resolve; });
   const afterFrame = (done) => requestAnimationFrame(() => {
     const ch = new MessageChannel();  // runs once the frame's rendering is done
     ch.port1.onmessage = () => done(performance.now());
@@ -99,7 +101,7 @@ PROBE = r"""
     if (B.firstDom !== null || !phase || phase === "connecting" || !document.querySelector("#hand .card svg")) return;
     B.firstDom = performance.now();
     firstState.disconnect();
-    afterFrame((t) => { B.firstFrame = t; });
+    afterFrame((t) => { B.firstFrame = t; firstDrawn(t); });
   });
   firstState.observe(document, {subtree: true, childList: true, attributes: true});
   // arm(ids): the next card in #hand whose id is not in ids is the drawn one
@@ -107,13 +109,15 @@ PROBE = r"""
     const before = new Set(ids);
     const d = B.draw = {up: null, send: null, msg: null, dom: null, frame: null, card: null};
     B.upAt = B.sendAt = null;
+    let drawn;
+    B.drawn = new Promise((resolve) => { drawn = resolve; });
     const obs = new MutationObserver(() => {
       for (const c of document.querySelectorAll("#hand .card[data-id]")) {
         if (before.has(c.dataset.id) || !c.querySelector("svg")) continue;
         d.dom = performance.now();
         d.msg = B.lastMsg; d.up = B.upAt; d.send = B.sendAt; d.card = c.dataset.id;
         obs.disconnect();
-        afterFrame((t) => { d.frame = t; });
+        afterFrame((t) => { d.frame = t; drawn(d); });
         return;
       }
     });
@@ -207,7 +211,7 @@ class Tab:
         while time.monotonic() < deadline:
             if self.states and ok(self.states[-1]):
                 return self.states[-1]
-            self.page.wait_for_timeout(10)
+            self.page.wait_for_timeout(20)
         raise SystemExit(f"waited {timeout:.0f} s for {what}; last phase {self.state.get('phase')!r}, "
                          f"status {self.state.get('status')!r}")
 
@@ -215,14 +219,15 @@ class Tab:
         self.context.close()
 
 
-def wait_js(page: Any, check: str, what: str) -> None:
-    """Poll ``check`` (a JS function, evaluated by the driver: the page's content security
-    policy forbids the string evaluation ``wait_for_function`` uses) until it returns true."""
-    deadline = time.monotonic() + STEP_S
-    while not page.evaluate(check):
-        if time.monotonic() > deadline:
-            raise SystemExit(f"waited {STEP_S:.0f} s for {what}")
-        page.wait_for_timeout(5)
+def wait_js(page: Any, promise: str, what: str) -> Any:
+    """The value of the probe's ``promise`` (a property of ``window.__bench``) once it settles:
+    one call, no polling that would take CPU from the node (``wait_for_function`` evaluates a
+    string, which the page's content security policy forbids)."""
+    try:
+        return page.evaluate(f"() => Promise.race([window.__bench.{promise}, "
+                             f"new Promise((_, no) => setTimeout(() => no(new Error('timeout')), {STEP_S * 1000}))])")
+    except Exception as exc:  # noqa: BLE001 - Playwright's Error: a timeout or a closed page
+        raise SystemExit(f"waited for {what}: {exc}") from None
 
 
 def first_load(browser: Any, url: str) -> dict[str, Any]:
@@ -230,7 +235,7 @@ def first_load(browser: Any, url: str) -> dict[str, Any]:
     navigation's start) and the assets."""
     tab = Tab(browser, url)
     try:
-        wait_js(tab.page, "() => window.__bench.firstFrame !== null", "the first state drawn")
+        wait_js(tab.page, "firstDrawn", "the first state drawn")
         t = tab.page.evaluate("""() => {
           const n = performance.getEntriesByType("navigation")[0];
           const res = performance.getEntriesByType("resource").map((r) => ({
@@ -269,7 +274,7 @@ def _timed_draw(tab: Tab, s: dict[str, Any]) -> dict[str, Any]:
     before = [c["id"] for c in s["hand"]]
     tab.page.evaluate("(ids) => window.__bench.arm(ids)", before)
     tab.page.click("#stock")
-    wait_js(tab.page, "() => window.__bench.draw.frame !== null", "the drawn card's image")
+    wait_js(tab.page, "drawn", "the drawn card's image")
     d: dict[str, Any] = tab.page.evaluate("() => ({...window.__bench.draw, origin: performance.timeOrigin})")
     tab.until(lambda x: x.get("step") == "discard" and len(x["hand"]) == len(before) + 1, "the discard step")
     return d
@@ -321,7 +326,7 @@ def play_turns(tab: Tab, turns: int, deadline: float) -> list[dict[str, Any]]:
         if s.get("my_turn") and s.get("step") == "discard":
             _discard(tab, s)
             continue
-        page.wait_for_timeout(5)
+        page.wait_for_timeout(20)
     return out
 
 
