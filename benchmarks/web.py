@@ -74,6 +74,13 @@ PROBE = r"""
 (() => {
   const B = window.__bench = {lastMsg: null, firstBytes: null, sendAt: null, upAt: null,
                               firstDom: null, firstFrame: null, draw: null, drawn: null};
+  B.state = null; B.version = 0;  // the last state the server sent, how many so far
+  let waiters = [];
+  // until(ok, after): the first state after the version `after` for which ok(state) holds
+  B.until = (ok, after) => new Promise((resolve) => {
+    const w = () => B.version > after && ok(B.state) && (resolve(B.state), true);
+    if (!w()) waiters.push(w);
+  });
   let firstDrawn;
   B.firstDrawn = new Promise((resolve) => { firstDrawn = resolve; });
   const afterFrame = (done) => requestAnimationFrame(() => {
@@ -87,7 +94,13 @@ PROBE = r"""
       super(...args);
       this.addEventListener("message", (ev) => {  // before the page's own listener
         B.lastMsg = performance.now();
-        if (B.firstBytes === null && String(ev.data).startsWith('{"type": "state"')) B.firstBytes = ev.data.length;
+        if (!String(ev.data).startsWith('{"type": "state"')) return;
+        if (B.firstBytes === null) B.firstBytes = ev.data.length;
+        setTimeout(() => {  // after the page has drawn it: the timed path stays the page's own
+          B.state = JSON.parse(ev.data).state;
+          B.version += 1;
+          waiters = waiters.filter((w) => !w());
+        }, 0);
       });
     }
     send(data) {
@@ -183,37 +196,40 @@ class Seat:
 
 
 class Tab:
-    """One page on the seat; ``state`` is the last state the server sent it."""
+    """One page on the seat. The states are read in the page (the probe keeps the last one),
+    never relayed frame by frame to this process: that relay would take CPU from the nodes."""
 
     def __init__(self, browser: Any, url: str) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 800})
         self.context.add_init_script(PROBE)
         self.page = self.context.new_page()
-        self.states: list[dict[str, Any]] = []
         self.responses: list[Any] = []
         self.errors: list[str] = []
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("response", lambda r: self.responses.append(r))
-        self.page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
         self.page.goto(url)
-
-    def _frame(self, payload: Any) -> None:
-        msg = json.loads(payload)
-        if msg.get("type") == "state":
-            self.states.append(msg["state"])
 
     @property
     def state(self) -> dict[str, Any]:
-        return self.states[-1] if self.states else {}
+        """The last state the page got ({} before the first)."""
+        return self.page.evaluate("() => window.__bench.state") or {}
 
-    def until(self, ok: Any, what: str, timeout: float = STEP_S) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.states and ok(self.states[-1]):
-                return self.states[-1]
-            self.page.wait_for_timeout(20)
-        raise SystemExit(f"waited {timeout:.0f} s for {what}; last phase {self.state.get('phase')!r}, "
-                         f"status {self.state.get('status')!r}")
+    @property
+    def version(self) -> int:
+        """How many states the page got so far."""
+        return int(self.page.evaluate("() => window.__bench.version"))
+
+    def until(self, ok: str, what: str, after: int = -1, timeout: float = STEP_S) -> dict[str, Any]:
+        """The first state after the ``after``-th for which ``ok`` (JS: state -> bool) holds."""
+        try:
+            got: dict[str, Any] = self.page.evaluate(
+                f"(after) => Promise.race([window.__bench.until({ok}, after), new Promise((_, no) => "
+                f"setTimeout(() => no(new Error('timeout')), {timeout * 1000}))])", after)
+        except Exception as exc:  # noqa: BLE001 - Playwright's Error: a timeout or a closed page
+            s = self.state
+            raise SystemExit(f"waited for {what}: {exc}; last phase {s.get('phase')!r}, "
+                             f"status {s.get('status')!r}") from None
+        return got
 
     def close(self) -> None:
         self.context.close()
@@ -276,23 +292,19 @@ def _timed_draw(tab: Tab, s: dict[str, Any]) -> dict[str, Any]:
     tab.page.click("#stock")
     wait_js(tab.page, "drawn", "the drawn card's image")
     d: dict[str, Any] = tab.page.evaluate("() => ({...window.__bench.draw, origin: performance.timeOrigin})")
-    tab.until(lambda x: x.get("step") == "discard" and len(x["hand"]) == len(before) + 1, "the discard step")
+    tab.until(f"(x) => x.step === 'discard' && x.hand.length === {len(before) + 1}", "the discard step")
     return d
 
 
 def _discard(tab: Tab, s: dict[str, Any]) -> None:
     """Throw the highest deadwood card: a click on it (the pick), one on the pile."""
-    n = len(tab.states)
     card = _deadwood_card(s)
-
-    def picked(x: dict[str, Any]) -> bool:
-        return x.get("picked") is not None and x["hand"][x["picked"]]["id"] == card
-
-    if not picked(s):  # a click on the picked card would throw it at once
+    if s.get("picked") is None or s["hand"][s["picked"]]["id"] != card:  # a click on the picked card throws it
         tab.page.click(f'#hand .card[data-id="{card}"]')
-        tab.until(picked, "the pick")
+        tab.until(f"(x) => x.picked !== null && x.hand[x.picked].id === {json.dumps(card)}", "the pick")
+    n = tab.version
     tab.page.click("#discard")
-    tab.until(lambda x: len(tab.states) > n and (not x.get("my_turn") or x.get("step") != "discard"), "the discard")
+    tab.until("(x) => !x.my_turn || x.step !== 'discard'", "the discard", after=n)
 
 
 def play_turns(tab: Tab, turns: int, deadline: float) -> list[dict[str, Any]]:
@@ -302,6 +314,7 @@ def play_turns(tab: Tab, turns: int, deadline: float) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen_q: set[Any] = set()
     while len(out) < turns and time.monotonic() < deadline:
+        seen = tab.version
         s = tab.state
         if s.get("ended") or s.get("phase") in ("over", "stopped"):
             break
@@ -312,7 +325,7 @@ def play_turns(tab: Tab, turns: int, deadline: float) -> list[dict[str, Any]]:
             continue
         if s.get("lobby") and s["lobby"].get("can_agree"):
             page.click("#btn-agree")
-            tab.until(lambda x: not (x.get("lobby") and x["lobby"].get("can_agree")), "the agreement")
+            tab.until("(x) => !(x.lobby && x.lobby.can_agree)", "the agreement")
             continue
         if s.get("reentry_offer"):
             break  # out of the game: no more turns of its own
@@ -321,12 +334,12 @@ def play_turns(tab: Tab, turns: int, deadline: float) -> list[dict[str, Any]]:
             continue
         if s.get("my_turn") and s.get("step") == "draw" and s["can_draw"]["discard"]:  # no stock: not timed
             page.click("#discard")
-            tab.until(lambda x: not x.get("my_turn") or x.get("step") != "draw", "the draw from the pile")
+            tab.until("(x) => !x.my_turn || x.step !== 'draw'", "the draw from the pile")
             continue
         if s.get("my_turn") and s.get("step") == "discard":
             _discard(tab, s)
             continue
-        page.wait_for_timeout(20)
+        tab.until("(x) => true", "the next state", after=seen, timeout=max(1.0, deadline - time.monotonic()))
     return out
 
 
@@ -396,7 +409,7 @@ def run_page(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             try:
                 tab = Tab(browser, seat.url)
-                tab.until(lambda s: s.get("phase") == "playing" and bool(s.get("hand")), "the first hand",
+                tab.until("(x) => x.phase === 'playing' && x.hand.length > 0", "the first hand",
                           timeout=max(STEP_S, args.timeout / 2))
                 loads = [first_load(browser, seat.url) for _ in range(args.loads)]
                 draws = play_turns(tab, args.turns, deadline)
