@@ -59,3 +59,26 @@ def test_bench_wire_runs_on_this_protocol_version(tmp_path):
     ``addrs`` field, found by a newcomer trying the README's benchmarks)."""
     r = bench(tmp_path, "wire", "--n", "40")
     assert r["transcript"]["envelopes"] == 40 and r["draw_share"]["verify_us"] > 0
+
+
+def test_bench_web_times_a_draw_on_the_page_and_its_first_load(tmp_path):
+    """``bench web``: the page in Chromium on a ``play --web`` seat, two stock draws timed from
+    the click to the card's image, the first load and every asset it loads."""
+    if not os.path.exists("/usr/bin/chromium"):
+        pytest.skip("no browser: /usr/bin/chromium is missing")
+    pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+    r = bench(tmp_path, "web", "--turns", "2", "--bots", "1", "--proof-rounds", "4", "--loads", "1", "--no-terminal")
+    assert r["seats"] == 2 and r["turns"] == 2 and r["terminal_draw_to_card_ms"] is None
+    for part in ("to_image", "to_dom"):
+        d = r["draw_to_image_ms"][part]
+        assert d["n"] == 2 and 0 < d["median"] <= d["p95"]
+    assert r["draw_to_image_ms"]["to_dom"]["median"] <= r["draw_to_image_ms"]["to_image"]["median"]
+    split = r["split_ms"]
+    assert split["n_matched"] == 2 and split["node_draw_to_card"] > 0 and split["message_to_dom"] >= 0
+    assert r["node_draw_to_card_ms"]["n"] >= 2
+    first = r["first_load_ms"]
+    assert first["n"] == 1 and 0 < first["state_in_dom"]["median"] <= first["state_drawn"]["median"]
+    paths = {a["path"] for a in r["assets"] if a["status"] == 200}
+    assert {"/", "/static/table.js", "/static/cards.js", "/static/table.css"} <= paths
+    assert r["assets_bytes"] == sum(a["bytes"] for a in r["assets"]) > 0 and r["state_message_bytes"] > 0
+    assert r["page_errors"] == []

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "'p2p-chinchon bench bots [--games N] [--json]' plays the bot tournament (built in). "
         f"Found: {', '.join(names) if names else 'none (not running from a source checkout)'}.")
     parser.add_argument("name", metavar="NAME",
-                        help="benchmark to run: bots, deck, game, audit, net, wire, melds, soak, faults, "
+                        help="benchmark to run: bots, deck, game, audit, net, wire, melds, soak, faults, web, "
                              "play_start (a script in benchmarks/)")
     parser.add_argument("args", nargs=argparse.REMAINDER,
                         help="arguments passed unchanged to the benchmark script")
