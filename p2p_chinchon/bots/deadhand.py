@@ -44,6 +44,12 @@ def is_dead(view: Any) -> bool:
     return reshuffles(view) >= DEAD_AFTER
 
 
+def is_stuck(view: Any) -> bool:
+    """Whether the hand is stuck, not just slow: its stock was re-made :data:`BREAK_AFTER`
+    times (a bot that judges every card itself plays it as dead only from here)."""
+    return reshuffles(view) >= BREAK_AFTER
+
+
 def cycled(view: Any, card: Any) -> bool:
     """Whether ``card`` was discarded in this hand before the stock's last re-making, from the
     view's recent log (``discard`` events, then ``reshuffle``, after the last ``deal``): it
@@ -64,7 +70,7 @@ def breaks(view: Any) -> bool:
     re-made :data:`BREAK_AFTER` times and the top card :func:`cycled` (a wild card is worth
     taking anyway; the bot's own judgement decides it)."""
     top = view.discard_top
-    return (top is not None and reshuffles(view) >= BREAK_AFTER and not view.rules.is_wild(top)
+    return (top is not None and is_stuck(view) and not view.rules.is_wild(top)
             and cycled(view, top))
 
 

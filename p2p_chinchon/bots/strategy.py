@@ -51,6 +51,9 @@ class _ViewBot:
     """Shared plumbing: the record keeper, the evaluator, the easy fallback without a view."""
 
     level = "?"
+    # Judges a slow hand's cards itself: plays it as dead (collects pairs, takes a cycled card;
+    # p2p_chinchon.autoplay) only once it is stuck (deadhand.BREAK_AFTER re-makings).
+    JUDGES_DEAD_HANDS = True
 
     def __init__(self, rules: Rules, rng: Rng) -> None:
         self.rules = rules
@@ -124,15 +127,16 @@ class NormalBot(_ViewBot):
 
     def choose_discard(
         self, hand8: Sequence[Card], may_close: bool, *, view: SeatView | None = None,
-        **public: Any,
+        never: Card | None = None, **public: Any,
     ) -> tuple[Literal["discard", "close"], Card]:
         """The least-deadwood discard, ``DANGER`` points dearer per unit of danger to the next
-        seat and ``POTENTIAL`` times the expected deadwood fall from the next draw cheaper. Closes at once for a
-        chinchón or a clean close, or when an opponent looks close; else waits while at least
-        ``WAIT_OUTS`` unseen cards would make the close clean."""
+        seat and ``POTENTIAL`` times the expected deadwood fall from the next draw cheaper,
+        never ``never`` (the card just taken; a close may still put it face down). Closes at
+        once for a chinchón or a clean close, or when an opponent looks close; else waits
+        while at least ``WAIT_OUTS`` unseen cards would make the close clean."""
         rec = self._record(view)
         opts = self.ev.close_options(hand8) if may_close else []
-        scored = self.ev.best_kept(hand8)
+        scored = _others(self.ev.best_kept(hand8), never)
         if rec is None or view is None:
             if opts:
                 return "close", opts[0].discard
@@ -228,23 +232,24 @@ class HardBot(_ViewBot):
 
     def _shortlist(self, hand8: Sequence[Card], keep: Card | None = None) -> list[Card]:
         """Discards worth valuing: deadwood within ``SLACK`` of the least (never ``keep``)."""
-        scored = [(p, c) for p, c in self.ev.best_kept(hand8) if c is not keep]
+        scored = _others(self.ev.best_kept(hand8), keep)
         low = min(p for p, _ in scored)
         return [c for p, c in scored if p <= low + self.SLACK]
 
     def choose_discard(
         self, hand8: Sequence[Card], may_close: bool, *, view: SeatView | None = None,
-        **public: Any,
+        never: Card | None = None, **public: Any,
     ) -> tuple[Literal["discard", "close"], Card]:
-        """Discard minimising expected deadwood plus danger to the next seat. Close at once for
-        a chinchón or a clean close; with points left, wait only when the chance of a clean
+        """Discard minimising expected deadwood plus danger to the next seat, never ``never``
+        (the card just taken; a close may still put it face down). Close at once for a
+        chinchón or a clean close; with points left, wait only when the chance of a clean
         close next turn saves more than ``WAIT`` points and nobody looks close."""
         rec = self._record(view)
         opts = self.ev.close_options(hand8) if may_close else []
         if rec is None or view is None:
             if opts:
                 return "close", opts[0].discard
-            return "discard", self._pick([(float(p), c) for p, c in self.ev.best_kept(hand8)])
+            return "discard", self._pick([(float(p), c) for p, c in _others(self.ev.best_kept(hand8), never)])
         unseen = unseen_faces(view, rec)
         chase = self._chasing(view)
         if opts:
@@ -258,9 +263,16 @@ class HardBot(_ViewBot):
         scored = [
             (self.value([x for x in hand8 if x is not c], unseen, chase)
              + self.DANGER * self.danger(c, view, rec), c)
-            for c in self._shortlist(hand8)
+            for c in self._shortlist(hand8, keep=never)
         ]
         return "discard", self._pick(scored)
+
+
+def _others(scored: list[tuple[int, Card]], never: Card | None) -> list[tuple[int, Card]]:
+    """``scored`` (deadwood, discard) without the discard ``never`` (all of it when that would
+    leave nothing: a hand of one card)."""
+    rest = [(p, c) for p, c in scored if c != never]
+    return rest or scored
 
 
 def _run_window(cards: Sequence[Card], ev: Evaluator) -> int:
