@@ -18,6 +18,11 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
   after the take is valued after one more draw, so the stock draw is credited part of that
   second draw's gain too.
 
+Neither throws back the card just taken from the pile: ``choose_discard(..., never=card)``
+picks among the other cards by the level's own evaluation, as its draw assumed. Both judge a
+slow hand's cards themselves; :mod:`p2p_chinchon.autoplay` plays the dead-hand heuristic of
+:mod:`.deadhand` for them only once the hand is stuck.
+
 Hands are valued with :class:`.evaluate.Evaluator` (the engine's exact meld search, memoised).
 """
 
