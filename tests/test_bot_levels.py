@@ -168,6 +168,17 @@ def test_hard_keeps_a_pair_that_may_close_over_a_lower_deadwood():
     assert blind(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view)[1].rank == 11
 
 
+def test_normal_values_the_chance_to_close_too():
+    # Four 2s make a set; dropping the 7♣ leaves less deadwood (12 points against 14), but the
+    # 6♣ 7♣ wait for a 5♣ (a run beside the set: a close); normal gives up the 5♥. Without a
+    # worth for the close chance it drops the 7♣.
+    hand8 = P("2♥ 5♥ 7♣ 2♣ 6♣ 2♠ 2♦ A♥")
+    view = playing_view(hand8, [ev("deal", 0, numbers=(1,))])
+    assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view) == ("discard", Card(5, 1))
+    blind = type("Blind", (NormalBot,), {"CLOSE_WORTH": 0.0})
+    assert blind(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view) == ("discard", Card(7, 3))
+
+
 def _scrambled(game, seat):
     """A copy of ``game`` with every face ``seat`` may not see moved to another hidden slot."""
     g = copy.deepcopy(game)

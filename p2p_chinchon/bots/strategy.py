@@ -5,9 +5,10 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
 
 * ``normal`` plays the greedy least-deadwood game of ``easy`` but remembers the discard pile
   and what each opponent took from it: it does not feed the next player's melds (the only seat
-  that can take its discard), counts half of the expected deadwood fall from the next draw in
-  favour of a kept hand, and times its close (waits for a clean close while nobody looks close).
-  Its weights are class constants.
+  that can take its discard), counts half of the expected deadwood fall from the next draw and
+  half of hard's worth of the chance that this draw lets it close in favour of a kept hand,
+  and times its close (waits for a clean close while nobody looks close). Its weights are
+  class constants.
 * ``hard`` scores every kept hand by its **expected deadwood after the next stock draw**, the
   average over the unseen cards (exact enumeration over the faces it cannot place, which is
   the Monte Carlo estimate with every sample taken once), less the worth of the **chance that
@@ -115,6 +116,7 @@ class NormalBot(_ViewBot):
     DANGER = 3.0  # points per unit of danger to the next seat
     OUTS = 0.01  # points per unseen card that melds with the kept hand (a tie-break)
     POTENTIAL = 0.5  # weight of the expected deadwood fall from the next draw (hard uses 1)
+    CLOSE_WORTH = 28.0  # points per unit of chance that the next draw lets it close (hard: 56)
 
     def choose_draw(
         self, hand: Sequence[Card], discard_top: Card | None, *, view: SeatView | None = None,
@@ -135,7 +137,8 @@ class NormalBot(_ViewBot):
         never: Card | None = None, **public: Any,
     ) -> tuple[Literal["discard", "close"], Card]:
         """The least-deadwood discard, ``DANGER`` points dearer per unit of danger to the next
-        seat and ``POTENTIAL`` times the expected deadwood fall from the next draw cheaper,
+        seat, ``POTENTIAL`` times the expected deadwood fall from the next draw and
+        ``CLOSE_WORTH`` times the chance that this draw lets it close cheaper,
         never ``never`` (the card just taken; a close may still put it face down). Closes at
         once for a chinchón or a clean close, or when an opponent looks close; else waits
         while at least ``WAIT_OUTS`` unseen cards would make the close clean."""
@@ -159,9 +162,9 @@ class NormalBot(_ViewBot):
         for p, c in scored:
             kept = [x for x in hand8 if x is not c]
             outs = sum(n for u, n in unseen.items() if self.ev.melds_with(u, kept))
-            gain = self.ev.improvement(kept, unseen)[0] if self.POTENTIAL else 0.0
+            gain, _clean, closes = self.ev.improvement(kept, unseen)
             out.append((p + self.DANGER * self.danger(c, view, rec) - self.OUTS * outs
-                        - self.POTENTIAL * gain, c))
+                        - self.POTENTIAL * gain - self.CLOSE_WORTH * closes, c))
         return "discard", self._pick(out)
 
     def _cleans(self, kept: Sequence[Card], u: Face) -> bool:
