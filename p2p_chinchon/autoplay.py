@@ -31,13 +31,21 @@ def bot_decider(bot: Any, *, reenter: bool = True) -> Any:
     return decide
 
 
+def _dead(bot: Any, view: v.SeatView) -> bool:
+    """Whether ``bot`` plays this hand as a dead one (:mod:`p2p_chinchon.bots.deadhand`): from
+    :data:`~p2p_chinchon.bots.deadhand.DEAD_AFTER` re-makings of the stock, or, for a bot that
+    judges its cards itself (``JUDGES_DEAD_HANDS``), only once the hand is stuck
+    (:data:`~p2p_chinchon.bots.deadhand.BREAK_AFTER`)."""
+    return deadhand.is_stuck(view) if getattr(bot, "JUDGES_DEAD_HANDS", False) else deadhand.is_dead(view)
+
+
 def draw_intent(bot: Any, view: v.SeatView) -> Any:
-    """The bot's draw; in a dead hand (:mod:`p2p_chinchon.bots.deadhand`) it collects a
-    discarded card that pairs with its hand, and in a stuck one it takes a card that went
-    round unwanted even without a pair (its discard then keeps it: :func:`discard_intent`)."""
+    """The bot's draw; in a dead hand (:func:`_dead`) it collects a discarded card that pairs
+    with its hand, and in a stuck one it takes a card that went round unwanted even without a
+    pair (its discard then keeps it: :func:`discard_intent`)."""
     if view.discard_top is None:
         return v.Draw("stock")
-    if deadhand.is_dead(view) and (deadhand.collects(view.hand, view.discard_top) or deadhand.breaks(view)):
+    if _dead(bot, view) and (deadhand.collects(view.hand, view.discard_top) or deadhand.breaks(view)):
         return v.Draw("discard")
     return v.Draw(bot.choose_draw(list(view.hand), view.discard_top, view=view))
 
@@ -55,18 +63,19 @@ def taken_now(view: v.SeatView) -> Any:
 
 
 def discard_intent(bot: Any, view: v.SeatView) -> Any:
-    """The bot's discard or close for an 8-card hand, checked against the legal closes. It
-    never throws back the card just taken from the discard pile (legal, docs/rules.md, but
-    never the advice), and keeps its pairs in a dead hand."""
+    """The bot's discard or close for an 8-card hand, checked against the legal closes. The
+    bot never throws back the card just taken from the discard pile (legal, docs/rules.md, but
+    never the advice): it chooses among the others by its own judgement (``never=``). A
+    dead hand (:func:`_dead`) keeps its pairs."""
     closable = {c for c, _pts, _ch in view.close_options}
-    action, card = bot.choose_discard(list(view.hand), may_close=bool(closable), view=view)
+    taken = taken_now(view)
+    action, card = bot.choose_discard(list(view.hand), may_close=bool(closable), view=view, never=taken)
     if action == "close":
         if card in closable:
             return v.Close(card)
         if closable:  # the bot wanted to close: take the best legal close
             return v.Close(view.close_options[0][0])
-    taken = taken_now(view)
-    if deadhand.is_dead(view):
+    if _dead(bot, view):
         card = deadhand.keeps_pairs(view.hand, card, view.rules, never=taken, points=_evaluator(bot, view).points)
     if taken is not None and card == taken:
         card = _best_other(bot, view, taken)

@@ -168,6 +168,17 @@ def test_hard_keeps_a_pair_that_may_close_over_a_lower_deadwood():
     assert blind(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view)[1].rank == 11
 
 
+def test_normal_values_the_chance_to_close_too():
+    # Four 2s make a set; dropping the 7♣ leaves less deadwood (12 points against 14), but the
+    # 6♣ 7♣ wait for a 5♣ (a run beside the set: a close); normal gives up the 5♥. Without a
+    # worth for the close chance it drops the 7♣.
+    hand8 = P("2♥ 5♥ 7♣ 2♣ 6♣ 2♠ 2♦ A♥")
+    view = playing_view(hand8, [ev("deal", 0, numbers=(1,))])
+    assert NormalBot(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view) == ("discard", Card(5, 1))
+    blind = type("Blind", (NormalBot,), {"CLOSE_WORTH": 0.0})
+    assert blind(CLASSIC, SeededRng(1)).choose_discard(hand8, False, view=view) == ("discard", Card(7, 3))
+
+
 def _scrambled(game, seat):
     """A copy of ``game`` with every face ``seat`` may not see moved to another hidden slot."""
     g = copy.deepcopy(game)
@@ -249,3 +260,40 @@ def test_bench_bots_json(capsys):
         assert got["seed"] == seed
         runs.setdefault(seed, []).append((got["hands"], got["mean_penalty_per_hand"]["easy"]))
     assert runs["a"][0] == runs["a"][1] and runs["a"][0] != runs["b"][0]
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_the_taken_card_is_never_thrown_back_and_the_bot_chooses_among_the_others(level):
+    """Whole games: after a take from the discard pile the seat's discard is never the card
+    taken, and it is the bot's own choice among the other cards (a twin bot, same seed and the
+    same views, asked with ``never=``), not a plain least-deadwood substitute."""
+    from p2p_chinchon.autoplay import taken_now
+    from p2p_chinchon.bots import deadhand
+
+    steps = {"taken": 0}
+
+    def checked(seat, seed):
+        bot = make_bot(CLASSIC, SeededRng(f"twin/{seed}/{seat}"), level)
+        twin = make_bot(CLASSIC, SeededRng(f"twin/{seed}/{seat}"), level)
+        decide = bot_decider(bot)
+
+        def decide_checked(view, need):
+            out = decide(view, need)
+            if need == "draw" and view.discard_top is not None:
+                twin.choose_draw(list(view.hand), view.discard_top, view=view)
+            if need != "discard":
+                return out
+            taken = taken_now(view)
+            closable = bool(view.close_options)
+            action, card = twin.choose_discard(list(view.hand), closable, view=view, never=taken)
+            if taken is not None:
+                assert out != v.Discard(taken)
+                if action == "discard" and not deadhand.is_dead(view):
+                    steps["taken"] += 1
+                    assert out == v.Discard(card), (view.hand, taken, out, card)
+            return out
+        return decide_checked
+
+    for seed in range(2):
+        play_game(CLASSIC, [checked(s, seed) for s in range(4)], SeededRng(f"twin-deal/{seed}"))
+    assert steps["taken"] >= 5, steps  # the check ran on real takes

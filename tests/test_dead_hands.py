@@ -117,9 +117,11 @@ def _views(reshuffles: int):
     return draw, discard
 
 
-@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
-def test_bots_and_hint_collect_court_cards_in_a_dead_hand(level):
-    draw, discard = _views(reshuffles=2)
+@pytest.mark.parametrize(("level", "reshuffles"), [("easy", 2), ("normal", 3), ("hard", 3)])
+def test_bots_and_hint_collect_court_cards_in_a_dead_hand(level, reshuffles):
+    """easy collects from DEAD_AFTER re-makings; normal and hard, which judge every card
+    themselves, once the hand is stuck (BREAK_AFTER)."""
+    draw, discard = _views(reshuffles=reshuffles)
     bot = make_bot(draw.rules, SeededRng(1), level)
     decide = bot_decider(bot)
     assert decide(draw, "draw") == V.Draw("discard")  # K♦ pairs with K♠
@@ -127,6 +129,14 @@ def test_bots_and_hint_collect_court_cards_in_a_dead_hand(level):
     thrown = decide(discard, "discard")
     assert thrown == V.Discard(parse_cards("J♥")[0]), thrown  # the pair of kings stays
     assert suggest(bot, discard) == thrown
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_a_slow_hand_is_judged_by_the_stronger_bots(level):
+    """After DEAD_AFTER but before BREAK_AFTER re-makings, normal and hard take no court card
+    just because it pairs (their own judgement: K♦ joins no meld, and deadwood rises)."""
+    draw, _ = _views(reshuffles=2)
+    assert bot_decider(make_bot(draw.rules, SeededRng(1), level))(draw, "draw") == V.Draw("stock")
 
 
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])

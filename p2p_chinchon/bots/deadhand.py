@@ -1,11 +1,14 @@
-"""A dead hand, and how a bot (and the hint) breaks it (issue 24, item 3).
+"""A dead hand, and how a bot (and the hint) breaks it.
 
 When every seat draws from the stock and throws back the court card nobody wants, the stock is
 re-made from those court cards again and again (000 "Playing a turn" allows it without end):
 hands of 30 turns and 16 re-shuffles. A hand counts as *dead* once its stock was re-made
 :data:`DEAD_AFTER` times; then a seat collects court cards instead: it takes a discarded card
 of a rank it holds (a pair on the way to a set), and discards a card with no partner of its
-rank rather than break a pair.
+rank rather than break a pair. A bot that judges every card itself (``normal``, ``hard``:
+their draw and discard already weigh what a card may meld with) plays so only once the hand
+is stuck (:func:`is_stuck`); collecting earlier cost them their edge in long hands
+(:mod:`p2p_chinchon.autoplay`).
 
 That alone does not end a hand where the seats hold every number card and only court cards
 (of ranks nobody holds) go round: nobody ever takes one. Once the stock was re-made
@@ -44,6 +47,12 @@ def is_dead(view: Any) -> bool:
     return reshuffles(view) >= DEAD_AFTER
 
 
+def is_stuck(view: Any) -> bool:
+    """Whether the hand is stuck, not just slow: its stock was re-made :data:`BREAK_AFTER`
+    times (a bot that judges every card itself plays it as dead only from here)."""
+    return reshuffles(view) >= BREAK_AFTER
+
+
 def cycled(view: Any, card: Any) -> bool:
     """Whether ``card`` was discarded in this hand before the stock's last re-making, from the
     view's recent log (``discard`` events, then ``reshuffle``, after the last ``deal``): it
@@ -64,7 +73,7 @@ def breaks(view: Any) -> bool:
     re-made :data:`BREAK_AFTER` times and the top card :func:`cycled` (a wild card is worth
     taking anyway; the bot's own judgement decides it)."""
     top = view.discard_top
-    return (top is not None and reshuffles(view) >= BREAK_AFTER and not view.rules.is_wild(top)
+    return (top is not None and is_stuck(view) and not view.rules.is_wild(top)
             and cycled(view, top))
 
 

@@ -62,11 +62,12 @@ class SimpleBot:
         return "discard" if best is not None and best < now else "stock"
 
     def choose_discard(
-        self, hand8: Sequence[Card], may_close: bool, **public: Any
+        self, hand8: Sequence[Card], may_close: bool, *, never: Card | None = None, **public: Any
     ) -> tuple[Literal["discard", "close"], Card]:
         """("close", card) when closing is allowed (the best close: a chinchón, else the
-        lowest score, so a clean close is preferred), else ("discard", card) cutting deadwood;
-        among equal discards the highest-value card, then a random one. After every 8 turns
+        lowest score, so a clean close is preferred), else ("discard", card) cutting deadwood,
+        never ``never`` (the card just taken); among equal discards the highest-value card,
+        then a random one. After every 8 turns
         without progress it may (one time in three) pick at random among discards up to 3 more
         points worse per 8 turns (never a wild card), to break deadlocks."""
         if may_close:
@@ -75,7 +76,7 @@ class SimpleBot:
                 return "close", opts[0].discard
         # Greedy bots holding each other's cards can cycle forever on a 40-card deck, so after
         # many turns without progress accept, now and then, a discard up to `slack` worse.
-        scored = self._scored_discards(hand8)
+        scored = [(p, c) for p, c in self._scored_discards(hand8) if c != never] or self._scored_discards(hand8)
         best = min(p for p, _ in scored)
         slack = _SLACK * (self._stale // _PATIENCE)
         pool = [(p, c) for p, c in scored if p == best]

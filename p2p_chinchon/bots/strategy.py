@@ -5,9 +5,10 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
 
 * ``normal`` plays the greedy least-deadwood game of ``easy`` but remembers the discard pile
   and what each opponent took from it: it does not feed the next player's melds (the only seat
-  that can take its discard), counts half of the expected deadwood fall from the next draw in
-  favour of a kept hand, and times its close (waits for a clean close while nobody looks close).
-  Its weights are class constants.
+  that can take its discard), counts half of the expected deadwood fall from the next draw and
+  half of hard's worth of the chance that this draw lets it close in favour of a kept hand,
+  and times its close (waits for a clean close while nobody looks close). Its weights are
+  class constants.
 * ``hard`` scores every kept hand by its **expected deadwood after the next stock draw**, the
   average over the unseen cards (exact enumeration over the faces it cannot place, which is
   the Monte Carlo estimate with every sample taken once), less the worth of the **chance that
@@ -17,6 +18,11 @@ the public record of :mod:`.record`; neither ever sees another seat's hidden car
   taken from the pile is weighed against a stock draw at the same horizon: the kept hand
   after the take is valued after one more draw, so the stock draw is credited part of that
   second draw's gain too.
+
+Neither throws back the card just taken from the pile: ``choose_discard(..., never=card)``
+picks among the other cards by the level's own evaluation, as its draw assumed. Both judge a
+slow hand's cards themselves; :mod:`p2p_chinchon.autoplay` plays the dead-hand heuristic of
+:mod:`.deadhand` for them only once the hand is stuck.
 
 Hands are valued with :class:`.evaluate.Evaluator` (the engine's exact meld search, memoised).
 """
@@ -51,6 +57,9 @@ class _ViewBot:
     """Shared plumbing: the record keeper, the evaluator, the easy fallback without a view."""
 
     level = "?"
+    # Judges a slow hand's cards itself: plays it as dead (collects pairs, takes a cycled card;
+    # p2p_chinchon.autoplay) only once it is stuck (deadhand.BREAK_AFTER re-makings).
+    JUDGES_DEAD_HANDS = True
 
     def __init__(self, rules: Rules, rng: Rng) -> None:
         self.rules = rules
@@ -107,6 +116,7 @@ class NormalBot(_ViewBot):
     DANGER = 3.0  # points per unit of danger to the next seat
     OUTS = 0.01  # points per unseen card that melds with the kept hand (a tie-break)
     POTENTIAL = 0.5  # weight of the expected deadwood fall from the next draw (hard uses 1)
+    CLOSE_WORTH = 28.0  # points per unit of chance that the next draw lets it close (hard: 56)
 
     def choose_draw(
         self, hand: Sequence[Card], discard_top: Card | None, *, view: SeatView | None = None,
@@ -124,15 +134,17 @@ class NormalBot(_ViewBot):
 
     def choose_discard(
         self, hand8: Sequence[Card], may_close: bool, *, view: SeatView | None = None,
-        **public: Any,
+        never: Card | None = None, **public: Any,
     ) -> tuple[Literal["discard", "close"], Card]:
         """The least-deadwood discard, ``DANGER`` points dearer per unit of danger to the next
-        seat and ``POTENTIAL`` times the expected deadwood fall from the next draw cheaper. Closes at once for a
-        chinchón or a clean close, or when an opponent looks close; else waits while at least
-        ``WAIT_OUTS`` unseen cards would make the close clean."""
+        seat, ``POTENTIAL`` times the expected deadwood fall from the next draw and
+        ``CLOSE_WORTH`` times the chance that this draw lets it close cheaper,
+        never ``never`` (the card just taken; a close may still put it face down). Closes at
+        once for a chinchón or a clean close, or when an opponent looks close; else waits
+        while at least ``WAIT_OUTS`` unseen cards would make the close clean."""
         rec = self._record(view)
         opts = self.ev.close_options(hand8) if may_close else []
-        scored = self.ev.best_kept(hand8)
+        scored = _others(self.ev.best_kept(hand8), never)
         if rec is None or view is None:
             if opts:
                 return "close", opts[0].discard
@@ -150,9 +162,9 @@ class NormalBot(_ViewBot):
         for p, c in scored:
             kept = [x for x in hand8 if x is not c]
             outs = sum(n for u, n in unseen.items() if self.ev.melds_with(u, kept))
-            gain = self.ev.improvement(kept, unseen)[0] if self.POTENTIAL else 0.0
+            gain, _clean, closes = self.ev.improvement(kept, unseen)
             out.append((p + self.DANGER * self.danger(c, view, rec) - self.OUTS * outs
-                        - self.POTENTIAL * gain, c))
+                        - self.POTENTIAL * gain - self.CLOSE_WORTH * closes, c))
         return "discard", self._pick(out)
 
     def _cleans(self, kept: Sequence[Card], u: Face) -> bool:
@@ -228,23 +240,24 @@ class HardBot(_ViewBot):
 
     def _shortlist(self, hand8: Sequence[Card], keep: Card | None = None) -> list[Card]:
         """Discards worth valuing: deadwood within ``SLACK`` of the least (never ``keep``)."""
-        scored = [(p, c) for p, c in self.ev.best_kept(hand8) if c is not keep]
+        scored = _others(self.ev.best_kept(hand8), keep)
         low = min(p for p, _ in scored)
         return [c for p, c in scored if p <= low + self.SLACK]
 
     def choose_discard(
         self, hand8: Sequence[Card], may_close: bool, *, view: SeatView | None = None,
-        **public: Any,
+        never: Card | None = None, **public: Any,
     ) -> tuple[Literal["discard", "close"], Card]:
-        """Discard minimising expected deadwood plus danger to the next seat. Close at once for
-        a chinchón or a clean close; with points left, wait only when the chance of a clean
+        """Discard minimising expected deadwood plus danger to the next seat, never ``never``
+        (the card just taken; a close may still put it face down). Close at once for a
+        chinchón or a clean close; with points left, wait only when the chance of a clean
         close next turn saves more than ``WAIT`` points and nobody looks close."""
         rec = self._record(view)
         opts = self.ev.close_options(hand8) if may_close else []
         if rec is None or view is None:
             if opts:
                 return "close", opts[0].discard
-            return "discard", self._pick([(float(p), c) for p, c in self.ev.best_kept(hand8)])
+            return "discard", self._pick([(float(p), c) for p, c in _others(self.ev.best_kept(hand8), never)])
         unseen = unseen_faces(view, rec)
         chase = self._chasing(view)
         if opts:
@@ -258,9 +271,16 @@ class HardBot(_ViewBot):
         scored = [
             (self.value([x for x in hand8 if x is not c], unseen, chase)
              + self.DANGER * self.danger(c, view, rec), c)
-            for c in self._shortlist(hand8)
+            for c in self._shortlist(hand8, keep=never)
         ]
         return "discard", self._pick(scored)
+
+
+def _others(scored: list[tuple[int, Card]], never: Card | None) -> list[tuple[int, Card]]:
+    """``scored`` (deadwood, discard) without the discard ``never`` (all of it when that would
+    leave nothing: a hand of one card)."""
+    rest = [(p, c) for p, c in scored if c != never]
+    return rest or scored
 
 
 def _run_window(cards: Sequence[Card], ev: Evaluator) -> int:
