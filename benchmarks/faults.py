@@ -1,4 +1,4 @@
-"""Fault scenarios of issue 11, measured: three bot peers on loopback, one of them hit.
+"""Fault scenarios (docs/reliability.md), measured: three bot peers on loopback, one of them hit.
 
 Usage: ``python benchmarks/faults.py SCENARIO [--rejoin-wait S]`` with SCENARIO one of
 ``none`` (baseline), ``kill-restart`` (SIGKILL Carla after her first draw, run the same command

@@ -1,4 +1,4 @@
-"""``p2p-chinchon bench soak``: whole bot games in a row, each seat its own process (issue 11).
+"""``p2p-chinchon bench soak``: whole bot games in a row, each seat its own process.
 
 Usage: ``p2p-chinchon bench soak --games N [--seats S] [--faults] [--lossy] [--json] [--seed X]``.
 
