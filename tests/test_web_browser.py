@@ -363,6 +363,21 @@ def test_the_buy_back_offer_stands_on_the_showdown_sheet(browser: Any) -> None:
         page.close()
 
 
+def test_the_game_over_sheet_says_what_the_seat_waits_for(browser: Any) -> None:
+    """Between the game's end and the rematch question the seat waits (the others' records,
+    their votes): the sheet says for what, never a silent wait."""
+    state = fixture_states()["game_over"]
+    table = open_fake(browser)
+    page = table.page
+    try:
+        waiting = "waiting for Bruno to confirm it holds the whole record (0:25)"
+        table.show({**state, "status": waiting, "question": None})
+        page.locator("#showdown").get_by_text(waiting).wait_for()
+        assert table.errors == []
+    finally:
+        page.close()
+
+
 def test_assets_are_small_and_local() -> None:
     files = [p for p in STATIC.iterdir() if p.is_file()]
     assert sum(p.stat().st_size for p in files) < 1_000_000

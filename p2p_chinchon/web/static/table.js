@@ -664,7 +664,7 @@ function renderShowdown() {
     || state.phase === "over");
   root.hidden = !show;
   if (!show || unchanged(root, sd, state.scores, state.outcome, state.winner_text, state.phase === "over", showdownRecalled,
-    state.reentry_offer,
+    state.reentry_offer, state.phase === "over" ? state.status : null, !!state.question,
     state.hand_no, (state.seats || []).map((x) => x.name))) return;
   root.replaceChildren();
   const names = new Map((state.seats || []).map((s) => [s.seat, s.name]));
@@ -689,6 +689,8 @@ function renderShowdown() {
       root.append(el("p", "winner", state.winner_text));
     }
     root.append(scoreSheet());
+    // never a silent wait: what the seat waits for now (the others' records, the rematch vote)
+    if (state.status && !state.question) root.append(el("p", "sheet-status", state.status));
     root.append(el("h2", "", t("last_showdown")));
   }
   const hands = el("div", "sd-hands");
