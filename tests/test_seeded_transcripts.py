@@ -84,7 +84,9 @@ PINNED: dict[str, str] = {
     "3-seats-online": "bb6e0be250435a63f7d244faf7656be363f1b53950482e9a0318091344313ab6",  # 230
     "4-seats-deferred": "c84736997adce9051e208a7cbdd6fdca1bc0084d2a2ac85a2d3406e7908e17e2",  # 504, re-entry, restock
     "clean-closes-only": "532820415f70eb3b5daf83fa7a47960f1f505897a987ec80b133fd408d8d45c0",  # 253
-    "reentry": "e5081aa984e5b20d045662c96355d76311b53f9a78ad834d335dda4169ff43aa",  # 626, re-entry, restock
+    # re-pinned when every bot came to choose its discard among the cards it did not just take
+    # by its own evaluation (the easy bots' ties changed; the table's code did not)
+    "reentry": "fc90b2b3b92244de8b1448757d4d5d4da83f0211928590446994d75fcfb786cf",  # 890, re-entry, restock
     "removal-absent": "56bebaf05e1e7d95017f4a1b5515a634dd7b73328e531a00d609477c51dff36b",  # 291, a hand voided
     "removal-left": "f2ed90fc6210b60f000ebda40fa9aa6f00723c18d814849044e766a2bcb9a40c",  # 281, a hand voided
     "timeout-fault": "dea775326ae0a46fa23464a5a0b52b5cee5de16fa3f97916c5a28f28e02be80f",  # 24, seat 1 blamed
