@@ -31,25 +31,30 @@ def test_host_and_joiner_play_a_rematch_then_one_says_no(tmp_path):
                PYTHONUNBUFFERED="1")
     port = _free_port()
     common = ["--bot", "--lang", "en"]
+    # each seat's output to a file: a pipe nobody reads while the other seat is waited for
+    # fills (64 KiB, two games of moves) and blocks its writer, and with it the whole table
+    logs = {who: (tmp_path / f"{who}.log").open("wb") for who in ("ana", "bruno")}
     host = subprocess.Popen(
         [sys.executable, "-m", "p2p_chinchon", "host", *common, "--seats", "2", "--no-mdns", "--port", str(port),
          "--bind", "127.0.0.1", "--proof-rounds", "4", "--name", "Ana", "--seed", "3", "--rematch", "1",
          "--transcript", str(tmp_path / "ana.chn")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        stdout=logs["ana"], stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     join = subprocess.Popen(
         [sys.executable, "-m", "p2p_chinchon", "join", *common, "--connect", f"127.0.0.1:{port}", "--bind",
          "127.0.0.1", "--min-proof-rounds", "4", "--name", "Bruno", "--seed", "4", "--rematch",
          "--transcript", str(tmp_path / "bruno.chn")],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        stdout=logs["bruno"], stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     try:
-        out_h, _ = host.communicate(timeout=150)
-        out_j, _ = join.communicate(timeout=30)
+        host.wait(timeout=150)
+        join.wait(timeout=30)
     finally:
         for p in (host, join):
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    out_h, out_j = out_h.decode(errors="replace"), out_j.decode(errors="replace")
+        for f in logs.values():
+            f.close()
+    out_h, out_j = ((tmp_path / f"{who}.log").read_text(errors="replace") for who in ("ana", "bruno"))
     assert host.returncode == 0 and join.returncode == 0, (out_h[-2000:], out_j[-2000:])
     assert out_h.count("everyone agreed: a rematch") == 1 and out_j.count("everyone agreed: a rematch") == 1
     assert "you declined the rematch" in out_h, out_h[-2000:]
