@@ -362,13 +362,15 @@ async def _sit_once(
 ) -> tuple[bytes, bytes]:
     """One visit of :func:`join_lobby` to the host's lobby; ``seated`` gets True once the host
     gave us a seat. ``returning``: the lobby closed on us; a TLS handshake that fails (a host
-    restarting resets it) is tried again too until ``wait`` ran out."""
+    restarting resets it) is tried again too until ``wait`` ran out, and so is one to a pinned
+    host key (a rematch: the host's last game may reset us as it closes its listener there)."""
+    pinned = kwargs.get("expect_fingerprint") is not None
     if connect is not None:
         link, host_key = await connect(identity, **kwargs)
     else:
         link, host_key = await _connect_patiently(wait, on_waiting, host, port, identity, **kwargs,
                                                   local_address=local_address,
-                                                  retry=(lob.WrongHost,) if returning else ())
+                                                  retry=(lob.WrongHost,) if returning or pinned else ())
     async with link:
         offer = await lob.read_answer(link, "offer", bytes, closed="the host refused the join request")
         if check_offer is not None:
