@@ -8,17 +8,24 @@ import trio
 from p2p_chinchon.net import lobby as lob, node as nd
 
 
-async def test_a_host_not_up_yet_is_tried_again_soon(monkeypatch, autojump_clock):
+def _fails_then_connects(monkeypatch, exc: Exception, failures: int) -> list[float]:
+    """Make the lobby's connect raise ``exc`` ``failures`` times, then connect; returns the
+    list of the tries' (virtual) times, which the caller may clear between calls."""
     tries: list[float] = []
 
     async def connect_lobby(host, port, *args, **kwargs):
         tries.append(trio.current_time())
-        if len(tries) < 8:
-            raise ConnectionRefusedError("not up yet")
+        if len(tries) <= failures:
+            raise exc
         return "link", b"key"
 
-    said: list[str] = []
     monkeypatch.setattr(lob, "connect_lobby", connect_lobby)
+    return tries
+
+
+async def test_a_host_not_up_yet_is_tried_again_soon(monkeypatch, autojump_clock):
+    tries = _fails_then_connects(monkeypatch, ConnectionRefusedError("not up yet"), 7)
+    said: list[str] = []
     start = trio.current_time()
     got = await nd._connect_patiently(30.0, said.append, "127.0.0.1", 4000)
     assert got == ("link", b"key")
@@ -33,15 +40,7 @@ async def test_a_handshake_reset_is_tried_again_only_while_waiting_for_a_host_to
     for its lobby to open again tries again; one joining afresh takes it as the wrong host."""
     import pytest
 
-    tries: list[float] = []
-
-    async def connect_lobby(host, port, *args, **kwargs):
-        tries.append(trio.current_time())
-        if len(tries) < 3:
-            raise lob.WrongHost("127.0.0.1:4000 is not the expected table: connection reset")
-        return "link", b"key"
-
-    monkeypatch.setattr(lob, "connect_lobby", connect_lobby)
+    tries = _fails_then_connects(monkeypatch, lob.WrongHost("127.0.0.1:4000 is not the expected table: connection reset"), 2)
     with pytest.raises(lob.WrongHost):
         await nd._connect_patiently(30.0, None, "127.0.0.1", 4000)
     tries.clear()
@@ -55,15 +54,7 @@ async def test_a_port_that_hangs_up_before_a_lobby_is_tried_again_while_waiting(
     one that may not wait hears the refusal."""
     import pytest
 
-    tries: list[float] = []
-
-    async def connect_lobby(host, port, *args, **kwargs):
-        tries.append(trio.current_time())
-        if len(tries) < 4:
-            raise lob.Refused("the host closed the lobby connection")
-        return "link", b"key"
-
-    monkeypatch.setattr(lob, "connect_lobby", connect_lobby)
+    tries = _fails_then_connects(monkeypatch, lob.Refused("the host closed the lobby connection"), 3)
     assert await nd._connect_patiently(30.0, None, "127.0.0.1", 4000) == ("link", b"key")
     assert len(tries) == 4
     tries.clear()
