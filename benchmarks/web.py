@@ -78,7 +78,8 @@ PROBE = r"""
   let waiters = [];
   // until(ok, after): the first state after the version `after` for which ok(state) holds
   B.until = (ok, after) => new Promise((resolve) => {
-    const w = () => B.version > after && ok(B.state) && (resolve(B.state), true);
+    // before the first state B.state is null: nothing to test yet (after may be -1)
+    const w = () => B.version > after && B.state !== null && ok(B.state) && (resolve(B.state), true);
     if (!w()) waiters.push(w);
   });
   let firstDrawn;
