@@ -190,3 +190,46 @@ def test_a_seat_resumed_mid_game_that_reaches_nobody_stops_the_same_way():
     took = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert t.fault is not None and t.fault.rule == nd.STALLED and node._nobody
     assert nd.NOBODY_ANSWERS <= took < nd.NOBODY_ANSWERS + 2
+
+
+class SendMesh(FakeMesh):
+    async def send(self, seat: int, payload: bytes) -> bool:
+        return self.send_nowait(seat, payload)
+
+
+def test_a_removed_seat_whose_last_envelope_never_arrived_is_answered_from_its_first_remove():
+    """Seat 2 signs its draw, which never reaches the others, and is cut off; they remove it
+    (their removes stand where its draw stands in its chain) and finish. When it comes back it
+    asks from its own head, one past the first remove: the answer starts at that remove, so it
+    holds the whole run and learns its removal; its claimed length counts only up to that
+    remove (so nobody takes it as told before it is). The links' stream of envelopes that
+    follow the other history never closes the link that brings that answer."""
+    from p2p_chinchon.net.evidence import EvidenceLog
+
+    net = Gone(3, seed=10)
+    assert net.run(lambda n: n.expects("draw", 2)(n) and not n.q)
+    t2 = net.tables[2]
+    t2.intent(v.Draw("stock"))  # signed, and lost with the cut
+    net.kill(2)
+    net.declare_absent(2)
+    assert net.run()
+    t0 = net.tables[0]
+    first = min(i for i, e in enumerate(t0.chain) if e.kind == "remove")
+    assert len(t2.frames) == first + 1 and t2.chain[first].kind == "draw" and t0.removed == {2: "absent"}
+    for frame in t0.frames[first + 1:first + 9]:  # live envelopes of the other history first
+        t2.receive(frame, 0)
+    assert not t2.flow.over, "they prove nothing yet"
+    node = nd.Node(t0)
+    node._stored = len(t0.frames)
+    mesh = SendMesh()
+    trio.run(node._answer_sync, mesh, 2, len(t2.frames))
+    sent = [p for _, p in mesh.sent if p[:1] == nd.ENVELOPE]
+    assert sent[0][1:] == t0.frames[first] and node._has[2] == first
+    for p in sent:
+        t2.receive(p[1:], 0)
+        if t2.flow.over:
+            break
+    assert t2.fault is not None and t2.fault.rule == "removed", t2.fault
+    diverged = EvidenceLog(None)
+    assert all(diverged.keep(1, "diverged", "another history", (b"x",), link=1) is None for _ in range(64))
+    assert EvidenceLog(None).keep(None, "malformed", "bytes", (b"x",), link=1) is None  # one is not a flood

@@ -45,6 +45,11 @@ class EvidenceLimits:
     drop_after: int = 8
 
 
+# validly signed by a seat of the table, on another history: the link is what brings the resync
+# answer that settles it (a removed seat learns its removal from that branch), so it stays up
+KEEPS_LINK = {"diverged"}
+
+
 def _proves_nothing(rule: str) -> bool:
     from p2p_chinchon.audit import NOT_ATTRIBUTABLE
 
@@ -76,7 +81,7 @@ class EvidenceLog:
         record = msgpack.packb({"seat": -1 if seat is None else seat, "link": -1 if link is None else link,
                                 "rule": rule, "reason": reason[:1000], "frames": kept}, use_bin_type=True)
         self._write(record, -1 if link is None else link)
-        return self._count_junk(link, rule) if junk else None
+        return self._count_junk(link, rule) if junk and rule not in KEEPS_LINK else None
 
     def unknown_payload(self, link: int, payload: bytes) -> str | None:
         """A mesh payload of no known type from ``link``: junk (see :meth:`keep`)."""

@@ -576,6 +576,13 @@ class Node:
                     ends[seat] = i + 1
         return {s: end for s, end in ends.items() if self._has.get(s, 0) < end}
 
+    def _removal_start(self, seat: int, default: int) -> int:
+        """The position of the first ``remove`` of ``seat`` in our stored chain, else ``default``."""
+        for i, env in enumerate(self.table.chain[:self._stored]):
+            if env.kind == "remove" and isinstance(env.body, dict) and env.body.get("seat") == seat:
+                return i
+        return default
+
     def _told(self, seat: int, end: int, now: float) -> bool:
         """Whether removed ``seat`` holds its removal: it said it holds ``end`` envelopes, or
         they were sent on a link still up :data:`TOLD_AFTER` s later (a removed seat on
@@ -664,6 +671,32 @@ class Node:
         with trio.move_on_after(seconds):
             await self._progress.wait()
 
+    async def _answer_sync(self, mesh: Mesh, seat: int, have: int) -> None:
+        """``seat`` says it holds ``have`` envelopes (``S``): note it, and send it what follows
+        in our stored chain. Each starting point is answered once per link and per chain length
+        of ours (no amplification by repeats; a repeat after we grew gets the new part), and at
+        most :data:`RESYNC_BUDGET` chains' worth per link connection (asking from every starting
+        point in turn would otherwise cost quadratic data). A seat removed here is answered from
+        its first ``remove`` at the latest: its own head may lie past it on another branch (its
+        last envelopes never reached us), and it learns its removal from the whole run alone."""
+        if seat in self.table.removed:
+            have = min(have, self._removal_start(seat, have))
+        self._note_has(mesh, seat, have)
+        answered = self._synced.setdefault(seat, {})
+        mine = self._stored
+        spent = self._resent.get(seat, 0)
+        if have < mine and answered.get(have, -1) < mine:
+            answered[have] = mine
+            part = self.table.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
+            self._resent[seat] = spent + len(part)
+            if have + len(part) > self._sent_upto.get(seat, (0, 0.0))[0]:
+                self._sent_upto[seat] = (have + len(part), trio.current_time())
+            if len(part) < mine - have:
+                log.warning("seat %s asked for more than %d chains' worth of envelopes on "
+                            "one link: not answered", seat, RESYNC_BUDGET)
+            for frame in part:
+                await mesh.send(seat, ENVELOPE + frame)
+
     async def _inbound_loop(self, mesh: Mesh) -> None:
         async for ev in mesh.inbound:
             if isinstance(ev, Frame):
@@ -673,26 +706,7 @@ class Node:
                     await self._call(self.table.receive, payload[1:], ev.seat, link=ev.seat)
                     await self._decide()
                 elif payload[:1] == SYNC and len(payload) == 5:
-                    have = int.from_bytes(payload[1:5], "big")
-                    self._note_has(mesh, ev.seat, have)
-                    # answer each starting point once per link and per chain length of ours
-                    # (no amplification by repeats; a repeat after we grew gets the new part),
-                    # and at most RESYNC_BUDGET chains' worth per link connection: asking from
-                    # every starting point in turn would otherwise cost quadratic data
-                    answered = self._synced.setdefault(ev.seat, {})
-                    mine = self._stored
-                    spent = self._resent.get(ev.seat, 0)
-                    if have < mine and answered.get(have, -1) < mine:
-                        answered[have] = mine
-                        part = self.table.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
-                        self._resent[ev.seat] = spent + len(part)
-                        if have + len(part) > self._sent_upto.get(ev.seat, (0, 0.0))[0]:
-                            self._sent_upto[ev.seat] = (have + len(part), trio.current_time())
-                        if len(part) < mine - have:
-                            log.warning("seat %s asked for more than %d chains' worth of envelopes on "
-                                        "one link: not answered", ev.seat, RESYNC_BUDGET)
-                        for frame in part:
-                            await mesh.send(ev.seat, ENVELOPE + frame)
+                    await self._answer_sync(mesh, ev.seat, int.from_bytes(payload[1:5], "big"))
                 elif payload[:1] == HEARTBEAT:
                     hears = heard_by(payload[1:], len(self.table.players), ev.seat)
                     if hears is not None:
