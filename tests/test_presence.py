@@ -373,3 +373,39 @@ def test_a_seat_back_inside_rejoin_wait_gets_a_fresh_protocol_limit(kind, back):
     assert not w.absent and w.left == pytest.approx(90.0 - 0.2)
     node._returned_at = {}  # never away: the step's own clock, which ran out
     assert node._deadline(tbl.Step(kind, seat), now).left < 0
+
+
+def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_it():
+    """Five seats cut into three and two, past ``rejoin_wait``: on the two's side the seats out
+    of reach are a majority of the table, so its screen says that if they are together they
+    remove it and play on (not "needs 3 votes, 2 so far", as if they could come), and when its
+    ``stall_limit`` runs out it stops saying so. Where those out of reach are not a majority,
+    the votes are counted as before."""
+
+    from p2p_chinchon.net.node import Node
+    from p2p_chinchon.net.status import NodeStatus
+    from test_attacks import Net
+
+    net = Net(5, seed=3)
+    assert net.run(lambda n: n.expects("draw")(n) and n.tables[0].expected().seat in (0, 1, 2))
+
+    def wait_at(me: int, reach: set[int]):
+        t = net.tables[me]
+        node = Node(t)
+        now = 10_000.0
+        node._up = set(reach)
+        node._heard = {s: now if s in reach else 0.0 for s in range(5) if s != me}
+        node._away_since = {s: 1.0 for s in range(5) if s != me and s not in reach}
+        node._step_since = now - 5000
+        return node, node._deadline(t.expected(), now)
+
+    awaited = net.tables[0].expected().seat
+    node, w = wait_at(3, {4})
+    assert w is not None and w.note == "minority" and w.seat == awaited, w
+    text = NodeStatus((), w).text()
+    assert "out of reach are a majority of the table: if they are together, they remove you" in text, text
+    assert "were a majority of the table" in node._halt_reason(w)
+    x = min({0, 1, 2} - {awaited})  # three {3, 4, x}, out of reach the awaited seat and one more
+    _, w = wait_at(3, {4, x})
+    assert w is not None and w.note == "votes" and w.seat == awaited, w
+    assert "players' votes" in NodeStatus((), w).text()

@@ -895,8 +895,12 @@ class Node:
                 return Wait(step.seat, name, step.kind, start + rejoin - now, absent=True,
                             connecting=step.seat not in self._heard)
             if t.can_remove(step.seat):
-                return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note="votes",
-                            have=len(t.votes_for(step.seat)), need=t.votes_needed())
+                need = t.votes_needed()
+                # the seats out of reach are a majority: they may be the ones that go on
+                out = [s for s in self._others() if not self._present(s, now) and self._through(s, now) is None]
+                note = "minority" if 2 * len(out) > len(self._others()) + 1 else "votes"
+                return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note=note,
+                            have=len(t.votes_for(step.seat)), need=need)
             return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True,
                         note="end" if step.kind == "game_end" else "blocked")
         since = max(since, self._returned_at.get(step.seat, since))  # a fresh limit from its return
@@ -1050,7 +1054,7 @@ class Node:
             for s, since in list(self._away_since.items()):
                 if now - since >= rejoin:
                     self.table.mark_gone(s)  # not counted on to start a removal; we co-sign its own
-        if wait is not None and wait.note in ("votes", "blocked", "end") and step is not None:
+        if wait is not None and wait.note in ("votes", "minority", "blocked", "end") and step is not None:
             # rejoin_wait ran out: our vote to remove the seat (the table signs it when it may)
             mark = (len(self.table.frames), step.seat)
             if mark not in self._declared:
@@ -1115,6 +1119,10 @@ class Node:
         if wait.note in ("listening", "cutoff"):
             return f"no other seat could be reached for {took}: stopped waiting, signing nothing (resume to come back)"
         who = wait.removing or wait.name
+        if wait.note == "minority":
+            return (f"{who} and the other seats out of reach were a majority of the table for {took}: if they "
+                    "were together, they removed you and played on; stopped waiting, signing nothing "
+                    "(resume to come back)")
         if wait.note == "end":
             return (f"the game's end could not be signed without {who} for {took}: stopped waiting, "
                     "signing nothing (resume to come back)")

@@ -44,6 +44,8 @@ class Wait:
     shown: float | None = None
     # why a wait can only end when someone comes back (its limit is the table's stall_limit):
     # "votes" (a majority's votes to remove the seat are being gathered: ``have`` of ``need``),
+    # "minority" (as "votes", but the seats out of this node's reach are a majority: they may
+    # be the ones that remove this seat and go on),
     # "blocked" (no majority can remove it), "end" (it owes the game's end: it cannot be removed
     # and no majority signed the end without it), "hears" (the others remove a seat this node still
     # hears), "listening" (this node was asleep: it catches up first), "cutoff" (it reaches nobody),
@@ -110,6 +112,8 @@ class NodeStatus:
                 parts.append(tr(f"st_{w.note}", left=left))
             elif w.note == "hears":
                 parts.append(tr("st_hears", gone=w.removing, left=left))
+            elif w.note == "minority":
+                parts.append(tr("st_minority", name=w.name, left=left))
             elif w.note == "votes":
                 parts.append(tr("st_votes", name=w.name, need=w.need, have=w.have, left=left))
             elif w.note in ("blocked", "end"):
