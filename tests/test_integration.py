@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -102,6 +103,41 @@ def test_play_command_separate_processes(tmp_path, bots, k, limit):
     # the audit command agrees, exit 0
     out = subprocess.run([sys.executable, "-m", "p2p_chinchon", "audit", str(files[0])], capture_output=True, text=True)
     assert out.returncode == 0 and "winner:" in out.stdout
+
+
+@pytest.mark.parametrize("start", ["fork", "exec"])
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_play_ended_by_a_signal_takes_its_bot_peers_with_it(tmp_path, start, how):
+    """`play` terminated or killed mid-game (a closed window, `kill`): its bot peers end with
+    it, however they were started, instead of waiting out their ``stall_limit`` as orphans."""
+    import time
+
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
+    proc = subprocess.Popen([sys.executable, "-m", "p2p_chinchon", "play", "--no-ui", "--bots", "2", "--seed", "3",
+                             "--proof-rounds", "4", "--bot-start", start], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env=env)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    try:
+        deadline = time.monotonic() + 60
+        bots: list[int] = []
+        while len(bots) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "play never started its bots"
+            bots = [int(x) for x in children.read_text().split()]
+            time.sleep(0.1)
+        time.sleep(1.0)  # into the game
+        proc.send_signal(how)
+        proc.wait(30)
+        deadline = time.monotonic() + 15
+        alive = bots
+        while alive and time.monotonic() < deadline:
+            alive = [b for b in alive if Path(f"/proc/{b}").exists() and
+                     Path(f"/proc/{b}/stat").read_text().split()[2] != "Z"]
+            time.sleep(0.1)
+        assert alive == [], f"bot peers {alive} outlived play"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 async def test_game_survives_dropped_links(tmp_path):

@@ -74,16 +74,36 @@ class ForkedPeer:
                 pass
 
 
+def die_with_parent(parent: int) -> None:
+    """In a bot peer just started by ``play`` (pid ``parent``): on Linux, have the kernel send
+    it SIGTERM when ``play`` ends, however it ends (``prctl(PR_SET_PDEATHSIG)``; a ``play``
+    terminated or killed would otherwise leave its bots waiting out their ``stall_limit``), and
+    end now if ``play`` is already gone. Elsewhere nothing: ``play`` kills them as it exits."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def fork_peer(argv: list[str], log: Path, close: list[Any]) -> ForkedPeer:
     """Fork a child that runs ``p2p-chinchon ARGV`` with stdin from /dev/null and its output
     appended to ``log``; ``close``: the parent's sockets the child must not hold."""
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid:
         return ForkedPeer(pid)
     code = 1
     try:  # the child: never returns into the parent's code
+        die_with_parent(parent)
         for sock in close:
             sock.close()
         out = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

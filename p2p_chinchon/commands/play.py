@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
+import os
 import subprocess
 import sys
 import tempfile
@@ -98,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
             if fork:  # its own process, keys and transcript; the code already loaded
                 bots.append((cmd, log, _fork.fork_peer(cmd[3:], log, sockets)))
                 continue
-            with open(log, "ab") as out:
-                bots.append((cmd, log, subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out)))
+            with open(log, "ab") as out:  # (started from this main thread: its death signal is play's exit)
+                bots.append((cmd, log, subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                                        preexec_fn=functools.partial(_fork.die_with_parent, os.getpid()))))
 
     async def main(bridge: Any = None, on_update: Any = None) -> Any:
         import trio
