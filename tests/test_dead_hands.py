@@ -179,7 +179,7 @@ def test_a_table_option_forbids_throwing_back_the_taken_card():
 
 
 def test_the_options_are_told_in_the_lobby_and_the_void_in_the_log():
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.lobby import rules_in_words
     from p2p_chinchon.ui.logtext import log_line
     from p2p_chinchon.ui.render import resolve_faces

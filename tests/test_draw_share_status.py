@@ -5,7 +5,7 @@ a frozen seat is named, not left behind a bare "getting your card"."""
 from __future__ import annotations
 
 from p2p_chinchon import view as V
-from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
 from test_attacks import Net

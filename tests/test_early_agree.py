@@ -41,7 +41,7 @@ def test_the_last_joiner_agreeing_first_is_signed_in_its_turn():
 
 
 def test_a_refused_agree_can_be_given_again_on_the_screen():
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
     from test_ui_fakes import lobby

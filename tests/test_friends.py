@@ -190,7 +190,7 @@ def test_a_hosts_advertised_addresses_ride_in_its_mdns_ad() -> None:
 def test_long_notices_are_wrapped_on_the_table_screen_and_stand_together() -> None:
     """The full screen shows what to do to its end (wrapped, never cut at the width) and
     two seats' notices together; the next message replaces them."""
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.screen import TableScreen
     from p2p_chinchon.ui.text import plain
 
@@ -211,8 +211,8 @@ def test_a_seat_of_a_table_that_never_formed_is_told_so_and_nobody_is_blamed(cap
     """The exit summary and the table screen say the table never formed, not "table stopped:
     seat 0 (Ana): absent", which reads as blaming the seat nobody could reach."""
     from p2p_chinchon.commands._common import print_result
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.net.node import NodeResult
-    from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.screen import TableScreen
 
     host = _three_seated(0)

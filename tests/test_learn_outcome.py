@@ -10,9 +10,9 @@ import trio.testing
 
 from p2p_chinchon import view as v
 from p2p_chinchon.commands._common import EXIT_STALLED, exit_code
+from p2p_chinchon.i18n import NOBODY, Translator, own_stop_text
 from p2p_chinchon.net import node as nd
 from p2p_chinchon.net.status import TOLD, NodeStatus, Wait
-from p2p_chinchon.ui.i18n import NOBODY, Translator, own_stop_text
 from test_attacks import Net
 from test_table_removal import Gone
 

@@ -13,10 +13,10 @@ import trio
 
 from p2p_chinchon import table as tbl
 from p2p_chinchon.engine import make_rules
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.rng import SeededRng
-from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.screen import TableScreen, must_agree
 from test_net_lobby import _Frames
 

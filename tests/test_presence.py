@@ -51,7 +51,7 @@ def test_status_text_speaks_the_screens_language():
     """The status line is the screen's: Spanish and French say who is awaited and how long in
     their words (the English text stays for logs and printouts); the turn clock's notice too."""
     from p2p_chinchon.commands._common import SeatGlue
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
 
     es, fr = Translator("es"), Translator("fr")
     away = NodeStatus((Presence(2, "Carla", False, 5.0),), Wait(2, "Carla", "draw", 115.2, absent=True))
@@ -90,7 +90,7 @@ def test_status_text_speaks_the_screens_language():
                               "no table at 127.0.0.1:5 yet: still trying for 3 s",
                               "Carla se desconectó: le esperamos (1:56)"],
                              ["se acabó el tiempo: el bot juega por ti (robar)"])
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.screen import TableScreen
 
     screen = TableScreen(Translator("en"))

@@ -228,7 +228,7 @@ def test_a_rematch_starts_a_clean_screen():
     out when, the last showdown, the pile's history (the line mode printed no log of game 2,
     its count started again below game 1's, and the sheet listed game 1's busts)."""
     from p2p_chinchon import view as V
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
     from test_ui_fakes import draw_view, lobby, seats, showdown_view
@@ -245,7 +245,7 @@ def test_a_rematch_starts_a_clean_screen():
 
 def test_the_final_screen_keeps_how_the_rematch_vote_ended():
     from p2p_chinchon import view as V
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
     from test_ui_fakes import showdown_view
@@ -263,7 +263,7 @@ def test_the_rematch_question_waits_for_the_held_showdown_and_l_recalls_it():
     """The game's last showdown is held on screen: the rematch question comes once it is put
     away (never hiding it), and l at the question shows it again, then the question."""
     from p2p_chinchon import view as V
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
     from test_ui_fakes import draw_view, showdown_view

@@ -8,7 +8,7 @@ import pytest
 from p2p_chinchon.cli import main
 from p2p_chinchon.engine import PRESETS, make_rules
 from p2p_chinchon.engine.words import counted
-from p2p_chinchon.ui.i18n import LANGS, Translator
+from p2p_chinchon.i18n import LANGS, Translator
 from p2p_chinchon.ui.lobby import rules_in_words
 
 

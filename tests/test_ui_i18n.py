@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from p2p_chinchon.engine import PRESETS
-from p2p_chinchon.ui.i18n import CATALOGUES, EN, LANGS, Plural, Translator, detect_lang, fields_of
+from p2p_chinchon.i18n import CATALOGUES, EN, LANGS, Plural, Translator, detect_lang, fields_of
 from p2p_chinchon.ui.lobby import rules_in_words
 
 UI = Path(__file__).parents[1] / "p2p_chinchon" / "ui"
@@ -198,7 +198,7 @@ def test_the_hosts_seat_question_speaks_the_hosts_language():
 def test_being_removed_is_said_in_the_players_language():
     """The one line for a seat the others removed: English as before, Spanish and French from
     the fault's why and hand; a fault without them keeps its own sentence."""
-    from p2p_chinchon.ui.i18n import removed_text
+    from p2p_chinchon.i18n import removed_text
     from p2p_chinchon.view import Fault
 
     f = Fault(1, "removed", "you were removed from the game (absent since hand 3)", detail="absent", hand=3)
@@ -207,3 +207,32 @@ def test_being_removed_is_said_in_the_players_language():
     left = Fault(1, "removed", "you were removed from the game (left since hand 2)", detail="left", hand=2)
     assert removed_text(left, Translator("fr")) == "vous avez été retiré de la partie (parti à la donne 2)"
     assert removed_text(Fault(1, "removed", "some reason"), Translator("es")) == "some reason"
+
+
+def test_the_catalogue_sits_below_net_and_ui():
+    """The message catalogue is below both the network and the screens: ``p2p_chinchon/i18n.py``
+    imports nothing of either, and nothing under ``net/`` imports ``ui/`` (a status line, an
+    exit summary and the page are phrased by the one catalogue)."""
+    import ast
+    from pathlib import Path
+
+    import p2p_chinchon
+
+    pkg = Path(p2p_chinchon.__file__).parent
+
+    def imported(path: Path) -> set[str]:
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = "." * node.level + (node.module or "")
+                names |= {base} | {f"{base}.{a.name}" for a in node.names}
+        return names
+
+    below = imported(pkg / "i18n.py")
+    assert not [n for n in below if "ui" in n.split(".") or "net" in n.split(".")], below
+    for path in sorted((pkg / "net").rglob("*.py")):
+        ui = [n for n in imported(path) if n.lstrip(".").split(".")[:2] == ["p2p_chinchon", "ui"]
+              or n.startswith("..ui")]
+        assert ui == [], f"{path.name} imports {ui}"

@@ -9,7 +9,7 @@ import pytest
 from p2p_chinchon import view as V
 from p2p_chinchon.commands.play import _own_name
 from p2p_chinchon.engine import parse_cards
-from p2p_chinchon.ui.i18n import LANGS, Translator
+from p2p_chinchon.i18n import LANGS, Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
 from test_ui_fakes import draw_view
@@ -43,7 +43,7 @@ def test_no_message_puts_a_plural_after_one(lang):
     "1 partidas"; and 2 keeps the plural (French says 0 in the singular too)."""
     import re
 
-    from p2p_chinchon.ui.i18n import EN, fields_of
+    from p2p_chinchon.i18n import EN, fields_of
 
     tr = Translator(lang)
     after_one = re.compile(rf"(?<![\d.,])[-−]?[01] (?:{PLURAL_NOUNS[lang]})\b" if lang == "fr"

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from p2p_chinchon import view as V
-from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.logtext import KIND_KEYS, LOG_KEYS, YOU_KEYS, log_line
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen, must_agree

@@ -4,7 +4,7 @@ started afresh at each deal."""
 
 from __future__ import annotations
 
-from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
 from test_ui_fakes import draw_view, ev

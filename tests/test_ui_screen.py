@@ -9,7 +9,7 @@ import pytest
 
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card, parse_cards
-from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, HELP, TableScreen
 from p2p_chinchon.ui.text import plain, width

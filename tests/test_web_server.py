@@ -10,7 +10,7 @@ import trio
 
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import PRESETS, Card, parse_cards
-from p2p_chinchon.ui.i18n import Translator
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.web.model import PAGE_TEXTS, card_id, card_json
 from p2p_chinchon.web.server import MAX_FRAME, Hub
 from test_ui_fakes import HAND, discard_view, draw_view, lobby, showdown_view, waiting_view

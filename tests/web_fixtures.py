@@ -16,11 +16,11 @@ from typing import Any
 
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card, parse_cards
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.net.discovery import TableInfo
 from p2p_chinchon.net.presence import Presence
 from p2p_chinchon.net.status import NodeStatus, Wait
 from p2p_chinchon.ui.bridge import UiBridge
-from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.ui.lobby import seat_request
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.web.frontend import WebFrontend

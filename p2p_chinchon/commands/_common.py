@@ -308,7 +308,7 @@ def print_tally(result: Any, out: Any = None, lang: str | None = None) -> None:
     """Record a finished game in this evening's tally (:mod:`p2p_chinchon.commands.tally`)
     and print the standings among its players once they have played two games or more."""
     from p2p_chinchon.commands.tally import after_game
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
 
     standings = after_game(result)
     games = max((s.games for s in standings), default=0)
@@ -349,8 +349,8 @@ def exit_code(result: Any) -> int:
 
 def print_result(result: Any, names: list[str] | None = None, out: Any = None,
                  lang: str | None = None) -> None:
-    """The exit summary, in ``lang`` (None: the locale; ui/i18n.py ``exit_*`` messages)."""
-    from p2p_chinchon.ui.i18n import Translator, never_formed_text, own_stop_text
+    """The exit summary, in ``lang`` (None: the locale; p2p_chinchon/i18n.py ``exit_*`` messages)."""
+    from p2p_chinchon.i18n import Translator, never_formed_text, own_stop_text
 
     tr = Translator(lang)
     out = out or sys.stdout
@@ -541,7 +541,7 @@ def run_main(main: Callable[..., Any], args: argparse.Namespace, human: bool) ->
     from p2p_chinchon.commands.tally import wins_tonight
 
     if human and want_web(args):
-        from p2p_chinchon.ui.i18n import Translator
+        from p2p_chinchon.i18n import Translator
         from p2p_chinchon.web.frontend import describe_end, run_with_web
 
         def ending(result: Any) -> tuple[str, str | None, int]:
@@ -579,7 +579,7 @@ class SeatGlue:
                  rematch: int = 0, no_rematch: str = "one_game") -> None:
         import trio
 
-        from p2p_chinchon.ui.i18n import Translator
+        from p2p_chinchon.i18n import Translator
 
         self.live = live  # a full screen redraws clocks; line mode prints each new wait once
         self._said: tuple[object, ...] | None = None  # the status key a console printed last
@@ -681,7 +681,7 @@ class SeatGlue:
                     if status.relayed() != glue._relayed:  # a console says the relayed links when they change
                         glue._relayed = status.relayed()
                         if glue.bridge is None and glue.printer is not None and glue._relayed:
-                            from p2p_chinchon.ui.i18n import Translator
+                            from p2p_chinchon.i18n import Translator
 
                             said = Translator("en")("st_relayed", names=", ".join(glue._relayed))
                             print(f"[{said}]", file=sys.stderr, flush=True)

@@ -31,7 +31,7 @@ PRELOAD = (
     "trio", "p2p_chinchon.cli", "p2p_chinchon.commands.join", "p2p_chinchon.identity", "p2p_chinchon.local",
     "p2p_chinchon.net.lobby", "p2p_chinchon.net.session", "p2p_chinchon.net.node", "p2p_chinchon.net.mesh",
     "p2p_chinchon.net.tls", "p2p_chinchon.table", "p2p_chinchon.deck", "p2p_chinchon.autoplay",
-    "p2p_chinchon.bots", "p2p_chinchon.ui.i18n", "p2p_chinchon.ui.logtext", "platformdirs",
+    "p2p_chinchon.bots", "p2p_chinchon.i18n", "p2p_chinchon.ui.logtext", "platformdirs",
     "cryptography.x509", "cryptography.hazmat.primitives.serialization",  # a peer's TLS certificate
 )
 

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     sockets = C.open_lobby(args.bind, args, "host")
     if sockets is None:
         return 1
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
 
     tr = Translator(args.lang if human else "en")  # a bot's stderr is read by scripts
     lobby = _Lobby()
@@ -199,10 +199,10 @@ def _approver(bridge: Any, lang: str | None = None) -> Any:
     """``approve(request, ip, *, came, queued)`` for the lobby (``nd.host_lobby``, which asks
     one at a time): a yes/no question to the host's person, in ``lang`` (None: the locale),
     where ``b`` refuses everyone from that address (``lobby.REFUSE_ADDRESS``)."""
+    from p2p_chinchon.i18n import Translator
     from p2p_chinchon.identity import fingerprint
     from p2p_chinchon.net.lobby import REFUSE_ADDRESS, RELAYED
     from p2p_chinchon.ui.bridge import BLOCK
-    from p2p_chinchon.ui.i18n import Translator
     from p2p_chinchon.ui.lobby import seat_request
 
     tr = Translator(lang)

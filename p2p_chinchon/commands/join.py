@@ -206,8 +206,8 @@ def run(args: argparse.Namespace) -> int:
         )
         events = glue.events()
         if bridge is not None:  # "connecting to HOST:PORT…" until the table shows
+            from p2p_chinchon.i18n import Translator
             from p2p_chinchon.net.lobby import format_addr
-            from p2p_chinchon.ui.i18n import Translator
 
             tr = Translator(args.lang)
             bridge.set_status(tr("status_joining_code", code=args.code, s=f"{args.code_wait:g}") if args.code

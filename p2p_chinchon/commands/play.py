@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = C.make_rules(args)
     C.check_seats(rules, args.bots + 1, "play")
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
 
     tr = Translator(args.lang)
     names = [_own_name() if not args.no_ui else "Ana"] + ["Bruno", "Carla", "Diego", "Elena", "Fermín", "Gloria", "Hugo"][: args.bots]

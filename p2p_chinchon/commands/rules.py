@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     fields = [f for f in every[names[0]] if f != "preset"]
     if args.preset:  # for players: the rules in words (the design notes are in docs/rules.md)
-        from ..ui.i18n import Translator
+        from ..i18n import Translator
         from ..ui.lobby import rules_in_words
 
         for sentence in rules_in_words(PRESETS[args.preset], Translator(args.lang)):

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from p2p_chinchon import table as tbl, view as v
+from p2p_chinchon.i18n import NOBODY
 from p2p_chinchon.net import lobby as lob
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
@@ -93,7 +94,6 @@ from p2p_chinchon.net.status import (
     error_text as error_text,  # (re-exported)
 )
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
-from p2p_chinchon.ui.i18n import NOBODY
 
 if TYPE_CHECKING:  # imported when mDNS is on only (zeroconf takes a while to load)
     from p2p_chinchon.net.discovery import SeatLocator
@@ -171,7 +171,7 @@ class Events:
                lasting: bool = False) -> None:
         """A one-line message outside any view (e.g. "time is up: the bot plays for you
         (draw)"): ``text`` in English; ``key`` and ``fields``, when given, the same message in
-        :mod:`p2p_chinchon.ui.i18n`'s catalogues, for a UI in another language. ``lasting``:
+        :mod:`p2p_chinchon.i18n`'s catalogues, for a UI in another language. ``lasting``:
         the person must be able to read it after the fact (a move made for them), so a UI
         keeps it where the next status line does not replace it."""
 

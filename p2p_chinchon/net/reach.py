@@ -28,7 +28,7 @@ POLL = 1.0
 
 
 def _english(key: str, **fields: Any) -> str:
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
 
     return Translator("en")(key, **fields)
 

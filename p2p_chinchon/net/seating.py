@@ -80,7 +80,7 @@ async def host_lobby(
 
     From the joiner's "sit" to the signed seating one guard holds: a joiner whose link closes
     or whose send fails is unseated at once and ``notice(text, key, fields)`` says so (one line
-    for the host's person: English ``text``, :mod:`p2p_chinchon.ui.i18n` ``key`` and
+    for the host's person: English ``text``, :mod:`p2p_chinchon.i18n` ``key`` and
     ``fields``), as it says an expired question or a refused address. ``on_seated(table,
     seat, name)`` after a joiner sits, and ``(table, None, name)`` when a seated joiner leaves
     before the seating: its seat is free again. Every seated joiner is sent the unsigned
@@ -321,7 +321,7 @@ async def join_lobby(
     nobody answers at ``host:port`` we keep trying for ``wait`` seconds, telling
     ``on_waiting(text)`` so; then the connection error (OSError) is raised. Once we sat down,
     ``on_waiting(text, key, fields)`` says we wait for the host's person (English ``text``, the
-    same in :mod:`p2p_chinchon.ui.i18n` as ``key`` with ``fields``). ``on_lobby(players)`` gets each of the
+    same in :mod:`p2p_chinchon.i18n` as ``key`` with ``fields``). ``on_lobby(players)`` gets each of the
     host's unsigned lobby updates, ``((name, key), ...)`` in seat order (display only). After
     ``sit`` we wait ``approval_wait`` s (and 15 s more) for the seat: then :class:`~.lobby.Refused`.
     ``local_address``: the source IP to connect from (None: the system's choice).

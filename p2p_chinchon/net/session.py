@@ -357,7 +357,7 @@ async def _meet_joiner(relay: tuple[str, int], token: str, relayed_in: lob.Strea
 
 
 def _tr(key: str, **fields: Any) -> str:
-    from p2p_chinchon.ui.i18n import Translator
+    from p2p_chinchon.i18n import Translator
 
     return Translator("en")(key, **fields)
 

@@ -3,7 +3,7 @@
 :class:`NodeStatus` is published to :meth:`.node.Events.status` about once a second while a
 wait lasts (docs/reliability.md "Every wait is named"): the :class:`~.presence.Presence` of
 every other seat and the current :class:`Wait`, whose :meth:`NodeStatus.text` is one line in
-the person's language (:mod:`p2p_chinchon.ui.i18n`'s ``st_*`` messages; English for logs and
+the person's language (:mod:`p2p_chinchon.i18n`'s ``st_*`` messages; English for logs and
 printouts). :func:`error_text` says an exception in one line, the same way wherever a node, a
 lobby runner or a session stops on one.
 
@@ -56,14 +56,14 @@ class Wait:
 
 
 @cache
-def _english_translator() -> Callable[..., str]:  # a ui.i18n.Translator
-    from p2p_chinchon.ui.i18n import Translator
+def _english_translator() -> Callable[..., str]:  # a p2p_chinchon.i18n.Translator
+    from p2p_chinchon.i18n import Translator
 
     return Translator("en")
 
 
 def english(key: str, **fields: Any) -> str:
-    """A ``st_*`` message of :mod:`p2p_chinchon.ui.i18n` in English (logs, printouts)."""
+    """A ``st_*`` message of :mod:`p2p_chinchon.i18n` in English (logs, printouts)."""
     return _english_translator()(key, **fields)
 
 
@@ -96,7 +96,7 @@ class NodeStatus:
         """One line, e.g. ``Carla disconnected: waiting for them (1:55)``, or ``Carla is gone:
         removing them from the game (waiting for Bruno's signature)``; "" when idle.
 
-        ``tr(key, **fields)`` phrases it (a :class:`p2p_chinchon.ui.i18n.Translator`, whose
+        ``tr(key, **fields)`` phrases it (a :class:`p2p_chinchon.i18n.Translator`, whose
         ``st_*`` messages these are); None: English (logs, ``--no-ui`` printouts). ``relayed``:
         end with the seats whose link runs through the relay (``through the relay: Ana``).
         ``back``: the seats whose return to mention (None: every seat back within

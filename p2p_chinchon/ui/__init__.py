@@ -9,7 +9,7 @@
 * :mod:`~p2p_chinchon.ui.screen` (layout and keys, pure; its parts in ``screen_state``,
   ``screen_keys``, ``screen_layout``), :mod:`~p2p_chinchon.ui.render`
   (card faces, typed card names), :mod:`~p2p_chinchon.ui.lobby` (LAN table picker, rules in
-  words), :mod:`~p2p_chinchon.ui.i18n` (English, Spanish, French),
+  words), :mod:`~p2p_chinchon.i18n` (English, Spanish, French),
   :mod:`~p2p_chinchon.ui.logtext` (the table's move log translated, the own seat as "you").
 
 Nothing here holds a rule of the game: the table checks every intent with the engine.

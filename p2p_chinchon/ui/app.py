@@ -35,9 +35,9 @@ from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 
+from ..i18n import Translator
 from ..view import SeatView
 from .bridge import UiBridge
-from .i18n import Translator
 from .quiet import quiet_terminal
 from .render import Faces, resolve_faces
 from .screen import EveningFn, HintFn, TableScreen

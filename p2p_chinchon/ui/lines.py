@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from .. import view as V
+from ..i18n import Translator
 from .bridge import ToNode, UiBridge, leave_on_interrupt
-from .i18n import Translator
 from .render import CardTextError, Faces, card_text, find_card, parse_card_text, resolve_faces
 from .screen import EveningFn, HintFn, TableScreen, must_agree, new_game
 from .text import plain

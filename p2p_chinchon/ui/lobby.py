@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .i18n import Translator
+from ..i18n import Translator
 from .text import Line, cell, truncate
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..i18n import Translator
 from ..view import Leave as _Leave, LogEvent, SeatView
-from .i18n import Translator
 from .render import Faces, card_style, card_text
 from .text import Line
 

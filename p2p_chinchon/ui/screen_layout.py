@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import view as V
-from .i18n import never_formed_text, own_stop_text
+from ..i18n import never_formed_text, own_stop_text
 from .render import card_style, card_text
 from .screen_state import AFTER_CLOSE, ASK, CONFIRM_QUIT, FINAL, HELP, PICKER, PILE, RECALL, ScreenState
 from .text import Line, asciify, cell, pad, plain, truncate, width

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import view as V
-from .i18n import Translator
+from ..i18n import Translator
 from .logtext import make_log_renderer
 from .render import COURTS, Faces, deck_style
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from .. import view as V
+from ..i18n import Translator
 from ..ui.bridge import UiBridge, leave_on_interrupt
-from ..ui.i18n import Translator
 from ..ui.render import COURTS, Faces
 from ..ui.screen import ASK, CONFIRM_QUIT, HOLD, PICKER, RECALL, EveningFn, HintFn, TableScreen
 from .model import Extras, card_id, page_state
@@ -311,7 +311,7 @@ def describe_end(result: Any, tr: Translator) -> tuple[str, str | None, int]:
     """How a node's result (``NodeResult``-like: ``fault``, ``winner``, ``names``, ``seat``,
     ``transcript``, ``error``) ended, in one line; its transcript; exit code 0 (the command
     computes the real one, see :func:`run_with_web`'s ``ending``)."""
-    from ..ui.i18n import own_stop_text
+    from ..i18n import own_stop_text
 
     transcript = getattr(result, "transcript", None)
     transcript = str(transcript) if transcript else None

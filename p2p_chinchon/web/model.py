@@ -68,7 +68,7 @@ def card_id(card: Any) -> str:
 def card_json(card: Any, deck: str, tr: Callable[..., str], *, wild: Any = None,
               courts: str = "JQK") -> dict[str, Any]:
     """CARD (docs/web.md) for an engine card in ``deck`` ("french"/"spanish"), its words for
-    screen readers by ``tr`` (a :class:`~p2p_chinchon.ui.i18n.Translator`); ``wild``: the
+    screen readers by ``tr`` (a :class:`~p2p_chinchon.i18n.Translator`); ``wild``: the
     table's wild card (compared by rank and suit), or None; ``courts``: the French deck's J Q K
     letters in the reader's language (:data:`~p2p_chinchon.ui.render.COURTS`)."""
     deck = deck if deck in SUITS_BY_DECK else "french"

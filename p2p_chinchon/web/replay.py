@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from p2p_chinchon import audit, engine, table as tbl, wire
+from p2p_chinchon.i18n import Translator
 from p2p_chinchon.transcript import load_transcript
-from p2p_chinchon.ui.i18n import Translator
 from p2p_chinchon.web.model import card_json
 
 __all__ = ["MOVE_KINDS", "replay_model", "replay_frames"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..view import Fault
+from .view import Fault
 
 NOBODY = "nobody"  # a stalled Fault's detail: nobody of the table answered a seat back from away
 
