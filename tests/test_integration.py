@@ -127,11 +127,16 @@ def test_play_ended_by_a_signal_takes_its_bot_peers_with_it(tmp_path, start, how
         time.sleep(1.0)  # into the game
         proc.send_signal(how)
         proc.wait(30)
+        def running(pid: int) -> bool:  # not gone, not a zombie (it may go between the two reads)
+            try:
+                return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            except FileNotFoundError:
+                return False
+
         deadline = time.monotonic() + 15
         alive = bots
         while alive and time.monotonic() < deadline:
-            alive = [b for b in alive if Path(f"/proc/{b}").exists() and
-                     Path(f"/proc/{b}/stat").read_text().split()[2] != "Z"]
+            alive = [b for b in alive if running(b)]
             time.sleep(0.1)
         assert alive == [], f"bot peers {alive} outlived play"
     finally:

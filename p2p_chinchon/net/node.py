@@ -563,25 +563,21 @@ class Node:
                 await self._progress_or(0.1)
         self._publish(NodeStatus())
 
+    def _removes(self) -> dict[int, list[int]]:
+        """``{seat: positions of the removes that name it}`` in our chain."""
+        at: dict[int, list[int]] = {}
+        for i, env in enumerate(self.table.chain):
+            if env.kind == "remove" and isinstance(env.body, dict) and isinstance(env.body.get("seat"), int):
+                at.setdefault(env.body["seat"], []).append(i)
+        return at
+
     def _removals_untold(self) -> dict[int, int]:
         """``{seat: chain length that holds its whole removal}`` for the seats this chain
         removed while away (``absent``: a seat that left knows it), except those that already
         hold it (their ``S`` said so)."""
         t = self.table
-        ends: dict[int, int] = {}
-        for i, env in enumerate(t.chain):
-            if env.kind == "remove" and isinstance(env.body, dict):
-                seat = env.body.get("seat")
-                if isinstance(seat, int) and t.removed.get(seat) == "absent" and seat != t.me:
-                    ends[seat] = i + 1
+        ends = {s: at[-1] + 1 for s, at in self._removes().items() if t.removed.get(s) == "absent" and s != t.me}
         return {s: end for s, end in ends.items() if self._has.get(s, 0) < end}
-
-    def _removal_start(self, seat: int, default: int) -> int:
-        """The position of the first ``remove`` of ``seat`` in our stored chain, else ``default``."""
-        for i, env in enumerate(self.table.chain[:self._stored]):
-            if env.kind == "remove" and isinstance(env.body, dict) and env.body.get("seat") == seat:
-                return i
-        return default
 
     def _told(self, seat: int, end: int, now: float) -> bool:
         """Whether removed ``seat`` holds its removal: it said it holds ``end`` envelopes, or
@@ -680,7 +676,7 @@ class Node:
         its first ``remove`` at the latest: its own head may lie past it on another branch (its
         last envelopes never reached us), and it learns its removal from the whole run alone."""
         if seat in self.table.removed:
-            have = min(have, self._removal_start(seat, have))
+            have = min(have, self._removes().get(seat, [have])[0])
         self._note_has(mesh, seat, have)
         answered = self._synced.setdefault(seat, {})
         mine = self._stored
@@ -895,12 +891,12 @@ class Node:
                 return Wait(step.seat, name, step.kind, start + rejoin - now, absent=True,
                             connecting=step.seat not in self._heard)
             if t.can_remove(step.seat):
-                need = t.votes_needed()
                 # the seats out of reach are a majority: they may be the ones that go on
-                out = [s for s in self._others() if not self._present(s, now) and self._through(s, now) is None]
-                note = "minority" if 2 * len(out) > len(self._others()) + 1 else "votes"
+                others = self._others()
+                out = sum(1 for s in others if s in self._away_since)
+                note = "minority" if 2 * out > len(others) + 1 else "votes"
                 return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note=note,
-                            have=len(t.votes_for(step.seat)), need=need)
+                            have=len(t.votes_for(step.seat)), need=t.votes_needed())
             return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True,
                         note="end" if step.kind == "game_end" else "blocked")
         since = max(since, self._returned_at.get(step.seat, since))  # a fresh limit from its return
