@@ -488,49 +488,58 @@ def _display(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [state["hand"][i] for g in state["groups"] for i in g["cards"]]
 
 
+RETRY = "retry"  # the page did not yet offer what its last state asks: read the state again
+
+
+def _act(act: Callable[[], None]) -> bool:
+    """Do one click or drag; False when the page did not offer its target within 5 s (the
+    state frame is read off the socket before the page has drawn it, or an overlay covers it)."""
+    try:
+        act()
+    except sync_api.TimeoutError:
+        return False
+    return True
+
+
 def play_step(lp: LivePage, turn: int, close: bool = True) -> str:
     """Do what the page's state asks once, as a person would (clicks and drags); the kind of
-    step done, or "" when there was nothing to do."""
+    step done, "" when there was nothing to do, or :data:`RETRY` when the page did not offer
+    it yet."""
     s, page = lp.state, lp.page
+    t = {"timeout": 5000}
     if s.get("ended"):
         return "ended"
     if s.get("question"):
-        page.click("#btn-yes")
-        return "answer"
+        return "answer" if _act(lambda: page.click("#btn-yes", **t)) else RETRY
     if s.get("lobby") and s["lobby"].get("can_agree"):
-        page.click("#btn-agree")
-        return "agree"
+        return "agree" if _act(lambda: page.click("#btn-agree", **t)) else RETRY
     if page.locator("#btn-continue").is_visible():
-        try:
-            page.click("#btn-continue", timeout=5000)
-        except sync_api.TimeoutError:  # the hold ran out and the sheet went away meanwhile
+        if not _act(lambda: page.click("#btn-continue", **t)):  # the hold ran out meanwhile
             assert not page.locator("#btn-continue").is_visible()
             return ""
         return "continue"
     if s.get("reentry_offer"):
-        page.locator("#actions button.primary").first.click()
-        return "reenter"
+        return "reenter" if _act(lambda: page.locator("#actions button.primary").first.click(**t)) else RETRY
     if s.get("my_turn") and s.get("step") == "draw":
         if turn % 3 == 0:
-            page.drag_and_drop("#stock", "#hand")
+            done = _act(lambda: page.drag_and_drop("#stock", "#hand", **t))
         elif turn % 3 == 1 or not s["can_draw"]["discard"]:
-            page.click("#stock")
+            done = _act(lambda: page.click("#stock", **t))
         else:
-            page.drag_and_drop("#discard", "#hand")
-        return "draw"
-    if s.get("my_turn") and s.get("step") == "discard":
+            done = _act(lambda: page.drag_and_drop("#discard", "#hand", **t))
+        return "draw" if done else RETRY
+    if s.get("can_discard"):
         if close and s["close_options"] and not s["close_options"][0]["over_limit"]:
-            page.locator("#actions button.close").first.click()
-            return "close"
+            return "close" if _act(lambda: page.locator("#actions button.close").first.click(**t)) else RETRY
         dead = [c for g in s["groups"] if g["kind"] != "meld" for c in (s["hand"][i] for i in g["cards"])]
         card = max(dead or _display(s), key=lambda c: (c["rank"] if 0 < c["rank"] < 10 else 10))
+        target = f'#hand .card[data-id="{card["id"]}"]'
         if turn % 2:
-            page.drag_and_drop(f'#hand .card[data-id="{card["id"]}"]', "#discard")
-        else:
-            if s["picked"] is None or s["hand"][s["picked"]]["id"] != card["id"]:
-                page.click(f'#hand .card[data-id="{card["id"]}"]')  # pick (a second click would throw)
-            page.click("#discard")
-        return "discard"
+            return "discard" if _act(lambda: page.drag_and_drop(target, "#discard", **t)) else RETRY
+        if s["picked"] is None or s["hand"][s["picked"]]["id"] != card["id"]:
+            if not _act(lambda: page.click(target, **t)):  # pick (a second click would throw)
+                return RETRY
+        return "discard" if _act(lambda: page.click("#discard", **t)) else RETRY
     return ""
 
 
@@ -540,7 +549,7 @@ def moment(s: dict[str, Any]) -> tuple[Any, ...]:
     q = s.get("question")
     return (s["phase"], s.get("hand_no"), s.get("my_turn"), s.get("step"), tuple(c["id"] for c in s["hand"]),
             q and q["id"], s.get("showdown_held"), bool(s.get("lobby") and s["lobby"]["agreed"]),
-            s.get("reentry_offer"), bool(s.get("ended")), s.get("stock_size"))
+            s.get("reentry_offer"), bool(s.get("ended")), s.get("stock_size"), s.get("can_discard"))
 
 
 def _moved_on(before: tuple[Any, ...]) -> Callable[[dict[str, Any]], bool]:
@@ -550,6 +559,7 @@ def _moved_on(before: tuple[Any, ...]) -> Callable[[dict[str, Any]], bool]:
 def play_until(lp: LivePage, done: Callable[[dict[str, Any]], bool], what: str, *,
                close: bool = True, limit: int = 2000) -> list[str]:
     steps: list[str] = []
+    retries = 0
     for turn in range(limit):
         if done(lp.state):
             return steps
@@ -557,6 +567,12 @@ def play_until(lp: LivePage, done: Callable[[dict[str, Any]], bool], what: str, 
         step = play_step(lp, turn, close)
         if step == "ended":
             break
+        if step == RETRY:
+            retries += 1
+            assert retries < 6, f"{what}: the page never offered what its state asks: {moment(lp.state)}"
+            lp.page.wait_for_timeout(100)
+            continue
+        retries = 0
         steps.append(step)
         lp.until(_moved_on(before), f"{what}: an answer to {step or 'waiting'}")
     assert done(lp.state), f"never reached {what}: {steps[-20:]}"
