@@ -36,7 +36,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 import msgpack
 
 from p2p_chinchon import PROTOCOL_VERSION, deck, table as tbl, wire
-from p2p_chinchon.table.common import TERMINAL_KINDS
+from p2p_chinchon.schedule import TERMINAL_KINDS
 from p2p_chinchon.transcript import LoadResult, load_transcript, signed_by
 
 # Violations a third party could have produced with no key of the accused seat: a damaged or

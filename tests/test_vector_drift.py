@@ -17,7 +17,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL = ROOT / "protocol"
-GENERATORS = ("make_vectors.py", "make_game_vectors.py", "make_spec_vectors.py")
+GENERATORS = ("make_vectors.py", "make_game_vectors.py", "make_spec_vectors.py", "make_schedule.py")
 
 
 def _load(name: str) -> ModuleType:

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2p_chinchon import deck, engine, view as v, wire
 from p2p_chinchon.engine import Card, Game, Rules
+from p2p_chinchon.schedule import HANDLERS, SHARE_KINDS, TERMINAL_KINDS
 
 from .chain import Chain, Judgement
 from .common import (
@@ -51,8 +52,6 @@ from .common import (
     MAX_BUFFERED,
     MAX_BUFFERED_BYTES,
     MIN_PROOF_ROUNDS,
-    SHARE_KINDS,
-    TERMINAL_KINDS,
     VERIFYING,
     Accepted,
     Commit,
@@ -94,17 +93,6 @@ __all__ = [
     "HANDLERS", "ProtocolViolation", "Resync", "Send", "Step", "Stopped", "Table", "TableView", "deck", "engine", "proof_frames",
     "rules_hash", "run_job", "seating_hash", "toss_commitment",
 ]
-
-
-# kind -> the part (a Table attribute) whose ``on_<kind>`` checks it and ``auto_<kind>`` makes ours
-HANDLERS: dict[str, str] = {
-    "seating": "lobby", "agree": "lobby", "toss": "lobby",
-    "key_commit": "hand", "key_share": "hand", "shuffle": "hand", "deal_shares": "hand",
-    "secret": "hand", "hand_digest": "hand",
-    "draw": "turns", "draw_share": "turns", "discard": "turns", "close": "turns", "show": "turns",
-    "reenter": "turns", "game_end": "turns",
-    "remove": "removal",
-}
 
 
 class Table:

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from p2p_chinchon import wire
+from p2p_chinchon.schedule import TERMINAL_KINDS
 
 from .common import (
     MAX_BUFFERED,
     MAX_BUFFERED_BYTES,
     RESYNC_DEPTH,
-    TERMINAL_KINDS,
     ZERO32,
     Accepted,
     Commit,

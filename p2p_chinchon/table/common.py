@@ -27,10 +27,6 @@ MAX_BUFFERED_BYTES = 16 << 20
 RESYNC_DEPTH = 16  # on divergence, ask the peer for this many envelopes before the conflict
 LOG_KEEP = 200
 ZERO32 = bytes(32)
-TERMINAL_KINDS = ("fault", "leave")
-# Automatic steps whose body carries decryption shares: none is sent while a peer's shuffle
-# proof of this hand's deck is still being verified (docs/protocol.md "Deck").
-SHARE_KINDS = ("deal_shares", "draw_share", "show")
 VERIFYING = "verifying the shuffle"
 # Faults a seat finds opening its own card, which no other seat can re-check.
 PRIVATE_OPEN_RULES = ("duplicate_card", "face_mismatch", "not_a_card", "bad_card")

@@ -7,18 +7,16 @@ are being verified is shown only after them. (docs/protocol.md "Faults and audit
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from p2p_chinchon import deck, view as v, wire
+from p2p_chinchon.schedule import TERMINAL_KINDS
 
 from .common import (
     PRIVATE_OPEN_RULES,
-    TERMINAL_KINDS,
     Commit,
     Evidence,
-    Finished,
     Outbox,
     ProtocolViolation,
     Send,
@@ -140,10 +138,9 @@ class Faults(Part):
                     self.flow.stop(fault)
                     self.out.add(Stopped(fault))
                 else:  # an eliminated seat may go home; it just will not sign the game end
-                    self.flow.queue = deque(st for st in self.flow.queue if st.seat != env.seat)
-                    if self.flow.phase == v.OVER and not self.flow.queue and not self.flow.finished:
-                        self.flow.finished = True
-                        self.out.add(Finished(self.flow.winner))
+                    self.flow.drop(lambda st: st.seat != env.seat)
+                    if self.flow.phase == v.OVER and not self.flow.queue:
+                        self.out.add(self.flow.finish())
             return lambda: self.after_proofs(stop_leave)
         # a peer's fault, in its place in the chain: the table stops; we say what we can check
         _, shown = self.peer_fault_view(env)

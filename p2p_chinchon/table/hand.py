@@ -23,7 +23,6 @@ from .common import (
     Job,
     Outbox,
     ProtocolViolation,
-    Step,
     _h,
     _packb,
     _prepare_shuffle,
@@ -227,11 +226,11 @@ class Hand(Part):
         self.hc = HandCrypto(seats=seats)
         self.flow.hand_started = False
         self.cts = deck.initial_deck(len(self.deck_cards))
-        self.flow.phase = v.SHUFFLING
-        self.flow.queue.extend(Step("key_commit", s) for s in seats)
-        self.flow.queue.extend(Step("key_share", s) for s in seats)
-        self.flow.queue.extend(Step("shuffle", s) for s in self.shuffle_order())
-        self.flow.queue.extend(Step("deal_shares", s) for s in seats)
+        self.flow.to(v.SHUFFLING)
+        self.flow.expect("key_commit", seats)
+        self.flow.expect("key_share", seats)
+        self.flow.expect("shuffle", self.shuffle_order())
+        self.flow.expect("deal_shares", seats)
         self.total_steps = len(self.flow.queue)
         self.events.event("deal", (e.dealer,), numbers=(e.hand_no + 1,))
 
@@ -244,7 +243,7 @@ class Hand(Part):
 
     def on_key_commit(self, env: wire.Envelope) -> Commit:
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("key_commit")
             self.crypto().commits[env.seat] = env.body["commit"]
 
         return commit
@@ -263,7 +262,7 @@ class Hand(Part):
                 raise ProtocolViolation(env.seat, "key_share", exc.reason, env.seq) from None
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("key_share")
             self.crypto().publics[env.seat] = public
             if joint is not None:
                 self.crypto().joint = joint
@@ -300,7 +299,7 @@ class Hand(Part):
         frame = self.ledger.current_frame
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            last = self.flow.done("shuffle")
             self.shuffle_args[env.seq] = args
             if self.proof_sink is not None and not self.ledger.emitting_own:
                 self.proof_sink(env.seq, _verify_shuffle, args)
@@ -309,11 +308,11 @@ class Hand(Part):
                 self.pending_proofs[jid] = (env.seat, env.seq, frame)
             if hc.round:
                 hc.restock_in = deck_out
-                if not self.flow.queue or self.flow.queue[0].kind != "shuffle":
+                if last:
                     self.finish_restock()
             else:
                 self.cts = list(deck_out)  # a restock extends cts: the proof job keeps its own deck_out
-                if not self.flow.queue or self.flow.queue[0].kind != "shuffle":
+                if last:
                     self.start_deal()
 
         return commit
@@ -349,10 +348,10 @@ class Hand(Part):
             self.check_faces(env, faces)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            last = self.flow.done("deal_shares")
             for slot, d in ds:
                 self.shares.setdefault(slot, {})[env.seat] = d
-            if not self.flow.queue:
+            if last:
                 self.finish_deal(faces)
 
         return commit
@@ -382,7 +381,7 @@ class Hand(Part):
         up = self.flow.game().upcard_slot()
         for slot, card in faces.items():
             self.turns.learn(slot, card)
-        self.flow.phase = v.PLAYING
+        self.flow.to(v.PLAYING)
         self.events.event("upcard", cards=self.cards_at(up))
 
     def open_public(self, slot: int, seat_extra: tuple[int, bytes] | None = None) -> engine.Card:
@@ -436,8 +435,8 @@ class Hand(Part):
         hc.restock_slots = tuple(slots)
         hc.restock_in = [self.cts[s] for s in slots]
         self.start_prep(len(slots))
-        self.flow.phase = v.RESTOCKING
-        self.flow.queue.extend(Step("shuffle", s) for s in self.shuffle_order())
+        self.flow.to(v.RESTOCKING)
+        self.flow.expect("shuffle", self.shuffle_order())
         self.events.event("reshuffle", numbers=(len(slots),))
 
     def finish_restock(self) -> None:
@@ -446,7 +445,7 @@ class Hand(Part):
         self.cts.extend(hc.restock_in)
         new_slots = tuple(range(first, first + len(hc.restock_in)))
         hc.restock_in = []
-        self.flow.phase = v.PLAYING
+        self.flow.to(v.PLAYING)
         self.turns.game_events(self.flow.game().apply(engine.Restock(new_slots)))
 
     def on_secret(self, env: wire.Envelope) -> Commit:
@@ -460,13 +459,13 @@ class Hand(Part):
             final = self.audit_hand({**self.crypto().secrets, env.seat: secret})
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("secret")
             self.crypto().secrets[env.seat] = secret
             if final is not None:
                 totals = list(self.flow.game().totals)
                 self.crypto().digest = _h(b"p2p-chinchon/hand-digest/v1", self.lobby.game, self.hand_played.to_bytes(2, "big"),
                                     self.ledger.head, _packb(totals), _packb(final))
-                self.flow.queue.extend(Step("hand_digest", s) for s in self.crypto().seats)
+                self.flow.expect("hand_digest", self.crypto().seats)
 
         return commit
 
@@ -520,7 +519,7 @@ class Hand(Part):
             raise ProtocolViolation(env.seat, "digest_mismatch", "the seat's hand digest differs from ours", env.seq)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("hand_digest")
             self.crypto().digests[env.seat] = b["digest"]
             if len(self.crypto().digests) == len(self.crypto().seats):
                 self.turns.after_hand()

@@ -18,7 +18,6 @@ from .common import (
     Outbox,
     Player,
     ProtocolViolation,
-    Step,
     _clip_utf8,
     _h,
     rules_hash,
@@ -216,7 +215,7 @@ class Lobby:
             self.max_seats = b["max_seats"]
             self.proof_rounds = b["proof_rounds"]
             self.offer_key = b["host_key"]
-            self.flow.queue.append(Step("seating", 0))
+            self.flow.expect("seating", (0,))
             self.events.event("opened", detail=b["name"])
 
         return commit
@@ -232,13 +231,13 @@ class Lobby:
             raise ProtocolViolation(0, "bad_seating", "seat 0 is not the host", env.seq)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("seating")
             self.players = [Player(p["name"], p["key"], p["addr"], tuple(p["addrs"])) for p in players]
             if self.identity is not None:
                 mine = [i for i, p in enumerate(self.players) if p.key == self.identity.public_bytes]
                 self.me = mine[0] if mine else None
-            self.flow.queue.extend(Step("agree", s) for s in range(len(players)))
-            self.flow.queue.extend(Step("toss", s) for s in range(len(players)))
+            self.flow.expect("agree", range(len(players)))
+            self.flow.expect("toss", range(len(players)))
             self.events.event("seating", tuple(range(len(self.players))),
                            fingerprints=tuple(p.fingerprint for p in self.players))
 
@@ -252,7 +251,7 @@ class Lobby:
             raise ProtocolViolation(env.seat, "disagree", "agreed to a different seating", env.seq)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("agree")
             self.toss_commits[env.seat] = b["toss_commit"]
             self.events.event("agreed", (env.seat,))
 
@@ -264,7 +263,7 @@ class Lobby:
             raise ProtocolViolation(env.seat, "toss", "toss nonce does not open the commitment", env.seq)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("toss")
             self.toss_nonces[env.seat] = nonce
             if len(self.toss_nonces) == len(self.players):
                 seed = _h(b"p2p-chinchon/first-dealer/v1", self.game,

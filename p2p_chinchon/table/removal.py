@@ -16,23 +16,12 @@ every required signature. Knows nothing of sockets or clocks."""
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from p2p_chinchon import engine, view as v, wire
+from p2p_chinchon.schedule import TERMINAL_KINDS
 
-from .common import (
-    TERMINAL_KINDS,
-    Commit,
-    Finished,
-    GameEvent,
-    Outbox,
-    ProtocolViolation,
-    Send,
-    Step,
-    Stopped,
-    _Dropped,
-)
+from .common import Commit, GameEvent, Outbox, ProtocolViolation, Send, Step, Stopped, _Dropped
 from .state import Flow, Part
 
 if TYPE_CHECKING:
@@ -309,8 +298,7 @@ class Removal(Part):
         """A removal of ``seat`` begins: the other signers' ``remove`` steps go first."""
         base = self.base()
         self.removing.append({"seat": seat, "reason": reason, "signed": set(signed), "base": base})
-        steps = [Step("remove", s) for s in self.signers(seat) if s not in signed]
-        self.flow.queue.extendleft(reversed(steps))
+        self.flow.expect_first("remove", (s for s in self.signers(seat) if s not in signed))
 
     def on_remove(self, env: wire.Envelope) -> Commit:
         b = env.body
@@ -346,7 +334,7 @@ class Removal(Part):
             if top is None:
                 self.start_removal(x, reason, (env.seat,))
             else:
-                self.flow.queue.popleft()
+                self.flow.done("remove")
                 top["signed"].add(env.seat)
             self.finish_removals()
 
@@ -478,15 +466,14 @@ class Removal(Part):
         open_hand = hc is not None and len(self.turns.score_history) <= self.hand.hand_played
         void = hc is not None and open_hand and seat in hc.seats
         if void:  # nothing of the hand can open without the seat's key share: no more steps
-            self.flow.queue = deque(st for st in self.flow.queue if st.kind == "remove" and st.seat != seat)
+            self.flow.drop(lambda st: st.kind == "remove" and st.seat != seat)
             self.turns.cancel_draw()
         elif hc is not None and seat in hc.seats:
             # the hand is scored; its end-of-hand audit needs the seat's secret: no secret
             # of anyone goes out for it (docs/protocol.md "Removal")
-            self.flow.queue = deque(st for st in self.flow.queue
-                               if st.seat != seat and st.kind not in ("secret", "hand_digest"))
+            self.flow.drop(lambda st: st.seat != seat and st.kind not in ("secret", "hand_digest"))
         else:
-            self.flow.queue = deque(st for st in self.flow.queue if st.seat != seat)
+            self.flow.drop(lambda st: st.seat != seat)
         self.removed[seat] = reason
         self.flow.left.add(seat)
         self.gone.discard(seat)
@@ -508,8 +495,7 @@ class Removal(Part):
         if self.flow.fault or self.flow.finished or self.flow.queue:
             return
         if self.flow.phase == v.OVER:
-            self.flow.finished = True
-            self.out.add(Finished(self.flow.winner))
+            self.out.add(self.flow.finish())
         elif self.hand.hc is None or len(self.turns.score_history) > self.hand.hand_played:
             self.turns.after_hand()
 

@@ -11,12 +11,12 @@ its ``ConnectionState`` apart from the connection. Each part of the table
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from p2p_chinchon import engine, view as v
+from p2p_chinchon import engine, schedule, view as v
 
-from .common import Outbox, Step
+from .common import Finished, Outbox, Step
 
 if TYPE_CHECKING:
     from .lobby import Lobby
@@ -76,8 +76,56 @@ class Flow:
             return Step("discard", e.to_play)  # or "close"
         return None
 
+    # Every change of the schedule goes through the methods below, which check it against
+    # p2p_chinchon.schedule's tables (a change they do not allow raises ScheduleError).
+
+    def to(self, phase: str) -> None:
+        """The table enters ``phase`` (:data:`~p2p_chinchon.schedule.PHASE_EDGES`)."""
+        schedule.check_phase(self.phase, phase)
+        self.phase = phase
+
+    def expect(self, kind: str, seats: Iterable[int]) -> None:
+        """Queue one ``kind`` step per seat of ``seats``, in that order, after the steps
+        already queued (:data:`~p2p_chinchon.schedule.PHASE_STEPS`)."""
+        for seat in seats:
+            schedule.check_order(self.phase, self.queue[-1].kind if self.queue else None, kind)
+            self.queue.append(Step(kind, seat))
+
+    def expect_first(self, kind: str, seats: Iterable[int]) -> None:
+        """Queue one ``kind`` step per seat ahead of every queued step (only the kinds
+        :data:`~p2p_chinchon.schedule.ANYWHERE` names: a removal's signers)."""
+        if kind not in schedule.ANYWHERE or self.engine is None:
+            raise schedule.ScheduleError(f"a {kind} step cannot go ahead of the queue in phase {self.phase}")
+        self.queue.extendleft(reversed([Step(kind, s) for s in seats]))
+
+    def done(self, kind: str) -> bool:
+        """The expected step, of ``kind``, was taken: it leaves the queue. True when no
+        other ``kind`` step is next (the block is done)."""
+        if not self.queue or self.queue[0].kind != kind:
+            head = self.queue[0].kind if self.queue else "nothing"
+            raise schedule.ScheduleError(f"a {kind} step was taken while {head} was expected")
+        self.queue.popleft()
+        return not self.queue or self.queue[0].kind != kind
+
+    def block_ends(self) -> bool:
+        """The expected (queued) step is the last of its block: no step of its kind follows."""
+        return len(self.queue) == 1 or self.queue[1].kind != self.queue[0].kind
+
+    def drop(self, keep: Callable[[Step], bool]) -> None:
+        """Only the queued steps ``keep`` accepts stay, in their order (a seat left or was
+        removed)."""
+        self.queue = deque(st for st in self.queue if keep(st))
+
+    def finish(self) -> Finished:
+        """The game is over and its end settled: nothing more is applied or signed. Returns
+        the output that says so."""
+        if self.finished or self.fault is not None:
+            raise schedule.ScheduleError("the table finishes twice, or after it stopped")
+        self.finished = True
+        return Finished(self.winner)
+
     def stop(self, fault: v.Fault) -> None:
-        """The table stops with ``fault`` (what the people are shown)."""
+        """The table stops with ``fault`` (what the people are shown); any phase may stop."""
         self.fault = fault
         self.phase = v.STOPPED
 

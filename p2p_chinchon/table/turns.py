@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from p2p_chinchon import engine, view as v, wire
 
-from .common import Commit, Finished, GameEvent, IntentError, Outbox, ProtocolViolation, Step, _unexpected
+from .common import Commit, GameEvent, IntentError, Outbox, ProtocolViolation, Step, _unexpected
 from .state import Flow, Part
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class Turns(Part):
             self.game_events(self.engine_apply(env, action))
             if src == "stock":
                 self.pending_draw_slot = slot
-                self.flow.queue.extend(Step("draw_share", s) for s in self.hand.seats if s != env.seat)
+                self.flow.expect("draw_share", (s for s in self.hand.seats if s != env.seat))
             if src == "discard":
                 self.events.event("draw_discard", (env.seat,), cards=self.hand.cards_at(slot))
             else:
@@ -129,14 +129,14 @@ class Turns(Part):
         if slot != self.pending_draw_slot:
             raise ProtocolViolation(env.seat, "share", f"share for slot {slot}, the draw is slot {self.pending_draw_slot}", env.seq)
         [(slot, d)] = self.hand.verify_shares(env, [(slot, env.body["share"])])
-        last = len(self.flow.queue) == 1 or self.flow.queue[1].kind != "draw_share"
+        last = self.flow.block_ends()
         faces = {}
         if last and self.lobby.me == self.flow.game().to_play:
             faces[slot] = self.hand.open_private(slot, {env.seat: {slot: d}})
             self.hand.check_faces(env, faces)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            self.flow.done("draw_share")
             self.hand.record_share(slot, env.seat, d)
             if last:
                 for s, card in faces.items():
@@ -184,9 +184,9 @@ class Turns(Part):
             self.last_closer = env.seat
             self.events.event("close", (env.seat,))
             self.game_events(self.engine_apply(env, action))
-            self.flow.phase = v.SHOWDOWN
+            self.flow.to(v.SHOWDOWN)
             order = e.showdown_order() if e.phase == engine.Phase.SHOWDOWN else []
-            self.flow.queue.extend(Step("show", s) for s in order)
+            self.flow.expect("show", order)
             if not order:
                 self.after_showdown()
 
@@ -235,11 +235,11 @@ class Turns(Part):
         self.hand.check_faces(env, faces)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            last = self.flow.done("show")
             for s, d in ds:
                 self.hand.record_share(s, env.seat, d)
                 self.learn(s, faces[s])
-            if not self.flow.queue or self.flow.queue[0].kind != "show":
+            if last:
                 self.after_showdown()
 
         return commit
@@ -248,14 +248,14 @@ class Turns(Part):
         e = self.flow.game()
         if e.phase == engine.Phase.SHOWDOWN:
             self.game_events(e.score_hand())
-        self.flow.queue.extend(Step("secret", s) for s in self.hand.seats)
+        self.flow.expect("secret", self.hand.seats)
 
     def after_hand(self) -> None:
         e = self.flow.game()
-        self.flow.phase = v.HAND_OVER
+        self.flow.to(v.HAND_OVER)
         if e.phase == engine.Phase.REENTRY:
-            self.flow.phase = v.REENTRY
-            self.flow.queue.extend(Step("reenter", s) for s in e.pending_reentry)
+            self.flow.to(v.REENTRY)
+            self.flow.expect("reenter", e.pending_reentry)
         else:
             self.next_hand_or_end()
 
@@ -264,9 +264,9 @@ class Turns(Part):
         self.dry_run(env, action, {})
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            last = self.flow.done("reenter")
             self.game_events(self.engine_apply(env, action))
-            if not self.flow.queue:
+            if last:
                 self.next_hand_or_end()
 
         return commit
@@ -275,9 +275,9 @@ class Turns(Part):
         e = self.flow.game()
         if e.phase == engine.Phase.OVER:
             self.flow.winner = e.winner
-            self.flow.phase = v.OVER
+            self.flow.to(v.OVER)
             self.left_at_end = frozenset(self.flow.left)  # fixes N_end: a signer's later leave must not lower it
-            self.flow.queue.extend(Step("game_end", s) for s in range(len(self.lobby.players)) if s not in self.flow.left)
+            self.flow.expect("game_end", (s for s in range(len(self.lobby.players)) if s not in self.flow.left))
         else:
             self.hand.begin_hand()
 
@@ -289,11 +289,10 @@ class Turns(Part):
             raise ProtocolViolation(env.seat, "digest_mismatch", "game_end must sign the chain head it follows", env.seq)
 
         def commit() -> None:
-            self.flow.queue.popleft()
+            last = self.flow.done("game_end")
             self.game_end_sigs.add(env.seat)
-            if not self.flow.queue:
-                self.flow.finished = True
-                self.out.add(Finished(self.flow.winner))
+            if last:
+                self.out.add(self.flow.finish())
 
         return commit
 
@@ -326,9 +325,8 @@ class Turns(Part):
         if step != Step("game_end", seat) or not self.end_signed_by_majority() or self.flow.finished:
             return False
         self.unsigned_end = tuple(st.seat for st in self.flow.queue if st.kind == "game_end")
-        self.flow.finished = True
+        self.out.add(self.flow.finish())
         self.events.event("unsigned_end", self.unsigned_end)
-        self.out.add(Finished(self.flow.winner))
         return True
 
     def game_events(self, events: list[engine.Event]) -> None:
@@ -339,11 +337,11 @@ class Turns(Part):
             elif isinstance(ev, engine.HandVoid):
                 self.events.event("void", detail=ev.reason)
                 self.score_history.append(tuple(0 for _ in self.lobby.players))
-                self.flow.queue.extend(Step("secret", s) for s in self.hand.seats)
+                self.flow.expect("secret", self.hand.seats)
             elif isinstance(ev, engine.StockDead):  # max_reshuffles with reshuffle_end="score"
                 self.events.event("dead_hand")
-                self.flow.phase = v.SHOWDOWN
-                self.flow.queue.extend(Step("show", s) for s in self.flow.game().showdown_order())
+                self.flow.to(v.SHOWDOWN)
+                self.flow.expect("show", self.flow.game().showdown_order())
             elif isinstance(ev, engine.HandScored):
                 self.record_score(ev)
             elif isinstance(ev, engine.GameOver):

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from p2p_chinchon import engine, view as v
+from p2p_chinchon.schedule import SHARE_KINDS
 
-from .common import LOG_KEEP, SHARE_KINDS, VERIFYING, Player
+from .common import LOG_KEEP, VERIFYING, Player
 from .state import Flow
 
 if TYPE_CHECKING:

@@ -19,8 +19,9 @@ Every public name this module had is still importable from here (re-exported, se
 
 from __future__ import annotations
 
+from ..schedule import PROGRESS_KEYS
 from .screen_keys import BLOCK_KEYS, COMMAND_KEYS, NO_KEYS, YES_KEYS, ScreenKeys
-from .screen_layout import NOTICE_LINES, PROGRESS_KEYS, STATUS_LINES, V_PHASES, ScreenLayout, lay_off_targets
+from .screen_layout import NOTICE_LINES, STATUS_LINES, V_PHASES, ScreenLayout, lay_off_targets
 from .screen_state import (
     AFTER_CLOSE,
     ASK,

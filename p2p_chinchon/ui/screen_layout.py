@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import view as V
 from ..i18n import never_formed_text, own_stop_text
+from ..schedule import PROGRESS_KEYS
 from .render import card_style, card_text
 from .screen_state import AFTER_CLOSE, ASK, CONFIRM_QUIT, FINAL, HELP, PICKER, PILE, RECALL, ScreenState
 from .text import Line, asciify, cell, pad, plain, truncate, width
@@ -25,12 +26,6 @@ if TYPE_CHECKING:
 NOTICE_LINES = 6  # screen lines the node's notices may take (wrapped; the newest kept)
 STATUS_LINES = 2  # screen lines the node's status (waits) may take, wrapped
 
-# the table's step kinds while a hand is prepared (table.py Step.kind) -> what a player calls them
-PROGRESS_KEYS = {
-    "key_commit": "progress_key", "key_share": "progress_key", "shuffle": "progress_shuffle",
-    "deal_shares": "progress_deal", "draw_share": "progress_deal", "secret": "progress_check",
-    "hand_digest": "progress_check", "show": "progress_check", "toss": "progress_toss",
-}
 V_PHASES = frozenset({V.LOBBY, V.SHUFFLING, V.PLAYING, V.RESTOCKING, V.SHOWDOWN, V.HAND_OVER,
                       V.REENTRY, V.OVER, V.STOPPED})
 
