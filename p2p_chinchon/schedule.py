@@ -115,7 +115,8 @@ PHASE_EDGES: dict[str, dict[str, str]] = {
     v.SHOWDOWN: {v.HAND_OVER: "the last hand_digest"},
     v.HAND_OVER: {v.REENTRY: "a bust seat may buy back in", v.SHUFFLING: "the next hand",
                   v.OVER: "the game is won"},
-    v.REENTRY: {v.SHUFFLING: "the last reenter", v.OVER: "the last reenter, the game won"},
+    v.REENTRY: {v.SHUFFLING: "the last reenter", v.OVER: "the last reenter, the game won",
+                v.HAND_OVER: "a removal of the last seat awaited"},
     v.OVER: {},
     v.STOPPED: {},
 }
