@@ -370,7 +370,8 @@ async def test_a_link_the_own_dialler_cannot_make_comes_up_the_other_way() -> No
 async def test_a_dial_the_other_way_never_replaces_the_pairs_own_live_link() -> None:
     """While the link the lower seat dialled is up and heard, a dial the other way is closed
     on both sides and the pair's own link stays (no PeerDown); when it is stale, the link the
-    other way replaces it."""
+    other way replaces it, and the lower seat does not dial it away while it is heard (a path
+    that keeps breaking is not preferred to one that works)."""
     table = await make_table(2)
     async with run_meshes(table) as m:
         await m[0].wait_connected(10)
@@ -388,7 +389,30 @@ async def test_a_dial_the_other_way_never_replaces_the_pairs_own_live_link() -> 
             assert not m[1]._links[0].own
             assert m[1].send_nowait(0, b"one")
             assert await next_event(m[0], lambda e: isinstance(e, Frame)) == Frame(1, b"one")
+            kept = m[1]._links[0]
+            await trio.sleep(10 * FAST.backoff_max)  # the lower seat's redials, had it dialled
+            assert m[1]._links[0] is kept and kept.alive and not m[0]._links[1].own
             nursery.cancel_scope.cancel()
+
+
+async def test_a_dialler_whose_own_link_went_silent_dials_again_without_waiting_for_idle() -> None:
+    """The lower seat's own link is open but heard from no more (its address changed, a path
+    died without a word): it dials again after ``redial_after`` and the new link replaces the
+    silent one on both sides, long before ``idle_timeout`` would close it."""
+    table = await make_table(2)
+    async with run_meshes(table) as m:
+        await m[0].wait_connected(10)
+        await m[1].wait_connected(10)
+        silent = m[0]._links[1]
+        fresh = m[0]._fresh
+        m[0]._fresh = lambda p: fresh(p) and m[0]._links.get(p) is not silent  # type: ignore[method-assign]
+        with trio.fail_after(FAST.redial_after + 5):
+            while m[0]._links.get(1) in (None, silent):
+                await trio.sleep(0.05)
+        assert FAST.idle_timeout > FAST.redial_after + 5
+        assert not silent.alive and m[0]._links[1].own and m[1]._links[0].own
+        assert m[0].send_nowait(1, b"again")
+        assert await next_event(m[1], lambda e: isinstance(e, Frame)) == Frame(0, b"again")
 
 
 # ---------------------------------------------------------------- misbehaving / dropped peers

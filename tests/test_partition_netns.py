@@ -7,14 +7,17 @@ No timed assertions: the waits are generous upper bounds for a loaded 2-core mac
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from netns import NetnsLab, require_netns
-from test_resilience_mdns import _seats, _tails
+from p2p_chinchon import wire
+from test_resilience_mdns import _played_on_without, _seats, _tails
 
 # network namespaces and peer processes
 pytestmark = [pytest.mark.slow, pytest.mark.netns]
@@ -136,3 +139,38 @@ def test_a_seat_cut_off_until_the_others_are_far_ahead_learns_its_removal_and_ac
     assert "fault" not in _kinds(tmp_path / "s2.chn")
     mine = audit_file(tmp_path / "s2.chn")
     assert mine.verdict == "incomplete" and mine.exit_code == 3, mine.summary()
+
+
+def test_a_removed_seats_late_fault_is_dropped_as_evidence_and_the_others_finish(tmp_path: Path) -> None:
+    """J2 is killed mid-hand and removed by the two others, who play on; then a modified client
+    of J2's (tests/late_fault.py, a process in J2's namespace with J2's key) dials the host's
+    mesh port as J2 and sends a ``fault`` signed at J2's last position, accusing J1. The host
+    drops it and keeps it as evidence naming J2 (rule ``removed``); the others finish ``ok``,
+    byte-identical, J2 ``absent`` (before, such a fault stopped both others with no winner)."""
+    import msgpack
+
+    from test_resilience_mdns import REPO, _env
+
+    require_netns()
+    with NetnsLab(3) as lab:
+        procs, logs = _seats(lab, tmp_path, 3, "47450", ["--option", "stall_limit=120", "--option", "limit=70",
+                                                       "--option", "chinchon_wins=false"])
+        procs[2].send_signal(signal.SIGKILL)
+        procs[2].wait()
+        end = time.monotonic() + 300
+        while not ("remove" in _kinds(tmp_path / "s0.chn")
+                   and len(_kinds(tmp_path / "s0.chn")) > len(_kinds(tmp_path / "s2.chn")) + 40):
+            assert procs[0].poll() is None and time.monotonic() < end, _tails(logs)
+            time.sleep(0.5)
+        key_dir = tmp_path / "config" / "p2p-chinchon" / "bot-seats" / "J2"
+        sent = lab.run(2, [sys.executable, str(REPO / "tests" / "late_fault.py"), str(tmp_path / "s2.chn"),
+                           str(key_dir), lab.addr(0), "47450"],
+                       capture_output=True, text=True, env=_env(tmp_path), cwd=REPO, timeout=60)
+        assert sent.returncode == 0 and "sent" in sent.stdout, sent.stdout + sent.stderr
+        codes = [p.wait(timeout=300) for p in procs[:2]]
+    assert codes == [0, 0], f"exit codes {codes}\n" + _tails(logs)
+    _played_on_without(tmp_path, "J2")
+    with open(tmp_path / "s0.chn.evidence", "rb") as f:
+        records = list(msgpack.Unpacker(f, raw=False))
+    kept = [r for r in records if r["seat"] == 2 and r["rule"] == "removed"]
+    assert kept and any(wire.decode_envelope(f).kind == "fault" for r in kept for f in r["frames"]), records

@@ -250,26 +250,36 @@ def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path, mo
 
 @pytest.mark.slow
 @pytest.mark.netns
-@pytest.mark.parametrize("n", [2, 3])
-def test_a_seat_whose_address_changes_mid_game_is_linked_again_and_never_gone(tmp_path: Path, n: int) -> None:
-    """J1's machine gets another address mid-game (a new Wi-Fi, a DHCP renewal), its process
-    running, with --connect and no mDNS: the host's dials go to the address J1 left, so J1
-    dials the host the other way (at the address it joined at, where the host now listens),
-    and the direct link is back; at three seats J1 plays through J2 meanwhile. The game
-    finishes identical and ok, and no screen ever says J1 is gone."""
+@pytest.mark.parametrize(("n", "mover"), [(2, 1), (3, 1), (2, 0)])
+def test_a_seat_whose_address_changes_mid_game_is_linked_again_and_never_gone(tmp_path: Path, n: int,
+                                                                             mover: int) -> None:
+    """A seat's machine gets another address mid-game (a new Wi-Fi, a DHCP renewal), its process
+    running, with --connect and no mDNS. J1 moved: the host's dials go to the address J1 left,
+    so J1 dials the host the other way (at the address it joined at, where the host now
+    listens); at three seats J1 plays through J2 meanwhile. The host moved: its own link to J1
+    falls silent and it dials again from its new address without waiting for the link's idle
+    timeout. The direct link is back within seconds, the game finishes identical and ok, and no
+    screen ever says the seat is gone."""
     from p2p_chinchon.audit import audit_file
 
     require_netns()
     with NetnsLab(n) as lab:
-        procs, logs = _seats(lab, tmp_path, n, f"4743{n}", ["--option", "rejoin_wait=60", *FIRST_HAND_GOES_ON])
-        before = len(logs[0].read_text(errors="replace"))
-        lab.move(1, 42)
-        end = time.monotonic() + 120
-        while "link to seat 1 up" not in logs[0].read_text(errors="replace")[before:]:
+        procs, logs = _seats(lab, tmp_path, n, f"474{mover}{n}", ["--option", "rejoin_wait=60", *FIRST_HAND_GOES_ON])
+        other = 1 if mover == 0 else 0
+        before = len(logs[other].read_text(errors="replace"))
+        lab.move(mover, 42)
+        moved_at = time.monotonic()
+        end = moved_at + 120
+        while f"link to seat {mover} up" not in logs[other].read_text(errors="replace")[before:]:
             assert time.monotonic() < end and all(p.poll() is None for p in procs), _tails(logs)
             time.sleep(0.2)
+        relinked_s = time.monotonic() - moved_at
         codes = [p.wait(timeout=300) for p in procs]
     assert codes == [0] * n, f"exit codes {codes}\n" + _tails(logs)
+    # a silent link counts as down after stale_after and is dialled again redial_after later:
+    # the new link replaces it; no link is left to run out its idle timeout
+    idled = [log.name for log in logs if "nothing received for" in log.read_text(errors="replace")]
+    assert not idled, f"{idled}: a link idled out; back {relinked_s:.1f} s after the move\n" + _tails(logs)
     data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(n)]
     assert all(d == data[0] for d in data), "every transcript is byte-identical"
     assert audit_file(tmp_path / "s0.chn").verdict == "ok"

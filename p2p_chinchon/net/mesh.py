@@ -9,7 +9,9 @@ link down (or silent for :attr:`MeshConfig.stale_after` s) for
 a listening ``i < j``: ``i``'s dials may go to an address ``j`` left, while ``j`` still reaches
 ``i``). A link the other way never replaces a link of the own direction heard within
 :attr:`MeshConfig.stale_after` s, and one of the own direction always replaces it, so both
-sides keep the same link.
+sides keep the same link; the dialler does not dial while a link the other way is up and heard
+(a path that keeps failing, or cannot be dialled, is not preferred to one that works), and dials
+again, without waiting for ``idle_timeout``, when its own link is open but silent as long.
 
 Each link is TLS 1.3 (:mod:`.tls`): the acceptor presents the self-signed certificate of its
 identity key, and the dialler refuses the link unless that key is the acceptor's key in
@@ -595,12 +597,11 @@ class Mesh:
                     for lst in self._listeners:
                         nursery.start_soon(self._accept_loop, lst)
                     for s in sorted(self._peers):
+                        nursery.start_soon(self._redial_loop, s)
                         if s > self.seat:
                             nursery.start_soon(self._dial_loop, s)
-                        else:
-                            nursery.start_soon(self._redial_loop, s)
-                            if self._relay is not None:
-                                nursery.start_soon(self._relay_accept_loop, s)
+                        elif self._relay is not None:
+                            nursery.start_soon(self._relay_accept_loop, s)
                     task_status.started(self.port)
         finally:
             self._closed = True
@@ -802,6 +803,8 @@ class Mesh:
         delay = cfg.backoff_min
         refused: set[tuple[str, int]] = set()  # places whose TLS or handshake failed last time
         while True:
+            while self._fresh(peer):  # a working link the other way is kept until it fails
+                await trio.sleep(0.5)
             link = await self._dial(peer, refused)
             if link is None:
                 self._dial_failures[peer] = self._dial_failures.get(peer, 0) + 1
@@ -812,21 +815,31 @@ class Mesh:
             delay = min(delay * 2, cfg.backoff_max)
 
     async def _redial_loop(self, peer: int) -> None:
-        """Dial lower seat ``peer`` the other way whenever its link has been down or silent
-        (:meth:`_fresh`) for :attr:`MeshConfig.redial_after` s (polled: a link that flickers
-        does not send us),
-        with backoff while it stays down; its failures are not reported as ours to reach."""
+        """Dial ``peer`` again whenever its link has been down or silent (:meth:`_fresh`) for
+        :attr:`MeshConfig.redial_after` s (polled: a link that flickers does not send us), with
+        backoff while that lasts: a lower seat the other way (its failures are not reported as
+        ours to reach); a higher seat, whose own :meth:`_dial_loop` waits on the silent link
+        until ``idle_timeout``, only while that link is open and silent (this seat's address
+        changed, or a path died without a word): the new link replaces it."""
         cfg = self.config
         refused: set[tuple[str, int]] = set()
+        lower = peer < self.seat
         down = 0.0
+
+        def needed() -> bool:
+            if lower:
+                return not self._fresh(peer)
+            link = self._links.get(peer)
+            return link is not None and link.alive and not self._fresh(peer)
+
         while True:
             await trio.sleep(0.5)
             down = 0.0 if self._fresh(peer) else down + 0.5
-            if down < cfg.redial_after or self._fresh(peer):
+            if down < cfg.redial_after or not needed():
                 continue
             delay = cfg.backoff_min
-            while not self._fresh(peer):
-                await self._dial(peer, refused, direct_only=True)
+            while needed():
+                await self._dial(peer, refused, direct_only=lower)
                 await trio.sleep(self._jitter(delay))
                 delay = min(delay * 2, cfg.backoff_max)
             down = 0.0
