@@ -1,8 +1,7 @@
 """Red-team attacks at the table level that the implementation handles correctly.
 
-Every table runs in-process (no sockets): :class:`Net` delivers each table's ``Send`` frames to
-the others, runs ``Job``s inline and lets the simple bot decide. A cheating seat is a
-:class:`Stall` table that holds back one automatic message; the test then signs a crafted
+Every table runs in-process (no sockets, ``harness.Net``). A cheating seat is a
+``harness.Stall`` table that holds back one automatic message; the test then signs a crafted
 (validly signed, rule-breaking) envelope with the cheater's real key, as a modified client
 would, and checks that every honest node stops with a fault naming the cheater and the rule,
 and that ``audit`` of an honest transcript agrees. Proof rounds are tiny (k=1..2) for speed;
@@ -14,110 +13,15 @@ tests/), not here.
 
 from __future__ import annotations
 
-from collections import deque
-
 import pytest
 
+from harness import CHEATER, Net, stall
 from p2p_chinchon import deck, table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
-from p2p_chinchon.autoplay import bot_decider
-from p2p_chinchon.bots.simple import SimpleBot
 from p2p_chinchon.deck.group import L
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.rng import SeededRng
-
-CHEATER = 1
-
-
-# ----------------------------------------------------------------------------- harness
-
-
-class Stall(tbl.Table):
-    """A modified client: never sends its automatic messages of the kinds in ``hold``."""
-
-    hold: frozenset = frozenset()
-
-    def _auto_body(self, step):
-        if step.kind in self.hold:
-            return None
-        return super()._auto_body(step)
-
-
-def stall(*kinds: str) -> type:
-    return type("Stall_" + "_".join(kinds), (Stall,), {"hold": frozenset(kinds)})
-
-
-class Net:
-    """``n`` tables wired together in-process; ``classes`` swaps a seat's Table class."""
-
-    def __init__(self, n=3, *, k=2, seed=1, rules=None, classes=None, defer=False):
-        self.rules = rules or make_rules("classic", {"limit": 30})
-        self.n = n
-        self.ids = [Identity.generate(SeededRng(f"attack-id/{seed}/{i}")) for i in range(n)]
-        rngs = [SeededRng(f"attack-rng/{seed}/{i}") for i in range(n)]
-        self.bots = [bot_decider(SimpleBot(self.rules, SeededRng(f"attack-bot/{seed}/{i}"))) for i in range(n)]
-        self.q: deque = deque()
-        classes = classes or {}
-        host = classes.get(0, tbl.Table).create(
-            self.ids[0], rngs[0], name="t", rules=self.rules, max_seats=n, addr="127.0.0.1:9000",
-            proof_rounds=k, auto_agree=True, defer_proofs=defer)
-        for i in range(1, n):
-            host.seat_host(f"P{i}", self.ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
-        self.tables = [host] + [
-            classes.get(i, tbl.Table).joining(self.ids[i], rngs[i], host.frames[0], auto_agree=True, min_proof_rounds=1,
-                                              defer_proofs=defer)
-            for i in range(1, n)
-        ]
-        self.handle(0, host.start())
-
-    def handle(self, i, outs):
-        for o in outs:
-            if isinstance(o, tbl.Send):
-                self.q.extend((i, j, o.frame) for j in range(self.n) if j != i)
-            elif isinstance(o, tbl.Job):
-                self.handle(i, self.tables[i].job_done(o.id, tbl.run_job(o)))
-
-    def run(self, until=None, max_steps=200_000) -> bool:
-        """Deliver and decide until ``until(net)`` holds with nothing in flight (True), or no
-        progress is possible (False)."""
-        for _ in range(max_steps):
-            if self.q:
-                src, dst, frame = self.q.popleft()
-                self.handle(dst, self.tables[dst].receive(frame, src))
-                continue
-            if until is not None and until(self):
-                return True
-            for i, t in enumerate(self.tables):
-                need = t.needs_decision()
-                if need is not None and not (t.fault or t.finished):
-                    intent = self.bots[i](t.view(), need)
-                    if intent is not None:
-                        self.handle(i, t.intent(intent))
-                        break
-            else:
-                return until is None
-        raise AssertionError("no end")  # pragma: no cover
-
-    def expects(self, kind, seat=None):
-        def cond(net):
-            s = net.tables[0].expected()
-            return s is not None and s.kind == kind and (seat is None or s.seat == seat)
-        return cond
-
-    def craft(self, seat, kind, body, *, seq=None, prev=None) -> bytes:
-        ref = self.tables[0]  # every table holds the same chain when nothing is in flight
-        return wire.make_envelope(
-            self.ids[seat].private_key, game=ref.game, seq=len(ref.chain) if seq is None else seq,
-            seat=seat, prev=ref.head if prev is None else prev, kind=kind, body=body).encode()
-
-    def inject(self, seat, frame, to=None) -> None:
-        for j in (to if to is not None else range(self.n)):
-            if j != seat:
-                self.handle(j, self.tables[j].receive(frame, seat))
-
-    def honest(self, cheater=CHEATER):
-        return [t for i, t in enumerate(self.tables) if i != cheater]
 
 
 def assert_caught(net: Net, rules: set[str], cheater: int = CHEATER, *, confirmed: bool = True) -> None:

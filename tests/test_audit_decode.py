@@ -8,9 +8,9 @@ import dataclasses
 
 import pytest
 
+from harness import Net
 from p2p_chinchon import table as tbl, transcript, wire
 from p2p_chinchon.audit import audit_file, audit_frames
-from test_attacks import Net
 
 
 @pytest.fixture(scope="module")

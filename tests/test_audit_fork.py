@@ -9,9 +9,9 @@ import json
 
 import pytest
 
+from harness import Net
 from p2p_chinchon import cli, table as tbl, wire
 from p2p_chinchon.audit import audit_files
-from test_attacks import Net
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +75,8 @@ def test_a_leavers_own_record_is_not_a_fork(tmp_path):
     """A seat leaves mid-game: its own record ends with its ``leave``, the others' remove it
     for 'left' with that leave as proof and play on. Compared, the records are one game (the
     leaver's stops earlier), not a fork: a newcomer's `play` then `q` audited as FORK, exit 1."""
+    from harness import Gone
     from p2p_chinchon import view as v
-    from test_table_removal import Gone
 
     net = Gone(3, seed=8)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
@@ -126,7 +126,7 @@ def test_seats_that_leave_one_after_another_are_not_a_fork(tmp_path, split):
     ends with its own leave at one index and none holds another's. That is no fork (nobody
     signed two continuations): it was FORK, "seats that signed both continuations: none",
     exit 1. A real fork beside them is still one."""
-    from test_table_removal import Gone
+    from harness import Gone
 
     net = Gone(3, seed=9)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
@@ -149,7 +149,7 @@ def test_two_seats_that_leave_at_once_beside_the_seats_that_remove_them(tmp_path
     """Five seats: two leave at once, the other three remove both for 'left' and play on.
     Every pair of the five records is one game: the leavers' by concurrent leaves, a leaver's
     and a stayer's by the removal with its leave as proof."""
-    from test_table_removal import Gone
+    from harness import Gone
 
     net = Gone(5, seed=10)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
@@ -167,8 +167,8 @@ def test_two_seats_that_leave_at_once_beside_the_seats_that_remove_them(tmp_path
 
 def test_one_seat_leaving_twice_at_one_index_is_a_fork(tmp_path):
     """Two different leaves of one seat at one index: that seat signed two continuations."""
+    from harness import Gone
     from p2p_chinchon import view as v
-    from test_table_removal import Gone
 
     net = Gone(3, seed=9)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness import Net
 from p2p_chinchon.audit import audit_frames
-from test_attacks import Net
 
 ACCUSER = 1
 

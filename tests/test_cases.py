@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine import bust_scenario, restock_scenario
 from p2p_chinchon.commands.melds import analyse
 from p2p_chinchon.engine import (
     DrawDiscard,
@@ -22,7 +23,6 @@ from p2p_chinchon.engine import (
     parse_cards,
     score_showdown,
 )
-from test_engine_helpers import bust_scenario, restock_scenario
 
 CASES_DIR = Path(__file__).resolve().parent / "data" / "cases"
 CASES = json.loads((CASES_DIR / "cases.json").read_text(encoding="utf-8"))

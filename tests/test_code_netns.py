@@ -24,9 +24,9 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from harness.procs import _cli, _env, _wait_for
 from netns import InternetLab, internet_unavailable_reason
 from test_friends_netns import _finished_identical, _tails
-from test_resilience_mdns import _cli, _env, _wait_for
 
 pytestmark = pytest.mark.slow  # network namespaces and peer processes
 

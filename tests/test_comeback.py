@@ -144,7 +144,7 @@ def test_several_unfinished_games_the_typed_one_or_a_question():
 def test_join_by_name_that_finds_nothing_says_so_after_the_full_screen(tmp_path):
     """`join TABLE` in a terminal that finds no table: the full screen goes and one line says
     why (it was written only in line mode), pointing at `resume`."""
-    from test_tmux import Tmux, game_env
+    from harness.tmux import Tmux, game_env
 
     cmd = [*CLI, "join", "Nobody table", "--wait", "0", "--browse", "0.5", "--new"]
     t = Tmux(tmp_path, 80, 24, cmd, game_env(tmp_path))

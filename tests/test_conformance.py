@@ -8,13 +8,14 @@ No timed assertions: the timeouts below are only there so a hung game fails inst
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SEAT = ROOT / "protocol" / "conformance" / "seat.py"
@@ -31,12 +32,6 @@ def _cli() -> list[str]:
     return [sys.executable, "-m", "p2p_chinchon"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_for_lobby(host: subprocess.Popen, err: Path, deadline: float) -> None:
     while time.monotonic() < deadline:
         if "open on port" in err.read_text(errors="replace"):
@@ -48,7 +43,7 @@ def _wait_for_lobby(host: subprocess.Popen, err: Path, deadline: float) -> None:
 
 
 def _play(tmp_path: Path, seats: int, extra_joiners: int, seat_args=(), expect_fault=False) -> list[Path]:
-    port = _free_port()
+    port = free_port()
     host_t, seat_t = tmp_path / "host.chn", tmp_path / "seat.chn"
     err = tmp_path / "host.err"
     procs = []

@@ -9,9 +9,9 @@ import dataclasses
 
 import pytest
 
+from harness.engine import pass_turn, restock_scenario
 from p2p_chinchon.engine import HandVoid, Phase, Restock, RestockNeeded, make_rules, parse_cards
 from p2p_chinchon.engine.rules import Rules, RulesError
-from test_engine_helpers import pass_turn, restock_scenario
 
 
 def _run_out_again(limit: int, end: str = "void") -> list:
@@ -93,11 +93,11 @@ def test_max_reshuffles_is_an_optional_rules_field():
 
 # ---------------------------------------------------------------- bots and the hint
 
+from harness.ui_fakes import draw_view, ev  # noqa: E402
 from p2p_chinchon import view as V  # noqa: E402
 from p2p_chinchon.autoplay import bot_decider, suggest  # noqa: E402
 from p2p_chinchon.local import make_bot  # noqa: E402
 from p2p_chinchon.rng import SeededRng  # noqa: E402
-from test_ui_fakes import draw_view, ev  # noqa: E402
 
 HAND = tuple(parse_cards("A♦ 2♦ 3♦ 5♠ 6♣ K♠ J♥"))
 TOP = parse_cards("K♦")[0]
@@ -179,12 +179,12 @@ def test_a_table_option_forbids_throwing_back_the_taken_card():
 
 
 def test_the_options_are_told_in_the_lobby_and_the_void_in_the_log():
+    from harness.ui_fakes import ev as event
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.lobby import rules_in_words
     from p2p_chinchon.ui.logtext import log_line
     from p2p_chinchon.ui.render import resolve_faces
     from p2p_chinchon.ui.text import plain
-    from test_ui_fakes import ev as event
 
     tr = Translator("es")
     said = rules_in_words(make_rules("classic", {"max_reshuffles": "3", "discard_taken": "no"}), tr)

@@ -4,11 +4,11 @@ a frozen seat is named, not left behind a bare "getting your card"."""
 
 from __future__ import annotations
 
+from harness import Net
 from p2p_chinchon import view as V
 from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
-from test_attacks import Net
 
 
 def test_a_stock_draw_names_the_seat_whose_share_it_waits_for():

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness import Net
 from p2p_chinchon import table as tbl, view as v
-from test_attacks import Net
 
 
 class Person(tbl.Table):
@@ -41,10 +41,10 @@ def test_the_last_joiner_agreeing_first_is_signed_in_its_turn():
 
 
 def test_a_refused_agree_can_be_given_again_on_the_screen():
+    from harness.ui_fakes import lobby
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import lobby
 
     sent: list = []
     s = TableScreen(Translator("en"), Faces("french", True, True), send=sent.append)
@@ -63,8 +63,8 @@ async def test_a_refused_agree_can_be_given_again_in_line_mode():
 
     import trio
 
+    from harness.ui_fakes import lobby
     from p2p_chinchon.ui.lines import run_line_mode_async
-    from test_ui_fakes import lobby
 
     async def node(bridge):
         bridge.update(lobby())

@@ -1,6 +1,6 @@
 """Red-team attacks on the game's end (docs/protocol.md "Removal", rule 5 and "The game's end"):
 a cheating seat, or two, at the ``game_end`` steps, in process with the removal harness
-(test_table_removal.Gone). Each test says what it shows; an attack that works and is not fixed
+(harness.Gone). Each test says what it shows; an attack that works and is not fixed
 is a strict xfail naming the weakness.
 
 The games are seeded and tables are deep-copied from one game per size (a 4-seat game costs
@@ -16,10 +16,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from harness import Gone, stall
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_files, audit_frames, compare_loaded
-from test_attacks import stall
-from test_table_removal import Gone
 
 pytestmark = pytest.mark.slow  # whole in-process games to their end, and the independent seat's audit as a process
 

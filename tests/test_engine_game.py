@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from harness.engine import Driver, bust_scenario, pass_turn, restock_scenario, scripted_hand, slot_of
 from p2p_chinchon.engine import (
     PRESETS,
     Card,
@@ -29,7 +30,6 @@ from p2p_chinchon.engine import (
     make_rules,
     parse_cards,
 )
-from test_engine_helpers import Driver, bust_scenario, pass_turn, restock_scenario, scripted_hand, slot_of
 
 P = parse_cards
 CLASSIC = PRESETS["classic"]
@@ -308,3 +308,21 @@ def test_whole_games_with_bots_keep_invariants(preset, n, seed):
     assert d.game.winner is not None
     assert isinstance(d.events[-1], GameOver)
     json.dumps([e.to_dict() for e in d.events], ensure_ascii=False)
+
+
+def test_showdown_time_is_an_optional_rules_field():
+    """A table option that old transcripts lack; one wire encoding per rules."""
+    import pytest
+
+    from p2p_chinchon.engine import make_rules
+    from p2p_chinchon.engine.rules import Rules, RulesError
+
+    plain = make_rules("classic")
+    assert plain.showdown_time == 30 and "showdown_time" not in plain.to_wire()
+    assert Rules.from_wire(plain.to_wire()) == plain
+    slow = make_rules("classic", {"showdown_time": "90"})
+    assert slow.to_wire()["showdown_time"] == 90 and Rules.from_wire(slow.to_wire()) == slow
+    with pytest.raises(RulesError, match="left out"):
+        Rules.from_wire({**plain.to_wire(), "showdown_time": 30})
+    with pytest.raises(RulesError):
+        make_rules("classic", {"showdown_time": "601"})

@@ -3,6 +3,7 @@ closes on the sum of the left-over cards; lay-offs are listed in an order that c
 
 import pytest
 
+from harness.engine import pass_turn, scripted_hand, slot_of
 from p2p_chinchon.bots.simple import SimpleBot
 from p2p_chinchon.engine import (
     JOKER,
@@ -27,7 +28,6 @@ from p2p_chinchon.engine import (
 )
 from p2p_chinchon.engine.options import parse_hands
 from p2p_chinchon.rng import SeededRng
-from test_engine_helpers import pass_turn, scripted_hand, slot_of
 
 P = parse_cards
 CLASSIC = PRESETS["classic"]

@@ -12,6 +12,7 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from harness.mesh import FAST, HOST, raw
 from p2p_chinchon import table as tbl
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.engine import make_rules
@@ -21,7 +22,6 @@ from p2p_chinchon.net.lobby import BadJoinRequest, JoinRequest
 from p2p_chinchon.net.mesh import Mesh, PeerAddr
 from p2p_chinchon.net.reach import watch_reach
 from p2p_chinchon.rng import SeededRng
-from test_net_mesh import FAST, HOST, raw
 from test_seat_record_attacks import _free_port
 
 CHALLENGE, CERT = bytes(range(32)), bytes(32)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.procs import _cli, _env, _wait_for
 from netns import InternetLab, internet_unavailable_reason
-from test_resilience_mdns import _cli, _env, _wait_for
 
 pytestmark = pytest.mark.slow  # network namespaces and peer processes
 

@@ -1,20 +1,19 @@
 """A seat removed while away learns the outcome (docs/reliability.md "Learn the outcome"): the
 others stay a little longer for it when they finish or stop; a node back from away that hears
 nobody of its table stops within a minute saying so, not after the 15-minute ``stall_limit``.
-Nodes on in-process tables (test_attacks.Net), trio's MockClock: every time here is explicit."""
+Nodes on in-process tables (harness.Net), trio's MockClock: every time here is explicit."""
 
 from __future__ import annotations
 
 import trio
 import trio.testing
 
+from harness import Gone, Net
 from p2p_chinchon import view as v
 from p2p_chinchon.commands._common import EXIT_STALLED, exit_code
 from p2p_chinchon.i18n import NOBODY, Translator, own_stop_text
 from p2p_chinchon.net import node as nd
 from p2p_chinchon.net.status import TOLD, NodeStatus, Wait
-from test_attacks import Net
-from test_table_removal import Gone
 
 
 class FakeMesh:

@@ -171,9 +171,9 @@ async def test_line_mode_prints_the_seats_as_the_table_fills() -> None:
     import dataclasses
     import io
 
+    from harness.ui_fakes import seats as fake_seats
     from p2p_chinchon import view as V
     from p2p_chinchon.ui.lines import run_line_mode_async
-    from test_ui_fakes import seats as fake_seats
 
     two = V.SeatView(me=1, table_name="kitchen", rules=make_rules("classic", {}), seats=fake_seats((0, 0)),
                      phase=V.LOBBY, max_seats=3, provisional=True)

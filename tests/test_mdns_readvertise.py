@@ -10,8 +10,8 @@ from contextlib import asynccontextmanager
 import trio
 import trio.testing
 
+from harness import Net
 from p2p_chinchon.net import discovery, node as nd
-from test_attacks import Net
 
 
 def test_the_record_is_advertised_again_when_the_addresses_change_or_mdns_fails(monkeypatch, caplog):

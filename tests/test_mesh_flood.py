@@ -12,9 +12,9 @@ from contextlib import asynccontextmanager
 
 import trio
 
+from harness.mesh import HOST, LOG, make_table, next_event, raw, run_meshes
 from p2p_chinchon.net import tls
 from p2p_chinchon.net.mesh import Mesh, MeshConfig, PeerAddr, PeerUp
-from test_net_mesh import HOST, LOG, make_table, next_event, raw, run_meshes
 
 # Handshake and ClientHello limits far longer than the test: a flood slot never frees itself,
 # so only the accept limits can let the redial in.

@@ -10,24 +10,34 @@ import struct
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
 
 import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from harness.mesh import (
+    FAST,
+    HOST,
+    LOG,
+    Table,
+    frames,
+    make_table,
+    next_event,
+    no_event,
+    raw,
+    raw_peer,
+    run_meshes,
+    tls_open,
+)
 from netns import NetnsLab, require_netns
-from p2p_chinchon.net import mesh as mesh_mod, tls
+from p2p_chinchon.net import mesh as mesh_mod
 from p2p_chinchon.net.framing import FrameReader, FrameTooLarge, encode_frame, send_frame
 from p2p_chinchon.net.mesh import (
     Frame,
     HandshakeError,
     Mesh,
     MeshConfig,
-    MeshEvent,
     MeshTimeout,
     PeerAddr,
     PeerDown,
@@ -37,92 +47,6 @@ from p2p_chinchon.net.mesh import (
     dial_handshake,
     open_mesh,
 )
-
-HOST = "127.0.0.1"
-FAST = MeshConfig(backoff_min=0.02, backoff_max=0.2, handshake_timeout=3.0)
-LOG = "p2p_chinchon.net.mesh"
-
-
-def raw(key: Ed25519PrivateKey) -> bytes:
-    return key.public_key().public_bytes_raw()
-
-
-@dataclass
-class Table:
-    game_id: bytes
-    keys: list[Ed25519PrivateKey]
-    listeners: list[trio.SocketListener]
-    peers: dict[int, PeerAddr]
-
-    @property
-    def ports(self) -> list[int]:
-        return [p.port for _, p in sorted(self.peers.items())]
-
-
-async def make_table(n: int) -> Table:
-    keys = [Ed25519PrivateKey.generate() for _ in range(n)]
-    listeners = [(await trio.open_tcp_listeners(0, host=HOST))[0] for _ in range(n)]
-    peers = {
-        i: PeerAddr(HOST, listeners[i].socket.getsockname()[1], raw(keys[i])) for i in range(n)
-    }
-    return Table(secrets.token_bytes(16), keys, listeners, peers)
-
-
-async def tls_open(table: Table, to: int) -> tuple[trio.abc.Stream, bytes]:
-    """A TLS link to seat ``to``'s mesh listener, its key pinned; returns (stream, cert hash)."""
-    stream = await trio.open_tcp_stream(HOST, table.ports[to])
-    tls_stream, _key, cert = await tls.dial_tls(stream, expect_key=raw(table.keys[to]))
-    return tls_stream, cert
-
-
-@asynccontextmanager
-async def run_meshes(
-    table: Table, seats: list[int] | None = None, config: MeshConfig = FAST
-) -> AsyncIterator[dict[int, Mesh]]:
-    seats = list(range(len(table.keys))) if seats is None else seats
-    async with trio.open_nursery() as nursery:
-        meshes = {}
-        for i in seats:
-            m = Mesh(i, table.game_id, table.keys[i].sign, table.peers, listener=table.listeners[i], config=config)
-            await nursery.start(m.run)
-            meshes[i] = m
-        try:
-            yield meshes
-        finally:
-            for m in meshes.values():
-                await m.aclose()
-            for i, lst in enumerate(table.listeners):
-                if i not in seats:
-                    await lst.aclose()
-
-
-async def next_event(mesh: Mesh, pred: Callable[[MeshEvent], bool], timeout: float = 5.0) -> MeshEvent:
-    """The first event matching ``pred``; earlier ones are discarded."""
-    with trio.fail_after(timeout):
-        async for ev in mesh.inbound:
-            if pred(ev):
-                return ev
-    raise AssertionError("inbound ended")
-
-
-async def frames(mesh: Mesh, count: int, timeout: float = 5.0) -> list[Frame]:
-    got: list[Frame] = []
-    with trio.fail_after(timeout):
-        while len(got) < count:
-            ev = await mesh.inbound.receive()
-            if isinstance(ev, Frame):
-                got.append(ev)
-    return got
-
-
-def no_event(mesh: Mesh) -> list[MeshEvent]:
-    out = []
-    while True:
-        try:
-            out.append(mesh.inbound.receive_nowait())
-        except trio.WouldBlock:
-            return out
-
 
 # ---------------------------------------------------------------- connectivity
 
@@ -416,17 +340,6 @@ async def test_a_dialler_whose_own_link_went_silent_dials_again_without_waiting_
 
 
 # ---------------------------------------------------------------- misbehaving / dropped peers
-
-
-async def raw_peer(table: Table, seat: int, to: int) -> tuple[trio.SSLStream, FrameReader]:
-    """Authenticate as ``seat`` (with its real key) to ``to``, by hand."""
-    stream, cert = await tls_open(table, to)
-    reader = FrameReader(stream)
-    await dial_handshake(
-        stream, reader, game_id=table.game_id, seat=seat, peer_seat=to,
-        sign=table.keys[seat].sign, peer_key=table.keys[to].public_key(), cert=cert,
-    )
-    return stream, reader
 
 
 @pytest.mark.parametrize("attack", ["oversize", "truncated"])

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.procs import _played_on_without, _seats, _tails
 from netns import NetnsLab, require_netns
 from p2p_chinchon import wire
-from test_resilience_mdns import _played_on_without, _seats, _tails
 
 # network namespaces and peer processes
 pytestmark = [pytest.mark.slow, pytest.mark.netns]
@@ -149,7 +149,7 @@ def test_a_removed_seats_late_fault_is_dropped_as_evidence_and_the_others_finish
     byte-identical, J2 ``absent`` (before, such a fault stopped both others with no winner)."""
     import msgpack
 
-    from test_resilience_mdns import REPO, _env
+    from harness.procs import REPO, _env
 
     require_netns()
     with NetnsLab(3) as lab:

@@ -190,8 +190,8 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
     waits for this seat's own step."""
     import trio
 
+    from harness import Net
     from p2p_chinchon.net.node import SHOWN_AFTER, SYNC, Node
-    from test_attacks import Net
 
     class FakeMesh:
         def __init__(self):
@@ -280,8 +280,8 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     showdown the screen holds (``showdown_time``) is over: run under the held showdown, it
     would cost a person reading the scores half the move clock, or the whole of it and the
     bot would move for them. The others' clock for that seat counts from the same moment."""
+    from harness import Net
     from p2p_chinchon.net.node import Node
-    from test_attacks import Net
 
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
@@ -312,8 +312,8 @@ def test_the_others_see_the_movers_own_clock_not_their_grace():
     """Another seat's move shows the time until that seat's own turn clock plays for it (what
     happens next), not this node's later limit (turn clock plus the protocol's grace): a
     screen said 1:33 while the mover's own screen said 0:03."""
+    from harness import Net
     from p2p_chinchon.net.node import Node
-    from test_attacks import Net
 
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
@@ -356,9 +356,9 @@ def test_a_seat_back_inside_rejoin_wait_gets_a_fresh_protocol_limit(kind, back):
     and is heard again ``back`` seconds later (past the 90 s protocol limit, inside the 120 s
     ``rejoin_wait``) gets the whole protocol limit from its return. Before, it got what was
     left of the step's own limit: nothing, and a ``timeout`` within 0.2 s of "is back"."""
+    from harness import Net
     from p2p_chinchon import table as tbl
     from p2p_chinchon.net.node import Node
-    from test_attacks import Net
 
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
@@ -382,9 +382,9 @@ def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_i
     ``stall_limit`` runs out it stops saying so. Where those out of reach are not a majority,
     the votes are counted as before."""
 
+    from harness import Net
     from p2p_chinchon.net.node import Node
     from p2p_chinchon.net.status import NodeStatus
-    from test_attacks import Net
 
     net = Net(5, seed=3)
     assert net.run(lambda n: n.expects("draw")(n) and n.tables[0].expected().seat in (0, 1, 2))

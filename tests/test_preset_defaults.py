@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from harness.engine import scripted_hand
 from p2p_chinchon.engine import PRESETS, Close, DrawStock, Game, make_rules, parse_cards, score_showdown
-from test_engine_helpers import scripted_hand
 
 P = parse_cards
 

@@ -4,7 +4,6 @@ agrees; a no ends it cleanly with a message), and the evening's tally counts it.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -12,14 +11,9 @@ from types import SimpleNamespace
 import trio
 import trio.testing
 
+from harness import free_port
 from p2p_chinchon.commands import _common as C
 from p2p_chinchon.transcript import load_transcript
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_host_and_joiner_play_a_rematch_then_one_says_no(tmp_path):
@@ -29,7 +23,7 @@ def test_host_and_joiner_play_a_rematch_then_one_says_no(tmp_path):
     each exiting 0 with the message."""
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
                PYTHONUNBUFFERED="1")
-    port = _free_port()
+    port = free_port()
     common = ["--bot", "--lang", "en"]
     # each seat's output to a file: a pipe nobody reads while the other seat is waited for
     # fills (64 KiB, two games of moves) and blocks its writer, and with it the whole table
@@ -227,11 +221,11 @@ def test_a_rematch_starts_a_clean_screen():
     """The full screen and line mode keep nothing of the last game into the rematch: who went
     out when, the last showdown, the pile's history (the line mode printed no log of game 2,
     its count started again below game 1's, and the sheet listed game 1's busts)."""
+    from harness.ui_fakes import draw_view, lobby, seats, showdown_view
     from p2p_chinchon import view as V
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import draw_view, lobby, seats, showdown_view
 
     s = TableScreen(Translator("en"), Faces())
     s.set_view(draw_view(hand_no=1))
@@ -244,11 +238,11 @@ def test_a_rematch_starts_a_clean_screen():
 
 
 def test_the_final_screen_keeps_how_the_rematch_vote_ended():
+    from harness.ui_fakes import showdown_view
     from p2p_chinchon import view as V
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import showdown_view
 
     tr = Translator("fr")
     s = TableScreen(tr, Faces())
@@ -262,11 +256,11 @@ def test_the_final_screen_keeps_how_the_rematch_vote_ended():
 def test_the_rematch_question_waits_for_the_held_showdown_and_l_recalls_it():
     """The game's last showdown is held on screen: the rematch question comes once it is put
     away (never hiding it), and l at the question shows it again, then the question."""
+    from harness.ui_fakes import draw_view, showdown_view
     from p2p_chinchon import view as V
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import draw_view, showdown_view
 
     tr = Translator("en")
     s = TableScreen(tr, Faces())

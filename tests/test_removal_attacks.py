@@ -4,10 +4,9 @@ Each test fails if the defence breaks."""
 
 from __future__ import annotations
 
+from harness import Gone, stall
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames
-from test_attacks import stall
-from test_table_removal import Gone
 
 
 def _removes(x, hand, reason="absent", proof=()):

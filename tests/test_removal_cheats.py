@@ -1,6 +1,6 @@
 """Red team of the version 3 removal rules (docs/protocol.md "Removal"): one or more
 cheating seats, holding their real signing keys, attack votes, removes, the ``branch`` store
-and the fault evidence that quotes them. Tables run in process (test_attacks.Net / Gone).
+and the fault evidence that quotes them. Tables run in process (harness.Net / Gone).
 Each test asserts that the defence holds; an attack that succeeds is kept as
 ``xfail(strict=True)`` with what breaks."""
 
@@ -11,10 +11,10 @@ import os
 
 import pytest
 
+from harness import Gone, Split
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.table import removal as rm
-from test_table_removal import Gone, Split
 
 
 def _removes(x, hand, reason="absent", proof=()):
@@ -487,8 +487,8 @@ def test_a_cheaters_frame_far_ahead_does_not_keep_a_returning_node_listening():
     nothing new comes: seat 0 must catch up and play on."""
     import trio
 
+    from harness import Net
     from p2p_chinchon.net.node import SHOWN_AFTER, Node
-    from test_attacks import Net
 
     class FakeMesh:
         def send_nowait(self, seat, payload):
@@ -607,8 +607,8 @@ def test_a_seat_gone_in_a_late_phase_is_removed_and_the_game_plays_on(kind):
     """Four seats; the seat gone for good owes a ``secret`` or a ``hand_digest`` of a scored
     hand, or its answer to a re-entry offer: the three others (a majority) remove it, every
     transcript is the same and audits ``ok``, the seat "left" (or "out")."""
+    from harness import stall
     from p2p_chinchon.engine import make_rules
-    from test_attacks import stall
 
     if kind == "reenter":  # a decision: the seat simply never answers
         net = Gone(4, seed=94, rules=make_rules("classic", {"limit": 8, "reentries": 2}))

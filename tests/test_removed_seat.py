@@ -1,6 +1,6 @@
 """A removed seat changes nothing, and a seat far behind asks instead of accusing.
 
-Tables driven in process (test_attacks.Net, test_table_removal.Gone). A seat cut off past
+Tables driven in process (harness.Net, harness.Gone). A seat cut off past
 ``rejoin_wait`` is removed by a majority, who play on; when its link heals it is far behind
 (more than ``MAX_BUFFERED`` envelopes): it must ask for what it lacks (``Resync``), learn its
 removal and stop, never sign an accusation about envelopes ahead of it. Whatever the removed
@@ -14,11 +14,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from harness import Gone
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames, compare_loaded
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.rng import SeededRng
-from test_table_removal import Gone
 
 GONE = 2
 
@@ -163,7 +163,7 @@ def test_audit_names_nobody_for_an_unverifiable_claim(at_draw):
 
 @pytest.fixture
 def at_draw():
-    from test_attacks import Net
+    from harness import Net
 
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
@@ -249,7 +249,7 @@ def _cut_at(cls, phase: str, seed: int) -> tuple:
     """A net of ``cls`` whose removed seat is cut off mid-hand (seat GONE, when it is to draw)
     or at the game's end (seat 0, the first to sign ``game_end``: nobody has signed it, so a
     majority may remove it); returns the net, that seat and an honest seat."""
-    from test_attacks import stall
+    from harness import stall
 
     rules = make_rules("classic", {"limit": 30})
     gone = GONE if phase == "hand" else 0
@@ -315,7 +315,7 @@ def test_a_seat_far_behind_never_accuses_whatever_order_it_hears_in(phase):
 def test_a_joiner_in_the_lobby_never_accuses_envelopes_far_ahead():
     """In the lobby (before the seating is known, nothing verifiable), envelopes far ahead and
     a buffer filled to its bound are asked for, never a fault."""
-    from test_attacks import Net
+    from harness import Net
 
     net = Net(3, seed=36)
     host = net.tables[0]

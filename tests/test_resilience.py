@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from harness import free_port
+from harness.procs import FIRST_HAND_GOES_ON
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.transcript import load_transcript
 
@@ -27,18 +28,6 @@ CLI = [sys.executable, "-m", "p2p_chinchon"]
 FAST = ["--proof-rounds", "4"]
 JOIN_FAST = ["--min-proof-rounds", "4"]
 RULES = ["--option", "limit=30"]
-# after RULES (the last --option counts): for tests that kill, stop or cut off a seat once a card
-# was drawn, the first hand cannot end the game first (a quick first-hand close at a low limit
-# can put two of three seats out while the test still polls the transcript). No hand of the
-# 40-card deck scores over 67 (six unmatched court cards and a 7), so nobody goes over 70 in it,
-# and no chinchón wins it.
-FIRST_HAND_GOES_ON = ["--option", "limit=70", "--option", "chinchon_wins=false"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Lab:

@@ -5,7 +5,6 @@ before its host keeps looking; a host interrupted in the lobby vanishes from the
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -16,37 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from harness.procs import (
+    FIRST_HAND_GOES_ON,
+    GAME,
+    REPO,
+    _cli,
+    _env,
+    _played_on_without,
+    _seats,
+    _start,
+    _tails,
+    _three_seats,
+    _wait_for,
+)
 from netns import NetnsLab, require_netns
-from test_resilience import FIRST_HAND_GOES_ON  # after GAME: a kill or a cut comes before the end
 
 pytestmark = pytest.mark.slow  # network namespaces and peer processes
-
-REPO = Path(__file__).resolve().parents[1]
-GAME = ["--option", "limit=20", "--proof-rounds", "4"]
-
-
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p_chinchon", *args]
-
-
-def _env(tmp_path: Path) -> dict:
-    return dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
-                PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="info")
-
-
-def _wait_for(path: Path, text: str, limit: float = 60.0) -> None:
-    end = time.monotonic() + limit
-    while text not in path.read_text(errors="replace"):
-        if time.monotonic() > end:
-            pytest.fail(f"{text!r} not in {path.name}:\n{path.read_text(errors='replace')}")
-        time.sleep(0.1)
-
-
-def _start(lab: NetnsLab, i: int, argv: list[str], log: Path, tmp_path: Path) -> subprocess.Popen:
-    with open(log, "ab") as f:
-        return lab.popen(i, argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                         env=_env(tmp_path), cwd=REPO)
-
 
 @pytest.mark.netns
 def test_two_tables_of_one_name_are_both_listed(tmp_path: Path) -> None:
@@ -125,45 +109,6 @@ def test_host_leaving_the_lobby_vanishes_from_the_lists(tmp_path: Path) -> None:
     assert "gone" in wlog.read_text()
     out = hlog.read_text()
     assert "interrupted (Ctrl-C): left" in out and "Traceback" not in out, out
-
-
-def _three_seats(lab: NetnsLab, tmp_path: Path, port: str) -> tuple[list[subprocess.Popen], list[Path]]:
-    """A bot host in namespace 0 and bot joiners J1, J2 in namespaces 1 and 2, ``rejoin_wait``
-    5 s, ``stall_limit`` 20 s; returns once a card was drawn."""
-    return _seats(lab, tmp_path, 3, port, ["--option", "stall_limit=20", *FIRST_HAND_GOES_ON])
-
-
-def _seats(lab: NetnsLab, tmp_path: Path, n: int, port: str, extra: list[str]) -> tuple[list, list[Path]]:
-    """A bot host in namespace 0 and bot joiners J1 .. J(n-1) in the next ones, ``rejoin_wait``
-    5 s and the ``extra`` host options; returns once a card was drawn."""
-    logs = [tmp_path / f"s{i}.log" for i in range(n)]
-    procs = [_start(lab, 0, _cli("host", "--bot", "--no-mdns", "--port", port, "--seats", str(n), *GAME,
-                                 "--option", "rejoin_wait=5", *extra, "--transcript", str(tmp_path / "s0.chn")),
-                    logs[0], tmp_path)]
-    _wait_for(logs[0], "open on port")
-    for i in range(1, n):
-        procs.append(_start(lab, i, _cli("join", "--bot", "--connect", f"{lab.addr(0)}:{port}", "--name", f"J{i}",
-                                         "--min-proof-rounds", "4", "--transcript", str(tmp_path / f"s{i}.chn")),
-                            logs[i], tmp_path))
-        time.sleep(0.3)
-    _wait_for(logs[0], " draws ", limit=300)
-    return procs, logs
-
-
-def _tails(logs: list[Path]) -> str:
-    return "\n".join(f"----- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in logs)
-
-
-def _played_on_without(tmp_path: Path, gone: str) -> None:
-    """s0 and s1 finished without ``gone``: identical transcripts, audit ok, "left"."""
-    from p2p_chinchon.audit import audit_file
-    from p2p_chinchon.transcript import load_transcript
-
-    assert (tmp_path / "s0.chn").read_bytes() == (tmp_path / "s1.chn").read_bytes()
-    seat = [p["name"] for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"]].index(gone)
-    report = audit_file(tmp_path / "s0.chn")
-    assert report.verdict == "ok" and report.winner != seat, report.summary()
-    assert [(m["seat"], m["reason"]) for m in report.marks if m["event"] == "left"] == [(seat, "absent")]
 
 
 @pytest.mark.netns

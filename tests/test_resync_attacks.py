@@ -9,9 +9,9 @@ import functools
 import trio
 import trio.testing
 
+from harness import Net
 from p2p_chinchon.net.mesh import Frame, PeerUp
 from p2p_chinchon.net.node import ENVELOPE, SYNC, Node
-from test_attacks import Net
 
 
 class FakeMesh:

@@ -10,8 +10,8 @@ import secrets
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from harness.mesh import FAST, HOST, no_event, raw
 from p2p_chinchon.net.mesh import Mesh, PeerAddr, PeerUp
-from test_net_mesh import FAST, HOST, no_event, raw
 
 
 async def _free_port() -> int:

@@ -1,6 +1,6 @@
 """The transcripts of seeded games are byte-identical from one version of the table to the
 next: a refactor of the table's parts changes no envelope. Each case plays a whole
-game in process (test_attacks.Net: seeded identities, randomness and bots) through one path of
+game in process (harness.Net: seeded identities, randomness and bots) through one path of
 the protocol (plain turns, deferred proofs, a restock, re-entry, a removal, a caught cheat) and
 compares the SHA-256 of every seat's transcript with the value pinned here.
 
@@ -13,10 +13,9 @@ import hashlib
 
 import pytest
 
+from harness import Gone, Net, stall
 from p2p_chinchon import table as tbl
 from p2p_chinchon.engine import make_rules
-from test_attacks import Net, stall
-from test_table_removal import Gone
 
 pytestmark = pytest.mark.slow  # whole seeded games in one process
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from harness import CHEATER, Net, stall
 from p2p_chinchon import deck
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.rng import SeededRng
-from test_attacks import CHEATER, Net, _shuffle_body, stall
+from test_attacks import _shuffle_body
 
 OTHER = {"terelius-wikstrom": "cut-and-choose", "cut-and-choose": "terelius-wikstrom"}
 

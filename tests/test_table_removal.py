@@ -1,5 +1,5 @@
 """Playing on without a seat that is gone, at the table level: tables driven
-in process (test_attacks.Net); one seat goes silent for good or leaves; the others each sign
+in process (harness.Gone, harness.Split); one seat goes silent for good or leaves; the others each sign
 its removal and finish the game without it; ``audit`` replays the removal and says "left".
 A ``remove`` the chain does not allow is a violation naming its signer."""
 
@@ -9,48 +9,9 @@ import copy
 
 import pytest
 
+from harness import Gone, Split, stall
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
-from p2p_chinchon.engine import make_rules
-from test_attacks import Net, stall
-
-
-class Gone(Net):
-    """A :class:`Net` where the seats in ``dead`` are gone: nothing reaches them or leaves
-    them, and nobody decides for them."""
-
-    def __init__(self, *args, **kwargs):
-        self.dead: set[int] = set()
-        super().__init__(*args, **kwargs)
-
-    def handle(self, i, outs):
-        if i in self.dead:
-            return
-        for o in outs:
-            if isinstance(o, tbl.Send):
-                self.q.extend((i, j, o.frame) for j in range(self.n) if j != i and j not in self.dead)
-            elif isinstance(o, tbl.Job):
-                self.handle(i, self.tables[i].job_done(o.id, tbl.run_job(o)))
-
-    def run(self, until=None, max_steps=200_000) -> bool:
-        bots = self.bots
-        self.bots = [(lambda view, need: None) if i in self.dead else b for i, b in enumerate(bots)]
-        try:
-            return super().run(until, max_steps)
-        finally:
-            self.bots = bots
-
-    def kill(self, seat):
-        self.dead.add(seat)
-        self.q = type(self.q)(m for m in self.q if m[1] != seat)  # what it sent is on its way
-
-    def alive(self):
-        return [t for i, t in enumerate(self.tables) if i not in self.dead]
-
-    def declare_absent(self, seat, by=None):
-        for i in by if by is not None else range(self.n):
-            if i not in self.dead and i != seat:
-                self.handle(i, self.tables[i].absent(seat))
 
 
 def waits_for(seat):
@@ -319,66 +280,6 @@ def test_two_seats_cannot_remove_each_other():
 
 
 # ---------------------------------------------------------------- a majority
-
-class Split(Gone):
-    """A :class:`Gone` whose seats are cut into sides (``sides[seat]``): nothing crosses from
-    one side to another, as in a network partition or with colluders that ignore the others
-    (on the wire the two look the same). Every seat's driver declares absent every seat of
-    another side that its table waits for, as soon as it waits for it (the most eager honest
-    driver: its ``rejoin_wait`` ran out)."""
-
-    def __init__(self, n, seed):
-        self.sides = [0] * n
-        super().__init__(n, seed=seed, rules=make_rules("classic", {"limit": 8, "reentries": 0}))
-
-    def handle(self, i, outs):
-        for o in outs:
-            if isinstance(o, tbl.Send):
-                self.q.extend((i, j, o.frame) for j in range(self.n) if j != i and self.sides[j] == self.sides[i])
-            elif isinstance(o, tbl.Job):
-                self.handle(i, self.tables[i].job_done(o.id, tbl.run_job(o)))
-
-    def cut(self, sides):
-        self.sides = list(sides)
-        for i, t in enumerate(self.tables):  # each driver's clock for the seats across the cut ran out
-            for x in range(self.n):
-                if sides[x] != sides[i]:
-                    t.mark_gone(x)
-        self.q = type(self.q)(m for m in self.q if self.sides[m[0]] == self.sides[m[1]])
-
-    def drive(self):
-        """Play, and declare absent whoever of another side is awaited, until nothing moves."""
-        seen: set = set()
-        for _ in range(500):
-            self.run()
-            acted = False
-            for i, t in enumerate(self.tables):
-                step = t.expected()
-                if t.fault or t.finished or step is None:
-                    continue
-                x = t.removing_seat if step.kind == "remove" and step.seat == t.me else step.seat
-                if x is not None and self.sides[x] != self.sides[i] and (i, len(t.frames), x) not in seen:
-                    seen.add((i, len(t.frames), x))
-                    self.handle(i, t.absent(x))
-                    acted = True
-            if not acted and not self.q:
-                return
-        raise AssertionError("no end")  # pragma: no cover
-
-    def heal(self):
-        """The cut is over: every seat hears the others again and each gets what the others
-        hold (the mesh's ``S`` exchange)."""
-        self.cut([0] * self.n)
-        for t in self.tables:
-            for x in range(self.n):
-                if x != t.me:
-                    t.present(x)
-        for i, t in enumerate(self.tables):
-            for j in range(self.n):
-                if j != i:
-                    self.q.extend((i, j, f) for f in t.frames)
-        self.drive()
-
 
 def _splits(n):
     """Every two-way cut of ``n`` seats (each once: the side of seat 0 is side 0)."""

@@ -42,7 +42,7 @@ def test_every_kind_has_its_check_and_the_shuffle_progress_counts_up():
     """Each kind the table dispatches resolves to ``on_<kind>`` of its part (a renamed check
     would otherwise surface as an honest signer's violation); while a hand is shuffled the
     view's progress counts the steps done of the phase's total."""
-    from test_attacks import Net
+    from harness import Net
 
     net = Net(3, seed=43)
     t = net.tables[0]

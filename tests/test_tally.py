@@ -44,10 +44,10 @@ def test_the_exit_summary_prints_the_evening_from_the_second_game(tmp_path, monk
 def test_the_score_sheet_shows_tonight_among_these_players(tmp_path, monkeypatch):
     """The running tally on the score sheet (l): wins / games of this
     evening's earlier games among the seats' keys."""
+    from harness.ui_fakes import showdown_view
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import showdown_view
 
     view = showdown_view()
     fps = [s.fingerprint for s in view.seats]
@@ -70,10 +70,10 @@ def test_the_score_sheet_says_who_is_near_the_limit_and_may_buy_back_in():
     """Who is near the limit or may buy back in."""
     import dataclasses
 
+    from harness.ui_fakes import draw_view, seats
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import draw_view, seats
 
     view = dataclasses.replace(draw_view(), seats=seats((12, 85, 95)), score_history=((12, 85, 95),))
     s = TableScreen(Translator("en"), Faces())

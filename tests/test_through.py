@@ -2,7 +2,7 @@
 to this node is down, but a present seat says in its heartbeats that it hears it, and hands its
 envelopes on. Nobody votes it away and no screen says it is gone; it is never blamed on that
 word, and once awaited past its limit it is away as any seat. Nodes on in-process tables
-(test_attacks.Net), explicit times (trio's MockClock)."""
+(harness.Net), explicit times (trio's MockClock)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 import trio
 import trio.testing
 
+from harness import Net
 from p2p_chinchon import table as tbl
 from p2p_chinchon.net import node as nd
 from p2p_chinchon.net.presence import HEARTBEAT, heard_by, heartbeat
-from test_attacks import Net
 
 
 class FakeMesh:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from test_tmux import Tmux, game_env, head
+from harness import free_port
+from harness.tmux import Tmux, game_env, head
 from test_tmux_table import leave
 
 # the command in tmux, as its own process
@@ -54,12 +55,6 @@ def listening_ports(pid: int) -> set[int]:
     return ports
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _stranger(port: int) -> None:
     """A TLS client that is no seat of the game: the seat refuses the link."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -75,7 +70,7 @@ def _stranger(port: int) -> None:
 
 def test_a_failed_tls_handshake_during_play_leaves_the_screen_intact(tmp_path):
     env = game_env(tmp_path)
-    port = _free_port()
+    port = free_port()
     host = subprocess.Popen(
         [sys.executable, "-m", "p2p_chinchon", "host", "--bot", "--seats", "2", "--port", str(port),
          "--bind", "127.0.0.1", "--no-mdns", "--seed", "1", "--proof-rounds", "4", "--option", "limit=20",

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from test_tmux import GAME, Tmux, game_env, head
+from harness import free_port
+from harness.tmux import GAME, Tmux, game_env, head
 
 # the command in tmux, as its own process
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
@@ -124,14 +125,6 @@ def test_showdown_waits_for_a_key_and_l_recalls_it(tmp_path):
             leave(t)
     finally:
         t.close()
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_lobby_shows_the_table_while_it_fills(tmp_path):

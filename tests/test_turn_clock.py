@@ -136,10 +136,10 @@ def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
 def test_the_key_that_puts_the_showdown_away_tells_the_node():
     """The full screen sends ShowdownSeen (a local note, never a move) when a key puts a held
     showdown away, and nothing while no showdown is held."""
+    from harness.ui_fakes import draw_view, showdown_view
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import draw_view, showdown_view
 
     sent = []
     s = TableScreen(Translator("en"), Faces("french", True, True), send=sent.append)
@@ -156,10 +156,10 @@ def test_the_key_that_puts_the_showdown_away_tells_the_node():
 def test_help_tells_this_tables_turn_clock():
     import dataclasses
 
+    from harness.ui_fakes import RULES, draw_view
     from p2p_chinchon.i18n import Translator
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import RULES, draw_view
 
     for lang, words in (("en", "Turn clock here: 45 s"), ("es", "Reloj de turno en esta mesa: 45 s"),
                         ("fr", "Horloge de tour ici : 45 s")):

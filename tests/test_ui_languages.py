@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from harness.ui_fakes import draw_view
 from p2p_chinchon import view as V
 from p2p_chinchon.commands.play import _own_name
 from p2p_chinchon.engine import parse_cards
 from p2p_chinchon.i18n import LANGS, Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
-from test_ui_fakes import draw_view
 
 
 def _screen(lang: str) -> str:
@@ -95,7 +95,7 @@ def test_play_signs_a_name_not_the_word_for_you(monkeypatch):
 
 def test_help_tells_the_clock_and_ctrl_l_and_fits_80x24():
     """? mentions the turn clock and Ctrl-L, in every language."""
-    from test_ui_fakes import draw_view as view
+    from harness.ui_fakes import draw_view as view
 
     for lang in LANGS:
         s = TableScreen(Translator(lang), Faces())
@@ -110,7 +110,7 @@ def test_a_new_hand_is_grouped_again_after_a_custom_order():
     """A hand reordered with < or > does not carry into the next hand."""
     import dataclasses
 
-    from test_ui_fakes import discard_view
+    from harness.ui_fakes import discard_view
 
     s = TableScreen(Translator("en"), Faces())
     s.set_view(discard_view())
@@ -131,7 +131,7 @@ def test_help_lists_every_benchmark():
 
 def test_what_enter_discards_is_never_cut_at_80_columns():
     """"Enter discards X" is never cut off at 80 columns, in every language."""
-    from test_ui_fakes import DRAWN, discard_view
+    from harness.ui_fakes import DRAWN, discard_view
 
     for lang, word in (("en", "Enter discards"), ("es", "Intro descarta"), ("fr", "Entrée défausse")):
         s = TableScreen(Translator(lang), Faces())
@@ -144,7 +144,7 @@ def test_what_enter_discards_is_never_cut_at_80_columns():
 def test_equal_cards_get_one_suggestion():
     """Two equal cards that leave the same deadwood get one suggestion: the hint and
     "Enter discards" name the same, picked card."""
-    from test_ui_fakes import discard_view
+    from harness.ui_fakes import discard_view
 
     hand = tuple(parse_cards("5d 6d 7d Qs Qh Qc Kd Ks"))  # K♦ or K♠: either leaves 10
     s = TableScreen(Translator("en"), Faces())
@@ -190,9 +190,9 @@ def test_spanish_faces_are_offered_for_a_french_deck():
 def test_french_readers_type_valet_dame_roi():
     """With French faces a card is typed as it is shown, V/D/R for J/Q/K
     (the full screen and line mode's card reader), and the engine's notation reads them too."""
+    from harness.ui_fakes import discard_view
     from p2p_chinchon.engine import Card, parse_card
     from p2p_chinchon.ui.render import parse_card_text
-    from test_ui_fakes import discard_view
 
     hand = tuple(parse_cards("J♦ Q♦ K♦ A♥ 2♥ 3♥ 7♣ Q♥"))
     # (a lowercase d is the key that takes the discard: the dame is typed D)
@@ -217,7 +217,7 @@ def test_french_readers_type_valet_dame_roi():
 def test_the_key_line_keeps_help_and_quit_at_every_width(lang, cols):
     """At 80 columns (and narrower) the key line of every step keeps "? help" and "q quit" in
     every language: keys that do not fit are left out, the step's own first and ? / q never."""
-    from test_ui_fakes import discard_view, lobby, waiting_view
+    from harness.ui_fakes import discard_view, lobby, waiting_view
 
     tr = Translator(lang)
     helps, quits = tr("keys_idle").split(" · ")

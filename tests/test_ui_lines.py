@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import pytest
 import trio
 
+from harness.ui_fakes import DRAWN, SPANISH, discard_view, draw_view, ev, lobby, showdown_view, waiting_view
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card
 from p2p_chinchon.ui.lines import Command, CommandError, parse_command, run_line_mode, run_line_mode_async, to_intent
-from test_ui_fakes import DRAWN, SPANISH, discard_view, draw_view, ev, lobby, showdown_view, waiting_view
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -7,13 +7,13 @@ import dataclasses
 
 import pytest
 
+from harness.ui_fakes import SPANISH, discard_view, draw_view, ev, lobby, seats, showdown_view
 from p2p_chinchon import view as V
 from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.logtext import KIND_KEYS, LOG_KEYS, YOU_KEYS, log_line
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen, must_agree
 from p2p_chinchon.ui.text import plain
-from test_ui_fakes import SPANISH, discard_view, draw_view, ev, lobby, seats, showdown_view
 
 EN = Translator("en")
 

@@ -4,10 +4,10 @@ started afresh at each deal."""
 
 from __future__ import annotations
 
+from harness.ui_fakes import draw_view, ev
 from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import TableScreen
-from test_ui_fakes import draw_view, ev
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7"]
 

@@ -9,9 +9,9 @@ import logging
 import os
 import sys
 
+from harness.ui_app import next_intent, play, settle, until
+from harness.ui_fakes import draw_view
 from p2p_chinchon.ui.screen import FINAL
-from test_ui_app import next_intent, play, settle, until
-from test_ui_fakes import draw_view
 
 
 def run(script, log_file, lang="en"):
@@ -102,9 +102,9 @@ def test_a_failure_on_the_full_screen_is_its_one_line_not_a_trio_group():
     import pytest
     from prompt_toolkit.input import create_pipe_input
 
+    from harness.ui_app import Output80x24
     from p2p_chinchon.net.session import CodeWordError
     from p2p_chinchon.ui.app import run_with_ui_async
-    from test_ui_app import Output80x24
 
     apps, shown = [], []
     with create_pipe_input() as inp:

@@ -7,13 +7,24 @@ import re
 
 import pytest
 
+from harness.ui_fakes import (
+    DRAWN,
+    HAND,
+    RULES,
+    SPANISH,
+    discard_view,
+    draw_view,
+    ev,
+    lobby,
+    showdown_view,
+    waiting_view,
+)
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card, parse_cards
 from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.ui.screen import CONFIRM_QUIT, HELP, TableScreen
 from p2p_chinchon.ui.text import plain, width
-from test_ui_fakes import DRAWN, HAND, RULES, SPANISH, discard_view, draw_view, ev, lobby, showdown_view, waiting_view
 
 
 def make(view=None, lang="en", faces=Faces("french", True, True), hint=None):
@@ -424,7 +435,7 @@ def hand_over_view(**kw):
 
 
 def fakes_seats(totals, eliminated=()):
-    from test_ui_fakes import seats
+    from harness.ui_fakes import seats
 
     return seats(totals, eliminated)
 

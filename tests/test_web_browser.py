@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -32,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from harness import free_port
 
 # every test here drives a real Chromium (a process of its own): the full suite, not the fast lane
 pytestmark = pytest.mark.slow
@@ -651,18 +652,11 @@ def test_a_close_asks_first(browser: Any, tmp_path: Path) -> None:
         seat.stop()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.mark.slow
 def test_the_lobby_approval_and_agree(browser: Any, tmp_path: Path) -> None:
     """A host and a joiner, both in the browser: the host's page shows its fingerprint and asks
     to seat the joiner (with refuse-the-address); the joiner's page agrees; the game starts."""
-    port = _free_port()
+    port = free_port()
     host = start_seat(["host", "--name", "Ana", "--table-name", "webtest", "--lang", "en", "--seats", "2",
                        "--port", str(port), "--bind", "127.0.0.1", "--no-mdns", "--proof-rounds", "4"],
                       tmp_path, "host")

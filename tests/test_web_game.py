@@ -8,7 +8,6 @@ import http.client
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,8 @@ from typing import Any
 import pytest
 import trio
 from trio_websocket import open_websocket_url
+
+from harness import free_port
 
 GAME = ["--bots", "2", "--proof-rounds", "4", "--seed", "3", "--option", "limit=30", "--timeout", "30"]
 URL = re.compile(r"(http://127\.0\.0\.1:(\d+)/\?token=[\w-]+)")
@@ -231,12 +232,6 @@ async def test_reconnect_mid_hand_keeps_the_state_and_every_move(tmp_path):
     assert code == 0 and last["ended"]["exit_code"] == 0, seat.err
     audited = audit(tmp_path / "me.chn", tmp_path)
     assert audited.returncode == 0, audited.stdout + audited.stderr
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.slow

@@ -8,12 +8,12 @@ import json
 import pytest
 import trio
 
+from harness.ui_fakes import HAND, discard_view, draw_view, lobby, showdown_view, waiting_view
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import PRESETS, Card, parse_cards
 from p2p_chinchon.i18n import Translator
 from p2p_chinchon.web.model import PAGE_TEXTS, card_id, card_json
 from p2p_chinchon.web.server import MAX_FRAME, Hub
-from test_ui_fakes import HAND, discard_view, draw_view, lobby, showdown_view, waiting_view
 from web_fixtures import BUILDERS, STATES, build, make_front, text
 
 CARD_KEYS = {"id", "rank", "suit", "label", "alt", "joker", "wild"}

@@ -14,6 +14,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.ui_fakes import (
+    NAMES,
+    RULES,
+    SPANISH,
+    discard_view,
+    draw_view,
+    ev,
+    lobby,
+    seats,
+    showdown_view,
+    waiting_view,
+)
 from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card, parse_cards
 from p2p_chinchon.i18n import Translator
@@ -24,7 +36,6 @@ from p2p_chinchon.ui.bridge import UiBridge
 from p2p_chinchon.ui.lobby import seat_request
 from p2p_chinchon.ui.render import Faces
 from p2p_chinchon.web.frontend import WebFrontend
-from test_ui_fakes import NAMES, RULES, SPANISH, discard_view, draw_view, ev, lobby, seats, showdown_view, waiting_view
 
 STATES = Path(__file__).parent / "web_states"
 

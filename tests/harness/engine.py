@@ -172,21 +172,3 @@ def restock_scenario(last4: list) -> tuple:
         events += pass_turn(g, seat)
         seat = 1 - seat
     return g, events, seat
-
-
-def test_showdown_time_is_an_optional_rules_field():
-    """A table option that old transcripts lack; one wire encoding per rules."""
-    import pytest
-
-    from p2p_chinchon.engine import make_rules
-    from p2p_chinchon.engine.rules import Rules, RulesError
-
-    plain = make_rules("classic")
-    assert plain.showdown_time == 30 and "showdown_time" not in plain.to_wire()
-    assert Rules.from_wire(plain.to_wire()) == plain
-    slow = make_rules("classic", {"showdown_time": "90"})
-    assert slow.to_wire()["showdown_time"] == 90 and Rules.from_wire(slow.to_wire()) == slow
-    with pytest.raises(RulesError, match="left out"):
-        Rules.from_wire({**plain.to_wire(), "showdown_time": 30})
-    with pytest.raises(RulesError):
-        make_rules("classic", {"showdown_time": "601"})

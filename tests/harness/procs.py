@@ -1,0 +1,87 @@
+"""The process games' harness: bot seats as separate processes in network namespaces
+(``netns.NetnsLab``), each with its own log and transcript under ``tmp_path``, and what the
+tests read back from them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from netns import NetnsLab
+
+# after RULES (the last --option counts): for tests that kill, stop or cut off a seat once a card
+# was drawn, the first hand cannot end the game first (a quick first-hand close at a low limit
+# can put two of three seats out while the test still polls the transcript). No hand of the
+# 40-card deck scores over 67 (six unmatched court cards and a 7), so nobody goes over 70 in it,
+# and no chinchón wins it.
+FIRST_HAND_GOES_ON = ["--option", "limit=70", "--option", "chinchon_wins=false"]
+
+REPO = Path(__file__).resolve().parents[2]
+GAME = ["--option", "limit=20", "--proof-rounds", "4"]
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "p2p_chinchon", *args]
+
+
+def _env(tmp_path: Path) -> dict:
+    return dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+                PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="info")
+
+
+def _wait_for(path: Path, text: str, limit: float = 60.0) -> None:
+    end = time.monotonic() + limit
+    while text not in path.read_text(errors="replace"):
+        if time.monotonic() > end:
+            pytest.fail(f"{text!r} not in {path.name}:\n{path.read_text(errors='replace')}")
+        time.sleep(0.1)
+
+
+def _start(lab: NetnsLab, i: int, argv: list[str], log: Path, tmp_path: Path) -> subprocess.Popen:
+    with open(log, "ab") as f:
+        return lab.popen(i, argv, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                         env=_env(tmp_path), cwd=REPO)
+
+
+def _three_seats(lab: NetnsLab, tmp_path: Path, port: str) -> tuple[list[subprocess.Popen], list[Path]]:
+    """A bot host in namespace 0 and bot joiners J1, J2 in namespaces 1 and 2, ``rejoin_wait``
+    5 s, ``stall_limit`` 20 s; returns once a card was drawn."""
+    return _seats(lab, tmp_path, 3, port, ["--option", "stall_limit=20", *FIRST_HAND_GOES_ON])
+
+
+def _seats(lab: NetnsLab, tmp_path: Path, n: int, port: str, extra: list[str]) -> tuple[list, list[Path]]:
+    """A bot host in namespace 0 and bot joiners J1 .. J(n-1) in the next ones, ``rejoin_wait``
+    5 s and the ``extra`` host options; returns once a card was drawn."""
+    logs = [tmp_path / f"s{i}.log" for i in range(n)]
+    procs = [_start(lab, 0, _cli("host", "--bot", "--no-mdns", "--port", port, "--seats", str(n), *GAME,
+                                 "--option", "rejoin_wait=5", *extra, "--transcript", str(tmp_path / "s0.chn")),
+                    logs[0], tmp_path)]
+    _wait_for(logs[0], "open on port")
+    for i in range(1, n):
+        procs.append(_start(lab, i, _cli("join", "--bot", "--connect", f"{lab.addr(0)}:{port}", "--name", f"J{i}",
+                                         "--min-proof-rounds", "4", "--transcript", str(tmp_path / f"s{i}.chn")),
+                            logs[i], tmp_path))
+        time.sleep(0.3)
+    _wait_for(logs[0], " draws ", limit=300)
+    return procs, logs
+
+
+def _tails(logs: list[Path]) -> str:
+    return "\n".join(f"----- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in logs)
+
+
+def _played_on_without(tmp_path: Path, gone: str) -> None:
+    """s0 and s1 finished without ``gone``: identical transcripts, audit ok, "left"."""
+    from p2p_chinchon.audit import audit_file
+    from p2p_chinchon.transcript import load_transcript
+
+    assert (tmp_path / "s0.chn").read_bytes() == (tmp_path / "s1.chn").read_bytes()
+    seat = [p["name"] for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"]].index(gone)
+    report = audit_file(tmp_path / "s0.chn")
+    assert report.verdict == "ok" and report.winner != seat, report.summary()
+    assert [(m["seat"], m["reason"]) for m in report.marks if m["event"] == "left"] == [(seat, "absent")]
