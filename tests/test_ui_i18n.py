@@ -8,29 +8,67 @@ from pathlib import Path
 import pytest
 
 from p2p_chinchon.engine import PRESETS
-from p2p_chinchon.i18n import CATALOGUES, EN, LANGS, Plural, Translator, detect_lang, fields_of
+from p2p_chinchon.i18n import EN, LANGS, Plural, Translator, catalogue, detect_lang, fields_of
 from p2p_chinchon.ui.lobby import rules_in_words
 
-UI = Path(__file__).parents[1] / "p2p_chinchon" / "ui"
+ROOT = Path(__file__).parents[1]
+UI = ROOT / "p2p_chinchon" / "ui"
+
+
+def _forms(t: str | dict) -> list[str]:
+    return [t] if isinstance(t, str) else [*_forms(t["one"]), *_forms(t["many"])]
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_key_in_every_language_with_the_same_fields(lang):
-    cat = CATALOGUES[lang]
-    assert set(cat) == set(EN), (set(EN) - set(cat), set(cat) - set(EN))
-    for key, template in cat.items():
-        forms = [template]
-        while any(isinstance(f, Plural) for f in forms):  # every form of a plural is a message
-            forms = [g for f in forms for g in ((f.one, f.many) if isinstance(f, Plural) else (f,))]
+    """Every message of the English source is in the language's compiled catalogue (not a
+    fallback to English), every form non-empty, with the same ``{fields}``."""
+    tr = Translator(lang)
+    t = catalogue(lang)
+    for key, english in EN.items():
+        for ctx, msgid, _count in entries_of(key, english):
+            if lang != "en":
+                one = msgid if isinstance(msgid, str) else msgid[0]
+                found = (f"{ctx}\x04{one}" in t._catalog if isinstance(msgid, str)  # type: ignore[attr-defined]
+                         else (f"{ctx}\x04{one}", 0) in t._catalog)  # type: ignore[attr-defined]
+                assert found, (lang, ctx)
+        forms = _forms(tr.template(key))
         assert all(isinstance(f, str) and f.strip() for f in forms), key
-        assert fields_of(template) == fields_of(EN[key]), key
+        assert set().union(*(fields_of(f) for f in forms)) | _counts(english) == fields_of(english), key
+
+
+def _counts(m) -> set[str]:
+    return {m.count} | _counts(m.one) | _counts(m.many) if isinstance(m, Plural) else set()
+
+
+def entries_of(key, m):
+    if isinstance(m, str):
+        yield key, m, None
+    elif isinstance(m.one, str):
+        yield key, (m.one, m.many), m.count
+    else:
+        yield from entries_of(f"{key}|one", m.one)
+        yield from entries_of(f"{key}|many", m.many)
 
 
 def test_translations_are_translated():
     # a catalogue that merely copies English would pass the key check; most lines must differ
     for lang in ("es", "fr"):
-        same = [k for k in EN if CATALOGUES[lang][k] == EN[k]]
+        tr = Translator(lang)
+        same = [k for k in EN if tr.template(k) == Translator("en").template(k)]
         assert len(same) < len(EN) // 10, (lang, same)
+
+
+def test_the_catalogues_are_in_step_with_the_english_source():
+    """``tools/catalogues.py --check``: the template, each language's .po and its compiled .mo
+    are what the English source and the translations give, and no language lacks a message."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("catalogues", ROOT / "tools" / "catalogues.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert tool.main(["--check"]) == 0
 
 
 def test_every_key_used_in_the_code_exists():
@@ -131,12 +169,12 @@ def test_walk_every_screen_in_spanish_and_french(lang):
     """Every mode of the table screen, drawn at 80x24, says nothing in English."""
     import dataclasses
 
+    from harness.ui_fakes import SPANISH, discard_view, draw_view, lobby, showdown_view, waiting_view
     from p2p_chinchon import view as V
     from p2p_chinchon.engine import Card
     from p2p_chinchon.ui.lobby import TablePicker
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
-    from test_ui_fakes import SPANISH, discard_view, draw_view, lobby, showdown_view, waiting_view
 
     def english_in(text: str) -> set[str]:
         text = text.replace("p2p-chinchón", "").replace("kitchen", "")
