@@ -218,7 +218,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
     async def tick(node, stalled: float, *, buffered: bool = False, step=awaited, later: float = 0.0) -> list:
         t.ledger.buffer = {n + 1: {1: b"x"}} if buffered else {}
         now = trio.current_time() + later
-        node._step_since = now - stalled
+        node.clock.step_since = now - stalled
         node._mesh.sent.clear()
         await node._fill_gap(now, step)
         return sorted(node._mesh.sent)
@@ -292,11 +292,11 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     assert turn > 0 and shown > 0
     now = 1000.0
     for node in (mine, theirs):
-        node._step_since = now
+        node.clock.step_since = now
     theirs._heard = {step.seat: now}  # connected: not an absence
     assert mine._deadline(step, now).left == turn  # no hand scored yet: the clock as it was
     for node in (mine, theirs):
-        node._scored = (1, now - 5)  # a hand was scored 5 s ago: its showdown is on screen
+        node.clock.scored = (1, now - 5)  # a hand was scored 5 s ago: its showdown is on screen
     # the clock waits at its full value while the showdown is up (never more),
     # then runs from the moment the showdown goes
     assert mine._deadline(step, now).left == turn
@@ -304,7 +304,7 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     assert theirs._deadline(step, now).left == shown - 5 + turn + theirs.timeouts.protocol
     assert theirs._deadline(step, now).shown == turn
     for node in (mine, theirs):
-        node._scored = (1, now - shown - 10)  # long put away: the clock runs from the step
+        node.clock.scored = (1, now - shown - 10)  # long put away: the clock runs from the step
     assert mine._deadline(step, now).left == turn
 
 
@@ -321,11 +321,11 @@ def test_the_others_see_the_movers_own_clock_not_their_grace():
     theirs = Node(net.tables[(step.seat + 1) % 3])
     turn = net.tables[0].rules.turn_time
     now = 1000.0
-    theirs._step_since, theirs._heard = now - turn + 3, {step.seat: now}
+    theirs.clock.step_since, theirs._heard = now - turn + 3, {step.seat: now}
     w = theirs._deadline(step, now)
     assert w.shown == 3 and w.left == 3 + theirs.timeouts.protocol
     assert NodeStatus((), w).text().endswith("(0:03)")
-    theirs._step_since = now - turn - 10  # its clock ran out: the grace is what is left
+    theirs.clock.step_since = now - turn - 10  # its clock ran out: the grace is what is left
     w = theirs._deadline(step, now)
     assert w.shown is None and NodeStatus((), w).text().endswith(f"({clock(w.left)})")
 
@@ -366,7 +366,7 @@ def test_a_seat_back_inside_rejoin_wait_gets_a_fresh_protocol_limit(kind, back):
     seat = 1
     node = Node(me, timeouts=Timeouts(protocol=90.0, rejoin=120.0))
     now = 5000.0
-    node._step_since = now - back
+    node.clock.step_since = now - back
     node._heard = {seat: now}
     node._returned_at = {seat: now - 0.2}
     w = node._deadline(tbl.Step(kind, seat), now)
@@ -396,7 +396,7 @@ def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_i
         node._up = set(reach)
         node._heard = {s: now if s in reach else 0.0 for s in range(5) if s != me}
         node._away_since = {s: 1.0 for s in range(5) if s != me and s not in reach}
-        node._step_since = now - 5000
+        node.clock.step_since = now - 5000
         return node, node._deadline(t.expected(), now)
 
     awaited = net.tables[0].expected().seat

@@ -4,8 +4,11 @@ The node owns the I/O around the table: the full mesh to every other seat, the t
 (every accepted envelope is appended and fsynced *before* anything that depends on it is sent),
 per-action timeouts, and the decision maker (a bot, the UI, or the plain line mode) that turns a
 :class:`~p2p_chinchon.view.SeatView` into intents. This module holds the driver
-(:class:`Node`: its loops, its clocks, the rematch vote at game over) and :func:`run_seat`,
-which builds a seated table's mesh and runs the node on it. Around it, each in its own module:
+(:class:`Node`: its loops, the rematch vote at game over) and :func:`run_seat`, which builds a
+seated table's mesh and runs the node on it. Around it, each in its own module:
+
+- :mod:`.clocks`: the clocks as a sans-I/O machine (:class:`~.clocks.Clocks`: from ``now``, the
+  table and a snapshot of presence to the current :class:`~.status.Wait`), fed once a tick;
 
 - :mod:`.seating`: the lobby runners (:func:`~.seating.host_lobby`, :func:`~.seating.join_lobby`)
   that seat a table before the node runs;
@@ -55,6 +58,12 @@ import trio
 from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.i18n import NOBODY
 from p2p_chinchon.net import lobby as lob
+from p2p_chinchon.net.clocks import (
+    Clocks,
+    Seen,
+    Timeouts as Timeouts,  # (re-exported)
+    rule as _rule,
+)
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
 from p2p_chinchon.net.presence import (
@@ -223,28 +232,6 @@ class NodeResult:
     rematch: bool = False  # every seat agreed to play again (same seats and rules, a new game)
 
 
-@dataclass
-class Timeouts:
-    """Seconds a node waits for the expected speaker before blaming it.
-
-    ``protocol``: an automatic step (keys, shuffles, shares) of a connected seat, and the grace
-    after a connected seat's turn clock ran out (its own node then plays for it). ``decision``:
-    overrides that whole wait for a decision (tests); None = the table's ``turn_time`` plus
-    ``protocol``, and no limit when ``turn_time`` is 0 while the seat stays connected.
-    ``rejoin``: overrides the table's ``rejoin_wait`` for an absent seat. ``agree``: a
-    connected seat accepting the rules (a no-show frees the table soon).
-    """
-
-    protocol: float = 90.0
-    decision: float | None = None
-    rejoin: float | None = None
-    agree: float = 120.0
-
-
-def _rule(rules: Any, name: str, default: int) -> float:
-    return float(getattr(rules, name, default)) if rules is not None else float(default)
-
-
 class Node:
     """Drives one :class:`Table` over a :class:`Mesh`; tells ``events`` what happens."""
 
@@ -262,6 +249,7 @@ class Node:
         self.on_output = on_output
         self.transcript_path = transcript_path
         self.timeouts = timeouts or Timeouts()
+        self.clock = Clocks(table, self.timeouts)  # the turn clock, the limits, stall_limit
         self._writer: TranscriptWriter | None = None
         self._on_disk = 0  # envelopes already in the transcript file (a rejoin reopens it)
         self._lock = trio.Lock()
@@ -288,10 +276,6 @@ class Node:
         self.rematch = False
         self._away_since: dict[int, float] = {}
         self._back_at: dict[int, float] = {}
-        self._step_key: Any = None
-        self._step_since = 0.0
-        self._scored: tuple[int, float | None] = (0, None)  # (hands scored, when this node saw the last one scored)
-        self._seen_at: float | None = None  # when this seat's person put that showdown away
         self._status_text = ""
         # when we last asked every peer to fill a gap: (chain length, envelopes buffered), time
         self._gap_asked: Any = None
@@ -314,7 +298,6 @@ class Node:
         self._listen_asked: set[int] = set()  # seats asked for what follows our head meanwhile
         self._listen_asked_at = 0.0
         self._grew_at = 0.0  # when our chain last grew
-        self._stall_since: float | None = None  # since when the table waits for a return only
         # envelopes of our chain that are on disk: only those ever leave this node (a frame the
         # disk refused must not reach a peer through a resync answer)
         self._stored = 0
@@ -660,8 +643,7 @@ class Node:
     def showdown_seen(self) -> None:
         """This seat's person put the last showdown away (:class:`~p2p_chinchon.view.ShowdownSeen`):
         a turn of ours that began while it was up has its clock start now."""
-        if self._scored[1] is not None and self._seen_at is None:
-            self._seen_at = trio.current_time()
+        self.clock.showdown_seen(trio.current_time())
 
     async def _progress_or(self, seconds: float) -> None:
         with trio.move_on_after(seconds):
@@ -855,100 +837,16 @@ class Node:
 
     # -------------------------------------------------------------- clocks
 
-    def _deadline(self, step: tbl.Step, now: float) -> Wait:
-        """The current wait: for whom, for what, and how long is left (see the module doc).
-        One clock per seat: an absent seat's is its ``rejoin_wait`` from when it went away;
-        a connected seat's protocol limit counts from the later of the step's start and its
-        return, so a seat back inside ``rejoin_wait`` gets the whole limit again; once an
-        absent seat's ``rejoin_wait`` ran out, only the table's ``stall_limit`` runs."""
-        t, to = self.table, self.timeouts
-        name = t.players[step.seat].name if step.seat < len(t.players) else f"seat {step.seat}"
-        turn = _rule(t.rules, "turn_time", 60)
-        rejoin = self._rejoin()
-        decision = step.kind in DECISIONS
-        if step.kind == "agree" and turn > 0:
-            turn = max(turn, rejoin)  # reading the rules of a new table takes longer than a move
-        removal = self._removal_wait(step, now, rejoin)
-        if removal is not None:
-            return removal
-        # a decision's clock starts when the turn reaches the player: when the step begins, or
-        # when the showdown a person's screen holds is put away (its showdown_time, or our own
-        # person's key: showdown_seen); it then starts at its full value, every turn, and shows
-        # that value, not more, while the showdown is still up
-        since = self._step_since
-        if decision and self._scored[1] is not None:
-            hold_end = self._scored[1] + _rule(t.rules, "showdown_time", 30)
-            if step.seat == t.me and self._seen_at is not None:
-                hold_end = min(hold_end, self._seen_at)
-            since = max(since, hold_end)
-        if step.seat == t.me:
-            left = min(turn, since + turn - now) if decision and turn > 0 else None
-            return Wait(step.seat, name, step.kind, left, mine=True)
-        away = self._away_since.get(step.seat)
-        if away is not None or step.seat not in self._heard:
-            start = away if away is not None else self._step_since
-            if start + rejoin > now or t.engine is None:  # (before the game: rejoin_wait is the limit)
-                return Wait(step.seat, name, step.kind, start + rejoin - now, absent=True,
-                            connecting=step.seat not in self._heard)
-            if t.can_remove(step.seat):
-                # the seats out of reach are a majority: they may be the ones that go on
-                others = self._others()
-                out = sum(1 for s in others if s in self._away_since)
-                note = "minority" if 2 * out > len(others) + 1 else "votes"
-                return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True, note=note,
-                            have=len(t.votes_for(step.seat)), need=t.votes_needed())
-            return Wait(step.seat, name, step.kind, self._stall_left(now), absent=True,
-                        note="end" if step.kind == "game_end" else "blocked")
-        since = max(since, self._returned_at.get(step.seat, since))  # a fresh limit from its return
-        limit: float | None
-        if step.kind == "agree":
-            limit = to.agree
-        elif decision:
-            limit = to.decision if to.decision is not None else (turn + to.protocol if turn > 0 else None)
-        else:
-            limit = to.protocol
-        # the seat's own clock plays for it after ``turn``; our limit adds the protocol's grace
-        own = min(turn, since + turn - now) if decision and turn > 0 and to.decision is None else None
-        return Wait(step.seat, name, step.kind, None if limit is None else since + limit - now,
-                    shown=own if own is not None and own > 0 else None)
-
-    def _rejoin(self) -> float:
-        to = self.timeouts
-        return to.rejoin if to.rejoin is not None else _rule(self.table.rules, "rejoin_wait", 120)
-
-    def _stall_left(self, now: float) -> float:
-        """Seconds left of the table's ``stall_limit``, counted from when the table began to
-        wait for a return only (set here on first need; :meth:`_tick` clears it)."""
-        if self._stall_since is None:
-            self._stall_since = now
-        return self._stall_since + _rule(self.table.rules, "stall_limit", 900) - now
-
-    def _removal_wait(self, step: tbl.Step, now: float, rejoin: float) -> Wait | None:
-        """The wait while a seat gone for good is being removed (docs/protocol.md "Removal"),
-        or None. This seat co-signs when its own clock for the seat ran out (``mine``: the
-        limit is that clock); while it still hears the seat, and while a connected seat's
-        signature or the start of the removal is awaited, only the ``stall_limit`` runs
-        (nobody is blamed for not agreeing that a seat is gone)."""
+    def _seen(self, now: float) -> Seen:
+        """What the clocks need of presence now (:class:`.clocks.Seen`)."""
         t = self.table
-        if step.kind == "remove":
-            x = t.removing_seat
-            gone = t.players[x].name if x is not None else "?"
-            if step.seat == t.me:
-                away = self._away_since.get(x) if x is not None else None
-                if away is None and x in self._heard:
-                    return Wait(step.seat, t.players[step.seat].name, "remove", self._stall_left(now),
-                                mine=True, removing=gone, note="hears")
-                start = away if away is not None else self._step_since
-                return Wait(step.seat, t.players[step.seat].name, "remove", start + rejoin - now, mine=True,
-                            removing=gone)
-            if self._present(step.seat, now):
-                return Wait(step.seat, t.players[step.seat].name, "remove", self._stall_left(now), removing=gone)
-            return None  # the signer is away too: waited for as any absent seat
-        first = t.removal_step()
-        if first is None or first.seat == t.me:
-            return None
-        return Wait(first.seat, t.players[first.seat].name, "remove", self._stall_left(now),
-                    removing=t.players[step.seat].name)
+        return Seen(heard=self._heard, away_since=self._away_since, returned_at=self._returned_at,
+                    present=frozenset(s for s in range(len(t.players)) if s != t.me and self._present(s, now)),
+                    others=self._others())
+
+    def _deadline(self, step: tbl.Step, now: float) -> Wait:
+        """The current wait for ``step`` (:meth:`.clocks.Clocks.deadline`)."""
+        return self.clock.deadline(step, now, self._seen(now))
 
     async def _clock_loop(self) -> None:
         """Once a second (and on every accepted envelope): recompute the wait, publish the
@@ -1000,7 +898,7 @@ class Node:
         self.table.catching_up = False
         # every clock of the current step starts now, ours too (this very tick reads it): no
         # limit, and no turn of ours, counts the time this node was away
-        self._step_key, self._step_since = None, now
+        self.clock.restart(now)
         log.info("seat %s: caught up, playing on", self.table.me)
         await self._call(self.table.poll)
         await self._decide()
@@ -1016,13 +914,7 @@ class Node:
                 and not any(self._present(s, now) for s in others)):
             self._listen(now, "cutoff")  # we reach nobody: maybe we are the one away
         step = self.table.expected()
-        key = (len(self.table.frames), step)
-        if key != self._step_key:
-            self._step_key, self._step_since = key, now
-            self._stall_since = None
-        if len(self.table.score_history) != self._scored[0]:
-            self._scored = (len(self.table.score_history), now)
-            self._seen_at = None
+        self.clock.tick(now, step)
         if self._listening is not None:
             await self._listen_tick(now)
         if self._listening is not None:
@@ -1031,7 +923,7 @@ class Node:
             wait = self._deadline(step, now) if step is not None else None
             await self._fill_gap(now, step)
         if wait is None or not (wait.note or (wait.removing and not wait.mine)):
-            self._stall_since = None
+            self.clock.not_stalled()
         seats = tuple(
             Presence(s, self.table.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
@@ -1043,10 +935,10 @@ class Node:
         # a protocol step that moves along is not news; a decision, an absent seat, or a step
         # stalled for SHOWN_AFTER seconds is (named within 5 s of going silent)
         shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent or wait.removing or wait.note
-                                              or now - self._step_since >= SHOWN_AFTER) else None
+                                              or now - self.clock.step_since >= SHOWN_AFTER) else None
         self._publish(NodeStatus(seats, shown))
         if self._listening is None and self.table.engine is not None:
-            rejoin = self._rejoin()
+            rejoin = self.clock.rejoin()
             for s, since in list(self._away_since.items()):
                 if now - since >= rejoin:
                     self.table.mark_gone(s)  # not counted on to start a removal; we co-sign its own
@@ -1104,7 +996,7 @@ class Node:
         if self._listen_note == "listening" and not any(self._present(s, now) for s in self._others()):
             note = "nobody" if now - since >= min(NOBODY_SHOWN, NOBODY_ANSWERS) else "listening"
             return Wait(seat, me, note, since + NOBODY_ANSWERS - now, note=note)
-        return Wait(seat, me, self._listen_note, self._stall_left(now), note=self._listen_note)
+        return Wait(seat, me, self._listen_note, self.clock.stall_left(now), note=self._listen_note)
 
     def _halt_reason(self, wait: Wait) -> str:
         """Why this node stops waiting (one line; the table signs nothing, the record resumes)."""
@@ -1142,7 +1034,7 @@ class Node:
         if ours and not buffered:
             return
         away = not ours and step is not None and step.seat not in self._up
-        if not away and now - self._step_since < SHOWN_AFTER:
+        if not away and now - self.clock.step_since < SHOWN_AFTER:
             return
         if self._gap_asked == (n, buffered) and now - self._gap_at < SHOWN_AFTER:
             return
