@@ -70,6 +70,21 @@ async def test_flood_from_many_addresses_does_not_stop_a_redial() -> None:
     await blip_and_redial([f"127.0.0.{20 + i}" for i in range(20)], 4)
 
 
+async def test_a_flood_from_the_seats_own_address_is_passed_the_other_way() -> None:
+    """Another laptop behind the same home router (seat 0's own address) holds every slot of
+    seat 1's port for that address: seat 0's redials are refused there, so seat 1 dials seat 0
+    the other way (its port is not flooded) and the pair is linked again while the flood stays."""
+    table = await make_table(2)
+    async with run_meshes(table, config=PATIENT) as m:
+        await next_event(m[0], lambda e: e == PeerUp(1))
+        await next_event(m[1], lambda e: e == PeerUp(0))
+        async with flood(table.ports[1], [HOST], 2 * PATIENT.max_pending_per_address):
+            m[0].drop(1, "blip")
+            await next_event(m[0], lambda e: e == PeerUp(1), GUARD)
+            await next_event(m[1], lambda e: e == PeerUp(0), GUARD)
+            assert m[0].is_up(1) and m[1].is_up(0) and not m[1]._links[0].own
+
+
 async def test_a_seat_dialling_from_another_address_is_known_after_its_first_link() -> None:
     """Seat 1's seating says seat 0 is at 127.0.0.77, but seat 0 dials from 127.0.0.1 (NAT,
     another interface): the address of its authenticated link gets the reserved slots."""

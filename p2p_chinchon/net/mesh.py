@@ -451,7 +451,8 @@ class Mesh:
     no flood from other addresses, one or many, can refuse a seat's redial. It does not help
     when the flood comes from the seat's own address (same host, same NAT): that flood only
     holds a slot for ``client_hello_timeout`` per connection, and the seat's redials, with
-    backoff, compete with it for the address's slots.
+    backoff, compete with it for the address's slots; meanwhile this seat dials it the other
+    way (its own port is not flooded), which links the pair unless that seat cannot be dialled.
     """
 
     def __init__(
