@@ -612,17 +612,16 @@ def test_engine_and_deck_errors_in_any_handler_become_violations(monkeypatch, wh
     ``receive`` and the envelope does not enter the chain."""
     net = Net(3, seed=4)
     victim = 0
-    part = type(getattr(net.tables[victim], tbl.HANDLERS[where]))  # the part that checks the kind
-    orig = getattr(part, f"on_{where}")
+    orig = net.tables[victim].checks[where]  # on_<where> of the part that checks the kind
     calls = {"n": 0}
 
-    def boom(self, env):
-        if self.lobby.me == victim and env.seat != victim:
+    def boom(env):
+        if env.seat != victim:
             calls["n"] += 1
             raise tbl.engine.GameError("J♦ is already at slot 21")
-        return orig(self, env)
+        return orig(env)
 
-    monkeypatch.setattr(part, f"on_{where}", boom)
+    monkeypatch.setitem(net.tables[victim].checks, where, boom)
     net.run()
     t = net.tables[victim]
     assert calls["n"] == 1

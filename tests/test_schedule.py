@@ -30,18 +30,21 @@ def test_every_wire_kind_has_one_registry_row() -> None:
 
 
 def test_every_part_checks_and_makes_what_its_rows_say() -> None:
-    """``on_<kind>`` on the part the row names; ``auto_<kind>`` exactly for the kinds the node
-    signs by itself (a table that agrees in advance signs ``agree`` through the lobby's
-    ``auto_agree_body``)."""
+    """The table's checks are ``on_<kind>`` of the part each row names (the offer's and the
+    terminal kinds' by name); its makers are ``auto_<kind>`` of that part, for exactly the
+    kinds the node signs by itself (a table that agrees in advance signs ``agree`` through
+    the lobby's ``auto_agree_body``)."""
     t = Table.observer()
-    for kind, row in schedule.KINDS.items():
-        if row.part is None:
-            assert kind == "away" or callable(t.handler(kind)), kind  # away: a removal vote, unchained
-            continue
-        part = type(getattr(t, row.part))
-        assert callable(getattr(part, f"on_{kind}", None)), kind
-        has_auto = callable(getattr(part, f"auto_{kind}", None))
-        assert has_auto == (row.step and not row.decided), kind
+    named = {"offer": "handle_offer", "fault": "handle_terminal", "leave": "handle_terminal"}
+    assert set(t.checks) == set(schedule.KINDS) - {"away"}  # away: a removal vote, unchained
+    for kind, check in t.checks.items():
+        row = schedule.KINDS[kind]
+        assert check.__name__ == named.get(kind, f"on_{kind}"), kind
+        if row.part is not None:
+            assert check.__self__ is getattr(t, row.part), kind
+    assert set(t.makers) == {k for k, row in schedule.KINDS.items() if row.step and not row.decided}
+    for kind, make in t.makers.items():
+        assert make.__name__ == f"auto_{kind}" and make.__self__ is getattr(t, schedule.KINDS[kind].part), kind
 
 
 def test_a_phase_change_outside_the_table_is_refused() -> None:

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2p_chinchon import deck, engine, view as v, wire
 from p2p_chinchon.engine import Card, Game, Rules
-from p2p_chinchon.schedule import HANDLERS, SHARE_KINDS, TERMINAL_KINDS
+from p2p_chinchon.schedule import HANDLERS, SHARE_KINDS
 
 from .chain import Chain, Judgement
 from .common import (
@@ -129,6 +129,29 @@ class Table:
         self.ledger.router = self
         self.ledger.faults = self.faults
         self.ledger.removal = self.removal
+        lobby, hand, turns = self.lobby, self.hand, self.turns
+        # kind -> its check, on the part schedule.KINDS names (a test keeps the two in step);
+        # a test may replace one on one table
+        self.checks: dict[str, Callable[[wire.Envelope], Commit | None]] = {
+            "offer": lobby.handle_offer, "seating": lobby.on_seating, "agree": lobby.on_agree,
+            "toss": lobby.on_toss,
+            "key_commit": hand.on_key_commit, "key_share": hand.on_key_share, "shuffle": hand.on_shuffle,
+            "deal_shares": hand.on_deal_shares, "secret": hand.on_secret, "hand_digest": hand.on_hand_digest,
+            "draw": turns.on_draw, "draw_share": turns.on_draw_share, "discard": turns.on_discard,
+            "close": turns.on_close, "show": turns.on_show, "reenter": turns.on_reenter,
+            "game_end": turns.on_game_end,
+            "remove": self.removal.on_remove,
+            "fault": self.faults.handle_terminal, "leave": self.faults.handle_terminal,
+        }
+        # kind -> the body of this seat's automatic message of it (the agree and the first
+        # remove of a seat are made elsewhere: Lobby.auto_agree_body, Removal.removal_start_body)
+        self.makers: dict[str, Callable[[], dict[str, Any] | None]] = {
+            "toss": lobby.auto_toss,
+            "key_commit": hand.auto_key_commit, "key_share": hand.auto_key_share, "shuffle": hand.auto_shuffle,
+            "deal_shares": hand.auto_deal_shares, "secret": hand.auto_secret, "hand_digest": hand.auto_hand_digest,
+            "draw_share": turns.auto_draw_share, "show": turns.auto_show, "game_end": turns.auto_game_end,
+            "remove": self.removal.auto_remove,
+        }
 
     @classmethod
     def create(
@@ -191,17 +214,12 @@ class Table:
     # ------------------------------------------------------------------ the parts, wired
 
     def handler(self, kind: str) -> Callable[[wire.Envelope], Commit | None]:
-        """The check of an envelope of ``kind``: ``on_<kind>`` of the part that owns the kind
-        (:data:`HANDLERS`); the offer's, a ``fault``'s and a ``leave``'s by name. Looked up at
-        each call, so a test may replace one on its part's class."""
-        if kind == "offer":
-            return self.lobby.handle_offer
-        if kind in TERMINAL_KINDS:
-            return self.faults.handle_terminal
-        part = HANDLERS.get(kind)
-        if part is None:
+        """The check of an envelope of ``kind`` (:attr:`checks`). Raises
+        :class:`ProtocolViolation` for a kind the table has no check of (``away``: never
+        chained)."""
+        fn = self.checks.get(kind)
+        if fn is None:
             raise ProtocolViolation(self.ledger.current_seat, "unexpected", f"no message of kind {kind}")
-        fn: Callable[[wire.Envelope], Commit | None] = getattr(getattr(self, part), f"on_{kind}")
         return fn
 
     @property
@@ -404,10 +422,8 @@ class Table:
             return None  # a share waits for every peer's shuffle proof (job_done resumes)
         if step.kind == "agree":
             return self.lobby.auto_agree_body()
-        part = HANDLERS.get(step.kind)
-        make = getattr(getattr(self, part), f"auto_{step.kind}", None) if part is not None else None
-        body: dict[str, Any] | None = make() if make is not None else None
-        return body
+        make = self.makers.get(step.kind)
+        return make() if make is not None else None
 
     # ------------------------------------------------------------------ a restarted seat
 
