@@ -117,7 +117,9 @@ def test_a_seat_cut_off_until_the_others_are_far_ahead_learns_its_removal_and_ac
 
     _need_iptables()
     with NetnsLab(3) as lab:
-        procs, logs = _seats(lab, tmp_path, 3, "47440", ["--option", "limit=1500", "--option", "stall_limit=120"])
+        # a long game that no chinchón ends (one did, once, before the others were far ahead)
+        procs, logs = _seats(lab, tmp_path, 3, "47440", ["--option", "limit=1500", "--option", "chinchon_wins=false",
+                                                        "--option", "stall_limit=120"])
         _cut(lab, [0, 0, 1])
         end = time.monotonic() + 400
         # more than a link's send queue ahead too: the host closes its stuck link to J2, and
@@ -153,7 +155,8 @@ def test_a_removed_seats_late_fault_is_dropped_as_evidence_and_the_others_finish
 
     require_netns()
     with NetnsLab(3) as lab:
-        procs, logs = _seats(lab, tmp_path, 3, "47450", ["--option", "stall_limit=120", "--option", "limit=70",
+        # long enough to go on after the removal and the late fault; no chinchón ends it first
+        procs, logs = _seats(lab, tmp_path, 3, "47450", ["--option", "stall_limit=120", "--option", "limit=150",
                                                        "--option", "chinchon_wins=false"])
         procs[2].send_signal(signal.SIGKILL)
         procs[2].wait()
