@@ -17,7 +17,7 @@ import functools
 import gettext
 import os
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -556,6 +556,21 @@ EN: dict[str, Message] = {
 }
 
 LOCALE_DIR = Path(__file__).parent / "locale"
+Entry = tuple[str, str | tuple[str, str], str | None]
+
+
+def gettext_entries(key: str, message: Message) -> Iterator[Entry]:
+    """The gettext entries of one English message: ``(msgctxt, msgid, count)``, ``msgid`` a
+    text or ``(singular, plural)`` and ``count`` the field whose number chooses the form. The
+    context is the key; a message that follows two numbers is two entries, the first number's
+    form in the context (``key|one``, ``key|many``), as :class:`Translator` looks them up."""
+    if isinstance(message, str):
+        yield key, message, None
+    elif isinstance(message.one, str) and isinstance(message.many, str):
+        yield key, (message.one, message.many), message.count
+    else:
+        yield from gettext_entries(f"{key}|one", message.one)
+        yield from gettext_entries(f"{key}|many", message.many)
 
 
 @functools.cache

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from p2p_chinchon import view as v
 
 __all__ = [
-    "ANYWHERE", "DECIDED_KINDS", "HANDLERS", "KINDS", "PHASE_EDGES", "PHASE_STEPS", "PROGRESS_KEYS",
+    "ANYWHERE", "HANDLERS", "KINDS", "PHASE_EDGES", "PHASE_STEPS", "PROGRESS_KEYS",
     "SHARE_KINDS", "STEP_KINDS", "TERMINAL_KINDS", "Kind", "ScheduleError", "check_order", "check_phase",
 ]
 
@@ -83,7 +83,6 @@ KINDS: dict[str, Kind] = {
 # kind -> the part whose on_<kind> checks it and auto_<kind> makes ours
 HANDLERS: dict[str, str] = {k: d.part for k, d in KINDS.items() if d.part is not None}
 STEP_KINDS = frozenset(k for k, d in KINDS.items() if d.step)
-DECIDED_KINDS = frozenset(k for k, d in KINDS.items() if d.decided)
 SHARE_KINDS = tuple(k for k, d in KINDS.items() if d.shares)
 TERMINAL_KINDS = tuple(k for k, d in KINDS.items() if d.terminal)
 PROGRESS_KEYS: dict[str, str] = {k: d.progress for k, d in KINDS.items() if d.progress is not None}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from p2p_chinchon.engine import PRESETS
-from p2p_chinchon.i18n import EN, LANGS, Plural, Translator, catalogue, detect_lang, fields_of
+from p2p_chinchon.i18n import EN, LANGS, Plural, Translator, catalogue, detect_lang, fields_of, gettext_entries
 from p2p_chinchon.ui.lobby import rules_in_words
 
 ROOT = Path(__file__).parents[1]
@@ -26,7 +26,7 @@ def test_every_key_in_every_language_with_the_same_fields(lang):
     tr = Translator(lang)
     t = catalogue(lang)
     for key, english in EN.items():
-        for ctx, msgid, _count in entries_of(key, english):
+        for ctx, msgid, _count in gettext_entries(key, english):
             if lang != "en":
                 one = msgid if isinstance(msgid, str) else msgid[0]
                 found = (f"{ctx}\x04{one}" in t._catalog if isinstance(msgid, str)  # type: ignore[attr-defined]
@@ -39,16 +39,6 @@ def test_every_key_in_every_language_with_the_same_fields(lang):
 
 def _counts(m) -> set[str]:
     return {m.count} | _counts(m.one) | _counts(m.many) if isinstance(m, Plural) else set()
-
-
-def entries_of(key, m):
-    if isinstance(m, str):
-        yield key, m, None
-    elif isinstance(m.one, str):
-        yield key, (m.one, m.many), m.count
-    else:
-        yield from entries_of(f"{key}|one", m.one)
-        yield from entries_of(f"{key}|many", m.many)
 
 
 def test_translations_are_translated():

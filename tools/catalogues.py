@@ -38,23 +38,12 @@ from p2p_chinchon import i18n  # noqa: E402
 LOCALE = ROOT / "p2p_chinchon" / "locale"
 POT = LOCALE / f"{i18n.DOMAIN}.pot"
 DATE = datetime(2026, 1, 1, tzinfo=UTC)  # fixed: the files change only when messages do
-Entry = tuple[str, str | tuple[str, str], str | None]
 
 
-def entries() -> Iterator[Entry]:
-    """``(context, msgid, count)`` for every English message, in the source's order: ``msgid``
-    a text or ``(singular, plural)``; ``count`` the field whose number chooses the form."""
-    def walk(ctx: str, m: i18n.Message) -> Iterator[Entry]:
-        if isinstance(m, str):
-            yield ctx, m, None
-        elif isinstance(m.one, str) and isinstance(m.many, str):
-            yield ctx, (m.one, m.many), m.count
-        else:
-            yield from walk(f"{ctx}|one", m.one)
-            yield from walk(f"{ctx}|many", m.many)
-
+def entries() -> Iterator[i18n.Entry]:
+    """:func:`p2p_chinchon.i18n.gettext_entries` of every English message, in the source's order."""
     for key, message in i18n.EN.items():
-        yield from walk(key, message)
+        yield from i18n.gettext_entries(key, message)
 
 
 def _catalog(locale: str | None) -> Catalog:
@@ -70,9 +59,9 @@ def template() -> Catalog:
     return cat
 
 
-def _text(cat: Catalog, keep_obsolete: bool = False) -> bytes:
+def _text(cat: Catalog) -> bytes:
     buf = io.BytesIO()
-    write_po(buf, cat, width=100, sort_output=False, ignore_obsolete=not keep_obsolete, include_previous=False)
+    write_po(buf, cat, width=100, sort_output=False, ignore_obsolete=True, include_previous=False)
     return buf.getvalue()
 
 
@@ -86,18 +75,19 @@ def po_path(lang: str) -> Path:
     return LOCALE / lang / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
 
 
-def updated(lang: str) -> Catalog:
-    """The language's catalogue, updated from the template: new messages untranslated,
+def updated(lang: str, pot: Catalog) -> Catalog:
+    """The language's catalogue, updated from the template ``pot``: new messages untranslated,
     removed ones dropped, changed English marked fuzzy (not used until a translator checks it)."""
     with open(po_path(lang), "rb") as f:
         cat = read_po(f, locale=lang, domain=i18n.DOMAIN)
-    cat.update(template(), no_fuzzy_matching=True, update_header_comment=False)
+    cat.update(pot, no_fuzzy_matching=True, update_header_comment=False)
     cat.revision_date = DATE
     return cat
 
 
-def missing(lang: str, cat: Catalog) -> list[str]:
-    """The contexts of messages ``lang`` lacks: untranslated, fuzzy, or a form left empty."""
+def missing(cat: Catalog) -> list[str]:
+    """The contexts of messages the language of ``cat`` lacks: untranslated, fuzzy, or a form
+    left empty."""
     out = []
     for m in cat:
         if not m.id:
@@ -108,30 +98,23 @@ def missing(lang: str, cat: Catalog) -> list[str]:
     return out
 
 
-def files() -> dict[Path, bytes]:
-    out = {POT: _text(template())}
-    for lang in i18n.LANGS:
-        if lang == i18n.SOURCE_LANG:
-            continue
-        cat = updated(lang)
-        out[po_path(lang)] = _text(cat)
-        out[po_path(lang).with_suffix(".mo")] = _mo(cat)
-    return out
-
-
 def main(argv: list[str]) -> int:
+    pot = template()
+    cats = {lang: updated(lang, pot) for lang in i18n.LANGS if lang != i18n.SOURCE_LANG}
+    files = {POT: _text(pot)}
+    for lang, cat in cats.items():
+        files[po_path(lang)] = _text(cat)
+        files[po_path(lang).with_suffix(".mo")] = _mo(cat)
     problems = []
-    for path, data in files().items():
+    for path, data in files.items():
         if "--check" in argv:
             if not path.exists() or path.read_bytes() != data:
                 problems.append(f"stale {path.relative_to(ROOT)}: run python tools/catalogues.py")
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-    for lang in i18n.LANGS:
-        if lang != i18n.SOURCE_LANG:
-            gaps = missing(lang, updated(lang))
-            problems += [f"{lang}: no translation of {ctx}" for ctx in gaps]
+    for lang, cat in cats.items():
+        problems += [f"{lang}: no translation of {ctx}" for ctx in missing(cat)]
     for line in problems:
         print(line)
     return 1 if problems else 0

@@ -31,8 +31,9 @@ state, composed here: the :class:`~.state.Flow` (the schedule: who speaks next),
 sub-protocol), ``turns`` (moves through the rules engine), ``removal`` (playing on without a
 seat that is gone), ``faults`` (stopping, judging a peer's fault) and ``viewer`` (the view).
 A message kind ``k`` is checked by ``on_k`` of the part that owns it (check, then apply: it
-returns the commit closure; :data:`HANDLERS`) and, when it is an automatic message of ours,
-made by ``auto_k`` of the same part.
+returns the commit closure; :attr:`Table.checks`) and, when it is an automatic message of ours,
+made by ``auto_k`` of the same part (:attr:`Table.makers`); :mod:`p2p_chinchon.schedule`
+names the part of every kind.
 """
 
 from __future__ import annotations

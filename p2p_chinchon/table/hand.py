@@ -338,7 +338,7 @@ class Hand(Part):
             raise ProtocolViolation(env.seat, "share", f"{len(shares)} deal shares, expected {len(slots)}", env.seq)
         ds = self.verify_shares(env, list(zip(slots, shares, strict=True)))
         faces = {}
-        if len(self.flow.queue) == 1:  # the last deal shares: the upcard and our cards open now
+        if self.flow.block_ends():  # the last deal shares: the upcard and our cards open now
             extra = {env.seat: dict(ds)}
             up = self.flow.game().upcard_slot()
             faces[up] = self.open_public(up, (env.seat, dict(ds)[up]))

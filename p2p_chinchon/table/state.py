@@ -104,8 +104,9 @@ class Flow:
         if not self.queue or self.queue[0].kind != kind:
             head = self.queue[0].kind if self.queue else "nothing"
             raise schedule.ScheduleError(f"a {kind} step was taken while {head} was expected")
+        last = self.block_ends()
         self.queue.popleft()
-        return not self.queue or self.queue[0].kind != kind
+        return last
 
     def block_ends(self) -> bool:
         """The expected (queued) step is the last of its block: no step of its kind follows."""
