@@ -288,20 +288,20 @@ def self_play(
     weak = {"min_proof_rounds": min(k, tbl.MIN_PROOF_ROUNDS)} if hasattr(tbl, "MIN_PROOF_ROUNDS") else {}
     host = tbl.Table.create(ids[0], rngs[0], name="bench table", rules=rules, max_seats=max_seats or seats,
                             addr="127.0.0.1:1", proof_rounds=k, auto_agree=True, defer_proofs=True)
-    host.set_host_name(BOT_NAMES[0])
+    host.lobby.set_host_name(BOT_NAMES[0])
     tables = [host]
     for i in range(1, seats):
-        t = tbl.Table.joining(ids[i], rngs[i], host.frames[0], auto_agree=True, defer_proofs=True,
+        t = tbl.Table.joining(ids[i], rngs[i], host.ledger.frames[0], auto_agree=True, defer_proofs=True,
                               **weak)
-        host.seat_host(BOT_NAMES[i], ids[i].public_bytes, f"127.0.0.1:{1000 + i}")
+        host.lobby.seat_host(BOT_NAMES[i], ids[i].public_bytes, f"127.0.0.1:{1000 + i}")
         tables.append(t)
     call(0, host.start)
-    seating = host.frames[1]
+    seating = host.ledger.frames[1]
     for i in range(1, seats):
         call(i, tables[i].receive, seating, 0)
 
     while todo:
-        if len(host.frames) > max_envelopes:
+        if len(host.ledger.frames) > max_envelopes:
             raise RuntimeError("self-play did not end")
         seat, what, arg = todo.popleft()
         t = tables[seat]
@@ -324,8 +324,8 @@ def self_play(
             if intent is not None:
                 call(seat, t.intent, intent)
     return SelfPlay(
-        frames=list(host.frames), tables=tables, cpu_s=cpu, calls=calls,
-        hands=len(host.score_history), winner=host.winner, fault=host.fault, job_cpu_s=job_cpu,
+        frames=list(host.ledger.frames), tables=tables, cpu_s=cpu, calls=calls,
+        hands=len(host.turns.score_history), winner=host.flow.winner, fault=host.flow.fault, job_cpu_s=job_cpu,
     )
 
 

@@ -162,14 +162,14 @@ class AuditReport:
 
 def _fill(report: AuditReport, t: tbl.Table, marks: list[Mark] | None = None) -> None:
     report.marks = list(marks or [])
-    report.players = [{"name": p.name, "fingerprint": p.fingerprint} for p in t.players]
-    report.scores = [list(r) for r in t.score_history]
-    report.hands = len(t.score_history)
-    report.totals = list(t.engine.totals) if t.engine else []
-    report.envelopes = len(t.chain)
-    report.head = t.head.hex()
-    report.proof_system = t.rules.shuffle_proof if t.chain and t.rules is not None else ""
-    report.proof_rounds = t.proof_rounds if report.proof_system else 0
+    report.players = [{"name": p.name, "fingerprint": p.fingerprint} for p in t.lobby.players]
+    report.scores = [list(r) for r in t.turns.score_history]
+    report.hands = len(t.turns.score_history)
+    report.totals = list(t.flow.engine.totals) if t.flow.engine else []
+    report.envelopes = len(t.ledger.chain)
+    report.head = t.ledger.head.hex()
+    report.proof_system = t.lobby.rules.shuffle_proof if t.ledger.chain and t.lobby.rules is not None else ""
+    report.proof_rounds = t.lobby.proof_rounds if report.proof_system else 0
 
 
 def _other_version(frame: bytes) -> AuditReport | None:
@@ -187,15 +187,15 @@ def _other_version(frame: bytes) -> AuditReport | None:
 
 def _track(t: tbl.Table, marks: list[Mark], seen: dict[int, tuple[bool, int]]) -> None:
     """Note who went out or re-entered since the last frame (for the score sheet)."""
-    e = t.engine
+    e = t.flow.engine
     if e is None:
         return
     for s in range(len(e.totals)):
         now = (s in e.eliminated, e.reentries_used[s])
         was = seen.get(s, (False, 0))
         if now != was:
-            hand = len(t.score_history)
-            removed = getattr(t, "removed", {})
+            hand = len(t.turns.score_history)
+            removed = t.removal.removed
             if now[0] and not was[0] and s in removed:  # gone for good: removed by the others
                 marks.append({"after_hand": hand, "seat": s, "event": "left", "reason": removed[s],
                               "total": e.totals[s]})
@@ -283,14 +283,14 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
     replay broke on a value whose check was deferred (an unchecked share broke something
     after the checks): a serial replay stops at or before that envelope."""
     t = tbl.Table.observer()
-    t.proof_sink = sink
+    t.hand.proof_sink = sink
     marks: list[Mark] = []
     seen: dict[int, tuple[bool, int]] = {}
     for i, frame in enumerate(frames):
         if progress is not None:
             progress(i, len(frames))
         if i == inline_at:
-            t.proof_sink = None
+            t.hand.proof_sink = None
         if isinstance(frame, wire.Envelope):
             env = frame
         else:
@@ -310,8 +310,8 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
         if gone is not None:
             _fill(gone, t, marks)
             return gone, i
-        if env.kind == "fault" and t.players:
-            t.proof_sink = None  # the evidence is judged here, every check made
+        if env.kind == "fault" and t.lobby.players:
+            t.hand.proof_sink = None  # the evidence is judged here, every check made
             return _judge_fault(t, env, i, marks, frames), i
         try:
             t.replay(env)  # the decoded envelope: the table does not decode it again
@@ -333,27 +333,27 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
     if progress is not None:
         progress(len(frames), len(frames))
     # a majority's game_ends end the game; a leave after them changes nothing, a fault is judged
-    ended = t.finished or (t.end_signed_by_majority() and (t.fault is None or t.fault.rule == "left"))
-    r = AuditReport("ok" if ended else "incomplete", winner=t.winner)
-    if ended and not t.finished:  # docs/protocol.md "Removal", the game's end
+    ended = t.flow.finished or (t.turns.end_signed_by_majority() and (t.flow.fault is None or t.flow.fault.rule == "left"))
+    r = AuditReport("ok" if ended else "incomplete", winner=t.flow.winner)
+    if ended and not t.flow.finished:  # docs/protocol.md "Removal", the game's end
         # the seats still at the table when the end was signed, without their game_end: a seat
         # removed or left before (its leave chained) is not listed; a leave after it changes nothing
-        left_before = t.left - ({t.fault.seat} if t.fault is not None else set())
-        missing = ([s for s in range(len(t.players)) if s not in t.game_end_sigs and s not in left_before]
-                   if t.fault is not None else [st.seat for st in t.queue if st.kind == "game_end"])
+        left_before = t.flow.left - ({t.flow.fault.seat} if t.flow.fault is not None else set())
+        missing = ([s for s in range(len(t.lobby.players)) if s not in t.turns.game_end_sigs and s not in left_before]
+                   if t.flow.fault is not None else [st.seat for st in t.flow.queue if st.kind == "game_end"])
         r.unsigned_end = missing
         r.detail = ("the game's end is signed by a majority of the seats in the game; not by seat "
                     + ", ".join(str(s) for s in missing) + " (their own records may hold it)")
     if not ended:
-        if t.fault is not None:
-            r.detail = f"{t.fault.reason}"
-            r.seat = t.fault.seat
-            r.rule = t.fault.rule
+        if t.flow.fault is not None:
+            r.detail = f"{t.flow.fault.reason}"
+            r.seat = t.flow.fault.seat
+            r.rule = t.flow.fault.rule
         elif torn_tail:
             r.detail = "the file ends in a torn frame (a crash while writing)"
-        elif t.chain and t.chain[-1].kind == "remove" and t.chain[-1].body["seat"] in t.removed:
+        elif t.ledger.chain and t.ledger.chain[-1].kind == "remove" and t.ledger.chain[-1].body["seat"] in t.removal.removed:
             # the removed seat's own record ends so: removed, accusing nobody
-            last = t.chain[-1].body
+            last = t.ledger.chain[-1].body
             r.seat, r.rule = last["seat"], "removed"
             r.detail = (f"seat {last['seat']} was removed from the game ({last['reason']}, hand {last['hand'] + 1}) "
                         "with every signature: the record stops there")
@@ -371,16 +371,16 @@ def _removed_signer(t: tbl.Table, env: wire.Envelope) -> AuditReport | None:
     (docs/protocol.md "Removal"), so it judges nothing and blames nobody. The record stops
     there: ``incomplete``, rule ``removed`` (``left``), ``seat`` None. None for any other
     envelope."""
-    if env.kind not in TERMINAL_KINDS or not t.players:
+    if env.kind not in TERMINAL_KINDS or not t.lobby.players:
         return None
     signer = env
-    if env.seat not in t.left and env.kind == "fault":
-        signer = t.quoted_fault(env) or env
-    if signer.seat not in t.left:
+    if env.seat not in t.flow.left and env.kind == "fault":
+        signer = t.faults.quoted_fault(env) or env
+    if signer.seat not in t.flow.left:
         return None
     how = "holds" if signer is env else f"stops with seat {env.seat}'s fault quoting"
-    why = f"its removal ({t.removed[signer.seat]})" if signer.seat in t.removed else "it left the game"
-    return AuditReport("incomplete", index=env.seq, rule="removed" if signer.seat in t.removed else "left", detail=(
+    why = f"its removal ({t.removal.removed[signer.seat]})" if signer.seat in t.removal.removed else "it left the game"
+    return AuditReport("incomplete", index=env.seq, rule="removed" if signer.seat in t.removal.removed else "left", detail=(
         f"the record {how} a {signer.kind} of seat {signer.seat} (seq {signer.seq}), signed after {why}: it "
         "changes nothing, no seat is judged by it; the record stops there"))
 
@@ -392,16 +392,16 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
     reached it after our chain had moved on (``Table.quoted_fault``) is judged as that fault,
     against the state at its own position (the record replayed again up to it, its proofs
     not checked twice): the verdict the transcript of a seat that chained it gets."""
-    quoted: wire.Envelope | None = t.quoted_fault(env)
+    quoted: wire.Envelope | None = t.faults.quoted_fault(env)
     judged: tuple[str, tbl.ProtocolViolation | None] | None = None
     if quoted is not None:
         there = tbl.Table.observer()
-        there.proof_sink = lambda *_: None  # every check before the fault passed (or is pending) in t
+        there.hand.proof_sink = lambda *_: None  # every check before the fault passed (or is pending) in t
         for frame in frames[: quoted.seq]:
             there.replay(frame)
-        there.proof_sink = None  # the evidence itself gets every check
+        there.hand.proof_sink = None  # the evidence itself gets every check
         b = quoted.body
-        judged = there.check_evidence(b["evidence"], (b["rule"], b["accused"] if b["accused"] != 255 else None,
+        judged = there.faults.check_evidence(b["evidence"], (b["rule"], b["accused"] if b["accused"] != 255 else None,
                                                       quoted.seat), at=quoted)
     try:
         t.replay(env)  # checks the accuser's signature and chain position
@@ -413,12 +413,12 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
         return r
     status: str  # proves | consistent | valid | unverifiable (Table.check_evidence)
     proof: tbl.ProtocolViolation | None
-    status, proof = t.fault_judgement
+    status, proof = t.faults.fault_judgement
     if quoted is not None and judged is not None:
         env, i, (status, proof) = quoted, quoted.seq, judged
     b = env.body
     accused = b["accused"] if b["accused"] != 255 else None
-    if b["rule"] == "absent" and t.engine is None:
+    if b["rule"] == "absent" and t.flow.engine is None:
         # a seat away before the first hand: the table never formed (a seat nobody could
         # reach); nothing was played, so nobody is accused of anything
         r = AuditReport("incomplete", index=i, seat=accused, rule="absent",

@@ -158,6 +158,6 @@ async def play_local(
         for i in range(1, n):
             nursery.start_soon(run_joiner, i)
             # seat the joiners one by one so that seat numbers match the specs
-            while len(host_table[0].pending_players) < i + 1 and not host_table[0].players:
+            while len(host_table[0].lobby.pending_players) < i + 1 and not host_table[0].lobby.players:
                 await trio.sleep(0.005)
     return [r for r in results if r is not None]

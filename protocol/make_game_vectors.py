@@ -84,9 +84,9 @@ def build() -> list[dict]:
     frames, ids = play()
     envs = [decode_envelope(f) for f in frames]
     full = state_at(frames, len(frames))
-    assert full.finished and full.winner is not None
+    assert full.flow.finished and full.flow.winner is not None
     out = [vector("ok-2-seats", "a complete two-seat game (classic, limit 12, k = 2)", frames,
-                  {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})]
+                  {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)})]
 
     # torn tail: the last frame cut in half (a crash while writing)
     out.append(vector("torn-tail", "the last envelope is cut short; every complete one is valid",
@@ -96,7 +96,7 @@ def build() -> list[dict]:
     i = first(envs, "discard")
     t = state_at(frames, i)
     e = envs[i]
-    foreign = t.engine.stock[-1]
+    foreign = t.flow.engine.stock[-1]
     bad = resign(e, ids[e.seat], body={**e.body, "slot": foreign})
     out.append(vector("discard-not-held", "a seat discards a stock slot it never drew (signed by it)",
                       frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "not_in_hand"}))
@@ -120,10 +120,10 @@ def build() -> list[dict]:
 
     # a shuffle that duplicates a card: re-mask slot 0 into slot 1, with a fresh (invalid) proof
     t = state_at(frames, i)
-    cts = list(t.cts)
-    cts[1] = deck.remask(cts[0], 12345, t.hc.joint)
-    ctx = deck.Context(t.game, t.hand_no, 1)
-    _, proof2 = deck.shuffle(ctx, t.hc.joint, list(t.cts), seat_rng("dup", 1), k=t.proof_rounds)
+    cts = list(t.hand.cts)
+    cts[1] = deck.remask(cts[0], 12345, t.hand.hc.joint)
+    ctx = deck.Context(t.lobby.game, t.hand.hand_no, 1)
+    _, proof2 = deck.shuffle(ctx, t.hand.hc.joint, list(t.hand.cts), seat_rng("dup", 1), k=t.lobby.proof_rounds)
     bad = resign(e, ids[1], body={**e.body, "deck": deck.encode_deck(cts), "proof": proof2})
     out.append(vector("shuffle-duplicates-card", "seat 1 outputs a deck holding one card twice (its proof is for another deck)",
                       frames[:i] + [bad.encode()], {"result": "cheat", "seat": 1, "index": i, "rule": "shuffle"}))
@@ -172,7 +172,7 @@ def build() -> list[dict]:
     i = first(envs, "discard", seat=1)
     e = envs[i]
     t = state_at(frames, i)
-    hand = t.engine.hands[1]
+    hand = t.flow.engine.hands[1]
     other_slot = next(s for s in hand if s != e.body["slot"])
     twin = resign(e, ids[1], body={**e.body, "slot": other_slot})
     fault = make_envelope(ids[0].private_key, game=e.game, seq=i + 1, seat=0, prev=envs[i].hash(), kind="fault",
@@ -194,8 +194,8 @@ def build() -> list[dict]:
     i = first(envs, "discard", after=first(envs, "deal_shares"))
     e = envs[i]
     t = state_at(frames, i)
-    kept = [x for x in t.engine.hands[e.seat] if x != e.body["slot"]]
-    wrong = kept[:-1] + [t.engine.stock[0]]
+    kept = [x for x in t.flow.engine.hands[e.seat] if x != e.body["slot"]]
+    wrong = kept[:-1] + [t.flow.engine.stock[0]]
     bad = resign(e, ids[e.seat], kind="close", body={"hand": e.body["hand"], "slot": e.body["slot"],
                                                     "shares": [{"slot": x, "share": bytes(96)} for x in wrong]})
     out.append(vector("close-wrong-slots", "a close whose shares are for six kept slots and a stock slot (not "
@@ -204,7 +204,7 @@ def build() -> list[dict]:
     i = first(envs, "show")
     e = envs[i]
     shares = list(e.body["shares"])
-    shares[0] = {**shares[0], "slot": state_at(frames, i).engine.close_discard}
+    shares[0] = {**shares[0], "slot": state_at(frames, i).flow.engine.close_discard}
     bad = resign(e, ids[e.seat], body={**e.body, "shares": shares})
     out.append(vector("show-wrong-slots", "a show with the closer's face-down slot in place of one of its own: "
                       "rule show", frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "show"}))
@@ -271,7 +271,7 @@ def restock_vector() -> dict:
     full = state_at(frames, len(frames))
     return vector("ok-restock", "a complete two-seat game (classic, limit 5, close only with every card "
                   "matched, k = 2) in which the stock runs out and the discard pile is re-shuffled",
-                  frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+                  frames, {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)})
 
 
 DEAD_HAND_SEED = 1  # four seats, limit 5, close only with every card matched: a stock runs out twice
@@ -304,14 +304,14 @@ def dead_hand_vectors() -> list[dict]:
         vector("ok-dead-hand-scored", "a complete four-seat game (classic, limit 5, close only with every card "
                "matched, k = 2, max_reshuffles=1, reshuffle_end=score) in which a hand's stock runs out a second "
                "time: every seat shows, from the seat whose turn it was, and scores its arrangement as it stands",
-               frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+               frames, {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)}),
         vector("draw-after-dead-hand", "the game-ok-dead-hand-scored record up to the first show of the hand "
                "scored as it stands, then a draw by the seat whose turn it was (which is to show first): "
                "unexpected", frames[:i] + [draw.encode()],
                {"result": "cheat", "seat": e.seat, "index": i, "rule": "unexpected"}),
         vector("ok-dead-hand-void", "the table of game-ok-dead-hand-scored with reshuffle_end=void: a hand whose "
                "stock runs out a second time is void (nobody scores, the deal moves on)",
-               void, {"result": "ok", "winner": vfull.winner, "hands": len(vfull.score_history)}),
+               void, {"result": "ok", "winner": vfull.flow.winner, "hands": len(vfull.turns.score_history)}),
     ]
 
 
@@ -320,9 +320,9 @@ def three_seat_vector() -> dict:
     showdown go round a real table, and the deal moves round it."""
     frames, _ = play(THREE_SEAT_SEED, seats=3, limit=15)
     full = state_at(frames, len(frames))
-    assert len(full.score_history) >= 3
+    assert len(full.turns.score_history) >= 3
     return vector("ok-3-seats", "a complete three-seat game (classic, limit 15, k = 2) of three hands",
-                  frames, {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+                  frames, {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)})
 
 
 def end_vectors() -> list[dict]:
@@ -337,14 +337,14 @@ def end_vectors() -> list[dict]:
     i = first(envs, "game_end")
     assert [e.kind for e in envs[i:]] == ["game_end"] * 3
     at = state_at(frames, i + 1)
-    votes = [make_envelope(ids[s].private_key, game=at.game, seq=i + 1, seat=s, prev=at.head, kind="away",
-                           body={"seat": 1, "hand": at.hand_no}).encode() for s in (0, 2)]
-    bad = make_envelope(ids[0].private_key, game=at.game, seq=i + 1, seat=0, prev=at.head, kind="remove",
-                        body={"seat": 1, "hand": at.hand_no, "reason": "absent", "proof": votes})
+    votes = [make_envelope(ids[s].private_key, game=at.lobby.game, seq=i + 1, seat=s, prev=at.ledger.head, kind="away",
+                           body={"seat": 1, "hand": at.hand.hand_no}).encode() for s in (0, 2)]
+    bad = make_envelope(ids[0].private_key, game=at.lobby.game, seq=i + 1, seat=0, prev=at.ledger.head, kind="remove",
+                        body={"seat": 1, "hand": at.hand.hand_no, "reason": "absent", "proof": votes})
     return [
         vector("ok-end-by-majority", "the game-ok-3-seats record without its last envelope, seat 2's game_end: "
                "seats 0 and 1, two of the three seats in the game, signed its end: complete", frames[:-1],
-               {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+               {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)}),
         vector("removal-after-end", "the game-ok-3-seats record up to seat 0's game_end, then seat 0's remove of "
                "seat 1 (absent) with the away votes of seats 0 and 2: seat 0 signed the game's end, and with seat 1 "
                "they are two of three seats (rule 5)", frames[:i + 1] + [bad.encode()],
@@ -393,11 +393,11 @@ def first_round_close_vector() -> dict:
     i = [j for j, e in enumerate(envs) if e.kind == "discard" and e.body["hand"] == h][1]
     e = envs[i]
     t = state_at(frames, i)
-    assert t.engine.turns_taken[1 - e.seat] == 1 and t.engine.turns_taken[e.seat] == 0
-    keypair = game.tables[e.seat].hc.keypair
-    ctx = deck.Context(t.game, h, e.seat)
-    kept = [x for x in t.engine.hands[e.seat] if x != e.body["slot"]]
-    shares = [{"slot": x, "share": deck.decryption_share(ctx, keypair, t.cts[x], x, seat_rng("first-round", x))}
+    assert t.flow.engine.turns_taken[1 - e.seat] == 1 and t.flow.engine.turns_taken[e.seat] == 0
+    keypair = game.tables[e.seat].hand.hc.keypair
+    ctx = deck.Context(t.lobby.game, h, e.seat)
+    kept = [x for x in t.flow.engine.hands[e.seat] if x != e.body["slot"]]
+    shares = [{"slot": x, "share": deck.decryption_share(ctx, keypair, t.hand.cts[x], x, seat_rng("first-round", x))}
               for x in kept]
     bad = resign(e, ids[e.seat], kind="close", body={"hand": h, "slot": e.body["slot"], "shares": shares})
     return vector("first-round-close", "the dealer closes on its first turn of the last hand, after the other seat "
@@ -421,7 +421,7 @@ def reentry_vectors() -> list[dict]:
     return [
         vector("ok-reentry", "a complete three-seat game (classic, limit 15, one re-entry while two seats remain) in "
                f"which seat {e.seat} goes over the limit after hand {e.body['hand']} and re-enters", frames,
-               {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+               {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)}),
         vector("reenter-next-hand", "the game-ok-reentry record up to its reenter, which names the next hand instead "
                "of the hand just scored", frames[:i] + [bad.encode()],
                {"result": "cheat", "seat": e.seat, "index": i, "rule": "wrong_hand"}),
@@ -439,7 +439,7 @@ def fewer_seated_vector() -> dict:
     full = state_at(frames, len(frames))
     return vector("ok-fewer-seated", "a complete game offered for 3 seats (two packs from 3 players: 80 cards) "
                   "and seated with 2: the deck is built for the 2 seated, one pack of 40", frames,
-                  {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+                  {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)})
 
 
 def cut_and_choose_vector() -> dict:
@@ -450,7 +450,7 @@ def cut_and_choose_vector() -> dict:
     full = state_at(frames, len(frames))
     return vector("ok-cut-and-choose", "a complete two-seat game (classic, limit 12) whose rules choose the "
                   "cut-and-choose shuffle proof with k = 2", frames,
-                  {"result": "ok", "winner": full.winner, "hands": len(full.score_history)})
+                  {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)})
 
 
 def play_without(gone: int, at: str, seed: str = "removal") -> tuple[list[bytes], list[Identity]]:
@@ -469,8 +469,8 @@ def play_without(gone: int, at: str, seed: str = "removal") -> tuple[list[bytes]
     host = Table.create(ids[0], SeededRng(f"{seed}/rng/0"), name="t", rules=rules, max_seats=3,
                         addr="10.0.0.1:7300", proof_rounds=2, auto_agree=True)
     for i in (1, 2):
-        host.seat_host(f"P{i}", ids[i].public_bytes, f"10.0.0.{i + 1}:7300")
-    tables = [host] + [Table.joining(ids[i], SeededRng(f"{seed}/rng/{i}"), host.frames[0], auto_agree=True,
+        host.lobby.seat_host(f"P{i}", ids[i].public_bytes, f"10.0.0.{i + 1}:7300")
+    tables = [host] + [Table.joining(ids[i], SeededRng(f"{seed}/rng/{i}"), host.ledger.frames[0], auto_agree=True,
                                      min_proof_rounds=1) for i in (1, 2)]
     bots = [bot_decider(SimpleBot(rules, SeededRng(f"{seed}/bot/{i}"))) for i in range(3)]
     inbox: deque = deque()
@@ -500,8 +500,8 @@ def play_without(gone: int, at: str, seed: str = "removal") -> tuple[list[bytes]
             break
         i = movers[0]
         out(i, tables[i].intent(bots[i](tables[i].view(), tables[i].needs_decision())))
-    assert host.finished and host.removed == {gone: "absent"}, host.fault
-    return list(host.frames), ids
+    assert host.flow.finished and host.removal.removed == {gone: "absent"}, host.flow.fault
+    return list(host.ledger.frames), ids
 
 
 def removal_vectors() -> list[dict]:
@@ -534,7 +534,7 @@ def removal_vectors() -> list[dict]:
                "answering for good when it is to draw: seats 0 and 1 each vote it away and sign its removal "
                "('absent'; the first remove carries both votes), the hand is void, they finish the game; seat 2 "
                "is 'left'", frames,
-               {"result": "ok", "winner": full.winner, "hands": len(full.score_history)}),
+               {"result": "ok", "winner": full.flow.winner, "hands": len(full.turns.score_history)}),
         vector("removal-without-majority", "the game-ok-removal record up to its first remove, whose proof "
                "carries seat 0's own away vote only: one vote of three seats is no majority",
                frames[:i] + [bad.encode()],

@@ -141,19 +141,19 @@ def toss_vectors() -> list[dict]:
         t = tbl.Table.observer()
         for e in envs:
             t.replay(e.encode())
-            if t.engine is not None:
+            if t.flow.engine is not None:
                 break
         game = envs[0].game
-        n = len(t.players)
-        nonces = [t.toss_nonces[s] for s in range(n)]
+        n = len(t.lobby.players)
+        nonces = [t.lobby.toss_nonces[s] for s in range(n)]
         commits = [tbl.toss_commitment(game, s, nonces[s]) for s in range(n)]
-        assert commits == [t.toss_commits[s] for s in range(n)]
+        assert commits == [t.lobby.toss_commits[s] for s in range(n)]
         commit_inputs = [framed(b"p2p-chinchon/toss/v1", game, bytes([s]), nonces[s]) for s in range(n)]
         for ci, c in zip(commit_inputs, commits, strict=True):
             checked_sha256(ci, c)
         dealer_input = framed(b"p2p-chinchon/first-dealer/v1", game, *nonces)
         dealer_hash = hashlib.sha256(dealer_input).digest()
-        first = t.engine.dealer
+        first = t.flow.engine.dealer
         assert int.from_bytes(dealer_hash, "big") % n == first
         out.append(vec("toss", name, f"the coin toss of a {n}-seat lobby: commitments and the first dealer",
                        {"game": blob(game), "nonces": [blob(x) for x in nonces]},
@@ -176,21 +176,21 @@ def hand_digest_vectors() -> list[dict]:
         t = tbl.Table.observer()
         for frame in frames:
             env = wire.decode_envelope(frame)
-            if env.kind == "hand_digest" and env.seat == t.hc.seats[0]:
-                hc = t.hc
+            if env.kind == "hand_digest" and env.seat == t.hand.hc.seats[0]:
+                hc = t.hand.hc
                 secrets = [hc.secrets[s] for s in hc.seats]
-                final = [deck.decrypt_with_secrets(ct, secrets, t.hand.points) for ct in t.cts]
+                final = [deck.decrypt_with_secrets(ct, secrets, t.hand.points) for ct in t.hand.cts]
                 totals = list(env.body["totals"])
                 hand = env.body["hand"]
                 head = env.prev  # the hash of the hand's last secret envelope
-                hash_input = framed(b"p2p-chinchon/hand-digest/v1", t.game, struct.pack(">H", hand), head,
+                hash_input = framed(b"p2p-chinchon/hand-digest/v1", t.lobby.game, struct.pack(">H", hand), head,
                                     packb(totals), packb(final))
                 checked_sha256(hash_input, env.body["digest"])
-                assert t.chain[-1].kind == "secret"
+                assert t.ledger.chain[-1].kind == "secret"
                 n_slots = len(final)
                 out.append(vec("hand_digest", f"{gname}-hand-{hand}",
                                f"hand {hand} of the game of game-ok-{gname}: {n_slots} slots in the final deck",
-                               {"game": blob(t.game), "hand": hand, "head": blob(head), "totals": totals,
+                               {"game": blob(t.lobby.game), "hand": hand, "head": blob(head), "totals": totals,
                                 "final_deck": final},
                                {"digest": env.body["digest"].hex()},
                                {"packed_totals": blob(packb(totals)), "packed_final_deck": blob(packb(final)),
@@ -366,7 +366,7 @@ def lobby_vectors() -> list[dict]:
     rules = make_rules("classic")
     host = tbl.Table.create(host_id, SeededRng("spec vectors: host table"), name="Mesa de Ana", rules=rules,
                             max_seats=2, addr="192.168.1.10:7300")
-    host.set_host_name("Ana")
+    host.lobby.set_host_name("Ana")
     log: list[tuple[str, bytes]] = []
     real_send, real_serve = framing.Link.send, lob.serve_lobby
 

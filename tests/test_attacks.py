@@ -26,20 +26,20 @@ from p2p_chinchon.rng import SeededRng
 
 def assert_caught(net: Net, rules: set[str], cheater: int = CHEATER, *, confirmed: bool = True) -> None:
     for t in net.honest(cheater):
-        assert t.fault is not None, "honest seat did not notice"
-        assert t.fault.seat == cheater, t.fault
-        assert t.fault.rule in rules, t.fault
-        last = t.chain[-1]
+        assert t.flow.fault is not None, "honest seat did not notice"
+        assert t.flow.fault.seat == cheater, t.fault
+        assert t.flow.fault.rule in rules, t.fault
+        last = t.ledger.chain[-1]
         assert last.kind == "fault" and last.body["accused"] == cheater
         assert last.body["evidence"], "the rejected frame is kept as evidence"
-    report = audit_frames(net.honest(cheater)[0].frames)
+    report = audit_frames(net.honest(cheater)[0].ledger.frames)
     assert report.verdict == "accused" and report.seat == cheater, report.summary()
     if confirmed:
         assert "confirmed" in report.detail, report.summary()
 
 
 def hand_of(t: tbl.Table, seat: int) -> list[int]:
-    return list(t.engine.hands[seat])
+    return list(t.flow.engine.hands[seat])
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_key_share_not_matching_commitment():
     ct = net.tables[CHEATER]
     other = deck.KeyPair.generate(SeededRng("rogue"))
     share = deck.make_key_share(ct.hand.ctx(CHEATER), other, SeededRng("w"))
-    net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand_no, "share": share, "nonce": other.nonce}))
+    net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand.hand_no, "share": share, "nonce": other.nonce}))
     assert_caught(net, {"key_share"})
 
 
@@ -69,12 +69,12 @@ def test_key_share_copied_from_another_seat():
     net = Net(3, seed=4, classes={CHEATER: stall("key_commit", "key_share")})
     assert net.run(net.expects("key_commit", CHEATER))
     t0 = net.tables[0]
-    seat0_commit = next(e for e in t0.chain if e.kind == "key_commit" and e.seat == 0).body["commit"]
+    seat0_commit = next(e for e in t0.ledger.chain if e.kind == "key_commit" and e.seat == 0).body["commit"]
     ct = net.tables[CHEATER]
-    net.inject(CHEATER, net.craft(CHEATER, "key_commit", {"hand": ct.hand_no, "commit": seat0_commit}))
+    net.inject(CHEATER, net.craft(CHEATER, "key_commit", {"hand": ct.hand.hand_no, "commit": seat0_commit}))
     assert net.run(net.expects("key_share", CHEATER))
-    s0 = next(e for e in t0.chain if e.kind == "key_share" and e.seat == 0).body
-    net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand_no, "share": s0["share"], "nonce": s0["nonce"]}))
+    s0 = next(e for e in t0.ledger.chain if e.kind == "key_share" and e.seat == 0).body
+    net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand.hand_no, "share": s0["share"], "nonce": s0["nonce"]}))
     assert_caught(net, {"key_share"})
 
 
@@ -83,7 +83,7 @@ def test_key_share_copied_from_another_seat():
 
 def _shuffle_body(net: Net, seat: int, deck_out, proof, **over):
     t = net.tables[seat]
-    body = {"hand": t.hand_no, "round": t.hc.round, "deck": deck.encode_deck(deck_out), "proof": proof}
+    body = {"hand": t.hand.hand_no, "round": t.hand.hc.round, "deck": deck.encode_deck(deck_out), "proof": proof}
     body.update(over)
     return body
 
@@ -93,21 +93,21 @@ def test_bad_shuffle_outputs(variant):
     net = Net(3, seed=5, classes={CHEATER: stall("shuffle")})
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
     over = {}
     if variant == "duplicate_slot":  # a card cloned over another one, proof of the real shuffle
         out = [out[0]] + list(out[:-1])
     elif variant == "reuse_input_with_other_proof":  # pass the input on (the first shuffler's
         # input is the unmasked initial deck, which no one may send: use its output reversed)
-        out = list(ct.cts) if ct.cts[0].c1 != deck.GROUP.identity else out[::-1]
+        out = list(ct.hand.cts) if ct.hand.cts[0].c1 != deck.GROUP.identity else out[::-1]
     elif variant == "wrong_round":
         over = {"round": 1}
     elif variant == "short_deck":
         out = out[:-1]
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof, **over)))
     for t in net.honest():
-        assert t.fault is not None and t.fault.seat == CHEATER and t.fault.rule == "shuffle", t.fault
-    r = audit_frames(net.tables[0].frames)
+        assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.fault
+    r = audit_frames(net.tables[0].ledger.frames)
     assert r.verdict == "accused" and r.seat == CHEATER and "confirmed" in r.detail, r.summary()
 
 
@@ -119,7 +119,7 @@ def test_unmasked_first_shuffle_is_rejected():
     if order[0] != CHEATER:
         pytest.skip("seed must make the cheater shuffle first")  # pragma: no cover
     ct = net.tables[CHEATER]
-    body = {"hand": ct.hand_no, "round": 0, "deck": deck.encode_deck(ct.cts), "proof": b""}
+    body = {"hand": ct.hand.hand_no, "round": 0, "deck": deck.encode_deck(ct.hand.cts), "proof": b""}
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", body))
     assert_caught(net, {"shuffle"})
 
@@ -130,14 +130,14 @@ def test_deferred_bad_proof_blocks_secret_and_is_pinned_by_audit():
     net = Net(3, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
     bad = bytearray(proof)
     bad[-1] ^= 1
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad))))
     for t in net.honest():
-        assert t.fault is not None and t.fault.seat == CHEATER and t.fault.rule == "shuffle"
-        assert not any(e.kind == "secret" for e in t.chain)
-    r = audit_frames(net.tables[0].frames)
+        assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle"
+        assert not any(e.kind == "secret" for e in t.ledger.chain)
+    r = audit_frames(net.tables[0].ledger.frames)
     assert r.verdict == "cheat" and r.seat == CHEATER and r.rule == "shuffle", r.summary()
 
 
@@ -158,15 +158,15 @@ def test_bad_deal_shares(variant):
     elif variant == "extra_one":
         shares = shares + [shares[0]]
     elif variant == "other_seats_share":
-        seat0 = next(e for e in net.tables[0].chain if e.kind == "deal_shares" and e.seat == 0)
+        seat0 = next(e for e in net.tables[0].ledger.chain if e.kind == "deal_shares" and e.seat == 0)
         s0 = dict(zip(ct.hand.deal_share_slots(0), seat0.body["shares"], strict=True))
         common = next(i for i, s in enumerate(slots) if s in s0)
         shares[common] = s0[slots[common]]
     elif variant == "upcard_dropped":  # the right count, but a stock slot instead of the upcard
-        up = ct.engine.upcard_slot()
+        up = ct.flow.engine.upcard_slot()
         i = slots.index(up)
-        shares[i] = ct.hand.my_share(ct.engine.stock[0] if ct.engine.stock else up + 1)
-    net.inject(CHEATER, net.craft(CHEATER, "deal_shares", {"hand": ct.hand_no, "shares": shares}))
+        shares[i] = ct.hand.my_share(ct.flow.engine.stock[0] if ct.flow.engine.stock else up + 1)
+    net.inject(CHEATER, net.craft(CHEATER, "deal_shares", {"hand": ct.hand.hand_no, "shares": shares}))
     assert_caught(net, {"share"})
 
 
@@ -176,10 +176,10 @@ def test_draw_share_for_a_slot_not_drawn():
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
     drawn = ct.turns.pending_draw_slot
-    other = ct.engine.stock[0]  # the next stock card: a share for it would leak the stock order
+    other = ct.flow.engine.stock[0]  # the next stock card: a share for it would leak the stock order
     assert other != drawn
     net.inject(CHEATER, net.craft(CHEATER, "draw_share",
-                                  {"hand": ct.hand_no, "slot": other, "share": ct.hand.my_share(other)}))
+                                  {"hand": ct.hand.hand_no, "slot": other, "share": ct.hand.my_share(other)}))
     assert_caught(net, {"share"})
 
 
@@ -188,8 +188,8 @@ def test_draw_share_with_the_share_of_another_slot():
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
     drawn = ct.turns.pending_draw_slot
-    share = ct.hand.my_share(ct.engine.stock[0])  # right slot number, share made for another slot
-    net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand_no, "slot": drawn, "share": share}))
+    share = ct.hand.my_share(ct.flow.engine.stock[0])  # right slot number, share made for another slot
+    net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand.hand_no, "slot": drawn, "share": share}))
     assert_caught(net, {"share"})
 
 
@@ -209,7 +209,7 @@ def test_discard_a_card_of_another_seat(cheater_to_discard):
     net = cheater_to_discard
     ct = net.tables[CHEATER]
     slot = hand_of(ct, 0)[0]
-    body = {"hand": ct.hand_no, "slot": slot, "share": ct.hand.my_share(slot)}
+    body = {"hand": ct.hand.hand_no, "slot": slot, "share": ct.hand.my_share(slot)}
     net.inject(CHEATER, net.craft(CHEATER, "discard", body))
     assert_caught(net, {"not_in_hand"})
 
@@ -218,7 +218,7 @@ def test_discard_with_a_share_for_another_slot(cheater_to_discard):
     net = cheater_to_discard
     ct = net.tables[CHEATER]
     mine = hand_of(ct, CHEATER)
-    body = {"hand": ct.hand_no, "slot": mine[0], "share": ct.hand.my_share(mine[1])}
+    body = {"hand": ct.hand.hand_no, "slot": mine[0], "share": ct.hand.my_share(mine[1])}
     net.inject(CHEATER, net.craft(CHEATER, "discard", body))
     assert_caught(net, {"share"})
 
@@ -237,7 +237,7 @@ def test_close_listing_wrong_slots(cheater_to_discard, variant):
         kept = kept[:-1] + [hand_of(ct, 0)[0]]
     elif variant == "six_only":
         kept = kept[:-1]
-    body = {"hand": ct.hand_no, "slot": down,
+    body = {"hand": ct.hand.hand_no, "slot": down,
             "shares": [{"slot": s, "share": ct.hand.my_share(s)} for s in kept]}
     net.inject(CHEATER, net.craft(CHEATER, "close", body))
     assert_caught(net, {"close"})
@@ -257,7 +257,7 @@ def test_secret_revealed_early_is_rejected(cheater_to_discard):
     but the table must keep the chain well-formed)."""
     net = cheater_to_discard
     ct = net.tables[CHEATER]
-    net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand_no, "secret": ct.hc.keypair.secret_bytes()}))
+    net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand.hand_no, "secret": ct.hand.hc.keypair.secret_bytes()}))
     assert_caught(net, {"unexpected"})
 
 
@@ -265,7 +265,7 @@ def test_out_of_turn_by_a_waiting_seat(at_draw):
     net = at_draw
     to_play = net.tables[0].expected().seat
     cheater = (to_play + 1) % 3
-    net.inject(cheater, net.craft(cheater, "draw", {"hand": net.tables[0].hand_no, "source": "stock"}))
+    net.inject(cheater, net.craft(cheater, "draw", {"hand": net.tables[0].hand.hand_no, "source": "stock"}))
     assert_caught(net, {"not_your_turn"}, cheater)
 
 
@@ -273,7 +273,7 @@ def test_reenter_by_a_seat_not_offered(at_draw):
     net = at_draw
     to_play = net.tables[0].expected().seat
     cheater = (to_play + 1) % 3
-    net.inject(cheater, net.craft(cheater, "reenter", {"hand": net.tables[0].hand_no, "accept": True}))
+    net.inject(cheater, net.craft(cheater, "reenter", {"hand": net.tables[0].hand.hand_no, "accept": True}))
     assert_caught(net, {"not_your_turn"}, cheater)
 
 
@@ -293,14 +293,14 @@ def test_bad_secret(variant):
     if variant == "random":
         secret = deck.KeyPair.generate(SeededRng("x")).secret_bytes()
     elif variant == "non_canonical":  # x + L: same point under a non-reducing multiplication
-        secret = (ct.hc.keypair.x + L).to_bytes(32, "little")
+        secret = (ct.hand.hc.keypair.x + L).to_bytes(32, "little")
     elif variant == "zero":
         secret = bytes(32)
     elif variant == "other_seat":  # replay the secret seat 0 revealed just before
-        secret = next(e for e in net.tables[0].chain if e.kind == "secret" and e.seat == 0).body["secret"]
+        secret = next(e for e in net.tables[0].ledger.chain if e.kind == "secret" and e.seat == 0).body["secret"]
     else:
-        secret = (ct.hc.keypair.x + 1).to_bytes(32, "little")
-    net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand_no, "secret": secret}))
+        secret = (ct.hand.hc.keypair.x + 1).to_bytes(32, "little")
+    net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand.hand_no, "secret": secret}))
     assert_caught(net, {"secret"})
 
 
@@ -309,7 +309,7 @@ def test_hand_digest_lie(variant):
     net = Net(3, seed=12, classes={CHEATER: stall("hand_digest")})
     assert net.run(net.expects("hand_digest", CHEATER))
     ct = net.tables[CHEATER]
-    body = {"hand": ct.hand_no, "digest": ct.hc.digest, "totals": list(ct.engine.totals)}
+    body = {"hand": ct.hand.hand_no, "digest": ct.hand.hc.digest, "totals": list(ct.flow.engine.totals)}
     if variant == "digest":
         body["digest"] = bytes(32)
     else:
@@ -322,8 +322,8 @@ def test_game_end_naming_another_winner():
     net = Net(2, seed=13, rules=make_rules("classic", {"limit": 15}), classes={CHEATER: stall("game_end")})
     assert net.run(net.expects("game_end", CHEATER))
     t0 = net.tables[0]
-    liar_winner = 1 - t0.winner if t0.winner is not None else 0
-    net.inject(CHEATER, net.craft(CHEATER, "game_end", {"winner": liar_winner, "digest": t0.head}))
+    liar_winner = 1 - t0.flow.winner if t0.flow.winner is not None else 0
+    net.inject(CHEATER, net.craft(CHEATER, "game_end", {"winner": liar_winner, "digest": t0.ledger.head}))
     assert_caught(net, {"digest_mismatch"})
 
 
@@ -350,9 +350,9 @@ def _host_and_joiner(seating_players):
     ids = [Identity.generate(SeededRng(f"lobby{i}")) for i in range(3)]
     host = tbl.Table.create(ids[0], SeededRng("h"), name="t", rules=rules, max_seats=2,
                             addr="127.0.0.1:1", proof_rounds=2)
-    joiner = tbl.Table.joining(ids[1], SeededRng("j"), host.frames[0], min_proof_rounds=1)
+    joiner = tbl.Table.joining(ids[1], SeededRng("j"), host.ledger.frames[0], min_proof_rounds=1)
     players = seating_players(ids)
-    seat = wire.make_envelope(ids[0].private_key, game=host.game, seq=1, seat=0, prev=host.head,
+    seat = wire.make_envelope(ids[0].private_key, game=host.lobby.game, seq=1, seat=0, prev=host.ledger.head,
                               kind="seating", body={"players": players}).encode()
     return joiner, joiner.receive(seat, 0)
 
@@ -371,7 +371,7 @@ def test_bad_seating(variant):
         return [_p(ids[0]), _p(ids[1]), _p(ids[2])]
 
     joiner, outs = _host_and_joiner(players)
-    assert joiner.fault is not None and joiner.fault.rule == "bad_seating" and joiner.fault.seat == 0
+    assert joiner.flow.fault is not None and joiner.flow.fault.rule == "bad_seating" and joiner.flow.fault.seat == 0
     assert any(isinstance(o, tbl.Stopped) for o in outs)
 
 
@@ -389,13 +389,13 @@ def test_frames_before_the_seating_wait_in_the_buffer():
     """Envelopes that overtake the seating (links race) wait in the buffer and are applied in
     order once the seating arrives (a watcher key that holds no seat follows the same chain)."""
     net = Net(3, seed=15)
-    assert net.run(lambda n: len(n.tables[0].chain) > 12)
-    frames = list(net.tables[0].frames)
+    assert net.run(lambda n: len(n.tables[0].ledger.chain) > 12)
+    frames = list(net.tables[0].ledger.frames)
     watcher = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("w"), frames[0], min_proof_rounds=1)
     for f in reversed(frames[1:]):
         assert watcher.receive(f, 0) is not None
-    assert watcher.fault is None and len(watcher.chain) == len(frames)
-    assert watcher.head == net.tables[0].head and watcher.me is None
+    assert watcher.flow.fault is None and len(watcher.ledger.chain) == len(frames)
+    assert watcher.ledger.head == net.tables[0].ledger.head and watcher.lobby.me is None
 
 
 # ----------------------------------------------------------------------------- network
@@ -405,11 +405,11 @@ def test_exact_replay_is_dropped(at_draw):
     """A network attacker (or a reconnecting peer) replays old envelopes of this game."""
     net = at_draw
     t = net.tables[0]
-    n = len(t.chain)
-    for f in list(t.frames):
+    n = len(t.ledger.chain)
+    for f in list(t.ledger.frames):
         assert t.receive(f, 2) == []
-    assert t.fault is None and len(t.chain) == n
-    assert net.run() and all(x.finished for x in net.tables)
+    assert t.flow.fault is None and len(t.ledger.chain) == n
+    assert net.run() and all(x.flow.finished for x in net.tables)
 
 
 def test_garbage_frames_do_not_crash():
@@ -417,14 +417,14 @@ def test_garbage_frames_do_not_crash():
     assert net.run(net.expects("draw"))
     t = net.tables[0]
     for junk in (b"", b"\x91" * 100_000 + b"\xc0", b"\xdd\xff\xff\xff\xff", b"\x98" + bytes(1 << 20), b"\xc1"):
-        fresh = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("z"), t.frames[0], min_proof_rounds=1)
-        for f in t.frames[1:]:
+        fresh = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("z"), t.ledger.frames[0], min_proof_rounds=1)
+        for f in t.ledger.frames[1:]:
             fresh.receive(f, 0)
-        before = len(fresh.chain)
+        before = len(fresh.ledger.chain)
         outs = fresh.receive(junk, 2)
         # bytes that do not decode prove nothing against anyone (links are not MACed): dropped,
         # kept as evidence naming the link's seat, and the table goes on
-        assert fresh.fault is None and len(fresh.chain) == before
+        assert fresh.flow.fault is None and len(fresh.ledger.chain) == before
         ev = [o for o in outs if isinstance(o, tbl.Evidence)]
         assert ev and ev[0].rule == "malformed" and ev[0].seat == 2 and ev[0].frames == (junk,)
 
@@ -434,17 +434,17 @@ def test_flood_of_future_frames_is_bounded(at_draw):
     may be the one behind): the link's seat is asked once for what follows our chain."""
     net = at_draw
     t = net.tables[0]
-    base = len(t.chain)
+    base = len(t.ledger.chain)
     asked = []
     for i in range(tbl.MAX_BUFFERED + 8):
-        frame = net.craft(2, "draw", {"hand": t.hand_no, "source": "stock"}, seq=base + 1 + i, prev=bytes(32))
+        frame = net.craft(2, "draw", {"hand": t.hand.hand_no, "source": "stock"}, seq=base + 1 + i, prev=bytes(32))
         outs = t.receive(frame, 2)
         assert not [o for o in outs if isinstance(o, tbl.Send)]
         asked += [o for o in outs if isinstance(o, tbl.Resync)]
-    assert sum(len(x) for x in t.buffer.values()) <= tbl.MAX_BUFFERED
-    assert t.fault is None and asked == [tbl.Resync(2, base)]
-    far = net.craft(2, "draw", {"hand": t.hand_no, "source": "stock"}, seq=base + 10 * tbl.MAX_BUFFERED)
-    assert t.receive(far, 2) == [] and t.fault is None  # asked already at this length
+    assert sum(len(x) for x in t.ledger.buffer.values()) <= tbl.MAX_BUFFERED
+    assert t.flow.fault is None and asked == [tbl.Resync(2, base)]
+    far = net.craft(2, "draw", {"hand": t.hand.hand_no, "source": "stock"}, seq=base + 10 * tbl.MAX_BUFFERED)
+    assert t.receive(far, 2) == [] and t.flow.fault is None  # asked already at this length
 
 
 def test_equivocation_seen_by_one_node_is_proven():
@@ -460,8 +460,8 @@ def test_equivocation_seen_by_one_node_is_proven():
     net.inject(CHEATER, fa)
     net.inject(CHEATER, fb)
     for t in net.honest():
-        assert t.fault is not None and t.fault.rule == "equivocation" and t.fault.seat == CHEATER
-    r = audit_frames(net.tables[0].frames)
+        assert t.flow.fault is not None and t.flow.fault.rule == "equivocation" and t.flow.fault.seat == CHEATER
+    r = audit_frames(net.tables[0].ledger.frames)
     assert r.verdict == "accused" and r.seat == CHEATER and r.rule == "equivocation", r.summary()
     assert "confirmed" in r.detail, r.summary()
 
@@ -474,12 +474,12 @@ def test_fault_whose_evidence_is_a_valid_move_blames_the_accuser(at_draw):
     t0 = net.tables[0]
     mover = t0.expected().seat
     liar = (mover + 1) % 3
-    honest_move = net.craft(mover, "draw", {"hand": t0.hand_no, "source": "stock"})
+    honest_move = net.craft(mover, "draw", {"hand": t0.hand.hand_no, "source": "stock"})
     fault = net.craft(liar, "fault", {"accused": mover, "rule": "not_your_turn", "reason": "lie",
                                       "evidence": [honest_move]})
     net.inject(liar, fault)
     victim = next(i for i in range(3) if i not in (liar,))
-    r = audit_frames(net.tables[victim].frames)
+    r = audit_frames(net.tables[victim].ledger.frames)
     assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
 
 
@@ -489,8 +489,8 @@ def test_fabricated_equivocation_evidence(at_draw, variant):
     t0 = net.tables[0]
     mover = t0.expected().seat
     liar = (mover + 1) % 3
-    f1 = net.craft(mover, "draw", {"hand": t0.hand_no, "source": "stock"})
-    f2 = f1 if variant == "identical" else net.craft(liar, "draw", {"hand": t0.hand_no, "source": "discard"})
+    f1 = net.craft(mover, "draw", {"hand": t0.hand.hand_no, "source": "stock"})
+    f2 = f1 if variant == "identical" else net.craft(liar, "draw", {"hand": t0.hand.hand_no, "source": "discard"})
     if variant == "other_signer":  # claim the liar's own frame is the mover's: re-label the seat
         e = wire.decode_envelope(f2)
         f2 = wire.Envelope(e.v, e.game, e.seq, mover, e.prev, e.kind, e.body, e.sig).encode()
@@ -498,9 +498,9 @@ def test_fabricated_equivocation_evidence(at_draw, variant):
                                       "evidence": [f1, f2]})
     net.inject(liar, fault)
     for t in net.tables:
-        if t.me != liar:
-            assert t.fault is not None and t.fault.rule == "false_accusation" and t.fault.seat == liar, t.fault
-    r = audit_frames(net.tables[mover].frames)
+        if t.lobby.me != liar:
+            assert t.flow.fault is not None and t.flow.fault.rule == "false_accusation" and t.flow.fault.seat == liar, t.fault
+    r = audit_frames(net.tables[mover].ledger.frames)
     assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
 
 
@@ -511,8 +511,8 @@ def test_leave_stops_the_table_naming_the_leaver():
     assert net.run(net.expects("draw"))
     net.inject(1, net.craft(1, "leave", {"reason": "bye"}))
     t = net.tables[0]
-    assert t.fault is not None and t.fault.seat == 1 and t.fault.rule == "left"
-    r = audit_frames(net.tables[0].frames)
+    assert t.flow.fault is not None and t.flow.fault.seat == 1 and t.flow.fault.rule == "left"
+    r = audit_frames(net.tables[0].ledger.frames)
     assert r.verdict == "incomplete" and r.seat == 1 and r.rule == "left", r.summary()
 
 
@@ -525,25 +525,25 @@ def test_published_shares_open_only_public_cards():
     discards, shown hands); no stock card and no private card (including the closer's
     face-down card) can be opened from the chain before the hand's secrets."""
     net = Net(3, seed=18)
-    assert net.run() and net.tables[0].finished
+    assert net.run() and net.tables[0].flow.finished
     obs = tbl.Table.observer()
     checked = 0
-    for frame in net.tables[0].frames:
+    for frame in net.tables[0].ledger.frames:
         obs.replay(frame)
-        if obs.hc is None or not obs.hand_started or obs.hc.secrets:
+        if obs.hand.hc is None or not obs.flow.hand_started or obs.hand.hc.secrets:
             continue
-        seats = set(obs.hc.seats)
-        for slot, by_seat in obs.shares.items():
+        seats = set(obs.hand.hc.seats)
+        for slot, by_seat in obs.hand.shares.items():
             if set(by_seat) >= seats:
-                assert obs.engine.faces.get(slot) is not None, f"slot {slot} openable but not public"
+                assert obs.flow.engine.faces.get(slot) is not None, f"slot {slot} openable but not public"
                 checked += 1
         for seat in seats:  # nobody's private hand is known to the listener during play
-            if obs.phase == v.PLAYING:
-                hidden = [s for s in obs.engine.hands.get(seat, []) if obs.engine.faces.get(s) is None]
+            if obs.flow.phase == v.PLAYING:
+                hidden = [s for s in obs.flow.engine.hands.get(seat, []) if obs.flow.engine.faces.get(s) is None]
                 assert hidden, "a listener knows a whole hand during play"
-        if obs.phase == v.PLAYING:
-            for s in obs.engine.stock:
-                assert obs.engine.faces.get(s) is None and len(obs.shares.get(s, {})) == 0
+        if obs.flow.phase == v.PLAYING:
+            for s in obs.flow.engine.stock:
+                assert obs.flow.engine.faces.get(s) is None and len(obs.hand.shares.get(s, {})) == 0
     assert checked > 0
 
 
@@ -554,14 +554,14 @@ def test_joiner_refuses_weak_shuffle_proofs():
     rules = make_rules("classic", {"limit": 30})
     ident = Identity.generate(SeededRng("weak-host"))
     host = tbl.Table.create(ident, SeededRng("h"), name="t", rules=rules, max_seats=2, addr="a:1", proof_rounds=10)
-    assert host.rules.shuffle_proof_rounds == 10 and host.proof_rounds == 10
+    assert host.lobby.rules.shuffle_proof_rounds == 10 and host.lobby.proof_rounds == 10
     with pytest.raises(tbl.ProtocolViolation) as exc:
-        tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.frames[0])
+        tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.ledger.frames[0])
     assert exc.value.rule == "weak_proofs"
-    ok = tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.frames[0], min_proof_rounds=10)
-    assert ok.proof_rounds == 10
+    ok = tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.ledger.frames[0], min_proof_rounds=10)
+    assert ok.lobby.proof_rounds == 10
     # an offer whose proof_rounds field disagrees with its signed rules is refused
-    env = wire.decode_envelope(host.frames[0])
+    env = wire.decode_envelope(host.ledger.frames[0])
     body = dict(env.body, proof_rounds=64)
     forged = wire.make_envelope(ident.private_key, game=env.game, seq=0, seat=0, prev=env.prev, kind="offer", body=body)
     with pytest.raises(tbl.ProtocolViolation) as exc:
@@ -583,11 +583,11 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
     assert ct.hand.shuffle_order()[-1] == CHEATER  # the dealer shuffles last
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
-    first = ct.engine.next_active(ct.engine.dealer)
-    up = ct.engine.upcard_slot()
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
+    first = ct.flow.engine.next_active(ct.flow.engine.dealer)
+    up = ct.flow.engine.upcard_slot()
     out = list(out)
-    out[up + 1] = out[ct.engine.deal_plan()[first][0]]
+    out[up + 1] = out[ct.flow.engine.deal_plan()[first][0]]
     for i in range(3):  # the first player draws from the stock, whatever its bot thinks
         bot = net.bots[i]
         net.bots[i] = lambda view, need, bot=bot: v.Draw("stock") if need == "draw" else bot(view, need)
@@ -596,13 +596,13 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     net.handle(CHEATER, ct.receive(frame, CHEATER))  # the modified client goes on playing
     net.run()
     drawer = net.tables[first]
-    assert drawer.fault is not None and drawer.fault.rule == "duplicate_card", drawer.fault
-    assert drawer.fault.seat is not None and drawer.fault.seat != first
-    assert drawer.chain[-1].kind == "fault"
-    assert net.tables[first].engine.faces.get(up + 1) is None  # nothing learned from the bad open
+    assert drawer.flow.fault is not None and drawer.flow.fault.rule == "duplicate_card", drawer.fault
+    assert drawer.flow.fault.seat is not None and drawer.flow.fault.seat != first
+    assert drawer.ledger.chain[-1].kind == "fault"
+    assert net.tables[first].flow.engine.faces.get(up + 1) is None  # nothing learned from the bad open
     for t in net.tables:
-        if t.me not in (first, CHEATER):
-            assert t.fault is not None and t.fault.seat != first or t.fault.rule != "false_accusation", t.fault
+        if t.lobby.me not in (first, CHEATER):
+            assert t.flow.fault is not None and t.flow.fault.seat != first or t.flow.fault.rule != "false_accusation", t.fault
 
 
 @pytest.mark.parametrize("where", ["discard", "draw_share", "show", "deal_shares"])
@@ -625,12 +625,12 @@ def test_engine_and_deck_errors_in_any_handler_become_violations(monkeypatch, wh
     net.run()
     t = net.tables[victim]
     assert calls["n"] == 1
-    assert t.fault is not None and t.fault.seat not in (None, victim) and t.fault.rule == "bad_card", t.fault
-    last = t.chain[-1]
-    assert last.kind == "fault" and last.body["accused"] == t.fault.seat
+    assert t.flow.fault is not None and t.flow.fault.seat not in (None, victim) and t.flow.fault.rule == "bad_card", t.fault
+    last = t.ledger.chain[-1]
+    assert last.kind == "fault" and last.body["accused"] == t.flow.fault.seat
     rejected = wire.decode_envelope(last.body["evidence"][0])
-    assert rejected.kind == where and rejected.seat == t.fault.seat
-    assert t.frames[rejected.seq] != last.body["evidence"][0]  # it never entered the chain
+    assert rejected.kind == where and rejected.seat == t.flow.fault.seat
+    assert t.ledger.frames[rejected.seq] != last.body["evidence"][0]  # it never entered the chain
 
 
 def test_malformed_body_that_passes_the_schema_is_a_violation():
@@ -640,7 +640,7 @@ def test_malformed_body_that_passes_the_schema_is_a_violation():
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
     share = ct.hand.my_share(ct.turns.pending_draw_slot)
-    net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand_no, "slot": 4000, "share": share}))
+    net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand.hand_no, "slot": 4000, "share": share}))
     assert_caught(net, {"share"})
 
 
@@ -665,7 +665,7 @@ class _DeferredJobs(Net):
 
 def _bad_proof_shuffle(net):
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"), k=ct.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
     bad = bytearray(proof)
     bad[-1] ^= 1
     return net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad)))
@@ -676,15 +676,15 @@ def test_shares_wait_for_verification_and_say_so():
     none is sent while a proof is unverified; the table says why (``waiting``, the view's
     progress) and its timer does not blame anyone meanwhile."""
     net = _DeferredJobs(3, seed=2, defer=True)
-    assert net.run(lambda n: all(t.hc is not None and t.hand_started for t in n.tables) and n.jobs)
+    assert net.run(lambda n: all(t.hand.hc is not None and t.flow.hand_started for t in n.tables) and n.jobs)
     for t in net.tables:
-        assert t.verifying and not any(e.kind == "deal_shares" for e in t.chain)
+        assert t.hand.verifying and not any(e.kind == "deal_shares" for e in t.ledger.chain)
         assert t.view().progress[2] == tbl.VERIFYING
-        assert t.timeout() == [] and t.fault is None
+        assert t.timeout() == [] and t.flow.fault is None
     assert any(t.waiting() == tbl.VERIFYING for t in net.tables)
     net.run_jobs()
     assert net.run(net.expects("draw"))
-    assert all(not t.verifying for t in net.tables)
+    assert all(not t.hand.verifying for t in net.tables)
 
 
 def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
@@ -698,11 +698,11 @@ def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
     ref = net.tables[0]
     net.inject(CHEATER, net.craft(CHEATER, "leave", {"reason": "bye"}))
     for t in net.honest():
-        assert t.fault is None and t.expected() is None  # held: not shown as "left" yet
+        assert t.flow.fault is None and t.expected() is None  # held: not shown as "left" yet
     net.run_jobs()
     for t in net.honest():
-        assert t.fault is not None and t.fault.seat == CHEATER and t.fault.rule == "shuffle", t.fault
-    r = audit_frames(ref.frames)
+        assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.fault
+    r = audit_frames(ref.ledger.frames)
     assert r.seat == CHEATER and r.rule == "shuffle", r.summary()
 
 
@@ -721,13 +721,13 @@ def test_timeout_claims_are_checked_against_the_chain(at_draw, accused):
     net.inject(liar, fault)
     verdicts = set()
     for t in net.tables:
-        if t.me == liar:
+        if t.lobby.me == liar:
             continue
         if accused == "innocent":
-            assert t.fault.seat == liar and t.fault.rule == "false_accusation", t.fault
+            assert t.flow.fault.seat == liar and t.flow.fault.rule == "false_accusation", t.fault
         else:
-            assert t.fault.seat == mover and t.fault.rule == "timeout", t.fault
-        r = audit_frames(t.frames)
+            assert t.flow.fault.seat == mover and t.flow.fault.rule == "timeout", t.fault
+        r = audit_frames(t.ledger.frames)
         verdicts.add((r.verdict, r.seat, r.rule))
     assert len(verdicts) == 1, verdicts
     [(verdict, seat, rule)] = verdicts
@@ -745,8 +745,8 @@ def test_unverifiable_accusation_names_the_accuser(at_draw):
     liar = (mover + 1) % 3
     net.inject(liar, net.craft(liar, "fault", {"accused": mover, "rule": "share", "reason": "bad", "evidence": []}))
     for t in net.tables:
-        if t.me != liar:
-            assert t.fault.seat == liar and "unverifiable" in t.fault.reason, t.fault
+        if t.lobby.me != liar:
+            assert t.flow.fault.seat == liar and "unverifiable" in t.flow.fault.reason, t.fault
 
 
 def test_early_buffer_is_bounded_in_bytes(at_draw):
@@ -754,13 +754,13 @@ def test_early_buffer_is_bounded_in_bytes(at_draw):
     kept, accusing nobody)."""
     net = at_draw
     t = net.tables[0]
-    base = len(t.chain)
-    big = {"hand": t.hand_no, "round": 0, "deck": bytes(32) * 50, "proof": bytes(700_000)}
+    base = len(t.ledger.chain)
+    big = {"hand": t.hand.hand_no, "round": 0, "deck": bytes(32) * 50, "proof": bytes(700_000)}
     for i in range(tbl.MAX_BUFFERED_BYTES // 700_000 + 8):
         t.receive(net.craft(2, "shuffle", big, seq=base + 1 + i, prev=bytes(32)), 2)
-    assert t.fault is None
-    assert len(t.buffer) <= tbl.MAX_BUFFERED_BYTES // 700_000 + 1
-    assert sum(len(f) for x in t.buffer.values() for f in x.values()) <= tbl.MAX_BUFFERED_BYTES
+    assert t.flow.fault is None
+    assert len(t.ledger.buffer) <= tbl.MAX_BUFFERED_BYTES // 700_000 + 1
+    assert sum(len(f) for x in t.ledger.buffer.values() for f in x.values()) <= tbl.MAX_BUFFERED_BYTES
 
 
 def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
@@ -774,20 +774,20 @@ def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
     host = tbl.Table.create(ids[0], secrets, name="t", rules=rules, max_seats=3, addr="127.0.0.1:9000",
                             proof_rounds=2)
     for i in (1, 2):
-        host.seat_host(f"P{i}", ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
+        host.lobby.seat_host(f"P{i}", ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
     host.start()
-    n, head = len(host.chain), host.head
+    n, head = len(host.ledger.chain), host.ledger.head
 
     def craft(seat, kind, body):
-        return wire.make_envelope(ids[seat].private_key, game=host.game, seq=n, seat=seat, prev=head,
+        return wire.make_envelope(ids[seat].private_key, game=host.lobby.game, seq=n, seat=seat, prev=head,
                                   kind=kind, body=body).encode()
 
     out_of_turn = craft(2, "agree", {"rules_hash": bytes(32), "seating_hash": bytes(32), "toss_commit": bytes(32)})
     outs = host.receive(craft(1, "fault", {"accused": 2, "rule": "not_your_turn", "reason": "x",
                                            "evidence": [out_of_turn]}), 1)
-    assert host.fault is not None and host.fault.seat == 2 and host.fault.rule == "not_your_turn", host.fault
+    assert host.flow.fault is not None and host.flow.fault.seat == 2 and host.flow.fault.rule == "not_your_turn", host.flow.fault
     assert any(isinstance(o, tbl.Stopped) for o in outs)
-    assert len(host.chain) == n + 1  # the fault, nothing of the trial
+    assert len(host.ledger.chain) == n + 1  # the fault, nothing of the trial
 
 
 def test_a_deck_the_wire_cannot_carry_is_refused_before_anything_is_signed(monkeypatch):

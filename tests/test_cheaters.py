@@ -40,8 +40,8 @@ class CheatTable(tbl.Table):
 
     def _emit_raw(self, kind: str, body: dict, seq: int | None = None) -> bytes:
         env = wire.make_envelope(
-            self.identity.private_key, game=self.game, seq=len(self.chain) if seq is None else seq,
-            seat=self.me, prev=self.head, kind=kind, body=body,
+            self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain) if seq is None else seq,
+            seat=self.lobby.me, prev=self.ledger.head, kind=kind, body=body,
         )
         frame = env.encode()
         self.out.add(tbl.Send(frame))
@@ -51,18 +51,18 @@ class CheatTable(tbl.Table):
         outs = super().receive(frame, link_seat)
         step = self.expected()
         if (
-            self.cheat == "out_of_turn" and not self.done and self.hand_started
-            and step is not None and step.kind == "draw" and step.seat != self.me
+            self.cheat == "out_of_turn" and not self.done and self.flow.hand_started
+            and step is not None and step.kind == "draw" and step.seat != self.lobby.me
         ):
             self.done = True
             self.out.items = []
-            self._emit_raw("draw", {"hand": self.hand_no, "source": "stock"})
+            self._emit_raw("draw", {"hand": self.hand.hand_no, "source": "stock"})
             outs += self.out.take()
-        if self.cheat == "bad_signature" and not self.done and self.hand_started:
+        if self.cheat == "bad_signature" and not self.done and self.flow.hand_started:
             self.done = True
             env = wire.make_envelope(
-                self.identity.private_key, game=self.game, seq=len(self.chain), seat=self.me,
-                prev=self.head, kind="leave", body={"reason": "x"},
+                self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain), seat=self.lobby.me,
+                prev=self.ledger.head, kind="leave", body={"reason": "x"},
             )
             forged = wire.Envelope(env.v, env.game, env.seq, env.seat, env.prev, env.kind,
                                    {"reason": "forged"}, env.sig)
@@ -71,13 +71,13 @@ class CheatTable(tbl.Table):
 
     def intent(self, intent):
         if isinstance(intent, (v.Discard, v.Close)) and not self.done:
-            e = self.engine
-            hand = e.hands[self.me]
+            e = self.flow.engine
+            hand = e.hands[self.lobby.me]
             if self.cheat == "discard_not_held":
                 self.done = True
                 slot = e.stock[-1]  # a stock card we never drew
                 self.out.items = []
-                self._emit_raw("discard", {"hand": self.hand_no, "slot": slot, "share": self.hand.my_share(slot)})
+                self._emit_raw("discard", {"hand": self.hand.hand_no, "slot": slot, "share": self.hand.my_share(slot)})
                 return self.out.take()
             if self.cheat == "bad_close":
                 self.done = True
@@ -87,7 +87,7 @@ class CheatTable(tbl.Table):
             if self.cheat == "equivocation":
                 self.done = True
                 self.out.items = []
-                seq = len(self.chain)
+                seq = len(self.ledger.chain)
                 self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
                 self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)
                 return self.out.take()
@@ -108,19 +108,19 @@ class CheatTable(tbl.Table):
             proof[-1] ^= 1
             body["proof"] = bytes(proof)
             self.tamper_next = True
-        if (self.cheat in ("steal_hand", "peek_upcard") and step.kind == "shuffle" and self.hc.round == 0
-                and len(self.queue) > 1 and self.queue[1].kind == "deal_shares"):
+        if (self.cheat in ("steal_hand", "peek_upcard") and step.kind == "shuffle" and self.hand.hc.round == 0
+                and len(self.flow.queue) > 1 and self.flow.queue[1].kind == "deal_shares"):
             # the dealer shuffles last: put the victim's dealt ciphertexts in our own dealt
             # slots (or the stock top in the upcard slot), keep the proof of the real shuffle
             self.done = True
-            cts = deck.decode_deck(body["deck"], len(self.cts))
-            plan = self.engine.deal_plan()
+            cts = deck.decode_deck(body["deck"], len(self.hand.cts))
+            plan = self.flow.engine.deal_plan()
             if self.cheat == "steal_hand":
-                victim = next(s for s in plan if s != self.me)
-                for mine, theirs in zip(plan[self.me], plan[victim], strict=True):
+                victim = next(s for s in plan if s != self.lobby.me)
+                for mine, theirs in zip(plan[self.lobby.me], plan[victim], strict=True):
                     cts[mine] = cts[theirs]
             else:
-                up = self.engine.upcard_slot()
+                up = self.flow.engine.upcard_slot()
                 cts[up] = cts[up + 1]
             body["deck"] = deck.encode_deck(cts)
             self.tamper_next = True
@@ -214,8 +214,8 @@ class SplitViewTable(CheatTable):
         if isinstance(intent, v.Discard) and not self.done:
             self.done = True
             self.stalled = True
-            hand = self.engine.hands[self.me]
-            seq = len(self.chain)
+            hand = self.flow.engine.hands[self.lobby.me]
+            seq = len(self.ledger.chain)
             a = self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
             b = self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)
             self.split[:] = [a, b]

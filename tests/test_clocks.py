@@ -33,7 +33,7 @@ def _clocks(net: Net, seat: int, **timeouts: float) -> tuple[Clocks, object, flo
     c = Clocks(t, Timeouts(**timeouts))
     step = t.expected()
     c.tick(T0, step)
-    rules = t.rules
+    rules = t.lobby.rules
     return c, step, float(rules.turn_time), float(rules.rejoin_wait), float(rules.stall_limit)
 
 
@@ -55,7 +55,7 @@ def test_a_showdown_on_screen_holds_my_turn_clock_until_it_is_put_away(at_draw: 
     c, step, turn, _, _ = _clocks(at_draw, drawer)
     others = [s for s in range(3) if s != drawer]
     c.scored = (1, T0 - 5)  # a hand was scored 5 s before the step: its showdown is up
-    hold = float(at_draw.tables[drawer].rules.showdown_time)
+    hold = float(at_draw.tables[drawer].lobby.rules.showdown_time)
     assert c.deadline(step, T0 + 1, _seen(others)).left == turn  # shown full while it is up
     assert c.deadline(step, T0 - 5 + hold + 10, _seen(others)).left == turn - 10
     c.showdown_seen(T0 + 2)  # our person put it away: the clock runs from then

@@ -161,7 +161,7 @@ async def test_hostile_joiner_hellos_do_not_stop_the_host_handing_out_codes(
             json.dumps({"kind": "joiner", "v": 1, "addrs": ["10.0.0.1:1"] * 10_000}).encode(), b"\xff\xfe"]
     codes = _fake_mailbox(monkeypatch, junk)
     events = _Events()
-    table = SimpleNamespace(pending_players=[object()])
+    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
     with trio.move_on_after(600):
         await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
     assert len(codes) == len(junk) + 1  # every junk message burnt its code, and a fresh one waits
@@ -179,7 +179,7 @@ async def test_a_refused_joiner_is_followed_by_the_next_code_at_once(monkeypatch
     theirs = ["10.0.0.7:41234", "192.168.1.7:41234"]
     codes = _fake_mailbox(monkeypatch, [rz.encode_joiner_hello(theirs)])
     events = _Events()
-    table = SimpleNamespace(pending_players=[object()])
+    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
     refused: list[frozenset[str]] = []
 
     async def host_answers() -> None:
@@ -207,7 +207,7 @@ async def test_wrong_codes_in_a_row_slow_the_host_down(monkeypatch: pytest.Monke
 
     codes = _fake_mailbox(monkeypatch, [mb.WrongCode("wrong code word")] * 100_000)
     events = _Events()
-    table = SimpleNamespace(pending_players=[object()])
+    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
     with trio.move_on_after(600):
         await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
     assert 5 <= len(codes) <= 40, len(codes)
@@ -241,7 +241,7 @@ async def test_a_mailbox_gone_mid_lobby_leaves_the_table_open(monkeypatch: pytes
 
     monkeypatch.setattr(mb.CodeSession, "open", flaky_open)
     events = _Events()
-    table = SimpleNamespace(pending_players=[object()])
+    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
     with trio.move_on_after(600):
         await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
     assert events.notices == ["code_word", "code_wrong", "code_word", "code_mailbox_down",
@@ -267,7 +267,7 @@ async def test_a_groups_own_mailbox_is_in_the_command_the_friend_is_told(monkeyp
     from p2p_chinchon.net.lobby import StreamListener
 
     _fake_mailbox(monkeypatch, [])
-    table = SimpleNamespace(pending_players=[object()])
+    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
     for mailbox, said in (("ws://mailbox.invalid/v1", r"join --code \d+-ab-cd --mailbox ws://mailbox\.invalid/v1;"),
                           (rz.DEFAULT_MAILBOX, r"join --code \d+-ab-cd;")):
         events = _Events()
@@ -305,7 +305,7 @@ async def test_a_seat_with_a_small_order_key_does_not_crash_the_mesh(me: int, ca
 
     ident = Identity.generate()
     keys = [ident.public_bytes, SMALL_ORDER] if me == 0 else [SMALL_ORDER, ident.public_bytes]
-    table = SimpleNamespace(identity=ident, game=GAME, me=me, players=[SimpleNamespace(key=k) for k in keys])
+    table = SimpleNamespace(lobby=SimpleNamespace(identity=ident, game=GAME, me=me, players=[SimpleNamespace(key=k) for k in keys]))
     plan = relay_plan(table, ("127.0.0.1", _closed_port()))
     plan = type(plan)(plan.host, plan.port, plan.token, after=0.05, wait=1)
     from p2p_chinchon.net.mesh import Mesh
@@ -566,7 +566,7 @@ def test_a_seating_address_that_is_not_host_port_is_a_clear_error() -> None:
         players = [SimpleNamespace(name="Ana", key=keys[0], addr="10.0.0.1:4000", addrs=()),
                    SimpleNamespace(name="Bruno", key=keys[1], addr=addr, addrs=addrs),
                    SimpleNamespace(name="Bea", key=keys[2], addr="10.0.0.3:4000", addrs=())]
-        return SimpleNamespace(players=players, me=2)
+        return SimpleNamespace(lobby=SimpleNamespace(players=players, me=2))
 
     peers = peers_of(table("no port here", ("10.0.0.2:4000", "\x1b[2J:1", "10.0.0.9:4000")))
     assert (peers[1].host, peers[1].port, peers[1].alternates) == ("10.0.0.2", 4000, (("10.0.0.9", 4000),))
@@ -630,7 +630,7 @@ async def test_a_mailbox_that_stops_while_a_code_is_on_show_is_said_at_once(tmp_
                 await trio.sleep(0.1)
         events = _Events()
         config = SimpleNamespace(**{**vars(_host_config()), "mailbox": f"ws://127.0.0.1:{port}/v1"})
-        table = SimpleNamespace(pending_players=[object()])
+        table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
         async with trio.open_nursery() as nursery:
             nursery.cancel_scope.deadline = trio.current_time() + 4 * mb.WATCH_EVERY + 10
 

@@ -39,14 +39,14 @@ def played_and_quit(folder: Path, person: Identity, *, legacy: bool) -> dict[str
     host = tbl.Table.create(person, rng, name="Ana's table", rules=make_rules("classic", {}), max_seats=4,
                             addr="127.0.0.1:9000")
     for i, (n, b) in enumerate(zip(BOTS, bots, strict=True)):
-        host.seat_host(n, b.public_bytes, f"127.0.0.1:{9001 + i}")
+        host.lobby.seat_host(n, b.public_bytes, f"127.0.0.1:{9001 + i}")
     host.start()
     folder.mkdir(parents=True)
     paths = {}
     for name, ident, bot in (("Ana", person, False), *((n, b, True) for n, b in zip(BOTS, bots, strict=True))):
         path = paths[name] = folder / f"seat-{name}.chn"
         with TranscriptWriter(path, fsync=False) as w:
-            for frame in host.frames:
+            for frame in host.ledger.frames:
                 w.append(frame)
         secrets = {"toss_nonce": b"\0" * 16, "keys": {}}
         if not legacy:

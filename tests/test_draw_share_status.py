@@ -21,7 +21,7 @@ def test_a_stock_draw_names_the_seat_whose_share_it_waits_for():
     assert step.kind == "draw_share" and step.seat != me
     view = t.view()
     assert view.my_turn and view.step is None and view.awaiting == step.seat
-    name = t.players[step.seat].name
+    name = t.lobby.players[step.seat].name
     said = {}
     for lang in ("en", "es", "fr"):
         s = TableScreen(Translator(lang), Faces("french", True, True))

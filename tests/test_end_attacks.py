@@ -33,7 +33,7 @@ def _at_end(n: int) -> Gone:
     (seats 1 and 2 hold theirs back: a modified client). A deep copy per test."""
     if n not in _GAMES:
         net = Gone(n, seed=9, classes={1: stall("game_end"), 2: stall("game_end")})
-        assert net.run(lambda nn: nn.tables[0].phase == v.OVER and nn.expects("game_end", 1)(nn) and not nn.q)
+        assert net.run(lambda nn: nn.tables[0].flow.phase == v.OVER and nn.expects("game_end", 1)(nn) and not nn.q)
         _GAMES[n] = net
     return copy.deepcopy(_GAMES[n])
 
@@ -41,9 +41,9 @@ def _at_end(n: int) -> Gone:
 def _game_end(net: Gone, seat: int, after: bytes | None = None) -> bytes:
     """Seat ``seat``'s ``game_end`` at the head of seat 0's chain, or after frame ``after``."""
     t = net.tables[0]
-    winner = t.winner if t.winner is not None else 255
+    winner = t.flow.winner if t.flow.winner is not None else 255
     if after is None:
-        return net.craft(seat, "game_end", {"winner": winner, "digest": t.head})
+        return net.craft(seat, "game_end", {"winner": winner, "digest": t.ledger.head})
     e = wire.decode_envelope(after)
     return net.craft(seat, "game_end", {"winner": winner, "digest": e.hash()}, seq=e.seq + 1, prev=e.hash())
 
@@ -76,8 +76,8 @@ def _remove_seat_1(net: Gone) -> list[bytes]:
     net.declare_absent(1)
     assert net.run()
     t = net.tables[0]
-    assert t.finished and t.fault is None and t.removed == {1: "absent"}
-    return list(t.frames)
+    assert t.flow.finished and t.flow.fault is None and t.removal.removed == {1: "absent"}
+    return list(t.ledger.frames)
 
 
 # ------------------------------------------------------------------ counting the end's majority
@@ -95,16 +95,16 @@ def test_a_seat_that_signs_the_end_and_leaves_is_no_majority(tmp_path):
     files agree with one complete record, the others'."""
     net = _at_end(4)
     t0 = net.tables[0]
-    assert 1 not in t0.engine.active and t0.winner != 1, "seat 1 is an eliminated seat"
-    prefix = list(t0.frames)
+    assert 1 not in t0.flow.engine.active and t0.flow.winner != 1, "seat 1 is an eliminated seat"
+    prefix = list(t0.ledger.frames)
     g1 = _game_end(net, 1)
     leave = _after(net, 1, "leave", {"reason": "going home"}, g1)
     lone = prefix + [g1, leave]
     replay = tbl.Table.observer()
     for f in lone:
         replay.replay(f)
-    assert replay.fault is None and replay.left == {1} and replay.game_end_sigs == {0, 1}
-    assert not replay.end_signed_by_majority() and not replay.finished
+    assert replay.flow.fault is None and replay.flow.left == {1} and replay.turns.game_end_sigs == {0, 1}
+    assert not replay.turns.end_signed_by_majority() and not replay.flow.finished
     r = audit_frames(lone)
     assert r.verdict == "incomplete", r.summary()
     code, text = _conformance(tmp_path, lone)
@@ -123,7 +123,7 @@ def test_two_ends_of_four_are_no_majority_and_three_are():
     waiting for seat 3 ends the game without it once its ``rejoin_wait`` ran out, and only
     then (not for a seat it does not wait for)."""
     net = _at_end(4)
-    prefix = list(net.tables[0].frames)
+    prefix = list(net.tables[0].ledger.frames)
     g1 = _game_end(net, 1)
     g2 = _game_end(net, 2, after=g1)
     assert audit_frames(prefix + [g1]).verdict == "incomplete"
@@ -132,11 +132,11 @@ def test_two_ends_of_four_are_no_majority_and_three_are():
     t0 = net.tables[0]
     for f in (g1, g2):
         t0.receive(f, 1)
-    assert t0.expected() == tbl.Step("game_end", 3) and t0.end_signed_by_majority()
-    assert not t0.end_without(2) and not t0.finished, "seat 2 is not the awaited seat"
-    assert t0.absent(1) == [] and not t0.finished
+    assert t0.expected() == tbl.Step("game_end", 3) and t0.turns.end_signed_by_majority()
+    assert not t0.turns.end_without(2) and not t0.flow.finished, "seat 2 is not the awaited seat"
+    assert t0.absent(1) == [] and not t0.flow.finished
     outs = t0.absent(3)
-    assert t0.finished and t0.unsigned_end == (3,) and t0.fault is None
+    assert t0.flow.finished and t0.turns.unsigned_end == (3,) and t0.flow.fault is None
     assert not [o for o in outs if isinstance(o, tbl.Send)], "it signs nothing"
 
 
@@ -160,14 +160,14 @@ def test_the_median_seat_withholding_its_game_end_stalls_the_end_blaming_nobody(
     net.kill(2)
     for s in (0, 3):
         t = net.tables[s]
-        assert t.expected() == tbl.Step("game_end", 2) and t.game_end_sigs == {0, 1}
-        assert not t.can_remove(2) and not t.end_signed_by_majority()
+        assert t.expected() == tbl.Step("game_end", 2) and t.turns.game_end_sigs == {0, 1}
+        assert not t.removal.can_remove(2) and not t.turns.end_signed_by_majority()
         assert "signed the game's end" in t.removal.end_problem(2)
-        assert t.absent(2) == [] and not t.finished and not t.votes_for(2)
+        assert t.absent(2) == [] and not t.flow.finished and not t.removal.votes_for(2)
         outs = t.halt("no majority")
-        assert t.fault is not None and t.fault.seat is None and t.fault.rule == "stalled"
+        assert t.flow.fault is not None and t.flow.fault.seat is None and t.flow.fault.rule == "stalled"
         assert not [o for o in outs if isinstance(o, tbl.Send)]
-    r = audit_frames(net.tables[0].frames)
+    r = audit_frames(net.tables[0].ledger.frames)
     assert r.verdict == "incomplete" and "seat 2 was to send game_end" in r.summary(), r.summary()
 
 
@@ -182,10 +182,10 @@ def test_a_forged_remove_beside_a_cut_off_record_is_not_agreement(tmp_path):
     relies on each file's own audit, and ``MultiReport.exit_code`` is 1 for a bad file."""
     net = _at_end(4)
     t0 = net.tables[0]
-    prefix = list(t0.frames)
+    prefix = list(t0.ledger.frames)
     lone = prefix + [_game_end(net, 1)]
-    vote = net.craft(0, "away", {"seat": 1, "hand": t0.hand_no})
-    forged = prefix + [net.craft(0, "remove", {"seat": 1, "hand": t0.hand_no, "reason": "absent", "proof": [vote]})]
+    vote = net.craft(0, "away", {"seat": 1, "hand": t0.hand.hand_no})
+    forged = prefix + [net.craft(0, "remove", {"seat": 1, "hand": t0.hand.hand_no, "reason": "absent", "proof": [vote]})]
     part = compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=forged))
     assert part.verdict == "cut_off", part
     m = audit_files([_write(tmp_path, "lone.chn", lone), _write(tmp_path, "forged.chn", forged)])
@@ -201,7 +201,7 @@ def test_a_seat_that_cosigns_the_removal_and_signs_on_the_cut_off_side_is_named(
     no ``cut_off`` (seat 2 is not removed, and signed both continuations): a ``fork`` naming
     seat 2, exit 1."""
     net = _at_end(4)
-    prefix = list(net.tables[0].frames)
+    prefix = list(net.tables[0].ledger.frames)
     g1 = _game_end(net, 1)
     lone = prefix + [g1, _game_end(net, 2, after=g1)]
     assert audit_frames(lone).verdict == "ok"
@@ -233,7 +233,7 @@ def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
     ``cut_off``, and the pair agrees, the cut-off pair's record complete (exit 0). A cheat
     seat 2 that co-signed there would be named (see the co-signer test)."""
     net = _at_end(5)
-    prefix = list(net.tables[0].frames)
+    prefix = list(net.tables[0].ledger.frames)
     g1 = _game_end(net, 1)
     lone = prefix + [g1, _game_end(net, 2, after=g1)]
     r = audit_frames(lone)
@@ -245,16 +245,16 @@ def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
     net.declare_absent(2)
     assert net.run(lambda nn: not nn.q)
     t0 = net.tables[0]
-    assert t0.expected() == tbl.Step("remove", 2) and t0.removing_seat == 1
-    assert not t0.can_remove(2) and not t0.finished, "the majority is stuck"
-    others = list(t0.frames)
+    assert t0.expected() == tbl.Step("remove", 2) and t0.removal.removing_seat == 1
+    assert not t0.removal.can_remove(2) and not t0.flow.finished, "the majority is stuck"
+    others = list(t0.ledger.frames)
     assert audit_frames(others).verdict == "incomplete"
     part = compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=others))
     assert part.verdict == "cut_off" and part.seats == [] and "unfinished" in part.detail, part
     m = audit_files([_write(tmp_path, "lone.chn", lone), _write(tmp_path, "others.chn", others)])
     assert m.verdict == "agree" and [x.verdict for x in m.reports] == ["ok", "incomplete"] and m.exit_code == 0
     # a continuation that goes on past the unfinished removal is no such parting: a fork
-    forged = others + [_after(net, 3, "game_end", {"winner": t0.winner, "digest": wire.decode_envelope(
+    forged = others + [_after(net, 3, "game_end", {"winner": t0.flow.winner, "digest": wire.decode_envelope(
         others[-1]).hash()}, others[-1])]
     assert compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=forged)).verdict == "fork"
 
@@ -271,7 +271,7 @@ def test_both_verifiers_agree_on_crafted_ends(tmp_path):
     ends (the table stopped: not ``ok``)."""
     net = _at_end(4)
     t0 = net.tables[0]
-    hand, winner, prefix = t0.hand_no, t0.winner, list(t0.frames)
+    hand, winner, prefix = t0.hand.hand_no, t0.flow.winner, list(t0.ledger.frames)
     g1 = _game_end(net, 1)
     g2 = _game_end(net, 2, after=g1)
 
@@ -322,17 +322,17 @@ def test_an_eliminated_seat_that_goes_home_at_the_median_stalls_the_others(tmp_p
         net.handle(j, net.tables[j].receive(g1, 1))
     net.kill(1)
     assert net.run(lambda nn: not nn.q)
-    assert 2 not in net.tables[0].engine.active
+    assert 2 not in net.tables[0].flow.engine.active
     net.handle(2, net.tables[2].intent(v.Leave("going home")))
-    leaver = list(net.tables[2].frames)
+    leaver = list(net.tables[2].ledger.frames)
     assert net.run(lambda nn: not nn.q)
     net.kill(2)
     for s in (0, 3):
         t = net.tables[s]
-        assert 2 in t.leaves and 2 in t.gone and not t.removed
-        assert t.expected() == tbl.Step("game_end", 2) and not t.can_remove(2)
-        assert t.absent(2) == [] and not t.finished and t.fault is None
-    others = list(net.tables[0].frames)
+        assert 2 in t.removal.leaves and 2 in t.removal.gone and not t.removal.removed
+        assert t.expected() == tbl.Step("game_end", 2) and not t.removal.can_remove(2)
+        assert t.absent(2) == [] and not t.flow.finished and t.flow.fault is None
+    others = list(net.tables[0].ledger.frames)
     assert leaver[:-1] == others and wire.decode_envelope(leaver[-1]).kind == "leave"
     assert audit_frames(leaver).verdict == "ok" and audit_frames(others).verdict == "incomplete"
     m = audit_files([_write(tmp_path, "leaver.chn", leaver), _write(tmp_path, "others.chn", others)])

@@ -58,17 +58,17 @@ def test_the_seating_carries_each_seats_candidates_observed_first() -> None:
     host_id, joiner = Identity.generate(), Identity.generate()
     t = tbl.Table.create(host_id, SeededRng("friends"), name="Mesa", rules=make_rules("classic"), max_seats=2,
                          addr="10.0.0.1:4000")
-    t.seat_host("Bea", joiner.public_bytes, "198.51.100.7:4100",
+    t.lobby.seat_host("Bea", joiner.public_bytes, "198.51.100.7:4100",
                 ("203.0.113.9:50000", "198.51.100.7:4100", "192.168.1.7:4100"))
     t.start()
-    seating = t.players
+    seating = t.lobby.players
     assert seating[1].addr == "198.51.100.7:4100"
     assert seating[1].addrs == ("203.0.113.9:50000", "192.168.1.7:4100")  # the observed one is not repeated
     assert seating[0].addrs == ()
     replayed = tbl.Table.observer()
-    for f in t.frames:
+    for f in t.ledger.frames:
         replayed.receive(f, 0)
-    assert replayed.players[1].addrs == seating[1].addrs
+    assert replayed.lobby.players[1].addrs == seating[1].addrs
 
 
 async def test_a_seat_is_reached_at_its_second_candidate_and_a_dead_one_is_named() -> None:
@@ -121,14 +121,14 @@ def _three_seated(me: int) -> tbl.Table:
     ids = [Identity.generate() for _ in range(3)]
     host = tbl.Table.create(ids[0], SeededRng("h"), name="Mesa", rules=make_rules("classic"), max_seats=3,
                             addr="10.0.0.1:4000", auto_agree=True)
-    host.set_host_name("Ana")
-    host.seat_host("Bea", ids[1].public_bytes, "198.51.100.7:4101", ("192.168.1.7:4101",))
-    host.seat_host("Cai", ids[2].public_bytes, "198.51.100.7:4102", ("192.168.1.8:4102",))
+    host.lobby.set_host_name("Ana")
+    host.lobby.seat_host("Bea", ids[1].public_bytes, "198.51.100.7:4101", ("192.168.1.7:4101",))
+    host.lobby.seat_host("Cai", ids[2].public_bytes, "198.51.100.7:4102", ("192.168.1.8:4102",))
     host.start()
     if me == 0:
         return host
-    t = tbl.Table.joining(ids[me], SeededRng("j"), host.frames[0])
-    t.receive(host.frames[1], 0)
+    t = tbl.Table.joining(ids[me], SeededRng("j"), host.ledger.frames[0])
+    t.receive(host.ledger.frames[1], 0)
     return t
 
 
@@ -165,8 +165,8 @@ def test_a_table_that_never_formed_audits_as_never_started() -> None:
     nobody. The audit says incomplete, never started (exit 3), not an accusation (exit 1)."""
     host = _three_seated(0)
     assert [o for o in host.timeout("absent", False) if isinstance(o, tbl.Stopped)]
-    assert host.fault is not None and host.fault.rule == "absent" and host.frames[-1]
-    r = audit_frames(host.frames)
+    assert host.flow.fault is not None and host.flow.fault.rule == "absent" and host.ledger.frames[-1]
+    r = audit_frames(host.ledger.frames)
     assert (r.verdict, r.exit_code) == ("incomplete", 3), r.summary()
     assert "never started" in r.summary()
 
@@ -217,8 +217,8 @@ def test_a_seat_of_a_table_that_never_formed_is_told_so_and_nobody_is_blamed(cap
 
     host = _three_seated(0)
     host.timeout("absent", False)
-    result = NodeResult(winner=None, fault=host.fault, transcript=None, head=b"", seat=0,
-                        names=[p.name for p in host.players])
+    result = NodeResult(winner=None, fault=host.flow.fault, transcript=None, head=b"", seat=0,
+                        names=[p.name for p in host.lobby.players])
     print_result(result, lang="en")
     out = capsys.readouterr().out
     assert out.startswith("the table never formed: the seats could not all reach each other (")

@@ -42,8 +42,8 @@ def _removed_and_finished() -> tuple[Gone, int]:
     net.declare_absent(2)
     assert net.run()
     t = net.tables[0]
-    assert t.finished and t.removed == {2: "absent"}
-    end = max(i for i, e in enumerate(t.chain) if e.kind == "remove") + 1
+    assert t.flow.finished and t.removal.removed == {2: "absent"}
+    end = max(i for i, e in enumerate(t.ledger.chain) if e.kind == "remove") + 1
     return net, end
 
 
@@ -73,7 +73,7 @@ def test_a_seat_that_left_is_not_waited_for():
     net.kill(2)
     assert net.run()
     t = net.tables[0]
-    assert t.removed == {2: "left"}
+    assert t.removal.removed == {2: "left"}
     assert nd.Node(t)._removals_untold() == {}
 
 
@@ -82,7 +82,7 @@ def test_a_finished_node_stays_for_a_removed_seat_a_little_longer_and_says_so():
     screen names it), and leaves as soon as that seat holds its removal."""
     net, end = _removed_and_finished()
     t = net.tables[0]
-    n = len(t.frames)
+    n = len(t.ledger.frames)
 
     async def linger(told_at: float | None) -> tuple[float, list[NodeStatus]]:
         said = Said()
@@ -130,16 +130,16 @@ def test_a_node_back_from_away_that_hears_nobody_stops_within_a_minute():
         for at in range(1, int(nd.NOBODY_ANSWERS)):
             clock.jump(1.0)
             await node._tick()
-            assert t.fault is None, at
+            assert t.flow.fault is None, at
         assert node.status.wait is not None and node.status.wait.note == "nobody"
         assert "nobody of this table answers yet" in node.status.text()
         clock.jump(1.0)
         await node._tick()
 
     trio.run(main, clock=clock)
-    assert t.fault is not None and t.fault.rule == nd.STALLED and node._nobody
-    assert not [e for e in t.chain if e.kind == "fault"], "it signs nothing"
-    fault = v.Fault(None, nd.STALLED, t.fault.reason, detail=NOBODY)
+    assert t.flow.fault is not None and t.flow.fault.rule == nd.STALLED and node._nobody
+    assert not [e for e in t.ledger.chain if e.kind == "fault"], "it signs nothing"
+    fault = v.Fault(None, nd.STALLED, t.flow.fault.reason, detail=NOBODY)
     line = own_stop_text(fault, 0, Translator("en"))
     assert line is not None and line.startswith("nobody of this table answers: they may have finished without you")
     assert exit_code(nd.NodeResult(None, fault, None, b"", seat=0)) == EXIT_STALLED
@@ -187,7 +187,7 @@ def test_a_seat_resumed_mid_game_that_reaches_nobody_stops_the_same_way():
         return trio.current_time() - start
 
     took = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
-    assert t.fault is not None and t.fault.rule == nd.STALLED and node._nobody
+    assert t.flow.fault is not None and t.flow.fault.rule == nd.STALLED and node._nobody
     assert nd.NOBODY_ANSWERS <= took < nd.NOBODY_ANSWERS + 2
 
 
@@ -213,22 +213,22 @@ def test_a_removed_seat_whose_last_envelope_never_arrived_is_answered_from_its_f
     net.declare_absent(2)
     assert net.run()
     t0 = net.tables[0]
-    first = min(i for i, e in enumerate(t0.chain) if e.kind == "remove")
-    assert len(t2.frames) == first + 1 and t2.chain[first].kind == "draw" and t0.removed == {2: "absent"}
-    for frame in t0.frames[first + 1:first + 9]:  # live envelopes of the other history first
+    first = min(i for i, e in enumerate(t0.ledger.chain) if e.kind == "remove")
+    assert len(t2.ledger.frames) == first + 1 and t2.ledger.chain[first].kind == "draw" and t0.removal.removed == {2: "absent"}
+    for frame in t0.ledger.frames[first + 1:first + 9]:  # live envelopes of the other history first
         t2.receive(frame, 0)
     assert not t2.flow.over, "they prove nothing yet"
     node = nd.Node(t0)
-    node._stored = len(t0.frames)
+    node._stored = len(t0.ledger.frames)
     mesh = SendMesh()
-    trio.run(node._answer_sync, mesh, 2, len(t2.frames))
+    trio.run(node._answer_sync, mesh, 2, len(t2.ledger.frames))
     sent = [p for _, p in mesh.sent if p[:1] == nd.ENVELOPE]
-    assert sent[0][1:] == t0.frames[first] and node._has[2] == first
+    assert sent[0][1:] == t0.ledger.frames[first] and node._has[2] == first
     for p in sent:
         t2.receive(p[1:], 0)
         if t2.flow.over:
             break
-    assert t2.fault is not None and t2.fault.rule == "removed", t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.fault
     diverged = EvidenceLog(None)
     assert all(diverged.keep(1, "diverged", "another history", (b"x",), link=1) is None for _ in range(64))
     assert EvidenceLog(None).keep(None, "malformed", "bytes", (b"x",), link=1) is None  # one is not a flood

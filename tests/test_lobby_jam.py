@@ -101,15 +101,15 @@ async def test_resetting_ghosts_leave_no_seat_at_an_open_table() -> None:
             for _ in range(3):
                 await ghost(port)
             await notes.wait("lobby_left_early", 3)
-            assert [p.name for p in table.pending_players] == ["Ana"]
+            assert [p.name for p in table.lobby.pending_players] == ["Ana"]
             seatings: list[bytes] = []
             async with trio.open_nursery() as joiners:
                 for name, source in (("Bruno", GHOST), ("Carla", GHOST), ("Diego", "127.0.0.6")):
                     async def one(name: str = name, source: str = source) -> None:
                         seatings.append((await join(port, host_id, name, source))[1])
                     joiners.start_soon(one)
-    assert sorted(p.name for p in table.players) == ["Ana", "Bruno", "Carla", "Diego"]
-    assert seatings == [table.frames[1]] * 3
+    assert sorted(p.name for p in table.lobby.players) == ["Ana", "Bruno", "Carla", "Diego"]
+    assert seatings == [table.ledger.frames[1]] * 3
     assert ("lobby_left_early", "Ghost left before sitting down") in notes.said
 
 
@@ -136,9 +136,9 @@ async def test_a_ghost_approved_after_it_left_frees_its_seat() -> None:
                 await trio.sleep(0.01)
             gone.set()
             await notes.wait("lobby_left_early")
-            assert [p.name for p in table.pending_players] == ["Ana"]
+            assert [p.name for p in table.lobby.pending_players] == ["Ana"]
             offer, seating = await join(port, host_id, "Bruno", "127.0.0.6")
-    assert [p.name for p in table.players] == ["Ana", "Bruno"] and seating == table.frames[1]
+    assert [p.name for p in table.lobby.players] == ["Ana", "Bruno"] and seating == table.ledger.frames[1]
     assert notes.said[0] == ("lobby_left_early", "Ghost left before sitting down")
 
 
@@ -202,9 +202,9 @@ async def test_a_flood_of_prompts_cannot_bury_the_real_joiner() -> None:
                 await trio.sleep(0.01)
             assert asked[2] == ("Alice", "127.0.0.9", 0)  # the next one asked, nobody behind
             await answer.send(True)
-            while len(table.pending_players) < 2:  # she sits (and waits for two more)
+            while len(table.lobby.pending_players) < 2:  # she sits (and waits for two more)
                 await trio.sleep(0.01)
-            assert [p.name for p in table.pending_players] == ["Ana", "Alice"]
+            assert [p.name for p in table.lobby.pending_players] == ["Ana", "Alice"]
             nursery.cancel_scope.cancel()
 
 
@@ -226,7 +226,7 @@ async def test_an_unanswered_prompt_expires_and_the_joiner_is_told() -> None:
             with pytest.raises(lob.Refused, match="did not answer within 0.2 s"):
                 await join(port, host_id, "Bruno", "127.0.0.6", approval_wait=0.2)
             assert withdrawn.is_set() and notes.count("lobby_prompt_expired") == 1
-            assert [p.name for p in table.pending_players] == ["Ana"]
+            assert [p.name for p in table.lobby.pending_players] == ["Ana"]
             nursery.cancel_scope.cancel()
 
 
@@ -245,7 +245,7 @@ async def test_three_approved_joiners_from_one_address_sit() -> None:
             async with trio.open_nursery() as joiners:
                 for name in ("Bruno", "Carla", "Diego"):
                     joiners.start_soon(join, port, host_id, name, GHOST)
-    assert sorted(p.name for p in table.players) == ["Ana", "Bruno", "Carla", "Diego"]
+    assert sorted(p.name for p in table.lobby.players) == ["Ana", "Bruno", "Carla", "Diego"]
     assert sorted(came) == [0, 1, 2]
 
 

@@ -24,7 +24,7 @@ from test_net_lobby import _Frames
 def host_table(seats: int, host_id: Identity) -> tbl.Table:
     table = tbl.Table.create(host_id, SeededRng("host"), name="Mesa de Ana", rules=make_rules("classic", {}),
                              max_seats=seats, addr="127.0.0.1:1", proof_rounds=4)
-    table.set_host_name("Ana")
+    table.lobby.set_host_name("Ana")
     return table
 
 
@@ -84,8 +84,8 @@ async def test_the_first_joiner_sees_the_second_arrive_and_leave() -> None:
             await dora_task.wait()
     assert seen == [["Ana", "Beto"], ["Ana", "Beto", "Carla"], ["Ana", "Beto"], ["Ana", "Beto", "Dora"],
                     ["Ana", "Beto", "Dora", "Eli"]]
-    assert result[0] == (table.frames[0], table.frames[1])
-    assert [p.name for p in table.players] == ["Ana", "Beto", "Dora", "Eli"]
+    assert result[0] == (table.ledger.frames[0], table.ledger.frames[1])
+    assert [p.name for p in table.lobby.players] == ["Ana", "Beto", "Dora", "Eli"]
 
 
 async def test_a_two_seat_table_sends_no_lobby_update() -> None:
@@ -99,7 +99,7 @@ async def test_a_two_seat_table_sends_no_lobby_update() -> None:
             port = await open_lobby(nursery, table, 2)
             offer, seating = await nd.join_lobby(beto, "127.0.0.1", port, name="Beto", listen_port=4000,
                                                  expect_fingerprint=host_id.fingerprint, on_lobby=seen.append)
-    assert seen == [] and seating == table.frames[1]
+    assert seen == [] and seating == table.ledger.frames[1]
 
 
 def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
@@ -108,10 +108,10 @@ def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
     seating replaces it."""
     host_id, beto = Identity.generate(), Identity.generate()
     host = host_table(4, host_id)
-    host.seat_host("Beto", beto.public_bytes, "127.0.0.1:2")
-    joiner = tbl.Table.joining(beto, SeededRng("j"), host.frames[0], min_proof_rounds=1)
+    host.lobby.seat_host("Beto", beto.public_bytes, "127.0.0.1:2")
+    joiner = tbl.Table.joining(beto, SeededRng("j"), host.ledger.frames[0], min_proof_rounds=1)
     assert joiner.view().seats == () and not joiner.view().provisional
-    joiner.set_lobby_players([(p.name, p.key) for p in host.pending_players])
+    joiner.lobby.set_lobby_players([(p.name, p.key) for p in host.lobby.pending_players])
     for t, me in ((host, 0), (joiner, 1)):
         view = t.view()
         assert view.provisional and view.max_seats == 4 and view.me == me
@@ -127,7 +127,7 @@ def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
         screen.key("a")  # nothing to agree to before the seating
         assert screen.message == "There is nothing to agree to now." and screen.pending is None
     host.start()
-    joiner.receive(host.frames[1], 0)
+    joiner.receive(host.ledger.frames[1], 0)
     view = joiner.view()
     assert not view.provisional and view.me == 1 and must_agree(view)
 
@@ -139,10 +139,10 @@ def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
 ])
 def test_a_bad_lobby_list_is_refused_by_the_table(players: list[tuple[str, bytes]]) -> None:
     host_id = Identity.generate()
-    joiner = tbl.Table.joining(Identity.generate(), SeededRng("j"), host_table(4, host_id).frames[0],
+    joiner = tbl.Table.joining(Identity.generate(), SeededRng("j"), host_table(4, host_id).ledger.frames[0],
                                min_proof_rounds=1)
     with pytest.raises(tbl.IntentError):
-        joiner.set_lobby_players(players)
+        joiner.lobby.set_lobby_players(players)
 
 
 async def test_read_answer_takes_any_number_of_lobby_updates_first() -> None:
@@ -199,8 +199,8 @@ def test_the_host_key_cannot_take_a_second_seat() -> None:
     host_id = Identity.generate()
     table = host_table(2, host_id)
     with pytest.raises(tbl.IntentError, match="host's own identity key"):
-        table.seat_host("Beto", host_id.public_bytes, "127.0.0.1:2")
-    assert len(table.pending_players) == 1
+        table.lobby.seat_host("Beto", host_id.public_bytes, "127.0.0.1:2")
+    assert len(table.lobby.pending_players) == 1
 
 
 async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refused() -> None:
@@ -235,11 +235,11 @@ async def test_the_joiner_says_whom_it_waits_for_and_a_twin_of_the_host_is_refus
             await asked.wait()
             assert said and "waiting for the host to let you sit down" in said[-1]
             assert beto.fingerprint in said[-1]  # the joiner sees what the host checks
-            assert [p.name for p in table.pending_players] == ["Ana"] and who == ["Beto"]
+            assert [p.name for p in table.lobby.pending_players] == ["Ana"] and who == ["Beto"]
             answer.set()
-            while len(table.pending_players) < 2 or len(said) < 2:
+            while len(table.lobby.pending_players) < 2 or len(said) < 2:
                 await trio.sleep(0.01)
-            assert [p.name for p in table.pending_players] == ["Ana", "Beto"]
+            assert [p.name for p in table.lobby.pending_players] == ["Ana", "Beto"]
             # seated: the status does not say it waits for the host
             assert said[-1].startswith("seated") and beto.fingerprint in said[-1]
             nursery.cancel_scope.cancel()
@@ -254,7 +254,7 @@ async def test_each_seating_is_counted_at_its_own_moment() -> None:
     counts: list[int] = []
 
     def on_seated(t: tbl.Table, seat: int | None, name: str) -> None:
-        counts.append(len(t.pending_players))
+        counts.append(len(t.lobby.pending_players))
 
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:

@@ -69,7 +69,7 @@ async def test_host_approves_each_joiner_before_seating() -> None:
     host_id = Identity.generate()
     table = tbl.Table.create(host_id, SeededRng("h"), name="t", rules=make_rules("classic", {}), max_seats=2,
                              addr="127.0.0.1:1", proof_rounds=4)
-    table.set_host_name("Ana")
+    table.lobby.set_host_name("Ana")
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
     asked: list[tuple[str, str, str]] = []
@@ -87,8 +87,8 @@ async def test_host_approves_each_joiner_before_seating() -> None:
                                     expect_fingerprint=host_id.fingerprint)
             offer, seating = await nd.join_lobby(bruno, "127.0.0.1", port, name="Bruno", listen_port=4001,
                                                  expect_fingerprint=host_id.fingerprint)
-    assert offer == table.frames[0] and seating == table.frames[1]
-    assert [p.name for p in table.players] == ["Ana", "Bruno"]
+    assert offer == table.ledger.frames[0] and seating == table.ledger.frames[1]
+    assert [p.name for p in table.lobby.players] == ["Ana", "Bruno"]
     assert asked == [("Eve", eve.fingerprint, "127.0.0.1"), ("Bruno", bruno.fingerprint, "127.0.0.1")]
 
 

@@ -138,7 +138,7 @@ async def test_an_internal_error_becomes_a_signed_leave(tmp_path):
 
     class Buggy(tbl.Table):
         def job_done(self, job_id, result):
-            if self.engine is not None:
+            if self.flow.engine is not None:
                 raise RuntimeError("boom")
             return super().job_done(job_id, result)
 
@@ -204,9 +204,9 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
     t = net.tables[0]
-    n = len(t.frames)
+    n = len(t.ledger.frames)
     awaited = t.expected()
-    assert awaited.seat != t.me
+    assert awaited.seat != t.lobby.me
     ask = sorted((s, SYNC + n.to_bytes(4, "big")) for s in (1, 2))
 
     def node_for() -> Node:
@@ -230,7 +230,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
         assert await tick(node, SHOWN_AFTER + 1) == []  # not again at once
         assert await tick(node, SHOWN_AFTER + 1, later=SHOWN_AFTER + 0.1) == ask  # again later
         assert await tick(node, SHOWN_AFTER + 1, buffered=True, later=SHOWN_AFTER + 0.1) == ask  # news
-        mine = type(awaited)(awaited.kind, t.me)
+        mine = type(awaited)(awaited.kind, t.lobby.me)
         assert await tick(node_for(), 60.0, step=mine) == []  # we are awaited: nobody is ahead
         assert await tick(node_for(), 60.0, step=mine, buffered=True) == ask  # unless buffered
         node = node_for()
@@ -287,7 +287,7 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     assert net.run(net.expects("draw"))
     step = net.tables[0].expected()
     mine, theirs = Node(net.tables[step.seat]), Node(net.tables[(step.seat + 1) % 3])
-    rules = net.tables[0].rules
+    rules = net.tables[0].lobby.rules
     turn, shown = rules.turn_time, rules.showdown_time
     assert turn > 0 and shown > 0
     now = 1000.0
@@ -319,7 +319,7 @@ def test_the_others_see_the_movers_own_clock_not_their_grace():
     assert net.run(net.expects("draw"))
     step = net.tables[0].expected()
     theirs = Node(net.tables[(step.seat + 1) % 3])
-    turn = net.tables[0].rules.turn_time
+    turn = net.tables[0].lobby.rules.turn_time
     now = 1000.0
     theirs.clock.step_since, theirs._heard = now - turn + 3, {step.seat: now}
     w = theirs._deadline(step, now)

@@ -107,14 +107,18 @@ def test_a_rematch_offer_must_be_the_same_table():
     from p2p_chinchon.net.session import same_table
 
     key = b"k" * 32
-    old = SimpleNamespace(players=[SimpleNamespace(key=key), SimpleNamespace(key=b"j" * 32)],
-                          rules=make_rules("classic", {"limit": 5}), proof_rounds=4, game=b"1")
-    new = SimpleNamespace(offer_key=key, rules=make_rules("classic", {"limit": 5}), max_seats=2, proof_rounds=4, game=b"2")
-    assert same_table(old, new) is None
-    assert "host key" in same_table(old, SimpleNamespace(**{**vars(new), "offer_key": b"x" * 32}))
-    assert "other rules" in same_table(old, SimpleNamespace(**{**vars(new), "rules": make_rules("classic", {})}))
-    assert "other rules" in same_table(old, SimpleNamespace(**{**vars(new), "max_seats": 3}))
-    assert "id" in same_table(old, SimpleNamespace(**{**vars(new), "game": b"1"}))
+    old = SimpleNamespace(lobby=SimpleNamespace(players=[SimpleNamespace(key=key), SimpleNamespace(key=b"j" * 32)],
+                                                rules=make_rules("classic", {"limit": 5}), proof_rounds=4, game=b"1"))
+    offer = dict(offer_key=key, rules=make_rules("classic", {"limit": 5}), max_seats=2, proof_rounds=4, game=b"2")
+
+    def new(**changed):
+        return SimpleNamespace(lobby=SimpleNamespace(**{**offer, **changed}))
+
+    assert same_table(old, new()) is None
+    assert "host key" in same_table(old, new(offer_key=b"x" * 32))
+    assert "other rules" in same_table(old, new(rules=make_rules("classic", {})))
+    assert "other rules" in same_table(old, new(max_seats=3))
+    assert "id" in same_table(old, new(game=b"1"))
 
 
 def test_a_rematch_that_cannot_start_leaves_the_last_game_standing(capsys):
@@ -158,8 +162,8 @@ def _voting_node(answer, votes=None, up=(1, 2)):
         def rematch_said(self, text, key, fields):
             said.append(key)
 
-    table = SimpleNamespace(me=0, left=set(), players=[SimpleNamespace(name=n) for n in ("Ana", "Bruno", "Carla")],
-                            view=lambda: None)
+    table = SimpleNamespace(lobby=SimpleNamespace(me=0, players=[SimpleNamespace(name=n) for n in ("Ana", "Bruno", "Carla")]),
+                            flow=SimpleNamespace(left=set()), view=lambda: None)
     node = Node(table, Ev())
     node._up = set(up)
     node._votes = dict(votes or {})

@@ -20,11 +20,11 @@ def _misplaced():
     net = Gone(3, seed=21)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
     t0 = net.tables[0]
-    seq = len(t0.chain) - 1
-    spoke = t0.chain[seq].seat
+    seq = len(t0.ledger.chain) - 1
+    spoke = t0.ledger.chain[seq].seat
     victim = next(s for s in range(3) if s != spoke)
     cheater = 3 - spoke - victim
-    forged = net.craft(cheater, "remove", _removes(victim, t0.hand_no), seq=seq, prev=t0.chain[seq].prev)
+    forged = net.craft(cheater, "remove", _removes(victim, t0.hand.hand_no), seq=seq, prev=t0.ledger.chain[seq].prev)
     return net, forged, spoke, victim, cheater
 
 
@@ -36,9 +36,9 @@ def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
     net.inject(cheater, forged)
     for i in (spoke, victim):
         t = net.tables[i]
-        assert t.fault is not None and t.fault.rule == "bad_removal" and t.fault.seat == cheater, t.fault
-        assert not t.removed
-    r = audit_frames(net.tables[victim].frames)
+        assert t.flow.fault is not None and t.flow.fault.rule == "bad_removal" and t.flow.fault.seat == cheater, t.fault
+        assert not t.removal.removed
+    r = audit_frames(net.tables[victim].ledger.frames)
     assert r.verdict == "accused" and r.seat == cheater, r.summary()
 
 
@@ -53,17 +53,17 @@ def _awaited(seed, kind="draw"):
 
 def _assert_blamed(net, signer, words=""):
     for t in net.tables:
-        if t.me != signer:
-            assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
-            assert words in t.fault.reason, t.fault
-            assert not t.removed
+        if t.lobby.me != signer:
+            assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
+            assert words in t.flow.fault.reason, t.fault
+            assert not t.removal.removed
 
 
 def test_a_seat_cannot_remove_itself():
     """A seat signing its own removal (to get a losing hand voided without a leave) breaks
     rule 1: ``bad_removal`` naming it."""
     net, x, first, second = _awaited(22)
-    net.inject(x, net.craft(x, "remove", _removes(x, net.tables[0].hand_no)))
+    net.inject(x, net.craft(x, "remove", _removes(x, net.tables[0].hand.hand_no)))
     _assert_blamed(net, x, "cannot be removed")
 
 
@@ -73,13 +73,13 @@ def test_a_left_proof_must_be_the_seats_own_leave_of_this_game():
     with another kind of X's envelope of this game: each is ``bad_removal``."""
     net, x, first, second = _awaited(23)
     t0 = net.tables[0]
-    hand = t0.hand_no
+    hand = t0.hand.hand_no
     key = net.ids[x].private_key
     other_game = wire.make_envelope(key, game=bytes(16), seq=5, seat=x, prev=bytes(32), kind="leave",
                                     body={"reason": "bye"}).encode()
-    mine_signed = wire.make_envelope(net.ids[first].private_key, game=t0.game, seq=len(t0.chain), seat=x,
-                                     prev=t0.head, kind="leave", body={"reason": "bye"}).encode()
-    own_move = next(f for f, e in zip(t0.frames, t0.chain, strict=True) if e.seat == x and e.kind != "leave")
+    mine_signed = wire.make_envelope(net.ids[first].private_key, game=t0.lobby.game, seq=len(t0.ledger.chain), seat=x,
+                                     prev=t0.ledger.head, kind="leave", body={"reason": "bye"}).encode()
+    own_move = next(f for f, e in zip(t0.ledger.frames, t0.ledger.chain, strict=True) if e.seat == x and e.kind != "leave")
     for proof in (other_game, mine_signed, own_move, b"\x00" * 40):
         net2, *_ = _awaited(23)
         net2.inject(first, net2.craft(first, "remove", _removes(x, hand, "left", [proof])))
@@ -90,16 +90,16 @@ def test_equivocating_removes_are_the_signers_fault():
     """The first signer sends one remove to one seat and a different one (other reason) to
     the other: the two meet, equivocation blames the signer, never the removed seat."""
     net, x, first, second = _awaited(24)
-    hand = net.tables[0].hand_no
+    hand = net.tables[0].hand.hand_no
     a = net.craft(first, "remove", _removes(x, hand))
     b = net.craft(first, "remove", _removes(second, hand))  # same place, another seat removed
     net.inject(first, a, to=[x])
     net.inject(first, b, to=[second])
     net.inject(first, a, to=[second])
     t = net.tables[second]
-    assert t.fault is not None and t.fault.seat == first, t.fault
-    assert t.fault.rule in ("equivocation", "bad_removal"), t.fault
-    assert not t.removed
+    assert t.flow.fault is not None and t.flow.fault.seat == first, t.fault
+    assert t.flow.fault.rule in ("equivocation", "bad_removal"), t.fault
+    assert not t.removal.removed
 
 
 def test_a_remove_racing_the_removed_seats_real_move_blames_nobody():
@@ -114,15 +114,15 @@ def test_a_remove_racing_the_removed_seats_real_move_blames_nobody():
         move = net.craft(x, "draw_share", tx.turns.auto_draw_share())
         t2 = net.tables[second]
         vote = [o.frame for o in t2.absent(x) if isinstance(o, tbl.Send)]
-        t2.present(x)  # ... and then the second signer hears X again
+        t2.removal.present(x)  # ... and then the second signer hears X again
         net.tables[first].receive(vote[0], second)
         net.handle(first, net.tables[first].absent(x))
-        remove = next(f for f in net.tables[first].frames if f not in t2.frames)
+        remove = next(f for f in net.tables[first].ledger.frames if f not in t2.ledger.frames)
         for f, frm in ((remove, first), (move, x)) if remove_first else ((move, x), (remove, first)):
             t2.receive(f, frm)
-        assert t2.fault is None, t2.fault
-        assert audit_frames(t2.frames).verdict != "cheat"
-        assert not t2.removed
+        assert t2.flow.fault is None, t2.fault
+        assert audit_frames(t2.ledger.frames).verdict != "cheat"
+        assert not t2.removal.removed
 
 
 def test_two_seats_gone_at_once_from_three_leave_the_last_waiting_blaming_nobody():
@@ -134,11 +134,11 @@ def test_two_seats_gone_at_once_from_three_leave_the_last_waiting_blaming_nobody
     net.kill(second)
     net.declare_absent(x, by=[first])
     t = net.tables[first]
-    assert t.fault is None and t.expected() == tbl.Step(net.tables[first].expected().kind, x)
-    assert not [e for e in t.chain if e.kind == "remove"]
+    assert t.flow.fault is None and t.expected() == tbl.Step(net.tables[first].expected().kind, x)
+    assert not [e for e in t.ledger.chain if e.kind == "remove"]
     net.handle(first, t.absent(second))
-    assert t.fault is None and not t.removed and not t.finished
-    assert audit_frames(t.frames).verdict == "incomplete"
+    assert t.flow.fault is None and not t.removal.removed and not t.flow.finished
+    assert audit_frames(t.ledger.frames).verdict == "incomplete"
 
 
 def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
@@ -146,21 +146,21 @@ def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
     anything more for the void hand (no share, no show, no secret), and a forged request
     for one (a seat's draw share of the void hand) is refused, naming its signer."""
     net, x, first, second = _awaited(27)
-    hand = net.tables[0].hand_no
+    hand = net.tables[0].hand.hand_no
     net.kill(x)
     net.declare_absent(x)
-    assert net.run(lambda n: not n.q and n.tables[first].removed)
+    assert net.run(lambda n: not n.q and n.tables[first].removal.removed)
     t = net.tables[first]
-    last_remove = max(i for i, e in enumerate(t.chain) if e.kind == "remove")
-    after = [e for e in t.chain[last_remove + 1:] if e.body.get("hand") == hand]
+    last_remove = max(i for i, e in enumerate(t.ledger.chain) if e.kind == "remove")
+    after = [e for e in t.ledger.chain[last_remove + 1:] if e.body.get("hand") == hand]
     assert not after, [(e.seat, e.kind) for e in after]
-    assert t.hand_no != hand or t.finished
+    assert t.hand.hand_no != hand or t.finished
     # a forged draw share for the void hand, signed by a remaining seat
     forged = net.craft(second, "draw_share", {"hand": hand, "slot": 0, "share": bytes(wire.SHARE_BYTES)})
-    n = len(t.frames)
+    n = len(t.ledger.frames)
     net.inject(second, forged, to=[first])
-    assert t.fault is not None and t.fault.seat == second, t.fault
-    assert len([e for e in t.chain[n:] if e.kind != "fault"]) == 0
+    assert t.flow.fault is not None and t.flow.fault.seat == second, t.fault
+    assert len([e for e in t.ledger.chain[n:] if e.kind != "fault"]) == 0
 
 
 def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others():
@@ -171,9 +171,9 @@ def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others()
     net.inject(cheater, forged, to=[victim])
     net.run(lambda n: not n.q)
     t = net.tables[spoke]
-    assert t.fault is not None and t.fault.seat == cheater and t.fault.rule == "bad_removal", t.fault
-    assert "unverifiable" not in t.fault.reason, t.fault
-    r = audit_frames(t.frames)
+    assert t.flow.fault is not None and t.flow.fault.seat == cheater and t.flow.fault.rule == "bad_removal", t.fault
+    assert "unverifiable" not in t.flow.fault.reason, t.fault
+    r = audit_frames(t.ledger.frames)
     assert r.verdict == "accused" and r.seat == cheater and "confirmed" in r.summary(), r.summary()
 
 
@@ -183,20 +183,20 @@ def test_a_lone_seat_cannot_get_an_opponents_hand_voided():
     X), and a remove it signs anyway, with its own vote only, is its ``bad_removal``: no seat
     is removed and no hand is voided."""
     net, x, first, second = _awaited(28)
-    scores = list(net.tables[second].score_history)
+    scores = list(net.tables[second].turns.score_history)
     net.declare_absent(x, by=[first])
     assert net.run(lambda n: not n.q)
     for tt in net.tables:
-        assert tt.fault is None and tt.expected().seat == x and not tt.removed
+        assert tt.flow.fault is None and tt.expected().seat == x and not tt.removal.removed
     t0 = net.tables[first]
-    vote = t0.votes[(len(t0.chain), t0.head, x)][first]
-    net.inject(first, net.craft(first, "remove", _removes(x, t0.hand_no, proof=[vote])))
+    vote = t0.removal.votes[(len(t0.ledger.chain), t0.ledger.head, x)][first]
+    net.inject(first, net.craft(first, "remove", _removes(x, t0.hand.hand_no, proof=[vote])))
     for tt in net.tables:
-        assert not tt.removed and tt.engine.active == (0, 1, 2)
-        assert list(tt.score_history) == scores, "no hand voided"
-        if tt.me != first:
-            assert tt.fault is not None and tt.fault.seat == first and tt.fault.rule == "bad_removal", tt.fault
-    r = audit_frames(net.tables[second].frames)
+        assert not tt.removal.removed and tt.flow.engine.active == (0, 1, 2)
+        assert list(tt.turns.score_history) == scores, "no hand voided"
+        if tt.lobby.me != first:
+            assert tt.flow.fault is not None and tt.flow.fault.seat == first and tt.flow.fault.rule == "bad_removal", tt.fault
+    r = audit_frames(net.tables[second].ledger.frames)
     assert r.verdict == "accused" and r.seat == first, r.summary()
 
 
@@ -212,11 +212,11 @@ def test_two_seats_gone_from_four_leave_two_that_cannot_remove_them():
     net.kill(x)
     net.kill(y)
     for t in net.alive():
-        t.mark_gone(y)
+        t.removal.mark_gone(y)
     net.declare_absent(x)
     assert net.run(lambda n: not n.q)
     for t in net.alive():
-        assert t.fault is None and not t.removed and not [e for e in t.chain if e.kind == "remove"]
+        assert t.flow.fault is None and not t.removal.removed and not [e for e in t.ledger.chain if e.kind == "remove"]
 
     net = Gone(5, seed=29)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
@@ -232,7 +232,7 @@ def test_two_seats_gone_from_four_leave_two_that_cannot_remove_them():
     net.declare_absent(y)
     assert net.run()
     for t in alive:
-        assert t.finished and t.fault is None and t.removed == {x: "absent", y: "absent"}, (t.fault, t.removed)
-    assert alive[0].frames == alive[1].frames == alive[2].frames
-    r = audit_frames(alive[0].frames)
+        assert t.flow.finished and t.flow.fault is None and t.removal.removed == {x: "absent", y: "absent"}, (t.fault, t.removed)
+    assert alive[0].ledger.frames == alive[1].ledger.frames == alive[2].ledger.frames
+    r = audit_frames(alive[0].ledger.frames)
     assert r.verdict == "ok" and r.winner not in (x, y), r.summary()

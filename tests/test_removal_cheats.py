@@ -32,7 +32,7 @@ def _at_draw(n, seed):
 def _vote_of(net, voter, x):
     """``voter``'s own away vote for ``x`` at the head (its table signed it: :meth:`absent`)."""
     t = net.tables[voter]
-    return t.votes[(len(t.chain), t.head, x)][voter]
+    return t.removal.votes[(len(t.ledger.chain), t.ledger.head, x)][voter]
 
 
 def _fault(net, signer, accused, rule, evidence, *, seq=None, prev=None):
@@ -42,7 +42,7 @@ def _fault(net, signer, accused, rule, evidence, *, seq=None, prev=None):
 
 def _nobody_blames(tables, seat):
     for t in tables:
-        assert t.fault is None or t.fault.seat != seat, (t.me, t.fault)
+        assert t.flow.fault is None or t.flow.fault.seat != seat, (t.me, t.fault)
 
 
 # ------------------------------------------------------------------ framing with a vote
@@ -61,9 +61,9 @@ def test_a_fault_quoting_an_honest_vote_at_the_head_does_not_frame_the_voter():
     vote = _vote_of(net, a, x)
     net.inject(c, _fault(net, c, a, "not_your_turn", [vote]))
     tb = net.tables[b]
-    assert tb.fault is not None
+    assert tb.flow.fault is not None
     _nobody_blames([tb, net.tables[a]], a)
-    r = audit_frames(tb.frames)
+    r = audit_frames(tb.ledger.frames)
     assert not (r.verdict == "accused" and r.seat == a), r.summary()
 
 
@@ -77,16 +77,16 @@ def test_a_fault_quoting_the_first_signers_vote_later_is_not_equivocation():
     net.declare_absent(x, by=[a, b, d])
     vote = _vote_of(net, a, x)
     net.declare_absent(x, by=[c])
-    assert net.run(lambda nn: not nn.q and nn.tables[a].removed)
+    assert net.run(lambda nn: not nn.q and nn.tables[a].removal.removed)
     assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
     ta = net.tables[a]
-    first = next(e for e in ta.chain if e.kind == "remove")
+    first = next(e for e in ta.ledger.chain if e.kind == "remove")
     assert first.seat == a and wire.decode_envelope(vote).seq == first.seq
     net.inject(c, _fault(net, c, a, "equivocation", [vote]))
     for t in net.alive():
-        if t.me not in (a, c):
+        if t.lobby.me not in (a, c):
             _nobody_blames([t], a)
-    r = audit_frames(net.tables[b].frames)
+    r = audit_frames(net.tables[b].ledger.frames)
     assert not (r.verdict == "accused" and r.seat == a), r.summary()
 
 
@@ -95,10 +95,10 @@ def test_an_unsigned_away_spliced_into_a_transcript_blames_no_seat():
     signature): audit must call the record ``corrupt`` (a forgery), not ``cheat`` by S."""
     net, x, (a, b) = _at_draw(3, seed=62)
     t = net.tables[a]
-    env = wire.decode_envelope(net.craft(b, "away", {"seat": x, "hand": t.hand_no}))
+    env = wire.decode_envelope(net.craft(b, "away", {"seat": x, "hand": t.hand.hand_no}))
     forged = wire.make_envelope(net.ids[a].private_key, game=env.game, seq=env.seq, seat=b, prev=env.prev,
                                 kind="away", body=env.body).encode()  # signed by a, claims b
-    r = audit_frames(list(t.frames) + [forged])
+    r = audit_frames(list(t.ledger.frames) + [forged])
     assert not (r.verdict == "cheat" and r.seat == b), r.summary()
 
 
@@ -108,7 +108,7 @@ def test_a_signed_away_in_a_transcript_is_its_signers_unexpected():
     net.kill(x)
     net.declare_absent(x, by=[a])
     vote = _vote_of(net, a, x)
-    r = audit_frames(list(net.tables[a].frames) + [vote])
+    r = audit_frames(list(net.tables[a].ledger.frames) + [vote])
     assert r.verdict == "cheat" and r.seat == a and r.rule == "unexpected", r.summary()
 
 
@@ -117,19 +117,19 @@ def test_an_unsigned_vote_about_itself_names_nobody():
     the evidence must not name B (blame needs a signature)."""
     net, x, (a, b) = _at_draw(3, seed=63)
     t = net.tables[a]
-    forged = wire.make_envelope(net.ids[x].private_key, game=t.game, seq=len(t.chain), seat=b, prev=t.head,
-                                kind="away", body={"seat": b, "hand": t.hand_no}).encode()
+    forged = wire.make_envelope(net.ids[x].private_key, game=t.lobby.game, seq=len(t.ledger.chain), seat=b, prev=t.ledger.head,
+                                kind="away", body={"seat": b, "hand": t.hand.hand_no}).encode()
     outs = t.receive(forged, x)
     ev = [o for o in outs if isinstance(o, tbl.Evidence)]
-    assert t.fault is None
+    assert t.flow.fault is None
     assert all(e.seat != b for e in ev), ev
 
 
 def test_a_signed_vote_about_itself_is_dropped():
     net, x, (a, b) = _at_draw(3, seed=63)
     t = net.tables[a]
-    outs = t.receive(net.craft(b, "away", {"seat": b, "hand": t.hand_no}), b)
-    assert t.fault is None and not t.votes
+    outs = t.receive(net.craft(b, "away", {"seat": b, "hand": t.hand.hand_no}), b)
+    assert t.flow.fault is None and not t.removal.votes
     assert [o.rule for o in outs if isinstance(o, tbl.Evidence)] == ["bad_vote"]
 
 
@@ -144,12 +144,12 @@ def test_one_cheaters_vote_of_another_hand_does_not_poison_the_removal():
     net, x, (a, b, c) = _at_draw(4, seed=73)
     t = net.tables[a]
     net.kill(x)
-    net.inject(c, net.craft(c, "away", {"seat": x, "hand": t.hand_no + 1}), to=[a, b])
+    net.inject(c, net.craft(c, "away", {"seat": x, "hand": t.hand.hand_no + 1}), to=[a, b])
     net.declare_absent(x, by=[a, b])
     net.run(lambda nn: not nn.q)
     for s in (a, b):
-        assert net.tables[s].fault is None or net.tables[s].fault.seat == c, (s, net.tables[s].fault)
-        r = audit_frames(net.tables[s].frames)
+        assert net.tables[s].flow.fault is None or net.tables[s].fault.seat == c, (s, net.tables[s].fault)
+        r = audit_frames(net.tables[s].ledger.frames)
         assert r.seat not in (a, b), r.summary()
 
 
@@ -161,8 +161,8 @@ def test_one_cheaters_vote_flood_does_not_stop_a_majority_removal():
     net, x, (a, b, c, d) = _at_draw(5, seed=64)
     net.kill(x)
     t0 = net.tables[a]
-    n = len(t0.chain)
-    flood = [net.craft(c, "away", {"seat": x, "hand": t0.hand_no}, seq=n + 1 + i % rm.MAX_VOTES_AHEAD,
+    n = len(t0.ledger.chain)
+    flood = [net.craft(c, "away", {"seat": x, "hand": t0.hand.hand_no}, seq=n + 1 + i % rm.MAX_VOTES_AHEAD,
                        prev=os.urandom(32)) for i in range(512)]
     for f in flood:
         net.inject(c, f, to=[a, b, d])
@@ -171,8 +171,8 @@ def test_one_cheaters_vote_flood_does_not_stop_a_majority_removal():
     assert net.run(lambda nn: not nn.q)
     for i in (a, b, d):
         t = net.tables[i]
-        assert t.fault is None, t.fault
-        assert x in t.removed or t.removing_seat == x, (i, t.votes_for(x))
+        assert t.flow.fault is None, t.fault
+        assert x in t.removal.removed or t.removal.removing_seat == x, (i, t.votes_for(x))
 
 
 def test_votes_of_another_game_position_or_hand_do_not_remove():
@@ -183,20 +183,20 @@ def test_votes_of_another_game_position_or_hand_do_not_remove():
         net, x, (a, b, c) = _at_draw(4, seed=65)
         t = net.tables[a]
         if variant == "game":
-            votes = [wire.make_envelope(net.ids[s].private_key, game=bytes(16), seq=len(t.chain), seat=s,
-                                        prev=t.head, kind="away", body={"seat": x, "hand": t.hand_no}).encode()
+            votes = [wire.make_envelope(net.ids[s].private_key, game=bytes(16), seq=len(t.ledger.chain), seat=s,
+                                        prev=t.ledger.head, kind="away", body={"seat": x, "hand": t.hand.hand_no}).encode()
                      for s in (a, b, c)]
         elif variant == "position":
-            prev = t.chain[-1].prev
-            votes = [net.craft(s, "away", {"seat": x, "hand": t.hand_no}, seq=len(t.chain) - 1, prev=prev)
+            prev = t.ledger.chain[-1].prev
+            votes = [net.craft(s, "away", {"seat": x, "hand": t.hand.hand_no}, seq=len(t.ledger.chain) - 1, prev=prev)
                      for s in (a, b, c)]
         else:
-            votes = [net.craft(s, "away", {"seat": x, "hand": t.hand_no + 1}) for s in (a, b, c)]
-        net.inject(c, net.craft(c, "remove", _removes(x, t.hand_no, proof=votes)))
+            votes = [net.craft(s, "away", {"seat": x, "hand": t.hand.hand_no + 1}) for s in (a, b, c)]
+        net.inject(c, net.craft(c, "remove", _removes(x, t.hand.hand_no, proof=votes)))
         for tt in net.tables:
-            if tt.me != c:
-                assert tt.fault is not None and tt.fault.seat == c and tt.fault.rule == "bad_removal", tt.fault
-                assert not tt.removed
+            if tt.lobby.me != c:
+                assert tt.flow.fault is not None and tt.flow.fault.seat == c and tt.flow.fault.rule == "bad_removal", tt.fault
+                assert not tt.removal.removed
 
 
 def test_a_removed_seats_key_does_not_vote():
@@ -206,20 +206,20 @@ def test_a_removed_seats_key_does_not_vote():
     net, x, others = _at_draw(5, seed=66)
     net.kill(x)
     net.declare_absent(x)
-    assert net.run(lambda nn: not nn.q and nn.tables[others[0]].removed)
+    assert net.run(lambda nn: not nn.q and nn.tables[others[0]].removal.removed)
     assert net.run(lambda nn: nn.alive()[0].expected() is not None and nn.alive()[0].expected().kind == "draw"
                    and not nn.q)
     t = net.alive()[0]
     y = t.expected().seat
     c1, c2 = [s for s in others if s != y][:2]
-    votes = [net.craft(s, "away", {"seat": y, "hand": t.hand_no}, seq=len(t.chain), prev=t.head)
+    votes = [net.craft(s, "away", {"seat": y, "hand": t.hand.hand_no}, seq=len(t.ledger.chain), prev=t.ledger.head)
              for s in sorted((c1, c2, x))]
-    net.inject(c1, net.craft(c1, "remove", _removes(y, t.hand_no, proof=votes), seq=len(t.chain), prev=t.head),
+    net.inject(c1, net.craft(c1, "remove", _removes(y, t.hand.hand_no, proof=votes), seq=len(t.ledger.chain), prev=t.ledger.head),
                to=[s for s in others if s != c1])
     for tt in net.alive():
-        if tt.me != c1:
-            assert tt.fault is not None and tt.fault.seat == c1 and tt.fault.rule == "bad_removal", tt.fault
-            assert set(tt.removed) == {x}
+        if tt.lobby.me != c1:
+            assert tt.flow.fault is not None and tt.flow.fault.seat == c1 and tt.flow.fault.rule == "bad_removal", tt.fault
+            assert set(tt.removal.removed) == {x}
 
 
 # ------------------------------------------------------------------ nested removals
@@ -236,7 +236,7 @@ def _cosign_lost():
     assert net.run(lambda nn: not nn.q)
     t0 = net.tables[s0]
     assert t0.expected() == tbl.Step("remove", y)
-    return net, x, others, t0, net.craft(y, "remove", _removes(x, t0.hand_no), seq=len(t0.chain), prev=t0.head)
+    return net, x, others, t0, net.craft(y, "remove", _removes(x, t0.hand.hand_no), seq=len(t0.ledger.chain), prev=t0.ledger.head)
 
 
 def test_a_late_cosign_of_a_seat_removed_meanwhile_is_dropped_not_blamed():
@@ -246,13 +246,13 @@ def test_a_late_cosign_of_a_seat_removed_meanwhile_is_dropped_not_blamed():
     link heals), it must be dropped as Y's late envelope, not blamed on Y."""
     net, x, (s0, y, s2, s3), t0, cosign = _cosign_lost()
     net.declare_absent(y, by=[s2, s3])
-    net.tables[s3].present(y)  # s3 still hears Y: it voted but does not co-sign (yet)
+    net.tables[s3].removal.present(y)  # s3 still hears Y: it voted but does not co-sign (yet)
     net.declare_absent(y, by=[s0])
     assert net.run(lambda nn: not nn.q)
-    assert t0.removing_seat == y and t0.expected() == tbl.Step("remove", s3), t0.expected()
+    assert t0.removal.removing_seat == y and t0.expected() == tbl.Step("remove", s3), t0.expected()
     net.inject(y, cosign, to=[s0, s2, s3])
     _nobody_blames([net.tables[s] for s in (s0, s2, s3)], y)
-    r = audit_frames(net.tables[s2].frames)
+    r = audit_frames(net.tables[s2].ledger.frames)
     assert not (r.seat == y and r.verdict in ("accused", "cheat")), r.summary()
 
 
@@ -260,13 +260,13 @@ def test_nested_removal_completes_and_the_late_cosign_after_it_is_dropped():
     """As above, but Y's co-sign arrives after both removals are in: dropped, the game goes on."""
     net, x, (s0, y, s2, s3), t0, cosign = _cosign_lost()
     net.declare_absent(y)
-    assert net.run(lambda nn: not nn.q and set(nn.tables[s0].removed) == {x, y})
+    assert net.run(lambda nn: not nn.q and set(nn.tables[s0].removal.removed) == {x, y})
     net.inject(y, cosign, to=[s0, s2, s3])
     for s in (s0, s2, s3):
-        assert net.tables[s].fault is None
+        assert net.tables[s].flow.fault is None
     assert net.run()
-    assert all(t.finished and t.fault is None for t in net.alive())
-    assert audit_frames(t0.frames).verdict == "ok"
+    assert all(t.flow.finished and t.flow.fault is None for t in net.alive())
+    assert audit_frames(t0.ledger.frames).verdict == "ok"
 
 
 # ------------------------------------------------------------------ exceptions
@@ -279,18 +279,18 @@ def test_a_remove_of_a_seat_that_does_not_exist_at_a_taken_place_blames_its_sign
     net, x, (a, b, c) = _at_draw(4, seed=68)
     net.kill(x)
     net.declare_absent(x)
-    assert net.run(lambda nn: not nn.q and nn.tables[a].removed)
+    assert net.run(lambda nn: not nn.q and nn.tables[a].removal.removed)
     t = net.tables[a]
-    p = next(i for i, e in enumerate(t.chain) if e.kind == "remove")
+    p = next(i for i, e in enumerate(t.ledger.chain) if e.kind == "remove")
     # play on until the last envelope checked on every node is an honest seat's
-    assert net.run(lambda nn: not nn.q and len(t.chain) > p + 4 and t.chain[-1].seat in (a, b)
-                   and net.tables[b].chain[-1].seat in (a, b))
-    assert t.chain[p].seat != c
-    forged = net.craft(c, "remove", _removes(7, t.chain[p].body["hand"], "left", [t.frames[1]]),
-                       seq=p, prev=t.chain[p].prev)
+    assert net.run(lambda nn: not nn.q and len(t.ledger.chain) > p + 4 and t.ledger.chain[-1].seat in (a, b)
+                   and net.tables[b].ledger.chain[-1].seat in (a, b))
+    assert t.ledger.chain[p].seat != c
+    forged = net.craft(c, "remove", _removes(7, t.ledger.chain[p].body["hand"], "left", [t.ledger.frames[1]]),
+                       seq=p, prev=t.ledger.chain[p].prev)
     net.inject(c, forged, to=[a, b])
     for s in (a, b):
-        f = net.tables[s].fault
+        f = net.tables[s].flow.fault
         assert f is None or (f.seat == c and f.rule == "bad_removal"), (s, f)
 
 
@@ -308,11 +308,11 @@ def _removed_on_another_branch(seed):
     net.kill(2)
     t2.intent(v.Draw("stock"))
     t0 = net.tables[0]
-    n, head = len(t0.chain), t0.head
+    n, head = len(t0.ledger.chain), t0.ledger.head
     net.declare_absent(2)
-    votes = [net.tables[s].votes[(n, head, 2)][s] for s in (0, 1)]
-    assert net.run(lambda nn: not nn.q and nn.tables[0].removed)
-    removes = [f for f, e in zip(t0.frames, t0.chain, strict=True) if e.kind == "remove"]
+    votes = [net.tables[s].removal.votes[(n, head, 2)][s] for s in (0, 1)]
+    assert net.run(lambda nn: not nn.q and nn.tables[0].removal.removed)
+    removes = [f for f, e in zip(t0.ledger.frames, t0.ledger.chain, strict=True) if e.kind == "remove"]
     return net, t2, removes, votes
 
 
@@ -325,8 +325,8 @@ def test_a_minority_run_of_removes_does_not_tell_a_seat_it_was_removed():
     m = x
     c1, c2 = [s for s in range(5) if s != m][:2]
     t = net.tables[m]
-    p = len(t.chain) - 1
-    prev = t.chain[p].prev
+    p = len(t.ledger.chain) - 1
+    prev = t.ledger.chain[p].prev
     for out in ({m}, {m} | {s for s in range(5) if s not in (c1, c2)}):
         tt = Gone(5, seed=69)
         assert tt.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
@@ -334,12 +334,12 @@ def test_a_minority_run_of_removes_does_not_tell_a_seat_it_was_removed():
         h = prev
         for victim in sorted(out):
             for s in (c1, c2):
-                f = tt.craft(s, "remove", _removes(victim, tm.hand_no, proof=[]), seq=p, prev=h)
+                f = tt.craft(s, "remove", _removes(victim, tm.hand.hand_no, proof=[]), seq=p, prev=h)
                 p += 1
                 h = wire.decode_envelope(f).hash()
                 tm.receive(f, s)
-        p = len(t.chain) - 1
-        assert tm.fault is None or tm.fault.rule != "removed", tm.fault
+        p = len(t.ledger.chain) - 1
+        assert tm.flow.fault is None or tm.flow.fault.rule != "removed", tm.fault
 
 
 def test_a_cheater_cannot_hide_a_removal_from_the_removed_seat():
@@ -352,9 +352,9 @@ def test_a_cheater_cannot_hide_a_removal_from_the_removed_seat():
     t2.receive(removes[0], 0)
     decoy = net.craft(1, "remove", _removes(2, first.body["hand"], proof=votes), seq=first.seq, prev=first.prev)
     t2.receive(decoy, 1)
-    assert t2.fault is None or t2.fault.rule != "bad_removal", t2.fault
+    assert t2.flow.fault is None or t2.fault.rule != "bad_removal", t2.fault
     t2.receive(removes[1], 1)
-    assert t2.fault is not None and t2.fault.rule == "removed", t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.fault
 
 
 def test_a_cheaters_branch_flood_does_not_hide_a_removal():
@@ -363,15 +363,15 @@ def test_a_cheaters_branch_flood_does_not_hide_a_removal():
     ``prev`` values (each dropped as another history). The real removes must still tell seat 2
     that it was removed."""
     net, t2, removes, votes = _removed_on_another_branch(71)
-    n = len(t2.chain)
+    n = len(t2.ledger.chain)
     hand = wire.decode_envelope(removes[0]).body["hand"]
-    places = [i for i in range(1, n) if t2.chain[i].seat != 1]
+    places = [i for i in range(1, n) if t2.ledger.chain[i].seat != 1]
     for i in range(256):  # at places taken by another seat, after a made-up prev
         t2.receive(net.craft(1, "remove", _removes(0, hand), seq=places[i % len(places)], prev=os.urandom(32)), 1)
-    assert t2.fault is None and len(t2.branch) <= rm.MAX_BRANCH_EACH and not t2.buffer
+    assert t2.flow.fault is None and len(t2.removal.branch) <= rm.MAX_BRANCH_EACH and not t2.ledger.buffer
     for f in removes:
         t2.receive(f, 0)
-    assert t2.fault is not None and t2.fault.rule == "removed", t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.fault
 
 
 # ------------------------------------------------------------------ no exception, no wrong name
@@ -388,21 +388,21 @@ def test_fuzzed_removes_and_votes_never_escape_nor_name_an_honest_seat():
     net, x, (a, b, c) = _at_draw(4, seed=72)
     net.kill(x)
     net.declare_absent(x)
-    assert net.run(lambda nn: not nn.q and nn.tables[a].removed)
+    assert net.run(lambda nn: not nn.q and nn.tables[a].removal.removed)
     # every trial starts from this very table (seeded: it was rebuilt the same, draw and removal
     # replayed, 60 times; a copy is the same state in a fraction of the time)
     start = copy.deepcopy(net)
     base = net.tables[a]
-    frames = list(base.frames)
-    vote_c = net.craft(c, "away", {"seat": b, "hand": base.hand_no})
+    frames = list(base.ledger.frames)
+    vote_c = net.craft(c, "away", {"seat": b, "hand": base.hand.hand_no})
     for trial in range(60):
         nn = copy.deepcopy(start)
         t = nn.tables[a]
-        p = rnd.choice([len(t.chain), len(t.chain) + 1, rnd.randrange(1, len(t.chain))])
-        prev = t.chain[p].prev if p < len(t.chain) else (t.head if p == len(t.chain) else os.urandom(32))
+        p = rnd.choice([len(t.ledger.chain), len(t.ledger.chain) + 1, rnd.randrange(1, len(t.ledger.chain))])
+        prev = t.ledger.chain[p].prev if p < len(t.ledger.chain) else (t.ledger.head if p == len(t.ledger.chain) else os.urandom(32))
         kind = rnd.choice(["remove", "away"])
         seat = rnd.choice([0, 1, 2, 3, 5, 7])
-        hand = rnd.choice([t.hand_no, 0, 1, 300])
+        hand = rnd.choice([t.hand.hand_no, 0, 1, 300])
         if kind == "away":
             body = {"seat": seat, "hand": hand}
         else:
@@ -411,7 +411,7 @@ def test_fuzzed_removes_and_votes_never_escape_nor_name_an_honest_seat():
         f = nn.craft(c, kind, body, seq=p, prev=prev)
         for s in (a, b):
             outs = nn.tables[s].receive(f, c)
-            fault = nn.tables[s].fault
+            fault = nn.tables[s].flow.fault
             named = [o.seat for o in outs if isinstance(o, tbl.Evidence)]
             assert fault is None or fault.seat in (c, None) or fault.rule == "removed", (trial, body, p, fault)
             assert all(w in (c, None) for w in named), (trial, body, p, named)
@@ -435,12 +435,12 @@ class _Straddle(Split):
         self.cut(list(sides) + [1])
         for x in range(self.n - 1):
             if sides[x] == 1 or x == c:
-                clone.present(x)
+                clone.removal.present(x)
             else:
-                clone.mark_gone(x)
+                clone.removal.mark_gone(x)
         for i in range(self.n - 1):
             if sides[i] == 1:
-                self.tables[i].present(c)
+                self.tables[i].removal.present(c)
 
 
 @pytest.mark.xfail(strict=True, reason="by design (docs/protocol.md 'Removal', Safety): the quorum is a majority of "
@@ -454,8 +454,8 @@ def test_one_cheater_on_both_sides_of_a_cut_does_not_let_both_sides_play_on():
     assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
     net.straddle(2, [0, 0, 0, 1, 1])
     net.drive()
-    played_on = {net.sides[i] for i, t in enumerate(net.tables[:5]) if t.removed and i != 2}
-    assert len(played_on) <= 1, [(i, t.removed, t.finished) for i, t in enumerate(net.tables)]
+    played_on = {net.sides[i] for i, t in enumerate(net.tables[:5]) if t.removal.removed and i != 2}
+    assert len(played_on) <= 1, [(i, t.removal.removed, t.flow.finished) for i, t in enumerate(net.tables)]
 
 
 def test_a_seat_that_signed_on_both_sides_of_a_cut_is_named_by_the_records(tmp_path):
@@ -471,7 +471,7 @@ def test_a_seat_that_signed_on_both_sides_of_a_cut_is_named_by_the_records(tmp_p
     paths = []
     for i in (0, 3):
         paths.append(tmp_path / f"seat{i}.chn")
-        paths[-1].write_bytes(b"".join(net.tables[i].frames))
+        paths[-1].write_bytes(b"".join(net.tables[i].ledger.frames))
     m = audit_files(paths)
     assert m.verdict == "fork" and m.exit_code == 1, m
     assert m.partings[0].seats == [2], m.partings[0]
@@ -497,10 +497,10 @@ def test_a_cheaters_frame_far_ahead_does_not_keep_a_returning_node_listening():
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
     t = net.tables[0]
-    n = len(t.frames)
-    far = net.craft(1, "draw", {"hand": t.hand_no, "source": "stock"}, seq=n + 50, prev=os.urandom(32))
+    n = len(t.ledger.frames)
+    far = net.craft(1, "draw", {"hand": t.hand.hand_no, "source": "stock"}, seq=n + 50, prev=os.urandom(32))
     t.receive(far, 1)
-    assert t.fault is None and t.buffer
+    assert t.flow.fault is None and t.ledger.buffer
 
     async def main():
         node = Node(t)
@@ -520,7 +520,7 @@ def test_a_cheaters_frame_far_ahead_does_not_keep_a_returning_node_listening():
             later = now + k * (SHOWN_AFTER + 1)
             node._heard = {1: later, 2: later}
             await node._listen_tick(later)
-        assert node._listening is None and not t.catching_up
+        assert node._listening is None and not t.flow.catching_up
 
     trio.run(main)
 
@@ -536,7 +536,7 @@ def test_an_eliminated_seat_gone_home_does_not_block_a_removal():
     from p2p_chinchon.engine import make_rules
 
     def one_out(nn):
-        return len(nn.tables[0].engine.active) == 3 and nn.tables[0].phase != v.OVER and nn.expects("draw")(nn) \
+        return len(nn.tables[0].flow.engine.active) == 3 and nn.tables[0].flow.phase != v.OVER and nn.expects("draw")(nn) \
             and not nn.q
 
     for seed in range(81, 121):  # the first game in which a seat goes out while three play on
@@ -545,7 +545,7 @@ def test_an_eliminated_seat_gone_home_does_not_block_a_removal():
             break
     else:
         raise AssertionError("no seed of 40 put one seat out with three still playing")
-    e = next(s for s in range(4) if s not in net.tables[0].engine.active)
+    e = next(s for s in range(4) if s not in net.tables[0].flow.engine.active)
     net.handle(e, net.tables[e].intent(v.Leave("home")))
     net.kill(e)
     assert net.run(lambda nn: not nn.q)
@@ -554,8 +554,8 @@ def test_an_eliminated_seat_gone_home_does_not_block_a_removal():
     net.declare_absent(x)
     net.run(lambda nn: not nn.q)
     for t in net.alive():
-        assert t.fault is None, t.fault
-        assert x in t.removed or t.removing_seat is not None, (t.me, t.votes_for(x), t.votes_needed())
+        assert t.flow.fault is None, t.fault
+        assert x in t.removal.removed or t.removal.removing_seat is not None, (t.me, t.votes_for(x), t.votes_needed())
 
 
 # ------------------------------------------------------------------ left removals
@@ -573,11 +573,11 @@ def test_a_fault_quoting_a_leave_already_acted_on_does_not_stop_the_game_on_the_
     leave = next(o.frame for o in outs if isinstance(o, tbl.Send))
     net.handle(x, outs)
     net.kill(x)
-    assert net.run(lambda nn: not nn.q and nn.tables[a].removed and nn.alive()[0].expected() is not None
+    assert net.run(lambda nn: not nn.q and nn.tables[a].removal.removed and nn.alive()[0].expected() is not None
                    and nn.alive()[0].expected().kind == "draw")
     net.inject(c, _fault(net, c, x, "left", [leave]), to=[a, b])
     _nobody_blames([net.tables[a], net.tables[b]], x)
-    r = audit_frames(net.tables[a].frames)
+    r = audit_frames(net.tables[a].ledger.frames)
     assert r.seat != x, r.summary()
 
 
@@ -592,11 +592,11 @@ def test_a_leave_of_another_game_or_seat_does_not_remove_for_left():
     first = min(a, b, c)
     for proof in (other_game, own):
         nn, *_ = _at_draw(4, seed=75)
-        nn.inject(first, nn.craft(first, "remove", _removes(x, t.hand_no, "left", [proof])))
+        nn.inject(first, nn.craft(first, "remove", _removes(x, t.hand.hand_no, "left", [proof])))
         for tt in nn.tables:
-            if tt.me != first:
-                assert tt.fault is not None and tt.fault.seat == first and tt.fault.rule == "bad_removal", tt.fault
-                assert not tt.removed
+            if tt.lobby.me != first:
+                assert tt.flow.fault is not None and tt.flow.fault.seat == first and tt.flow.fault.rule == "bad_removal", tt.fault
+                assert not tt.removal.removed
 
 
 # ------------------------------------------------------------------ phases
@@ -621,9 +621,9 @@ def test_a_seat_gone_in_a_late_phase_is_removed_and_the_game_plays_on(kind):
     net.declare_absent(victim)
     assert net.run()
     alive = net.alive()
-    assert all(t.finished and t.fault is None and t.removed == {victim: "absent"} for t in alive)
-    assert all(t.frames == alive[0].frames for t in alive)
-    r = audit_frames(alive[0].frames)
+    assert all(t.flow.finished and t.flow.fault is None and t.removal.removed == {victim: "absent"} for t in alive)
+    assert all(t.ledger.frames == alive[0].ledger.frames for t in alive)
+    r = audit_frames(alive[0].ledger.frames)
     assert r.verdict == "ok" and r.winner != victim, r.summary()
     # "left", or "out" when the hand's standing scores put it over the limit (spec "Effect")
     assert any(m.get("seat") == victim and m.get("event") in ("left", "out") for m in r.marks), r.marks

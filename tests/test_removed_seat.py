@@ -38,7 +38,7 @@ class Cut(Gone):
             return
         for o in outs:
             if isinstance(o, tbl.Resync) and o.seat not in self.dead:
-                self.q.extend((o.seat, i, f) for f in self.tables[o.seat].frames[o.from_seq:])
+                self.q.extend((o.seat, i, f) for f in self.tables[o.seat].ledger.frames[o.from_seq:])
 
     def heal(self, seat):
         self.dead.discard(seat)
@@ -55,10 +55,10 @@ def _removed_and_played_on(seed: int, ahead: int, limit: int = 60) -> tuple[Cut,
     net = Cut(3, seed=seed, rules=make_rules("classic", {"limit": limit}))
     assert net.run(lambda n: n.expects("draw", GONE)(n) and not n.q)
     net.kill(GONE)
-    at = len(net.tables[GONE].frames)
+    at = len(net.tables[GONE].ledger.frames)
     net.declare_absent(GONE)
-    assert net.run(lambda n: len(n.tables[0].frames) > at + ahead or n.tables[0].finished)
-    assert not net.tables[0].finished and net.tables[0].removed == {GONE: "absent"}
+    assert net.run(lambda n: len(n.tables[0].ledger.frames) > at + ahead or n.tables[0].flow.finished)
+    assert not net.tables[0].flow.finished and net.tables[0].removal.removed == {GONE: "absent"}
     return net, at
 
 
@@ -74,10 +74,10 @@ def test_a_seat_healed_far_behind_learns_its_removal_and_accuses_nobody():
     fork."""
     net, at = _removed_and_played_on(31, tbl.MAX_BUFFERED + 8)
     back = net.tables[GONE]
-    live = net.tables[0].frames[-1]
+    live = net.tables[0].ledger.frames[-1]
     assert wire.decode_envelope(live).seq > at + tbl.MAX_BUFFERED
     outs = back.receive(live, 0)
-    assert back.fault is None and not _sends(outs), "a seat far behind never accuses"
+    assert back.flow.fault is None and not _sends(outs), "a seat far behind never accuses"
     assert [o for o in outs if isinstance(o, tbl.Resync)] == [tbl.Resync(0, at)]
     assert not [o for o in outs if isinstance(o, tbl.Evidence)], "a frame ahead proves nothing against anyone"
     said: list[bytes] = []
@@ -93,16 +93,16 @@ def test_a_seat_healed_far_behind_learns_its_removal_and_accuses_nobody():
     net.handle(GONE, outs)  # its resync question reaches seat 0
     assert net.run()
     assert not said, "the removed seat signed nothing while catching up"
-    assert back.fault is not None and back.fault.rule == "removed" and back.fault.seat == GONE
-    assert back.chain[-1].kind == "remove" and back.removed == {GONE: "absent"}
+    assert back.flow.fault is not None and back.flow.fault.rule == "removed" and back.flow.fault.seat == GONE
+    assert back.ledger.chain[-1].kind == "remove" and back.removal.removed == {GONE: "absent"}
     alive = [net.tables[0], net.tables[1]]
-    assert all(t.finished and t.fault is None for t in alive), [t.fault for t in alive]
-    assert alive[0].frames == alive[1].frames
-    assert audit_frames(alive[0].frames).verdict == "ok"
-    mine = audit_frames(back.frames)
+    assert all(t.flow.finished and t.flow.fault is None for t in alive), [t.fault for t in alive]
+    assert alive[0].ledger.frames == alive[1].ledger.frames
+    assert audit_frames(alive[0].ledger.frames).verdict == "ok"
+    mine = audit_frames(back.ledger.frames)
     assert mine.verdict == "incomplete" and mine.exit_code == 3 and mine.rule == "removed", mine.summary()
-    assert _parting(alive[0].frames, alive[1].frames) == "same"
-    assert _parting(back.frames, alive[0].frames) == "shorter"
+    assert _parting(alive[0].ledger.frames, alive[1].ledger.frames) == "same"
+    assert _parting(back.ledger.frames, alive[0].ledger.frames) == "shorter"
 
 
 def test_a_removed_seats_late_fault_is_dropped_as_evidence():
@@ -111,21 +111,21 @@ def test_a_removed_seats_late_fault_is_dropped_as_evidence():
     evidence naming it, log it, and finish the game; their records audit ``ok``."""
     net, at = _removed_and_played_on(32, 240)
     gone = net.tables[GONE]
-    fault = wire.make_envelope(net.ids[GONE].private_key, game=gone.game, seq=at, seat=GONE, prev=gone.head,
+    fault = wire.make_envelope(net.ids[GONE].private_key, game=gone.lobby.game, seq=at, seat=GONE, prev=gone.ledger.head,
                                kind="fault", body={"accused": 1, "rule": "timeout", "reason": "did not draw",
                                                    "evidence": []}).encode()
     for i in (0, 1):
         t = net.tables[i]
-        before = (len(t.frames), t.expected())
+        before = (len(t.ledger.frames), t.expected())
         outs = t.receive(fault, GONE)
-        assert t.fault is None and not _sends(outs) and (len(t.frames), t.expected()) == before
+        assert t.flow.fault is None and not _sends(outs) and (len(t.ledger.frames), t.expected()) == before
         ev = [o for o in outs if isinstance(o, tbl.Evidence)]
         assert [(e.seat, e.rule) for e in ev] == [(GONE, "removed")] and fault in ev[0].frames
-        assert t.log[-1].kind == "dropped" and t.log[-1].seats == (GONE,)
+        assert t.events.entries[-1].kind == "dropped" and t.events.entries[-1].seats == (GONE,)
     assert net.run()
     alive = [net.tables[0], net.tables[1]]
-    assert all(t.finished and t.fault is None for t in alive)
-    assert alive[0].frames == alive[1].frames and audit_frames(alive[0].frames).verdict == "ok"
+    assert all(t.flow.finished and t.flow.fault is None for t in alive)
+    assert alive[0].ledger.frames == alive[1].ledger.frames and audit_frames(alive[0].ledger.frames).verdict == "ok"
 
 
 def test_audit_never_judges_a_removed_seats_fault():
@@ -134,15 +134,15 @@ def test_audit_never_judges_a_removed_seats_fault():
     (exit 3), rule ``removed``, no seat named."""
     net, at = _removed_and_played_on(33, 40, limit=30)
     t0 = net.tables[0]
-    n = len(t0.frames)
-    late = wire.make_envelope(net.ids[GONE].private_key, game=t0.game, seq=at, seat=GONE,
-                              prev=net.tables[GONE].head, kind="fault",
+    n = len(t0.ledger.frames)
+    late = wire.make_envelope(net.ids[GONE].private_key, game=t0.lobby.game, seq=at, seat=GONE,
+                              prev=net.tables[GONE].ledger.head, kind="fault",
                               body={"accused": 0, "rule": "flood", "reason": "signed seq 900", "evidence": []}).encode()
     chained = net.craft(GONE, "fault", {"accused": 1, "rule": "timeout", "reason": "x", "evidence": []})
     quoting = net.craft(0, "fault", {"accused": 255, "rule": "stopped_by_peer",
                                      "reason": "seat 2 stopped the table off our chain", "evidence": [late]})
     for last in (chained, quoting):
-        r = audit_frames(t0.frames + [last])
+        r = audit_frames(t0.ledger.frames + [last])
         assert r.verdict == "incomplete" and r.exit_code == 3, r.summary()
         assert r.rule == "removed" and r.seat is None and r.index == n, r.summary()
         assert f"seat {GONE}" in r.detail
@@ -156,7 +156,7 @@ def test_audit_names_nobody_for_an_unverifiable_claim(at_draw):
     mover = t.expected().seat
     liar = (mover + 1) % 3
     frame = net.craft(liar, "fault", {"accused": mover, "rule": "share", "reason": "bad", "evidence": []})
-    r = audit_frames(t.frames + [frame])
+    r = audit_frames(t.ledger.frames + [frame])
     assert r.verdict == "accused" and r.seat is None and r.exit_code == 1, r.summary()
     assert f"against seat {mover}" in r.detail and "unverifiable" in r.detail
 
@@ -212,7 +212,7 @@ class Meddled(Cut):
 
     def handle(self, i, outs):
         super().handle(i, outs)
-        if self.todo and not self.busy and i != self.gone and i not in self.dead and self.gone in self.tables[i].removed:
+        if self.todo and not self.busy and i != self.gone and i not in self.dead and self.gone in self.tables[i].removal.removed:
             self.busy = True
             try:
                 for _ in range(min(self.per_step, len(self.todo))):
@@ -222,16 +222,16 @@ class Meddled(Cut):
 
     def meddle(self, t):
         kind, body, place = self.todo.pop()
-        n = len(t.frames)
+        n = len(t.ledger.frames)
         seq = {"own_last": self.at, "earlier": self.at - 1, "behind": n - 1, "head": n, "next": n + 1,
                "far": n + tbl.MAX_BUFFERED + 5}[place]
-        prev = t.chain[seq].prev if seq < n else t.head if seq == n else bytes(32)
-        frame = wire.make_envelope(self.ids[self.gone].private_key, game=t.game, seq=seq, seat=self.gone, prev=prev,
+        prev = t.ledger.chain[seq].prev if seq < n else t.ledger.head if seq == n else bytes(32)
+        frame = wire.make_envelope(self.ids[self.gone].private_key, game=t.lobby.game, seq=seq, seat=self.gone, prev=prev,
                                    kind=kind, body=body).encode()
         before = _state(t)
         outs = t.receive(frame, self.gone)
-        if t.fault is None and not t.finished:
-            self.met.add((kind, place, t.phase))
+        if t.flow.fault is None and not t.flow.finished:
+            self.met.add((kind, place, t.flow.phase))
         assert not _sends(outs) and not [o for o in outs if isinstance(o, (tbl.Stopped, tbl.Finished))], (kind, place)
         assert _state(t) == before, (kind, place)
         if before[4] or before[3]:
@@ -241,8 +241,8 @@ class Meddled(Cut):
 
 
 def _state(t):
-    return (tuple(t.frames), t.head, t.expected(), t.fault, t.finished, repr(sorted(t.buffer.items())),
-            repr(sorted(t.votes.items())), dict(t.removed), dict(t.leaves))
+    return (tuple(t.ledger.frames), t.ledger.head, t.expected(), t.flow.fault, t.flow.finished, repr(sorted(t.ledger.buffer.items())),
+            repr(sorted(t.removal.votes.items())), dict(t.removal.removed), dict(t.removal.leaves))
 
 
 def _cut_at(cls, phase: str, seed: int) -> tuple:
@@ -271,12 +271,12 @@ def test_nothing_a_removed_seat_signs_changes_the_majoritys_game(phase):
     game, for a seat removed mid-hand and one removed at the game's end: each is dropped and
     kept as evidence, and the others' records are byte for byte those of the game without it."""
     ref, gone, h = _cut_at(Meddled, phase, 34)
-    at = len(ref.tables[gone].frames)
+    at = len(ref.tables[gone].ledger.frames)
     ref.declare_absent(gone)
-    assert ref.run() and ref.tables[h].finished and ref.tables[h].removed == {gone: "absent"}
+    assert ref.run() and ref.tables[h].flow.finished and ref.tables[h].removal.removed == {gone: "absent"}
     net, _, _ = _cut_at(Meddled, phase, 34)
     net.at = at
-    bodies = _bodies(ref.tables[h].frames, ref.tables[h].hand_no)
+    bodies = _bodies(ref.tables[h].ledger.frames, ref.tables[h].hand.hand_no)
     net.todo = [(k, b, p) for k, b in bodies for p in PLACES]
     if phase == "hand":  # again and again, through the rest of the game
         net.todo *= 1 + 400 // len(net.todo)
@@ -286,8 +286,8 @@ def test_nothing_a_removed_seat_signs_changes_the_majoritys_game(phase):
     net.declare_absent(gone)
     assert net.run()
     for t in net.alive():
-        assert t.finished and t.fault is None
-        assert t.frames == ref.tables[h].frames, "the removed seat changed the majority's game"
+        assert t.flow.finished and t.flow.fault is None
+        assert t.ledger.frames == ref.tables[h].ledger.frames, "the removed seat changed the majority's game"
     assert {k for k, _p, _ph in net.met} == set(wire.KINDS) and {p for _k, p, _ph in net.met} == set(PLACES)
 
 
@@ -298,17 +298,17 @@ def test_a_seat_far_behind_never_accuses_whatever_order_it_hears_in(phase):
     buffers): it signs nothing, accuses nobody, and stops once it holds its removal."""
     net, gone, h = _cut_at(Cut, phase, 35)
     net.declare_absent(gone)
-    assert net.run() and net.tables[h].finished
+    assert net.run() and net.tables[h].flow.finished
     back = net.tables[gone]
-    at = len(back.frames)
+    at = len(back.ledger.frames)
     asked = []
-    for frame in reversed(net.tables[h].frames[at:]):
+    for frame in reversed(net.tables[h].ledger.frames[at:]):
         outs = back.receive(frame, h)
         assert not _sends(outs), "a seat behind signed something about envelopes ahead of it"
         asked += [o for o in outs if isinstance(o, tbl.Resync)]
-        if back.fault is not None:
+        if back.flow.fault is not None:
             break
-    assert back.fault is not None and back.fault.rule == "removed", back.fault
+    assert back.flow.fault is not None and back.flow.fault.rule == "removed", back.fault
     assert all(a == tbl.Resync(h, at) for a in asked)
 
 
@@ -319,14 +319,14 @@ def test_a_joiner_in_the_lobby_never_accuses_envelopes_far_ahead():
 
     net = Net(3, seed=36)
     host = net.tables[0]
-    joiner = tbl.Table.joining(net.ids[1], SeededRng("late"), host.frames[0], auto_agree=True, min_proof_rounds=1)
+    joiner = tbl.Table.joining(net.ids[1], SeededRng("late"), host.ledger.frames[0], auto_agree=True, min_proof_rounds=1)
     outs = []
     for i in range(tbl.MAX_BUFFERED + 20):
-        frame = wire.make_envelope(net.ids[0].private_key, game=host.game, seq=2 + i + (tbl.MAX_BUFFERED if i % 2 else 0),
+        frame = wire.make_envelope(net.ids[0].private_key, game=host.lobby.game, seq=2 + i + (tbl.MAX_BUFFERED if i % 2 else 0),
                                    seat=0, prev=bytes(32), kind="leave", body={"reason": "x"}).encode()
         outs += joiner.receive(frame, 0)
-    assert joiner.fault is None and not _sends(outs)
-    assert sum(len(x) for x in joiner.buffer.values()) <= tbl.MAX_BUFFERED
+    assert joiner.flow.fault is None and not _sends(outs)
+    assert sum(len(x) for x in joiner.ledger.buffer.values()) <= tbl.MAX_BUFFERED
 
 
 def test_a_seat_gone_home_cannot_stop_the_others_either():
@@ -336,31 +336,31 @@ def test_a_seat_gone_home_cannot_stop_the_others_either():
     from p2p_chinchon import view as v
 
     def one_out(nn):
-        return len(nn.tables[0].engine.active) == 3 and nn.tables[0].phase != v.OVER and nn.expects("draw")(nn) \
+        return len(nn.tables[0].flow.engine.active) == 3 and nn.tables[0].flow.phase != v.OVER and nn.expects("draw")(nn) \
             and not nn.q
 
     net = Gone(4, seed=81, rules=make_rules("classic", {"limit": 8, "reentries": 0}))
     assert net.run(one_out)
-    e = next(s for s in range(4) if s not in net.tables[0].engine.active)
+    e = next(s for s in range(4) if s not in net.tables[0].flow.engine.active)
     net.handle(e, net.tables[e].intent(v.Leave("home")))
     net.kill(e)
     assert net.run(lambda nn: not nn.q)
     t = net.tables[(e + 1) % 4]
-    assert e in t.leaves and not t.removed
-    n, at = len(t.chain), wire.decode_envelope(t.leaves[e]).seq
+    assert e in t.removal.leaves and not t.removal.removed
+    n, at = len(t.ledger.chain), wire.decode_envelope(t.removal.leaves[e]).seq
     for seq in sorted({at, n, n + 1}):
-        prev = t.chain[seq].prev if seq < n else t.head
+        prev = t.chain[seq].prev if seq < n else t.ledger.head
         f = net.craft(e, "fault", {"accused": 255, "rule": "absent", "reason": "x", "evidence": []}, seq=seq, prev=prev)
         for r in net.alive():
             outs = r.receive(f, e)
-            assert r.fault is None and not _sends(outs)
+            assert r.flow.fault is None and not _sends(outs)
             assert [(o.seat, o.rule) for o in outs if isinstance(o, tbl.Evidence)] == [(e, "left")]
     # the leaver's own record chains its leave: a fault of it after that judges nobody
     own = net.tables[e]
-    assert own.chain[-1].kind == "leave" and e in own.left
-    late = wire.make_envelope(net.ids[e].private_key, game=own.game, seq=len(own.frames), seat=e, prev=own.head,
+    assert own.ledger.chain[-1].kind == "leave" and e in own.flow.left
+    late = wire.make_envelope(net.ids[e].private_key, game=own.lobby.game, seq=len(own.ledger.frames), seat=e, prev=own.ledger.head,
                               kind="fault", body={"accused": 255, "rule": "absent", "reason": "x", "evidence": []})
-    r = audit_frames(own.frames + [late.encode()])
+    r = audit_frames(own.ledger.frames + [late.encode()])
     assert r.verdict == "incomplete" and r.rule == "left" and r.seat is None, r.summary()
     assert net.run()
-    assert all(x.finished and x.fault is None for x in net.alive())
+    assert all(x.flow.finished and x.flow.fault is None for x in net.alive())

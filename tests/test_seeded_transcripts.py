@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # whole seeded games in one process
 
 def _digest(t: tbl.Table) -> str:
     d = hashlib.sha256()
-    for f in t.frames:
+    for f in t.ledger.frames:
         d.update(len(f).to_bytes(4, "big") + f)
     return d.hexdigest()
 
@@ -48,7 +48,7 @@ def leaving(seed: int) -> Net:
     from p2p_chinchon import view as v
 
     net = Gone(3, seed=seed)
-    assert net.run(lambda n: n.expects("draw", 0)(n) and n.tables[0].hand_no == 1 and not n.q)
+    assert net.run(lambda n: n.expects("draw", 0)(n) and n.tables[0].hand.hand_no == 1 and not n.q)
     net.handle(1, net.tables[1].intent(v.Leave("going home")))
     net.kill(1)
     assert net.run()

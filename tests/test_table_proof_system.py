@@ -20,17 +20,17 @@ def test_a_shuffle_proved_with_the_other_system_is_refused(system):
     rules = make_rules("classic", {"limit": 30, "shuffle_proof": system})
     net = Net(3, seed=8, rules=rules, classes={CHEATER: stall("shuffle")})
     assert net.run(net.expects("shuffle", CHEATER))
-    assert all(t.rules.shuffle_proof == system for t in net.tables)
+    assert all(t.lobby.rules.shuffle_proof == system for t in net.tables)
     ct = net.tables[CHEATER]
-    wrong = deck.proof_system(OTHER[system], ct.proof_rounds)
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hc.joint, ct.cts, SeededRng("s"),
-                              k=ct.proof_rounds, system=wrong)
+    wrong = deck.proof_system(OTHER[system], ct.lobby.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"),
+                              k=ct.lobby.proof_rounds, system=wrong)
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof)))
     for t in net.honest():
-        assert t.fault is not None and (t.fault.seat, t.fault.rule) == (CHEATER, "shuffle")
-    r = audit_frames(net.tables[0].frames)
+        assert t.flow.fault is not None and (t.flow.fault.seat, t.flow.fault.rule) == (CHEATER, "shuffle")
+    r = audit_frames(net.tables[0].ledger.frames)
     assert r.verdict == "accused" and r.seat == CHEATER, r.summary()
-    assert r.proof_system == system and r.proof_rounds == ct.proof_rounds > 0  # the offer's, under either system
+    assert r.proof_system == system and r.proof_rounds == ct.lobby.proof_rounds > 0  # the offer's, under either system
 
 
 def test_a_cut_and_choose_table_plays_its_hands_with_cut_and_choose_proofs():
@@ -38,11 +38,11 @@ def test_a_cut_and_choose_table_plays_its_hands_with_cut_and_choose_proofs():
     net = Net(2, seed=9, rules=rules)
     assert net.run()
     t = net.tables[0]
-    cc = deck.CutAndChoose(t.proof_rounds)
-    shuffles = [e for e in t.chain if e.kind == "shuffle"]
+    cc = deck.CutAndChoose(t.lobby.proof_rounds)
+    shuffles = [e for e in t.ledger.chain if e.kind == "shuffle"]
     assert shuffles and all(
         len(e.body["proof"]) == deck.proof_length(e.body["proof"], len(e.body["deck"]) // 64,
                                                   system=cc) for e in shuffles)
-    r = audit_frames(t.frames)
-    assert r.verdict == "ok" and (r.proof_system, r.proof_rounds) == ("cut-and-choose", t.proof_rounds)
-    assert f"k = {t.proof_rounds}" in r.summary()
+    r = audit_frames(t.ledger.frames)
+    assert r.verdict == "ok" and (r.proof_system, r.proof_rounds) == ("cut-and-choose", t.lobby.proof_rounds)
+    assert f"k = {t.lobby.proof_rounds}" in r.summary()

@@ -24,11 +24,11 @@ def waits_for(seat):
 def assert_played_on(net: Gone, gone: int, reason: str) -> None:
     alive = net.alive()
     for t in alive:
-        assert t.finished and t.fault is None, t.fault
-        assert t.removed == {gone: reason}
+        assert t.flow.finished and t.flow.fault is None, t.fault
+        assert t.removal.removed == {gone: reason}
         assert t.view().seats[gone].left
-    assert all(t.frames == alive[0].frames for t in alive), "every remaining transcript is identical"
-    r = audit_frames(alive[0].frames)
+    assert all(t.ledger.frames == alive[0].ledger.frames for t in alive), "every remaining transcript is identical"
+    r = audit_frames(alive[0].ledger.frames)
     assert r.verdict == "ok", r.summary()
     assert r.winner != gone
     assert {"seat": gone, "event": "left", "reason": reason} in [
@@ -42,27 +42,27 @@ def test_silent_seat_is_removed_by_the_others_who_play_on(kind):
     signs its removal; the hand in progress is void; the game finishes without seat 2."""
     net = Gone(3, seed=5, classes={2: stall(kind)})  # seat 2 holds back its ``kind``, then dies
     if kind == "show":
-        assert net.run(lambda n: n.tables[0].phase == v.SHOWDOWN and n.expects("show", 2)(n) and not n.q)
+        assert net.run(lambda n: n.tables[0].flow.phase == v.SHOWDOWN and n.expects("show", 2)(n) and not n.q)
     else:
         assert net.run(lambda n: n.expects(kind, 2)(n) and not n.q)
-    hand = net.tables[0].hand_no
+    hand = net.tables[0].hand.hand_no
     net.kill(2)
     net.declare_absent(2, by=[1])  # seat 1 votes first: it waits for seat 0 to start
     assert net.run(lambda n: not n.q)
     assert net.tables[1].expected() == tbl.Step(kind, 2)
-    assert net.tables[0].votes_for(2) == [1] and not net.tables[0].removed
-    assert net.tables[1].removal_step() == tbl.Step("remove", 0)
+    assert net.tables[0].removal.votes_for(2) == [1] and not net.tables[0].removal.removed
+    assert net.tables[1].removal.removal_step() == tbl.Step("remove", 0)
     net.declare_absent(2, by=[0])
     assert net.run()
     assert_played_on(net, 2, "absent")
     t = net.tables[0]
-    removes = [e for e in t.chain if e.kind == "remove"]
+    removes = [e for e in t.ledger.chain if e.kind == "remove"]
     assert [(e.seat, e.body["seat"], e.body["reason"]) for e in removes] == [(0, 2, "absent"), (1, 2, "absent")]
-    assert t.score_history[hand] == (0, 0, 0), "the hand in progress is void: nobody scores"
-    voided = [e for e in t.log if e.kind == "voided"]
+    assert t.turns.score_history[hand] == (0, 0, 0), "the hand in progress is void: nobody scores"
+    voided = [e for e in t.events.entries if e.kind == "voided"]
     assert voided and voided[0].numbers == (hand + 1,) and f"hand {hand + 1} voided" in voided[0].text
     # nothing of the voided hand opens: no secret of it was sent
-    assert not [e for e in t.chain if e.kind == "secret" and e.body["hand"] == hand]
+    assert not [e for e in t.ledger.chain if e.kind == "secret" and e.body["hand"] == hand]
 
 
 def test_a_single_seat_cannot_remove_another():
@@ -74,10 +74,10 @@ def test_a_single_seat_cannot_remove_another():
     net.declare_absent(2, by=[0])
     assert net.run(lambda n: not n.q)
     for t in net.alive():
-        assert t.removed == {} and t.expected() == tbl.Step("draw", 2) and t.fault is None
-        assert t.engine.active == (0, 1, 2)
-        assert not [e for e in t.chain if e.kind == "remove"]
-    assert net.tables[1].votes_for(2) == [0] and net.tables[1].votes_needed() == 2
+        assert t.removal.removed == {} and t.expected() == tbl.Step("draw", 2) and t.flow.fault is None
+        assert t.flow.engine.active == (0, 1, 2)
+        assert not [e for e in t.ledger.chain if e.kind == "remove"]
+    assert net.tables[1].removal.votes_for(2) == [0] and net.tables[1].removal.votes_needed() == 2
 
 
 def test_forged_and_early_removals_are_violations():
@@ -88,7 +88,7 @@ def test_forged_and_early_removals_are_violations():
     mover = net.tables[0].expected().seat
     other = next(s for s in range(3) if s != mover)
     third = 3 - mover - other
-    hand = net.tables[0].hand_no
+    hand = net.tables[0].hand.hand_no
     bad = [
         # the table waits for ``mover``, not for ``third``
         (other, {"seat": third, "hand": hand, "reason": "absent", "proof": []}, "does not wait"),
@@ -107,10 +107,10 @@ def test_forged_and_early_removals_are_violations():
         frame = net2.craft(signer, "remove", body)
         net2.inject(signer, frame)
         for t in net2.tables:
-            if t.me != signer:
-                assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
-                assert words in t.fault.reason, t.fault
-        r = audit_frames(net2.tables[mover if mover != signer else 3 - signer - mover].frames)
+            if t.lobby.me != signer:
+                assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
+                assert words in t.flow.fault.reason, t.fault
+        r = audit_frames(net2.tables[mover if mover != signer else 3 - signer - mover].ledger.frames)
         assert r.verdict == "accused" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
 
@@ -121,7 +121,7 @@ def test_remove_in_a_chain_is_checked_by_audit():
     mover = net.tables[0].expected().seat
     signer = next(s for s in range(3) if s != mover)
     target = 3 - mover - signer
-    frames = list(net.tables[0].frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": []})]
+    frames = list(net.tables[0].ledger.frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": []})]
     r = audit_frames(frames)
     assert r.verdict == "cheat" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
@@ -134,7 +134,7 @@ def test_a_seat_that_leaves_mid_game_is_removed_as_left():
     leaver = net.tables[0].expected().seat
     net.handle(leaver, net.tables[leaver].intent(v.Leave("going home")))
     t = net.tables[leaver]
-    assert t.fault is not None and t.fault.rule == "left" and t.fault.seat == leaver
+    assert t.flow.fault is not None and t.flow.fault.rule == "left" and t.flow.fault.seat == leaver
     net.kill(leaver)
     assert net.run()
     assert_played_on(net, leaver, "left")
@@ -152,18 +152,18 @@ def test_a_seat_that_leaves_out_of_turn_is_removed_when_the_table_waits_for_it()
     net.kill(leaver)
     assert net.run()
     assert_played_on(net, leaver, "left")
-    first = next(e for e in net.alive()[0].chain if e.kind == "remove")
-    assert first.body["proof"] and not [e for e in net.alive()[0].chain if e.kind == "leave"]
+    first = next(e for e in net.alive()[0].ledger.chain if e.kind == "remove")
+    assert first.body["proof"] and not [e for e in net.alive()[0].ledger.chain if e.kind == "leave"]
 
 
 def _at_game_end(seed, silent, n=3):
     """A table of ``n`` whose seat ``silent`` holds back its ``game_end`` (the game is over),
     waiting for it; the seat then dies."""
     net = Gone(n, seed=seed, classes={silent: stall("game_end")})
-    assert net.run(lambda nn: nn.tables[0].phase == v.OVER and nn.expects("game_end", silent)(nn) and not nn.q)
+    assert net.run(lambda nn: nn.tables[0].flow.phase == v.OVER and nn.expects("game_end", silent)(nn) and not nn.q)
     net.tables[silent].out.items = []
-    late = net.craft(silent, "game_end", {"winner": net.tables[0].winner if net.tables[0].winner is not None
-                                          else 255, "digest": net.tables[0].head})
+    late = net.craft(silent, "game_end", {"winner": net.tables[0].flow.winner if net.tables[0].flow.winner is not None
+                                          else 255, "digest": net.tables[0].ledger.head})
     net.kill(silent)
     return net, late
 
@@ -178,25 +178,25 @@ def test_the_game_end_signed_by_a_majority_ends_without_the_last_seat():
     net.declare_absent(2)
     assert net.run()
     for t in net.alive():
-        assert t.finished and t.fault is None and t.removed == {} and t.unsigned_end == (2,)
-        assert not [e for e in t.chain if e.kind in ("remove", "away")]
-        assert [e for e in t.log if e.kind == "unsigned_end"][0].seats == (2,)
-    n = len(net.tables[0].frames)
+        assert t.flow.finished and t.flow.fault is None and t.removal.removed == {} and t.turns.unsigned_end == (2,)
+        assert not [e for e in t.ledger.chain if e.kind in ("remove", "away")]
+        assert [e for e in t.events.entries if e.kind == "unsigned_end"][0].seats == (2,)
+    n = len(net.tables[0].ledger.frames)
     outs = net.tables[0].receive(late, 2)
-    assert net.tables[0].fault is None and len(net.tables[0].frames) == n
+    assert net.tables[0].flow.fault is None and len(net.tables[0].ledger.frames) == n
     assert not [o for o in outs if isinstance(o, tbl.Send)]
-    r = audit_frames(net.tables[0].frames)
-    assert r.verdict == "ok" and r.winner == net.tables[0].winner, r.summary()
+    r = audit_frames(net.tables[0].ledger.frames)
+    assert r.verdict == "ok" and r.winner == net.tables[0].flow.winner, r.summary()
     assert "not by seat 2" in r.summary()
     assert r.unsigned_end == [2] and r.to_json()["unsigned_end"] == [2]  # `audit --json` says so too
     # seat 2's own record, with its game_end, is complete; the two records agree (a prefix)
-    full = audit_frames(list(net.tables[0].frames) + [late])
+    full = audit_frames(list(net.tables[0].ledger.frames) + [late])
     assert full.verdict == "ok" and full.winner == r.winner and full.unsigned_end == []
     # seat 2's leave chained after the majority's ends changes nothing: still ok, still unsigned by it
     ref = net.tables[0]
-    leave = wire.make_envelope(net.ids[2].private_key, game=ref.game, seq=len(ref.chain), seat=2, prev=ref.head,
+    leave = wire.make_envelope(net.ids[2].private_key, game=ref.lobby.game, seq=len(ref.ledger.chain), seat=2, prev=ref.ledger.head,
                                kind="leave", body={"reason": "home"}).encode()
-    after = audit_frames(list(ref.frames) + [leave])
+    after = audit_frames(list(ref.ledger.frames) + [leave])
     assert after.verdict == "ok" and after.winner == r.winner and after.unsigned_end == [2], after.summary()
 
 
@@ -208,8 +208,8 @@ def test_the_first_seat_silent_at_the_game_end_is_removed():
     net.declare_absent(0)
     assert net.run()
     for t in net.alive():
-        assert t.finished and t.fault is None and t.removed == {0: "absent"} and t.unsigned_end == ()
-    assert audit_frames(net.tables[1].frames).verdict == "ok"
+        assert t.flow.finished and t.flow.fault is None and t.removal.removed == {0: "absent"} and t.turns.unsigned_end == ()
+    assert audit_frames(net.tables[1].ledger.frames).verdict == "ok"
 
 
 def test_a_middle_seat_silent_at_the_game_end_is_waited_for():
@@ -222,16 +222,16 @@ def test_a_middle_seat_silent_at_the_game_end_is_waited_for():
     net.declare_absent(1)
     assert net.run(lambda nn: not nn.q)
     for t in net.alive():
-        assert not t.finished and t.fault is None and not t.removed and t.expected() == tbl.Step("game_end", 1)
-        assert not t.can_remove(1) and not t.votes_for(1)
+        assert not t.flow.finished and t.flow.fault is None and not t.removal.removed and t.expected() == tbl.Step("game_end", 1)
+        assert not t.removal.can_remove(1) and not t.removal.votes_for(1)
     t0 = net.tables[0]
-    votes = [net.craft(s, "away", {"seat": 1, "hand": t0.hand_no}) for s in (0, 2)]
-    remove = net.craft(0, "remove", {"seat": 1, "hand": t0.hand_no, "reason": "absent", "proof": votes})
-    frames = list(t0.frames) + [remove]
+    votes = [net.craft(s, "away", {"seat": 1, "hand": t0.hand.hand_no}) for s in (0, 2)]
+    remove = net.craft(0, "remove", {"seat": 1, "hand": t0.hand.hand_no, "reason": "absent", "proof": votes})
+    frames = list(t0.ledger.frames) + [remove]
     net.inject(0, remove)
     t2 = net.tables[2]
-    assert t2.fault is not None and t2.fault.seat == 0 and t2.fault.rule == "bad_removal", t2.fault
-    assert "signed the game's end" in t2.fault.reason
+    assert t2.flow.fault is not None and t2.flow.fault.seat == 0 and t2.flow.fault.rule == "bad_removal", t2.fault
+    assert "signed the game's end" in t2.flow.fault.reason
     r = audit_frames(frames)
     assert r.verdict == "cheat" and r.seat == 0 and r.rule == "bad_removal", r.summary()
     # the silent seat's own record holds seat 0's end and its own, a majority: it ends there
@@ -246,17 +246,17 @@ def test_the_removed_seat_catching_up_stops_saying_so():
     assert net.run(lambda n: n.expects("draw", 2)(n) and not n.q)
     net.kill(2)
     net.declare_absent(2)
-    assert net.run(lambda n: not n.q and n.tables[0].removed)
+    assert net.run(lambda n: not n.q and n.tables[0].removal.removed)
     back = net.tables[2]
-    n = len(back.frames)
-    for frame in net.tables[0].frames[n:]:
+    n = len(back.ledger.frames)
+    for frame in net.tables[0].ledger.frames[n:]:
         outs = back.receive(frame, 0)
-        if back.fault:
+        if back.flow.fault:
             break
-    assert back.fault is not None and back.fault.rule == "removed" and back.fault.seat == 2
-    assert "you were removed from the game" in back.fault.reason
+    assert back.flow.fault is not None and back.flow.fault.rule == "removed" and back.flow.fault.seat == 2
+    assert "you were removed from the game" in back.flow.fault.reason
     assert not [o for o in outs if isinstance(o, tbl.Send)]
-    assert back.chain[-1].kind == "remove"
+    assert back.ledger.chain[-1].kind == "remove"
 
 
 def test_two_seats_cannot_remove_each_other():
@@ -267,14 +267,14 @@ def test_two_seats_cannot_remove_each_other():
     mover = net.tables[0].expected().seat
     other = 1 - mover
     net.kill(mover)
-    n = len(net.tables[other].frames)
+    n = len(net.tables[other].ledger.frames)
     net.declare_absent(mover, by=[other])
     t = net.tables[other]
-    assert t.fault is None and not t.removed and not net.q and len(t.frames) == n
+    assert t.flow.fault is None and not t.removal.removed and not net.q and len(t.ledger.frames) == n
     outs = t.halt("no majority")
-    assert t.fault.rule == "stalled" and t.fault.seat is None and len(t.frames) == n
+    assert t.flow.fault.rule == "stalled" and t.flow.fault.seat is None and len(t.ledger.frames) == n
     assert [type(o).__name__ for o in outs] == ["Stopped"]
-    assert audit_frames(t.frames).verdict == "incomplete"
+    assert audit_frames(t.ledger.frames).verdict == "incomplete"
 
 
 
@@ -315,30 +315,30 @@ def test_under_any_cut_at_most_one_side_removes_anyone(sides):
     net.drive()
     size = {side: sides.count(side) for side in (0, 1)}
     major = next((side for side in (0, 1) if 2 * size[side] > n), None)
-    removing = {sides[i] for i, t in enumerate(net.tables) if t.removed}
+    removing = {sides[i] for i, t in enumerate(net.tables) if t.removal.removed}
     assert len(removing) <= 1 and removing <= ({major} if major is not None else set()), removing
     for i, t in enumerate(net.tables):
-        assert t.fault is None, (i, t.fault)
-        assert not any(sides[x] == major for x in t.removed), (i, t.removed)
+        assert t.flow.fault is None, (i, t.fault)
+        assert not any(sides[x] == major for x in t.removal.removed), (i, t.removed)
         if sides[i] != major:
-            assert not t.removed and not t.finished
-            assert not [e for e in t.chain if e.kind == "remove"]
+            assert not t.removal.removed and not t.flow.finished
+            assert not [e for e in t.ledger.chain if e.kind == "remove"]
     if major is not None:
         mine = [t for i, t in enumerate(net.tables) if sides[i] == major]
-        assert all(t.finished for t in mine)
-        assert all(t.frames == mine[0].frames for t in mine)
-        assert set(mine[0].removed) == {s for s in range(n) if sides[s] != major}
-        assert audit_frames(mine[0].frames).verdict == "ok"
+        assert all(t.flow.finished for t in mine)
+        assert all(t.ledger.frames == mine[0].ledger.frames for t in mine)
+        assert set(mine[0].removal.removed) == {s for s in range(n) if sides[s] != major}
+        assert audit_frames(mine[0].ledger.frames).verdict == "ok"
     net.heal()
     if major is not None:
         for i, t in enumerate(net.tables):
             if sides[i] != major:
-                assert t.fault is not None and t.fault.rule == "removed" and t.fault.seat == i, (i, t.fault)
-                assert not [e for e in t.chain if e.kind == "fault"], "it signs nothing"
+                assert t.flow.fault is not None and t.flow.fault.rule == "removed" and t.flow.fault.seat == i, (i, t.fault)
+                assert not [e for e in t.ledger.chain if e.kind == "fault"], "it signs nothing"
     else:
-        assert all(t.finished and t.fault is None and not t.removed for t in net.tables)
-        assert all(t.frames == net.tables[0].frames for t in net.tables)
-        assert audit_frames(net.tables[0].frames).verdict == "ok"
+        assert all(t.flow.finished and t.flow.fault is None and not t.removal.removed for t in net.tables)
+        assert all(t.ledger.frames == net.tables[0].ledger.frames for t in net.tables)
+        assert audit_frames(net.tables[0].ledger.frames).verdict == "ok"
 
 
 def test_a_remove_without_a_majority_is_its_signers_violation():
@@ -350,7 +350,7 @@ def test_a_remove_without_a_majority_is_its_signers_violation():
     def crafted(net, signer, voters, *, seq=None):
         t = net.tables[0]
         x = t.expected().seat
-        hand = t.hand_no
+        hand = t.hand.hand_no
         votes = [net.craft(v, "away", {"seat": x, "hand": hand}, seq=seq) for v in voters]
         return x, net.craft(signer, "remove", {"seat": x, "hand": hand, "reason": "absent", "proof": votes})
 
@@ -364,23 +364,23 @@ def test_a_remove_without_a_majority_is_its_signers_violation():
         signer = others[0]
         if voters == "forged":  # the second vote claims seat others[1] but is signed by the signer
             t = net.tables[0]
-            forged = wire.make_envelope(net.ids[signer].private_key, game=t.game, seq=len(t.chain),
-                                        seat=others[1], prev=t.head, kind="away", body={"seat": x, "hand": t.hand_no})
-            own = net.craft(signer, "away", {"seat": x, "hand": t.hand_no})
-            frame = net.craft(signer, "remove", {"seat": x, "hand": t.hand_no, "reason": "absent",
+            forged = wire.make_envelope(net.ids[signer].private_key, game=t.lobby.game, seq=len(t.ledger.chain),
+                                        seat=others[1], prev=t.ledger.head, kind="away", body={"seat": x, "hand": t.hand.hand_no})
+            own = net.craft(signer, "away", {"seat": x, "hand": t.hand.hand_no})
+            frame = net.craft(signer, "remove", {"seat": x, "hand": t.hand.hand_no, "reason": "absent",
                                                  "proof": [own, forged.encode()]})
         elif voters == others:  # a majority, but votes for the place before this one
-            _, frame = crafted(net, signer, voters, seq=len(net.tables[0].chain) - 1)
+            _, frame = crafted(net, signer, voters, seq=len(net.tables[0].ledger.chain) - 1)
         else:
             _, frame = crafted(net, signer, voters)
         net.inject(signer, frame)
         for t in net.tables:
-            if t.me != signer:
-                assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
-                assert not t.removed
+            if t.lobby.me != signer:
+                assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
+                assert not t.removal.removed
         victim = net.tables[x]
-        assert victim.fault.rule != "removed"
-        r = audit_frames(victim.frames)
+        assert victim.flow.fault.rule != "removed"
+        r = audit_frames(victim.ledger.frames)
         assert r.verdict == "accused" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
 
@@ -394,16 +394,16 @@ def test_a_seat_hears_it_was_removed_only_with_every_signature():
     t2 = net.tables[2]
     net.kill(2)
     t2.intent(v.Draw("stock"))  # its draw reaches nobody
-    n2 = len(t2.frames)
+    n2 = len(t2.ledger.frames)
     net.declare_absent(2)
-    assert net.run(lambda nn: not nn.q and nn.tables[0].removed)
-    removes = [f for f, e in zip(net.tables[0].frames, net.tables[0].chain, strict=True) if e.kind == "remove"]
+    assert net.run(lambda nn: not nn.q and nn.tables[0].removal.removed)
+    removes = [f for f, e in zip(net.tables[0].ledger.frames, net.tables[0].ledger.chain, strict=True) if e.kind == "remove"]
     assert len(removes) == 2
     t2.receive(removes[0], 0)
-    assert t2.fault is None and len(t2.frames) == n2
+    assert t2.flow.fault is None and len(t2.ledger.frames) == n2
     outs = t2.receive(removes[1], 1)
-    assert t2.fault is not None and t2.fault.rule == "removed" and t2.fault.seat == 2, t2.fault
-    assert not [o for o in outs if isinstance(o, tbl.Send)] and len(t2.frames) == n2
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed" and t2.flow.fault.seat == 2, t2.fault
+    assert not [o for o in outs if isinstance(o, tbl.Send)] and len(t2.ledger.frames) == n2
 
 
 def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit():
@@ -416,19 +416,19 @@ def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit(
     t0 = net.tables[0]
     x = t0.expected().seat
     signer = next(s for s in range(3) if s != x)
-    seq, prev, hand = len(t0.chain), t0.head, t0.hand_no
+    seq, prev, hand = len(t0.ledger.chain), t0.ledger.head, t0.hand.hand_no
     vote = net.craft(signer, "away", {"seat": x, "hand": hand})
     remove = net.craft(signer, "remove", {"seat": x, "hand": hand, "reason": "absent", "proof": [vote]})
     net.handle(x, net.tables[x].intent(v.Draw("stock")))
-    assert net.run(lambda nn: not nn.q and len(nn.tables[0].chain) > seq)
-    assert all(t.chain[seq].seat == x and t.chain[seq].prev == prev for t in net.tables)
+    assert net.run(lambda nn: not nn.q and len(nn.tables[0].ledger.chain) > seq)
+    assert all(t.ledger.chain[seq].seat == x and t.ledger.chain[seq].prev == prev for t in net.tables)
     net.inject(signer, remove)
     for t in net.tables:
-        if t.me != signer:
-            assert t.fault is not None and t.fault.seat == signer and t.fault.rule == "bad_removal", t.fault
-            assert "while" in t.fault.reason and "present" in t.fault.reason, t.fault
-            assert not t.removed
-            r = audit_frames(t.frames)
+        if t.lobby.me != signer:
+            assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
+            assert "while" in t.flow.fault.reason and "present" in t.flow.fault.reason, t.fault
+            assert not t.removal.removed
+            r = audit_frames(t.ledger.frames)
             assert r.verdict == "accused" and r.seat == signer and "confirmed" in r.summary(), r.summary()
 
 
@@ -467,8 +467,8 @@ def _cut_cases(n: int) -> tuple[list, dict]:
     ``game_end``). Built once per ``n``."""
     if n not in _CUT_CASES:
         plain = Split(n, seed=60 + n)
-        assert plain.run() and plain.tables[0].finished
-        chain = [(e.kind, e.seat) for e in plain.tables[0].chain]
+        assert plain.run() and plain.tables[0].flow.finished
+        chain = [(e.kind, e.seat) for e in plain.tables[0].ledger.chain]
         firsts = {}
         for p, (kind, _) in enumerate(chain):
             firsts.setdefault(kind, p)
@@ -476,9 +476,9 @@ def _cut_cases(n: int) -> tuple[list, dict]:
         want = {p for kind, p in firsts.items() if kind not in ("offer", "seating")} | set(range(last_close, len(chain)))
         rec = CutAfterSigning(n, seed=60 + n)
         rec.want = want
-        assert rec.run() and rec.tables[0].finished
+        assert rec.run() and rec.tables[0].flow.finished
         # before the game (no engine yet) a table cannot play on without anyone: it stops
-        snaps = {p: snap for p, snap in rec.snapshots.items() if snap[0].tables[0].engine is not None}
+        snaps = {p: snap for p, snap in rec.snapshots.items() if snap[0].tables[0].flow.engine is not None}
         _CUT_CASES[n] = (chain, snaps)
     return _CUT_CASES[n]
 
@@ -504,7 +504,7 @@ def _records_agree(a: list[bytes], b: list[bytes]) -> str:
 
 
 def _ended(t) -> bool:
-    return t.finished or (t.fault is None and t.end_signed_by_majority())
+    return t.flow.finished or (t.flow.fault is None and t.turns.end_signed_by_majority())
 
 
 @pytest.mark.parametrize("n,case", [(3, i) for i in range(20)] + [(4, i) for i in range(23)],
@@ -527,23 +527,23 @@ def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
     assert net.sides[seat] == 1 and sum(net.sides) == 1
     lone = net.tables[seat]
     others = [t for i, t in enumerate(net.tables) if i != seat]
-    assert lone.chain[at].seat == seat and lone.chain[at].kind == chain[at][0]
-    assert not lone.removed and not [e for e in lone.chain[at:] if e.kind == "remove"], "alone, it removes nobody"
-    assert all(t.frames == others[0].frames for t in others)
-    verdict = _records_agree(lone.frames, others[0].frames)
+    assert lone.ledger.chain[at].seat == seat and lone.ledger.chain[at].kind == chain[at][0]
+    assert not lone.removal.removed and not [e for e in lone.ledger.chain[at:] if e.kind == "remove"], "alone, it removes nobody"
+    assert all(t.ledger.frames == others[0].ledger.frames for t in others)
+    verdict = _records_agree(lone.ledger.frames, others[0].ledger.frames)
     assert verdict in ("same", "shorter", "cut_off"), (at, chain[at], verdict)
     if _ended(lone) and _ended(others[0]):  # one end of one game: a record and its prefix
-        assert verdict in ("same", "shorter") and not others[0].removed, (at, chain[at], verdict)
-    if others[0].removed:
-        assert verdict == "cut_off" and set(others[0].removed) == {seat} and not _ended(lone)
+        assert verdict in ("same", "shorter") and not others[0].removal.removed, (at, chain[at], verdict)
+    if others[0].removal.removed:
+        assert verdict == "cut_off" and set(others[0].removal.removed) == {seat} and not _ended(lone)
     net.heal()
-    if others[0].removed:
-        assert lone.fault is not None and lone.fault.rule == "removed", lone.fault
-        assert all(e.seat == seat for e in lone.chain[at:]), "its record holds its own steps only"
+    if others[0].removal.removed:
+        assert lone.flow.fault is not None and lone.flow.fault.rule == "removed", lone.fault
+        assert all(e.seat == seat for e in lone.ledger.chain[at:]), "its record holds its own steps only"
     else:
-        assert all(t.finished and t.fault is None for t in net.tables), [(t.me, t.fault) for t in net.tables]
-        longest = max((t.frames for t in net.tables), key=len)
-        assert all(longest[:len(t.frames)] == t.frames for t in net.tables)
+        assert all(t.flow.finished and t.flow.fault is None for t in net.tables), [(t.me, t.fault) for t in net.tables]
+        longest = max((t.ledger.frames for t in net.tables), key=len)
+        assert all(longest[:len(t.ledger.frames)] == t.ledger.frames for t in net.tables)
         assert audit_frames(longest).verdict == "ok"
 
 
@@ -555,9 +555,9 @@ def test_the_end_majority_counts_the_seats_in_the_game_when_it_was_over():
     saw). A seat that leaves without signing is out of the count: 2 of the 3 others end it.
     A ``leave`` after a majority's ``game_end``s changes nothing: still ``ok``."""
     plain = Split(4, seed=64)
-    assert plain.run() and plain.tables[0].finished
+    assert plain.run() and plain.tables[0].flow.finished
     t = plain.tables[0]
-    frames = list(t.frames)
+    frames = list(t.ledger.frames)
     envs = [wire.decode_envelope(f) for f in frames]
     ends = [i for i, e in enumerate(envs) if e.kind == "game_end"]
     assert [envs[i].seat for i in ends] == [0, 1, 2, 3]
@@ -569,12 +569,12 @@ def test_the_end_majority_counts_the_seats_in_the_game_when_it_was_over():
 
     two = frames[:ends[1] + 1]
     assert audit_frames(two).verdict == "incomplete"
-    signers_out = [s for s in (0, 1) if s != t.winner]  # eliminated signers may go home
+    signers_out = [s for s in (0, 1) if s != t.flow.winner]  # eliminated signers may go home
     gone = two
     for s in signers_out:
         gone = leave_after(gone, s)
     assert audit_frames(gone).verdict == "incomplete", "a signer's leave must not lower N_end"
-    unsigned = next(s for s in (2, 3) if s != t.winner)
+    unsigned = next(s for s in (2, 3) if s != t.flow.winner)
     r = audit_frames(leave_after(two, unsigned))
     assert r.verdict == "ok", r.summary()
     three = frames[:ends[2] + 1]

@@ -54,9 +54,9 @@ def test_every_kind_has_its_check_and_the_shuffle_progress_counts_up():
         src, dst, frame = net.q.popleft()
         net.handle(dst, net.tables[dst].receive(frame, src))
         p = t.view().progress
-        if p is not None and t.phase == "shuffling":
+        if p is not None and t.flow.phase == "shuffling":
             seen.append(p)
-        if t.hand_started:
+        if t.flow.hand_started:
             break
     done = [p[0] for p in seen]
     assert done == sorted(done) and done[-1] > 0, seen

@@ -101,15 +101,15 @@ def test_a_seat_playing_through_another_is_never_voted_away_nor_blamed():
 
         for _ in range(19):
             await second()
-            assert 1 not in node._away_since and not t.votes_for(1)
+            assert 1 not in node._away_since and not t.removal.votes_for(1)
             assert "Bruno disconnected" not in node.status.text() and "gone" not in node.status.text()
         for _ in range(5):  # the limit runs out: no fault; away from then on
             await second()
-        assert t.fault is None and not [e for e in t.chain if e.kind == "fault"]
+        assert t.flow.fault is None and not [e for e in t.ledger.chain if e.kind == "fault"]
         assert 1 in node._away_since
         for _ in range(35):
             await second()
-        assert t.fault is None and 1 in node._away_since
+        assert t.flow.fault is None and 1 in node._away_since
 
     async def run() -> None:
         async with trio.open_nursery() as nursery:
@@ -117,7 +117,7 @@ def test_a_seat_playing_through_another_is_never_voted_away_nor_blamed():
             await main()
 
     trio.run(run, clock=clock)
-    assert [e for e in t.my_votes()], "after his rejoin_wait, this node votes him away"
+    assert [e for e in t.removal.my_votes()], "after his rejoin_wait, this node votes him away"
 
 
 @pytest.mark.parametrize("hears", [frozenset({0}), frozenset({0, 1})])

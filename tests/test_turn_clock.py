@@ -19,22 +19,21 @@ SHOWDOWN = 30
 
 
 class StubTable(SimpleNamespace):
-    """What the node's clock reads of a table: two seats, this one seat 0, a step per move."""
+    """What the node's clock reads of a table's parts: two seats, this one seat 0, a step per move."""
 
     def __init__(self) -> None:
         super().__init__(
-            engine=object(), me=0, rules=make_rules("classic", {"turn_time": str(TURN), "showdown_time": str(SHOWDOWN)}),
-            players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bruno")], left=set(), frames=[],
-            score_history=[], buffer={}, catching_up=False, removing_seat=None, step=None)
+            lobby=SimpleNamespace(me=0, rules=make_rules("classic", {"turn_time": str(TURN), "showdown_time": str(SHOWDOWN)}),
+                                  players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bruno")]),
+            flow=SimpleNamespace(engine=object(), left=set(), catching_up=False),
+            ledger=SimpleNamespace(frames=[], buffer={}), turns=SimpleNamespace(score_history=[]),
+            removal=SimpleNamespace(removing_seat=None, removal_step=lambda: None), step=None)
 
     def expected(self):
         return self.step
 
-    def removal_step(self):
-        return None
-
     def move(self, seat: int, kind: str = "draw") -> None:
-        self.frames.append(b"x")
+        self.ledger.frames.append(b"x")
         self.step = tbl.Step(kind, seat)
 
 
@@ -76,7 +75,7 @@ def test_each_turn_starts_at_the_full_clock_from_when_it_reaches_the_player():
                     return
 
         t.move(1)  # Bruno's turn; a hand was just scored
-        t.score_history.append((0, 0))
+        t.turns.score_history.append((0, 0))
         await tick(0)
         lefts = []
         # the person keeps the showdown up: turns of theirs come 4 s, 18 s and 28 s after the
@@ -114,7 +113,7 @@ def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
         t = StubTable()
         node = Node(t, Seen())
         node._heard, node._up = {1: 0.0}, {1}
-        t.score_history.append((0, 0))
+        t.turns.score_history.append((0, 0))
         t.move(0)
         await node._tick()  # our turn, with the showdown still up
 
@@ -214,7 +213,7 @@ def test_a_node_back_from_suspend_restarts_its_own_turn_clock():
         await tick(0.5)
         await tick(10)
         assert not played, "the turn clock played for the person while the node was asleep"
-        assert not t.catching_up
+        assert not t.flow.catching_up
         assert TURN - 11 <= _mine_left(node) <= TURN  # counted from the wake, not from the turn's start
 
     trio.run(main, clock=clock)

@@ -129,7 +129,8 @@ def test_audit_summary_marks_outs_and_reentries_and_tracks_them():
     marks: list[dict] = []
     seen: dict = {}
     engine = SimpleNamespace(totals=[12, 104, 49], eliminated=frozenset(), reentries_used=[0, 0, 0])
-    t = SimpleNamespace(engine=engine, score_history=[(3, 77, 46), (9, 27, 3)])
+    t = SimpleNamespace(flow=SimpleNamespace(engine=engine), turns=SimpleNamespace(score_history=[(3, 77, 46), (9, 27, 3)]),
+                        removal=SimpleNamespace(removed={}))
     _track(t, marks, seen)
     engine.eliminated = frozenset({1})
     _track(t, marks, seen)

@@ -203,12 +203,12 @@ def test_the_table_logs_events_with_its_seats_names():
 
     host = tbl.Table.create(Identity.generate(SeededRng("log-id")), SeededRng("log"), name="kitchen",
                             rules=make_rules("classic"), max_seats=3, addr="127.0.0.1:1")
-    host.set_host_name("Ana")
+    host.lobby.set_host_name("Ana")
     opened = host.view().events
     assert [e.kind for e in opened] == ["opened"] and opened[0].text == "table 'kitchen' opened"
-    sat = host.log_event("seated", (1,), names=("Ben",), numbers=(2, 3))
-    fault = host.log_event("fault", (None,), rule="timeout", detail="nobody answered")
-    dropped = host.log_event("dropped", (7,), rule="bad_signature", detail="forged")
+    sat = host.events.event("seated", (1,), names=("Ben",), numbers=(2, 3))
+    fault = host.events.event("fault", (None,), rule="timeout", detail="nobody answered")
+    dropped = host.events.event("dropped", (7,), rule="bad_signature", detail="forged")
     assert (sat.names, fault.seats, fault.names, dropped.names) == (("Ben",), (), (), ("-",))
     view = host.view()
     assert view.events[-3:] == (sat, fault, dropped) and view.log_total == 4

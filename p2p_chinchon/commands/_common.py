@@ -139,7 +139,7 @@ def rematch_path(path: Path, n: int) -> Path:
 
 def same_players(table: Any) -> Callable[..., Any]:
     """The rematch lobby's ``approve``: seat the players of ``table`` (by key) and nobody else."""
-    keys = {p.key for p in table.players}
+    keys = {p.key for p in table.lobby.players}
 
     async def approve(request: Any, ip: str, *, came: int = 0, queued: int = 0) -> bool:
         return request.public_key in keys

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             seats in the status line until the seating is signed (then the seats are shown)."""
             if view.phase == v.LOBBY and (view.provisional or not view.seats):
                 if lobby.port and tables:
-                    waiting_status(max(0, args.seats - len(tables[-1].pending_players)))
+                    waiting_status(max(0, args.seats - len(tables[-1].lobby.pending_players)))
             elif lobby.port:
                 lobby.port = 0
                 if glue.bridge is not None:

@@ -195,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
                           no_rematch="code" if args.code else "one_game")
 
         def path_for(table: Any) -> Any:
-            return args.transcript or C.default_transcript(f"seat{table.me}")
+            return args.transcript or C.default_transcript(f"seat{table.lobby.me}")
 
         config = JoinConfig(
             identity=identity, rng=rng, player_name=player, transcript_path=path_for,
@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
                 return await join_game(config, events)
             return await join_game(dataclasses.replace(
                 config, rng=seat_rng(args.seed, f"join/{player}/{n}"), auto_agree=True, rematch_of=last,
-                expect_fingerprint=fingerprint(last.players[0].key), wait=max(args.wait, 60.0),
+                expect_fingerprint=fingerprint(last.lobby.players[0].key), wait=max(args.wait, 60.0),
                 transcript_path=C.rematch_path(args.transcript, n) if args.transcript else path_for), events)
 
         async with trio.open_nursery() as nursery:

@@ -88,11 +88,11 @@ class Clocks:
     def tick(self, now: float, step: tbl.Step | None) -> None:
         """Once a tick, before :meth:`deadline`: a new expected step (or a longer chain) starts
         its clock now and ends the stall; a newly scored hand starts its showdown's hold."""
-        key = (len(self.table.frames), step)
+        key = (len(self.table.ledger.frames), step)
         if key != self.step_key:
             self.step_key, self.step_since = key, now
             self.stall_since = None
-        scored = len(self.table.score_history)
+        scored = len(self.table.turns.score_history)
         if scored != self.scored[0]:
             self.scored = (scored, now)
             self.seen_at = None
@@ -117,7 +117,7 @@ class Clocks:
     def rejoin(self) -> float:
         """Seconds an absent seat has to come back (``rejoin_wait``)."""
         to = self.timeouts
-        return to.rejoin if to.rejoin is not None else rule(self.table.rules, "rejoin_wait", 120)
+        return to.rejoin if to.rejoin is not None else rule(self.table.lobby.rules, "rejoin_wait", 120)
 
     def stall_left(self, now: float) -> float:
         """Seconds left of the table's ``stall_limit``, counted from when the table began to
@@ -125,14 +125,14 @@ class Clocks:
         clear it)."""
         if self.stall_since is None:
             self.stall_since = now
-        return self.stall_since + rule(self.table.rules, "stall_limit", 900) - now
+        return self.stall_since + rule(self.table.lobby.rules, "stall_limit", 900) - now
 
     def deadline(self, step: tbl.Step, now: float, seen: Seen) -> Wait:
         """The current wait for ``step``: for whom, for what, and how long is left (module
         docstring)."""
         t, to = self.table, self.timeouts
-        name = t.players[step.seat].name if step.seat < len(t.players) else f"seat {step.seat}"
-        turn = rule(t.rules, "turn_time", 60)
+        name = t.lobby.players[step.seat].name if step.seat < len(t.lobby.players) else f"seat {step.seat}"
+        turn = rule(t.lobby.rules, "turn_time", 60)
         rejoin = self.rejoin()
         decision = step.kind in DECISIONS
         if step.kind == "agree" and turn > 0:
@@ -146,25 +146,25 @@ class Clocks:
         # that value, not more, while the showdown is still up
         since = self.step_since
         if decision and self.scored[1] is not None:
-            hold_end = self.scored[1] + rule(t.rules, "showdown_time", 30)
-            if step.seat == t.me and self.seen_at is not None:
+            hold_end = self.scored[1] + rule(t.lobby.rules, "showdown_time", 30)
+            if step.seat == t.lobby.me and self.seen_at is not None:
                 hold_end = min(hold_end, self.seen_at)
             since = max(since, hold_end)
-        if step.seat == t.me:
+        if step.seat == t.lobby.me:
             left = min(turn, since + turn - now) if decision and turn > 0 else None
             return Wait(step.seat, name, step.kind, left, mine=True)
         away = seen.away_since.get(step.seat)
         if away is not None or step.seat not in seen.heard:
             start = away if away is not None else self.step_since
-            if start + rejoin > now or t.engine is None:  # (before the game: rejoin_wait is the limit)
+            if start + rejoin > now or t.flow.engine is None:  # (before the game: rejoin_wait is the limit)
                 return Wait(step.seat, name, step.kind, start + rejoin - now, absent=True,
                             connecting=step.seat not in seen.heard)
-            if t.can_remove(step.seat):
+            if t.removal.can_remove(step.seat):
                 # the seats out of reach are a majority: they may be the ones that go on
                 out = sum(1 for s in seen.others if s in seen.away_since)
                 note = "minority" if 2 * out > len(seen.others) + 1 else "votes"
                 return Wait(step.seat, name, step.kind, self.stall_left(now), absent=True, note=note,
-                            have=len(t.votes_for(step.seat)), need=t.votes_needed())
+                            have=len(t.removal.votes_for(step.seat)), need=t.removal.votes_needed())
             return Wait(step.seat, name, step.kind, self.stall_left(now), absent=True,
                         note="end" if step.kind == "game_end" else "blocked")
         since = max(since, seen.returned_at.get(step.seat, since))  # a fresh limit from its return
@@ -188,21 +188,21 @@ class Clocks:
         (nobody is blamed for not agreeing that a seat is gone)."""
         t = self.table
         if step.kind == "remove":
-            x = t.removing_seat
-            gone = t.players[x].name if x is not None else "?"
-            if step.seat == t.me:
+            x = t.removal.removing_seat
+            gone = t.lobby.players[x].name if x is not None else "?"
+            if step.seat == t.lobby.me:
                 away = seen.away_since.get(x) if x is not None else None
                 if away is None and x in seen.heard:
-                    return Wait(step.seat, t.players[step.seat].name, "remove", self.stall_left(now),
+                    return Wait(step.seat, t.lobby.players[step.seat].name, "remove", self.stall_left(now),
                                 mine=True, removing=gone, note="hears")
                 start = away if away is not None else self.step_since
-                return Wait(step.seat, t.players[step.seat].name, "remove", start + rejoin - now, mine=True,
+                return Wait(step.seat, t.lobby.players[step.seat].name, "remove", start + rejoin - now, mine=True,
                             removing=gone)
             if step.seat in seen.present:
-                return Wait(step.seat, t.players[step.seat].name, "remove", self.stall_left(now), removing=gone)
+                return Wait(step.seat, t.lobby.players[step.seat].name, "remove", self.stall_left(now), removing=gone)
             return None  # the signer is away too: waited for as any absent seat
-        first = t.removal_step()
-        if first is None or first.seat == t.me:
+        first = t.removal.removal_step()
+        if first is None or first.seat == t.lobby.me:
             return None
-        return Wait(first.seat, t.players[first.seat].name, "remove", self.stall_left(now),
-                    removing=t.players[step.seat].name)
+        return Wait(first.seat, t.lobby.players[first.seat].name, "remove", self.stall_left(now),
+                    removing=t.lobby.players[step.seat].name)

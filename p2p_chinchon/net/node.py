@@ -373,7 +373,7 @@ class Node:
         if self.transcript_path is not None:
             if self._writer is None:
                 self.transcript_path.parent.mkdir(parents=True, exist_ok=True)
-                self._writer = TranscriptWriter(self.transcript_path, game=self.table.game or None)
+                self._writer = TranscriptWriter(self.transcript_path, game=self.table.lobby.game or None)
                 self._on_disk = len(self._writer.recovered.frames)
             wrote = False
             for out in accepted:
@@ -420,7 +420,7 @@ class Node:
         if self.secrets_path is None:
             return True
         kept = self.kept_secrets
-        new = next_secrets(kept, self.table.seat_secrets(), self.table.identity,
+        new = next_secrets(kept, self.table.seat_secrets(), self.table.lobby.identity,
                            keep_identity=self.keep_identity, relay=self.relay)
         if new == kept:
             return True
@@ -435,7 +435,7 @@ class Node:
     def _log_timing(self, out: tbl.Accepted) -> None:
         env = out.env
         src = f" {env.body['source']}" if env.kind == "draw" else ""
-        self._timing.write(f"{time.time():.6f} {self.table.me} {out.index} {env.seat} {env.kind}{src}\n")
+        self._timing.write(f"{time.time():.6f} {self.table.lobby.me} {out.index} {env.seat} {env.kind}{src}\n")
 
     async def _run_job(self, job: tbl.Job) -> None:
         """Heavy pure work (a peer's proof, our shuffle's multiplications) in a worker thread:
@@ -455,7 +455,7 @@ class Node:
 
     async def persist_existing(self) -> None:
         """Write envelopes the table accepted before the node existed (offer, seating)."""
-        frames = [tbl.Accepted(i, frame, self.table.chain[i]) for i, frame in enumerate(self.table.frames)]
+        frames = [tbl.Accepted(i, frame, self.table.ledger.chain[i]) for i, frame in enumerate(self.table.ledger.frames)]
         if frames:
             self._persist_or_leave(frames)
 
@@ -478,8 +478,8 @@ class Node:
                 await self._done.wait()
                 # our last envelopes (game_end / fault / leave) must reach everyone: stay until
                 # each seat still linked says it holds our whole chain (bounded)
-                await self._linger(mesh, LINGER_FINISHED if self.table.finished else LINGER_STOPPED)
-                if self.table.finished and self.table.fault is None and not self.table.left:
+                await self._linger(mesh, LINGER_FINISHED if self.table.flow.finished else LINGER_STOPPED)
+                if self.table.flow.finished and self.table.flow.fault is None and not self.table.flow.left:
                     self.rematch = await self._rematch(mesh)
                 nursery.cancel_scope.cancel()
         except Exception as exc:  # noqa: BLE001 - a bug must not leave the others waiting
@@ -494,16 +494,16 @@ class Node:
                 self._timing.close()
                 self._timing = None
         t = self.table
-        if self.secrets_path is not None and (t.finished or (t.fault is not None and t.fault.rule != STALLED)):
+        if self.secrets_path is not None and (t.flow.finished or (t.flow.fault is not None and t.flow.fault.rule != STALLED)):
             try:
                 self.secrets_path.unlink(missing_ok=True)  # the game is over for us: nothing to rejoin
             except OSError as exc:
                 log.warning("cannot remove %s: %s", self.secrets_path, exc)
         return NodeResult(
-            winner=t.winner, fault=replace(t.fault, detail=NOBODY) if self._nobody and t.fault else t.fault,
-            transcript=self.transcript_path, head=t.head,
-            totals=list(t.engine.totals) if t.engine else [], seat=t.me,
-            names=[p.name for p in t.players], dropped=list(self.dropped), error=self.error,
+            winner=t.flow.winner, fault=replace(t.flow.fault, detail=NOBODY) if self._nobody and t.flow.fault else t.flow.fault,
+            transcript=self.transcript_path, head=t.ledger.head,
+            totals=list(t.flow.engine.totals) if t.flow.engine else [], seat=t.lobby.me,
+            names=[p.name for p in t.lobby.players], dropped=list(self.dropped), error=self.error,
             rematch=self.rematch,
         )
 
@@ -523,10 +523,10 @@ class Node:
             mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
         start = trio.current_time()
         t = self.table
-        every = t.finished and t.fault is None
+        every = t.flow.finished and t.flow.fault is None
 
         def waited(s: int) -> bool:
-            return s in self._up or (every and s not in t.unsigned_end)
+            return s in self._up or (every and s not in t.turns.unsigned_end)
 
         removals = self._removals_untold()
         if removals:  # a seat removed while away may wake and ask: stay a little longer for it
@@ -541,7 +541,7 @@ class Node:
                     break
                 if now - start >= SHOWN_AFTER:  # never a silent wait: say for whom, how long
                     seat, what = lacking[0]
-                    self._publish(NodeStatus((), Wait(seat, self.table.players[seat].name,
+                    self._publish(NodeStatus((), Wait(seat, self.table.lobby.players[seat].name,
                                                       what, start + limit - now)))
                 await self._progress_or(0.1)
         self._publish(NodeStatus())
@@ -549,7 +549,7 @@ class Node:
     def _removes(self) -> dict[int, list[int]]:
         """``{seat: positions of the removes that name it}`` in our chain."""
         at: dict[int, list[int]] = {}
-        for i, env in enumerate(self.table.chain):
+        for i, env in enumerate(self.table.ledger.chain):
             if env.kind == "remove" and isinstance(env.body, dict) and isinstance(env.body.get("seat"), int):
                 at.setdefault(env.body["seat"], []).append(i)
         return at
@@ -559,7 +559,7 @@ class Node:
         removed while away (``absent``: a seat that left knows it), except those that already
         hold it (their ``S`` said so)."""
         t = self.table
-        ends = {s: at[-1] + 1 for s, at in self._removes().items() if t.removed.get(s) == "absent" and s != t.me}
+        ends = {s: at[-1] + 1 for s, at in self._removes().items() if t.removal.removed.get(s) == "absent" and s != t.lobby.me}
         return {s: end for s, end in ends.items() if self._has.get(s, 0) < end}
 
     def _told(self, seat: int, end: int, now: float) -> bool:
@@ -589,7 +589,7 @@ class Node:
         mine: list[bool] = []
 
         def said(why: str, seat: int | None = None) -> bool:
-            name = self.table.players[seat].name if seat is not None else ""
+            name = self.table.lobby.players[seat].name if seat is not None else ""
             self.events.rematch_said(english(why, name=name), why, {"name": name})
             return why == "rematch_on"
 
@@ -616,7 +616,7 @@ class Node:
                             return said("rematch_declined", no[0])
                         waiting = [s for s in others if s not in self._votes]
                         if mine and waiting:  # never a silent wait: whom, and how long
-                            self._publish(NodeStatus((), Wait(waiting[0], self.table.players[waiting[0]].name,
+                            self._publish(NodeStatus((), Wait(waiting[0], self.table.lobby.players[waiting[0]].name,
                                                               "rematch", deadline - trio.current_time())))
                         gone = [s for s in others if s not in self._up and s not in self._votes]
                         if gone:
@@ -657,7 +657,7 @@ class Node:
         point in turn would otherwise cost quadratic data). A seat removed here is answered from
         its first ``remove`` at the latest: its own head may lie past it on another branch (its
         last envelopes never reached us), and it learns its removal from the whole run alone."""
-        if seat in self.table.removed:
+        if seat in self.table.removal.removed:
             have = min(have, self._removes().get(seat, [have])[0])
         self._note_has(mesh, seat, have)
         answered = self._synced.setdefault(seat, {})
@@ -665,7 +665,7 @@ class Node:
         spent = self._resent.get(seat, 0)
         if have < mine and answered.get(have, -1) < mine:
             answered[have] = mine
-            part = self.table.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
+            part = self.table.ledger.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
             self._resent[seat] = spent + len(part)
             if have + len(part) > self._sent_upto.get(seat, (0, 0.0))[0]:
                 self._sent_upto[seat] = (have + len(part), trio.current_time())
@@ -686,7 +686,7 @@ class Node:
                 elif payload[:1] == SYNC and len(payload) == 5:
                     await self._answer_sync(mesh, ev.seat, int.from_bytes(payload[1:5], "big"))
                 elif payload[:1] == HEARTBEAT:
-                    hears = heard_by(payload[1:], len(self.table.players), ev.seat)
+                    hears = heard_by(payload[1:], len(self.table.lobby.players), ev.seat)
                     if hears is not None:
                         self._hears[ev.seat] = (trio.current_time(), hears)
                 elif payload[:1] == REMATCH and len(payload) == 2:
@@ -699,8 +699,8 @@ class Node:
                 self._hear(ev.seat)
                 self._synced.pop(ev.seat, None)
                 self._resent.pop(ev.seat, None)
-                await mesh.send(ev.seat, SYNC + len(self.table.frames).to_bytes(4, "big"))
-                for vote in self.table.my_votes():  # a vote sent while its link was down
+                await mesh.send(ev.seat, SYNC + len(self.table.ledger.frames).to_bytes(4, "big"))
+                for vote in self.table.removal.my_votes():  # a vote sent while its link was down
                     await mesh.send(ev.seat, ENVELOPE + vote)
             elif isinstance(ev, PeerDown):
                 log.info("link to seat %s down: %s", ev.seat, ev.reason)
@@ -714,7 +714,7 @@ class Node:
             self._has[seat] = have
         self._progress.set()
         self._progress = trio.Event()
-        mine = len(self.table.frames)
+        mine = len(self.table.ledger.frames)
         if have > mine and (seat, mine) not in self._asked:
             self._asked.add((seat, mine))
             mesh.send_nowait(seat, SYNC + mine.to_bytes(4, "big"))
@@ -738,7 +738,7 @@ class Node:
                 if self._away_since.pop(seat, None) is not None:
                     self._back_at[seat] = self._returned_at[seat] = now
                     self._gone_at.pop(seat, None)
-                    self.table.present(seat)  # no removal of it is signed here any more
+                    self.table.removal.present(seat)  # no removal of it is signed here any more
             elif self._listening is not None:
                 continue
             elif seat not in self._away_since and seat in self._heard:
@@ -750,10 +750,10 @@ class Node:
         """A present seat that said, within :data:`SILENT_AFTER` s, that it hears ``seat``
         directly (``seat`` plays through it: its envelopes come forwarded), or None. Not for a
         seat awaited past its limit at this chain length (:meth:`_tick`): it is away then."""
-        if (len(self.table.frames), seat) in self._through_spent:
+        if (len(self.table.ledger.frames), seat) in self._through_spent:
             return None
         for other, (at, hears) in sorted(self._hears.items()):
-            if (seat in hears and now - at < SILENT_AFTER and other != seat and other not in self.table.left
+            if (seat in hears and now - at < SILENT_AFTER and other != seat and other not in self.table.flow.left
                     and self._present(other, now)):
                 return other
         return None
@@ -767,7 +767,7 @@ class Node:
         now = trio.current_time()
         for out in accepted:
             signer = out.env.seat
-            if signer == self.table.me:
+            if signer == self.table.lobby.me:
                 continue  # our own went to every linked seat already
             for seat, (at, hears) in self._hears.items():
                 if (seat not in (signer, link) and signer not in hears and now - at < SILENT_AFTER
@@ -776,7 +776,7 @@ class Node:
 
     def _others(self) -> list[int]:
         t = self.table
-        return [i for i in range(len(t.players)) if i != t.me and i not in t.left]
+        return [i for i in range(len(t.lobby.players)) if i != t.lobby.me and i not in t.flow.left]
 
     async def _heartbeat_loop(self, mesh: Mesh) -> None:
         while True:
@@ -832,7 +832,7 @@ class Node:
             from p2p_chinchon.autoplay import bot_decider
             from p2p_chinchon.bots import BEST_LEVEL, make_bot
 
-            self._bot = bot_decider(make_bot(self.table.rules, secrets, BEST_LEVEL))
+            self._bot = bot_decider(make_bot(self.table.lobby.rules, secrets, BEST_LEVEL))
         return self._bot(self.table.view(), need)
 
     # -------------------------------------------------------------- clocks
@@ -841,7 +841,7 @@ class Node:
         """What the clocks need of presence now (:class:`.clocks.Seen`)."""
         t = self.table
         return Seen(heard=self._heard, away_since=self._away_since, returned_at=self._returned_at,
-                    present=frozenset(s for s in range(len(t.players)) if s != t.me and self._present(s, now)),
+                    present=frozenset(s for s in range(len(t.lobby.players)) if s != t.lobby.me and self._present(s, now)),
                     others=self._others())
 
     def _deadline(self, step: tbl.Step, now: float) -> Wait:
@@ -851,7 +851,7 @@ class Node:
     async def _clock_loop(self) -> None:
         """Once a second (and on every accepted envelope): recompute the wait, publish the
         status, and act on a deadline that passed."""
-        if self.table.engine is not None and self.table.me is not None:
+        if self.table.flow.engine is not None and self.table.lobby.me is not None:
             self._listen(trio.current_time(), "listening")  # a seat back mid-game catches up first
         while not self._done.is_set():
             progressed = self._progress
@@ -869,8 +869,8 @@ class Node:
         self._listen_asked.clear()
         self._away_since.clear()
         self._back_at.clear()
-        self.table.catching_up = True
-        log.info("seat %s: %s: catching up before playing on", self.table.me, note)
+        self.table.flow.catching_up = True
+        log.info("seat %s: %s: catching up before playing on", self.table.lobby.me, note)
 
     async def _listen_tick(self, now: float) -> None:
         """Ask every seat heard again for what follows our head; once one is back and nothing
@@ -880,7 +880,7 @@ class Node:
             return
         present = [s for s in self._others() if self._present(s, now)]
         if self._mesh is not None:
-            n = len(self.table.frames)
+            n = len(self.table.ledger.frames)
             for seat in present:
                 if seat not in self._listen_asked:
                     self._listen_asked.add(seat)
@@ -888,18 +888,18 @@ class Node:
                     self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
         if not present or now - max(self._grew_at, self._listen_asked_at) < SHOWN_AFTER:
             return
-        if self.table.buffer and now - self._listening < LISTEN_FOR_GAPS:
+        if self.table.ledger.buffer and now - self._listening < LISTEN_FOR_GAPS:
             return  # envelopes ahead of our chain: what links them may be on its way (not for ever:
             # a cheat's frame far ahead, on another history, would keep us listening)
         self._listening = None
         for seat in self._others():
             if not self._present(seat, now):
                 self._away_since[seat] = now
-        self.table.catching_up = False
+        self.table.flow.catching_up = False
         # every clock of the current step starts now, ours too (this very tick reads it): no
         # limit, and no turn of ours, counts the time this node was away
         self.clock.restart(now)
-        log.info("seat %s: caught up, playing on", self.table.me)
+        log.info("seat %s: caught up, playing on", self.table.lobby.me)
         await self._call(self.table.poll)
         await self._decide()
 
@@ -910,7 +910,7 @@ class Node:
         self._last_tick = now
         self._update_presence()
         others = self._others()
-        if (self._listening is None and others and self._heard and self.table.engine is not None
+        if (self._listening is None and others and self._heard and self.table.flow.engine is not None
                 and not any(self._present(s, now) for s in others)):
             self._listen(now, "cutoff")  # we reach nobody: maybe we are the one away
         step = self.table.expected()
@@ -925,7 +925,7 @@ class Node:
         if wait is None or not (wait.note or (wait.removing and not wait.mine)):
             self.clock.not_stalled()
         seats = tuple(
-            Presence(s, self.table.players[s].name, s not in self._away_since,
+            Presence(s, self.table.lobby.players[s].name, s not in self._away_since,
                      now - self._away_since[s] if s in self._away_since else 0.0,
                      now - self._back_at.get(s, -1e9) < BACK_SHOWN,
                      self._mesh is not None and s in self._mesh.relayed)
@@ -937,14 +937,14 @@ class Node:
         shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent or wait.removing or wait.note
                                               or now - self.clock.step_since >= SHOWN_AFTER) else None
         self._publish(NodeStatus(seats, shown))
-        if self._listening is None and self.table.engine is not None:
+        if self._listening is None and self.table.flow.engine is not None:
             rejoin = self.clock.rejoin()
             for s, since in list(self._away_since.items()):
                 if now - since >= rejoin:
-                    self.table.mark_gone(s)  # not counted on to start a removal; we co-sign its own
+                    self.table.removal.mark_gone(s)  # not counted on to start a removal; we co-sign its own
         if wait is not None and wait.note in ("votes", "minority", "blocked", "end") and step is not None:
             # rejoin_wait ran out: our vote to remove the seat (the table signs it when it may)
-            mark = (len(self.table.frames), step.seat)
+            mark = (len(self.table.ledger.frames), step.seat)
             if mark not in self._declared:
                 self._declared.add(mark)
                 self._gone_at.setdefault(step.seat, now)
@@ -957,7 +957,7 @@ class Node:
             await self._call(self.table.halt, self._halt_reason(wait))
             return
         if wait.removing:  # our own clock for the seat being removed ran out: co-sign
-            x = self.table.removing_seat
+            x = self.table.removal.removing_seat
             if x is not None:
                 await self._call(self.table.absent, x)
                 await self._decide()
@@ -978,7 +978,7 @@ class Node:
                 await self._call(self.table.timeout, "absent", False)
             return
         if not self._present(wait.seat, now):  # it played only through another seat: never blamed
-            self._through_spent.add((len(self.table.frames), wait.seat))  # away from now on
+            self._through_spent.add((len(self.table.ledger.frames), wait.seat))  # away from now on
             self._update_presence()
             return
         await self._call(self.table.timeout, "timeout", True)
@@ -990,8 +990,8 @@ class Node:
         finished without it. While a seat is present, or cut off after being there, the
         table's ``stall_limit`` runs."""
         assert self._listening is not None
-        me = self.table.players[self.table.me].name if self.table.me is not None else ""
-        seat = self.table.me or 0
+        me = self.table.lobby.players[self.table.lobby.me].name if self.table.lobby.me is not None else ""
+        seat = self.table.lobby.me or 0
         since = max([self._listening, *self._heard.values()])
         if self._listen_note == "listening" and not any(self._present(s, now) for s in self._others()):
             note = "nobody" if now - since >= min(NOBODY_SHOWN, NOBODY_ANSWERS) else "listening"
@@ -1002,7 +1002,7 @@ class Node:
         """Why this node stops waiting (one line; the table signs nothing, the record resumes)."""
         if wait.note == "nobody":
             return english("you_nobody")
-        limit = _rule(self.table.rules, "stall_limit", 900)
+        limit = _rule(self.table.lobby.rules, "stall_limit", 900)
         took = f"{limit / 60:g} min" if limit % 60 == 0 else f"{limit:g} s"
         if wait.note in ("listening", "cutoff"):
             return f"no other seat could be reached for {took}: stopped waiting, signing nothing (resume to come back)"
@@ -1028,9 +1028,9 @@ class Node:
         A peer answers each starting point once per length of its chain (no amplification)."""
         if self._mesh is None:
             return
-        n = len(self.table.frames)
-        buffered = bool(self.table.buffer)
-        ours = step is None or step.seat == self.table.me
+        n = len(self.table.ledger.frames)
+        buffered = bool(self.table.ledger.buffer)
+        ours = step is None or step.seat == self.table.lobby.me
         if ours and not buffered:
             return
         away = not ours and step is not None and step.seat not in self._up
@@ -1078,7 +1078,7 @@ async def run_seat(
     table, where a link that does not come up directly meets (:class:`~.mesh.RelayPlan`).
     ``host_at``: where a joiner reached the host's lobby, a place to dial seat 0 at when its
     link is down (the seating holds the host's bind address)."""
-    assert table.me is not None and table.identity is not None, "run_seat needs a seated table"
+    assert table.lobby.me is not None and table.lobby.identity is not None, "run_seat needs a seated table"
     events = events or Events()
     node = Node(table, events, transcript_path=transcript_path, timeouts=timeouts)
     if transcript_path is not None:
@@ -1095,12 +1095,12 @@ async def run_seat(
     if mdns:
         from p2p_chinchon.net.discovery import SeatLocator
 
-        locator = SeatLocator(table.game, {s: p.key for s, p in enumerate(table.players)})
+        locator = SeatLocator(table.lobby.game, {s: p.key for s, p in enumerate(table.lobby.players)})
     peers = peers_of(table)
-    if host_at is not None and table.me != 0:
+    if host_at is not None and table.lobby.me != 0:
         h = peers[0]
         peers[0] = PeerAddr(h.host, h.port, h.public_key, (*h.alternates, host_at))
-    mesh = Mesh(table.me, table.game, table.identity.private_key.sign, peers,
+    mesh = Mesh(table.lobby.me, table.lobby.game, table.lobby.identity.private_key.sign, peers,
                 listener=listeners if listeners else None, config=mesh_config,
                 locate=locator.lookup if locator is not None else None,
                 relay=relay_plan(table, relay) if relay is not None else None)
@@ -1108,7 +1108,7 @@ async def run_seat(
         await nursery.start(mesh.run)
         if locator is not None:
             nursery.start_soon(_seat_mdns, table, mesh.port, locator, reach)
-        if table.engine is None:  # the mesh has not formed yet: say who cannot reach whom
+        if table.flow.engine is None:  # the mesh has not formed yet: say who cannot reach whom
             from p2p_chinchon.net.reach import watch_reach
 
             nursery.start_soon(watch_reach, table, mesh, events)
@@ -1125,14 +1125,14 @@ def relay_plan(table: tbl.Table, relay: tuple[str, int]) -> RelayPlan:
     from p2p_chinchon.net.relay import pair_secret
     from p2p_chinchon.net.rendezvous import mesh_token
 
-    me = table.me
+    me = table.lobby.me
     assert me is not None, "a seated table"
     tokens: dict[int, str] = {}
 
     def token(peer: int) -> str:
         if peer not in tokens:
-            shared = pair_secret(table.identity, table.players[peer].key)
-            tokens[peer] = mesh_token(shared, table.game, me, peer)
+            shared = pair_secret(table.lobby.identity, table.lobby.players[peer].key)
+            tokens[peer] = mesh_token(shared, table.lobby.game, me, peer)
         return tokens[peer]
 
     return RelayPlan(relay[0], relay[1], token)
@@ -1152,7 +1152,7 @@ async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, r
     :func:`.discovery.local_addresses`)."""
     from p2p_chinchon.net import discovery
 
-    assert table.me is not None and table.identity is not None, "a seated table"
+    assert table.lobby.me is not None and table.lobby.identity is not None, "a seated table"
     now_at = addresses_now or discovery.local_addresses
     delay = MDNS_WATCH
     while True:
@@ -1163,8 +1163,8 @@ async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, r
 
             addresses = advertised_ipv4(reach, port) + seen
         try:
-            async with discovery.advertise_seat(table.game, table.me, port, locator=locator,
-                                                sign=table.identity.private_key.sign, addresses=addresses):
+            async with discovery.advertise_seat(table.lobby.game, table.lobby.me, port, locator=locator,
+                                                sign=table.lobby.identity.private_key.sign, addresses=addresses):
                 delay = MDNS_WATCH
                 while (now := now_at()) == seen:
                     await trio.sleep(MDNS_WATCH)

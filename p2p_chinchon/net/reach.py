@@ -17,9 +17,12 @@ such a record "never started", not an accusation.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
+
+if TYPE_CHECKING:
+    from p2p_chinchon.table import Table
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +36,16 @@ def _english(key: str, **fields: Any) -> str:
     return Translator("en")(key, **fields)
 
 
-def _started(table: Any) -> bool:
-    return table.engine is not None or table.fault is not None or table.finished
+def _started(table: Table) -> bool:
+    return table.flow.engine is not None or table.flow.fault is not None or table.flow.finished
 
 
-async def watch_reach(table: Any, mesh: Any, events: Any, *, grace: float = ACCEPT_GRACE) -> None:
+async def watch_reach(table: Table, mesh: Any, events: Any, *, grace: float = ACCEPT_GRACE) -> None:
     """Run until the first hand begins (or the table stops): see the module docstring."""
-    me = table.me
-    players = table.players
+    me = table.lobby.me
+    if me is None:  # an observer has no links to watch
+        return
+    players = table.lobby.players
     mine = ", ".join([players[me].addr, *players[me].addrs])
     start = trio.current_time()
     linked: set[int] = set()

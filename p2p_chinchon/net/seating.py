@@ -39,7 +39,7 @@ def peers_of(table: tbl.Table) -> dict[int, PeerAddr]:
     """Every seat's place in the signed seating: its ``addr`` (the address the host saw it
     from), then its other candidates (``addrs``: advertised, then private), best first."""
     out = {}
-    for i, p in enumerate(table.players):
+    for i, p in enumerate(table.lobby.players):
         places = []
         for a in (p.addr, *p.addrs):
             try:
@@ -47,7 +47,7 @@ def peers_of(table: tbl.Table) -> dict[int, PeerAddr]:
             except ValueError:  # a bad place costs nothing: the others are still dialled
                 log.warning("seat %d's address %r in the seating is not host:port", i, a)
         if not places:  # only a broken or hostile host signs that; we never dial ourselves
-            if i != table.me:
+            if i != table.lobby.me:
                 raise lob.BadAnswer(f"the host's seating gives seat {i} ({p.name}) no address to reach it at: "
                                     f"{p.addr!r} is not host:port")
             places = [("127.0.0.1", 1)]
@@ -95,7 +95,7 @@ async def host_lobby(
     changed = trio.Event()  # set (and replaced) whenever a seat is taken or freed
 
     def free() -> int:
-        return seats - len(table.pending_players)
+        return seats - len(table.lobby.pending_players)
 
     def seats_changed() -> None:
         nonlocal changed
@@ -108,7 +108,7 @@ async def host_lobby(
             notice(text, key, fields)
 
     def lobby_message() -> bytes:
-        packed: bytes = msgpack.packb({"lobby": [{"name": p.name, "key": p.key} for p in table.pending_players]})
+        packed: bytes = msgpack.packb({"lobby": [{"name": p.name, "key": p.key} for p in table.lobby.pending_players]})
         return packed
 
     async def ask(request: lob.JoinRequest, ip: str, **kw: Any) -> bool | str:
@@ -121,7 +121,7 @@ async def host_lobby(
     prompts = None if approve is None else lob.PromptQueue(ask, cap=lambda: max(1, 2 * free()), wait=approval_wait)
 
     def came_from(ip: str) -> int:
-        return sum(1 for p in table.pending_players[1:] if _addr_host(p.addr) == ip)
+        return sum(1 for p in table.lobby.pending_players[1:] if _addr_host(p.addr) == ip)
 
     async def refuse(link: Any, text: str) -> None:
         await link.send(msgpack.packb({"error": text}))
@@ -150,7 +150,7 @@ async def host_lobby(
         peer_ip = peer_ip or lob.RELAYED
         # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
         # key), so a refusal never leaves a seat taken by someone who has gone.
-        await link.send(msgpack.packb({"offer": table.frames[0]}))
+        await link.send(msgpack.packb({"offer": table.ledger.frames[0]}))
         with trio.move_on_after(30):
             answer = await link.receive()
         if answer != b"sit":
@@ -159,7 +159,7 @@ async def host_lobby(
             await refuse(link, TABLE_FULL)
             return
         try:
-            table.check_joiner_key(req.public_key)  # refused before the host's person is asked
+            table.lobby.check_joiner_key(req.public_key)  # refused before the host's person is asked
         except tbl.IntentError as exc:
             await refuse(link, str(exc))
             return
@@ -196,10 +196,10 @@ async def host_lobby(
             try:
                 # observed first (the address the others can most likely reach), then the
                 # joiner's own signed candidates: advertised, then its interfaces
-                seat = table.seat_host(req.name, req.public_key, seen, req.candidates)
+                seat = table.lobby.seat_host(req.name, req.public_key, seen, req.candidates)
             except tbl.IntentError as exc:
                 return str(exc)
-            name, seated = table.pending_players[seat].name, True
+            name, seated = table.lobby.pending_players[seat].name, True
             if on_seated is not None:  # before any await: the count it shows is this seating's
                 on_seated(table, seat, name)
             seat_sends += 1
@@ -240,7 +240,7 @@ async def host_lobby(
                 left = True  # a send failed: the joiner is gone
             finally:
                 if seated and not started.is_set():  # the guard: no ghost keeps a seat
-                    table.unseat_host(req.public_key)
+                    table.lobby.unseat_host(req.public_key)
                     seats_changed()
                     if on_seated is not None:
                         on_seated(table, None, name)
@@ -255,12 +255,12 @@ async def host_lobby(
                 told += 1
                 done_one.set()
             return
-        await link.send(msgpack.packb({"seating": table.frames[1]}))
+        await link.send(msgpack.packb({"seating": table.ledger.frames[1]}))
         told += 1
         done_one.set()
 
     async with trio.open_nursery() as nursery:
-        await nursery.start(partial(lob.serve_lobby, listener, on_join, identity=table.identity,
+        await nursery.start(partial(lob.serve_lobby, listener, on_join, identity=table.lobby.identity,
                                     max_per_address=2 if approve is None else None,
                                     limit_loopback=limit_loopback))
         task_status.started()

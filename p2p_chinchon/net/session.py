@@ -133,24 +133,24 @@ class CodeWordError(Exception):
 
 def _offer_key(table: tbl.Table) -> bytes:
     """The host's key that the table's offer names."""
-    return table.offer_key
+    return table.lobby.offer_key
 
 
 def same_table(old: tbl.Table, new: tbl.Table) -> str | None:
     """Why ``new`` (an offer just received) is not a rematch of ``old``, or None."""
-    if _offer_key(new) != old.players[0].key:
+    if _offer_key(new) != old.lobby.players[0].key:
         return "the rematch is offered by another host key"
-    if new.rules != old.rules or new.max_seats != len(old.players) or new.proof_rounds != old.proof_rounds:
+    if new.lobby.rules != old.lobby.rules or new.lobby.max_seats != len(old.lobby.players) or new.lobby.proof_rounds != old.lobby.proof_rounds:
         return "the rematch's table has other rules than the game agreed to play again"
-    if new.game == old.game:
+    if new.lobby.game == old.lobby.game:
         return "the rematch reuses the last game's id"
     return None
 
 
 def _left_lobby(table: tbl.Table | None, path: Any) -> nd.NodeResult:
     """The result of a seat that left before the game began (nothing was signed by it)."""
-    me = table.me if table is not None and table.me is not None else 0
-    names = [p.name for p in table.players] if table is not None else []
+    me = table.lobby.me if table is not None and table.lobby.me is not None else 0
+    names = [p.name for p in table.lobby.players] if table is not None else []
     return nd.NodeResult(winner=None, fault=v.Fault(me, "left", "you left the table"),
                          transcript=path if isinstance(path, Path) else None, head=b"",
                          seat=me, names=names)
@@ -173,13 +173,13 @@ async def host_game(config: HostConfig, events: nd.Events | None = None) -> nd.N
         addr=format_addr("127.0.0.1" if c.bind in ("127.0.0.1", "localhost") else c.bind, lobby_port),
         proof_rounds=c.proof_rounds, auto_agree=c.auto_agree, defer_proofs=c.defer_proofs,
     )
-    table.set_host_name(c.player_name)
+    table.lobby.set_host_name(c.player_name)
     events.table_ready(table)
     events.update(table.view())
 
     def seated(t: tbl.Table, seat: int | None, name: str) -> None:
-        n = len(t.pending_players)
-        t.log_event("seated" if seat is not None else "unseated", (seat,), names=(name,), numbers=(n, c.seats))
+        n = len(t.lobby.pending_players)
+        t.events.event("seated" if seat is not None else "unseated", (seat,), names=(name,), numbers=(n, c.seats))
         events.update(t.view())
         if ad is not None:
             nursery.start_soon(_quietly, "update the table's mDNS record", ad.update, n)
@@ -282,7 +282,7 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
     hello = rz.encode_host_hello(c.identity.fingerprint, lobby, format_addr(*relay))
 
     def seated() -> int:
-        return len(table.pending_players)
+        return len(table.lobby.pending_players)
 
     burnt = 0  # codes in a row that no friend used (wrong, junk): each waits longer for the next
     handed = False  # a code was shown: the table is open, and a mailbox gone later must not close it
@@ -429,7 +429,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         than the one whose TLS certificate we pinned (someone relaying another host's offer)."""
         t = c.table_cls.joining(c.identity, c.rng, offer, auto_agree=c.auto_agree,
                                 defer_proofs=c.defer_proofs, min_proof_rounds=1)  # judged below
-        weak = weak_proofs(t.rules, t.proof_rounds, c.min_proof_rounds)
+        weak = weak_proofs(t.lobby.rules, t.lobby.proof_rounds, c.min_proof_rounds)
         if weak is not None:  # the same error the table gives for its own bar
             raise tbl.ProtocolViolation(0, "weak_proofs", weak, 0)
         if _offer_key(t) == c.identity.public_bytes:
@@ -449,7 +449,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
     def on_lobby(players: tuple[tuple[str, bytes], ...]) -> None:
         """The host's unsigned list of who sits so far: shown until the seating is signed."""
         try:
-            box[-1].set_lobby_players(players)
+            box[-1].lobby.set_lobby_players(players)
         except tbl.IntentError as exc:
             raise lob.BadAnswer(f"the host (seat 0) sent a bad lobby update: {exc}") from None
         events.update(box[-1].view())
@@ -470,7 +470,7 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         if seating is not None:
             table = box[-1]
             table.receive(seating, 0)
-            if table.me is None:
+            if table.lobby.me is None:
                 raise tbl.IntentError("the host's seating does not include us")
     except BaseException as exc:  # refused or failed before the mesh owns the listener: close it
         with trio.CancelScope(shield=True):
@@ -605,16 +605,16 @@ def replay_seat(config: ResumeConfig) -> tuple[tbl.Table, Secrets, list[tbl.Job]
             for out in table.replay(env):
                 if isinstance(out, tbl.Job):
                     jobs[out.id] = out
-            table.restore_secrets({"toss_nonce": saved.get("toss_nonce", b""), **keys.get(table.hand_no, {})})
+            table.restore_secrets({"toss_nonce": saved.get("toss_nonce", b""), **keys.get(table.hand.hand_no, {})})
     except tbl.ProtocolViolation as exc:
         raise ResumeError(f"{config.transcript} does not replay: seq {exc.index}: {exc.reason}") from None
     if not table.seated:
         raise ResumeError(f"the game of {config.transcript} never began (nobody was seated): open a new table")
-    if table.me is None:
+    if table.lobby.me is None:
         raise ResumeError(f"{config.transcript} is not a game this identity sits at")
-    if table.finished:
+    if table.flow.finished:
         return table, saved, []  # killed in its last moments: resume_game reports the end
-    if table.fault is not None or table.expected() is None:
+    if table.flow.fault is not None or table.expected() is None:
         raise ResumeError(f"{config.transcript} holds a game that is over")
     live = table.resumable_jobs(list(jobs.values()))
     return table, saved, live
@@ -627,19 +627,19 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
     (the seat went down while leaving) gives its result at once. Raises ResumeError."""
     events = events or nd.Events()
     table, saved, jobs = await trio.to_thread.run_sync(replay_seat, config)
-    if table.finished:  # the game ended before this seat went down: its result, and no secrets left
+    if table.flow.finished:  # the game ended before this seat went down: its result, and no secrets left
         nd.secrets_path_for(config.transcript).unlink(missing_ok=True)
         return nd.NodeResult(
-            winner=table.winner, fault=None, transcript=config.transcript, head=table.head,
-            totals=list(table.engine.totals) if table.engine else [], seat=table.me,
-            names=[p.name for p in table.players])
-    assert table.me is not None  # (replay_seat refused a transcript without this seat)
+            winner=table.flow.winner, fault=None, transcript=config.transcript, head=table.ledger.head,
+            totals=list(table.flow.engine.totals) if table.flow.engine else [], seat=table.lobby.me,
+            names=[p.name for p in table.lobby.players])
+    assert table.lobby.me is not None  # (replay_seat refused a transcript without this seat)
     listeners = None
     try:  # seat i accepts links at its seating address (from seats < i, and the others' redials)
-        _, port = lob.parse_addr(table.players[table.me].addr)
+        _, port = lob.parse_addr(table.lobby.players[table.lobby.me].addr)
     except ValueError as exc:  # the host signed it: only a broken or hostile one writes that
         raise ResumeError(f"the seating gives this seat no port to listen on: {exc}") from None
-    if table.me != 0:
+    if table.lobby.me != 0:
         listeners = await trio.open_tcp_listeners(port, host=config.bind)
     else:
         listeners = await _host_mesh_listeners(port, config.bind)

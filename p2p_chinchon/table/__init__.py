@@ -38,15 +38,13 @@ names the part of every kind.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from p2p_chinchon import deck, engine, view as v, wire
-from p2p_chinchon.engine import Card, Game, Rules
 from p2p_chinchon.schedule import HANDLERS, SHARE_KINDS
 
-from .chain import Chain, Judgement
+from .chain import Chain
 from .common import (
     APP,
     DEFAULT_PROOF_ROUNDS,
@@ -77,9 +75,9 @@ from .common import (
     toss_commitment,
 )
 from .faults import Faults
-from .hand import Hand, HandCrypto, ProofSink
+from .hand import Hand, HandCrypto
 from .lobby import Lobby, deck_too_big
-from .removal import Removal, Removing
+from .removal import Removal
 from .state import Flow
 from .turns import Turns
 from .view import EventLog, TableView
@@ -223,11 +221,6 @@ class Table:
             raise ProtocolViolation(self.ledger.current_seat, "unexpected", f"no message of kind {kind}")
         return fn
 
-    @property
-    def hand_no(self) -> int:
-        """:attr:`Hand.hand_no <p2p_chinchon.table.hand.Hand.hand_no>`."""
-        return self.hand.hand_no
-
     # ------------------------------------------------------------------ inputs
 
     def expected(self) -> Step | None:
@@ -274,7 +267,7 @@ class Table:
             self._check_my_step(step, "draw")
             if intent.source not in ("stock", "discard"):
                 raise IntentError("draw from 'stock' or 'discard'")
-            self._try_emit("draw", {"hand": self.hand_no, "source": intent.source})
+            self._try_emit("draw", {"hand": self.hand.hand_no, "source": intent.source})
         elif isinstance(intent, (v.Discard, v.Close)):
             self._check_my_step(step, "discard")
             if self.hand.verifying:  # a discard or close carries decryption shares
@@ -285,7 +278,7 @@ class Table:
         elif isinstance(intent, v.Reenter):
             if step is None or step.kind != "reenter" or step.seat != me:
                 raise IntentError("you are not being asked to re-enter")
-            self._try_emit("reenter", {"hand": self.hand_no, "accept": bool(intent.accept)})
+            self._try_emit("reenter", {"hand": self.hand.hand_no, "accept": bool(intent.accept)})
         else:
             raise IntentError(f"unknown intent {intent!r}")
         self.ledger.guarded(lambda: None, ())
@@ -444,72 +437,7 @@ class Table:
         matter (:meth:`Hand.resumable_jobs <p2p_chinchon.table.hand.Hand.resumable_jobs>`)."""
         return self.hand.resumable_jobs(jobs)
 
-    # ------------------------------------------------------------------ the parts' public calls
-
-    def seat_host(self, name: str, key: bytes, addr: str, addrs: Iterable[str] = ()) -> int:
-        """:meth:`Lobby.seat_host`."""
-        return self.lobby.seat_host(name, key, addr, addrs)
-
-    def check_joiner_key(self, key: bytes) -> None:
-        """:meth:`Lobby.check_joiner_key`."""
-        return self.lobby.check_joiner_key(key)
-
-    def unseat_host(self, key: bytes) -> None:
-        """:meth:`Lobby.unseat_host`."""
-        return self.lobby.unseat_host(key)
-
-    def set_host_name(self, name: str) -> None:
-        """:meth:`Lobby.set_host_name`."""
-        return self.lobby.set_host_name(name)
-
-    def set_lobby_players(self, players: Iterable[tuple[str, bytes]]) -> None:
-        """:meth:`Lobby.set_lobby_players`."""
-        return self.lobby.set_lobby_players(players)
-
-    def mark_gone(self, seat: int) -> None:
-        """:meth:`Removal.mark_gone`."""
-        return self.removal.mark_gone(seat)
-
-    def present(self, seat: int) -> None:
-        """:meth:`Removal.present`."""
-        return self.removal.present(seat)
-
-    def my_votes(self) -> list[bytes]:
-        """:meth:`Removal.my_votes`."""
-        return self.removal.my_votes()
-
-    def can_remove(self, seat: int) -> bool:
-        """:meth:`Removal.can_remove`."""
-        return self.removal.can_remove(seat)
-
-    def removal_step(self) -> Step | None:
-        """:meth:`Removal.removal_step`."""
-        return self.removal.removal_step()
-
-    def votes_for(self, seat: int) -> list[int]:
-        """:meth:`Removal.votes_for`."""
-        return self.removal.votes_for(seat)
-
-    def votes_needed(self) -> int:
-        """:meth:`Removal.votes_needed`."""
-        return self.removal.votes_needed()
-
-    def end_signed_by_majority(self) -> bool:
-        """:meth:`Turns.end_signed_by_majority`."""
-        return self.turns.end_signed_by_majority()
-
-    def end_without(self, seat: int) -> bool:
-        """:meth:`Turns.end_without`."""
-        return self.turns.end_without(seat)
-
-    def check_evidence(self, frames: list[bytes], claim: tuple[str, int | None, int] | None = None,
-                       at: wire.Envelope | None = None) -> Judgement:
-        """:meth:`Faults.check_evidence`."""
-        return self.faults.check_evidence(frames, claim, at)
-
-    def quoted_fault(self, env: wire.Envelope) -> wire.Envelope | None:
-        """:meth:`Faults.quoted_fault`."""
-        return self.faults.quoted_fault(env)
+    # ------------------------------------------------------------------ read-outs
 
     def waiting(self) -> str | None:
         """:meth:`TableView.waiting`."""
@@ -523,221 +451,7 @@ class Table:
         """:meth:`TableView.view`."""
         return self.viewer.view()
 
-    def log_event(self, kind: str, seats: tuple[int | None, ...] = (), **fields: object) -> v.LogEvent:
-        """Add one public happening to the log (:meth:`EventLog.event <p2p_chinchon.table.view.EventLog.event>`)."""
-        return self.events.event(kind, seats, **fields)
-
-    # ------------------------------------------------------------------ the parts' state, read
-
     @property
     def seated(self) -> bool:
         """The seating is signed."""
         return bool(self.lobby.players)
-
-    @property
-    def identity(self) -> Identity | None:
-        return self.lobby.identity
-
-    @property
-    def rng(self) -> Rng | None:
-        return self.lobby.rng
-
-    @property
-    def me(self) -> int | None:
-        return self.lobby.me
-
-    @property
-    def game(self) -> bytes:
-        return self.lobby.game
-
-    @property
-    def table_name(self) -> str:
-        return self.lobby.table_name
-
-    @property
-    def rules(self) -> Rules | None:
-        return self.lobby.rules
-
-    @property
-    def max_seats(self) -> int:
-        return self.lobby.max_seats
-
-    @property
-    def proof_rounds(self) -> int:
-        return self.lobby.proof_rounds
-
-    @property
-    def offer_key(self) -> bytes:
-        return self.lobby.offer_key
-
-    @property
-    def players(self) -> list[Player]:
-        return self.lobby.players
-
-    @property
-    def auto_agree(self) -> bool:
-        return self.lobby.auto_agree
-
-    @property
-    def min_proof_rounds(self) -> int:
-        return self.lobby.min_proof_rounds
-
-    @property
-    def toss_commits(self) -> dict[int, bytes]:
-        return self.lobby.toss_commits
-
-    @property
-    def toss_nonces(self) -> dict[int, bytes]:
-        return self.lobby.toss_nonces
-
-    @property
-    def agreed(self) -> bool:
-        return self.lobby.agreed
-
-    @property
-    def chain(self) -> list[wire.Envelope]:
-        return self.ledger.chain
-
-    @property
-    def frames(self) -> list[bytes]:
-        return self.ledger.frames
-
-    @property
-    def head(self) -> bytes:
-        return self.ledger.head
-
-    @property
-    def buffer(self) -> dict[int, dict[int, bytes]]:
-        return self.ledger.buffer
-
-    @property
-    def queue(self) -> deque[Step]:
-        return self.flow.queue
-
-    @property
-    def phase(self) -> str:
-        return self.flow.phase
-
-    @property
-    def engine(self) -> Game | None:
-        return self.flow.engine
-
-    @property
-    def hand_started(self) -> bool:
-        return self.flow.hand_started
-
-    @property
-    def fault(self) -> v.Fault | None:
-        return self.flow.fault
-
-    @property
-    def finished(self) -> bool:
-        return self.flow.finished
-
-    @property
-    def winner(self) -> int | None:
-        return self.flow.winner
-
-    @property
-    def left(self) -> set[int]:
-        return self.flow.left
-
-    @property
-    def catching_up(self) -> bool:
-        return self.flow.catching_up
-
-    @catching_up.setter
-    def catching_up(self, value: bool) -> None:
-        self.flow.catching_up = value
-
-    @property
-    def hc(self) -> HandCrypto | None:
-        return self.hand.hc
-
-    @property
-    def cts(self) -> list[deck.Ciphertext]:
-        return self.hand.cts
-
-    @property
-    def shares(self) -> dict[int, dict[int, bytes]]:
-        return self.hand.shares
-
-    @property
-    def verifying(self) -> bool:
-        return self.hand.verifying
-
-    @property
-    def deck_cards(self) -> tuple[Card, ...]:
-        return self.hand.deck_cards
-
-    @property
-    def defer_proofs(self) -> bool:
-        return self.hand.defer_proofs
-
-    @property
-    def proof_sink(self) -> ProofSink | None:
-        return self.hand.proof_sink
-
-    @proof_sink.setter
-    def proof_sink(self, value: ProofSink | None) -> None:
-        self.hand.proof_sink = value
-
-    @property
-    def game_end_sigs(self) -> set[int]:
-        return self.turns.game_end_sigs
-
-    @property
-    def unsigned_end(self) -> tuple[int, ...]:
-        return self.turns.unsigned_end
-
-    @property
-    def score_history(self) -> list[tuple[int, ...]]:
-        return self.turns.score_history
-
-    @property
-    def last_showdown(self) -> tuple[v.ShownHand, ...]:
-        return self.turns.last_showdown
-
-    @property
-    def removed(self) -> dict[int, str]:
-        return self.removal.removed
-
-    @property
-    def removing(self) -> list[Removing]:
-        return self.removal.removing
-
-    @property
-    def removing_seat(self) -> int | None:
-        return self.removal.removing_seat
-
-    @property
-    def gone(self) -> set[int]:
-        return self.removal.gone
-
-    @property
-    def leaves(self) -> dict[int, bytes]:
-        return self.removal.leaves
-
-    @property
-    def votes(self) -> dict[tuple[int, bytes, int], dict[int, bytes]]:
-        return self.removal.votes
-
-    @property
-    def branch(self) -> dict[bytes, wire.Envelope]:
-        return self.removal.branch
-
-    @property
-    def fault_judgement(self) -> Judgement:
-        return self.faults.fault_judgement
-
-    @property
-    def log(self) -> deque[v.LogEvent]:
-        return self.events.entries
-
-    @property
-    def log_total(self) -> int:
-        return self.events.total
-
-    @property
-    def pending_players(self) -> list[Player]:
-        return self.lobby.pending_players

@@ -42,11 +42,18 @@ if TYPE_CHECKING:
 Judgement = tuple[str, ProtocolViolation | None]
 
 
+class HandNumber(Protocol):
+    """The hand being played (:class:`~p2p_chinchon.table.hand.Hand`)."""
+
+    @property
+    def hand_no(self) -> int: ...
+
+
 class ChainRouter(Protocol):
     """What the chain asks of the table around it (:class:`~p2p_chinchon.table.Table`)."""
 
     @property
-    def hand_no(self) -> int: ...
+    def hand(self) -> HandNumber: ...
 
     def handler(self, kind: str) -> Callable[[wire.Envelope], Commit | None]:
         """The check of an envelope of ``kind`` (its part's ``on_<kind>``)."""
@@ -397,8 +404,8 @@ class Chain(Part):
                 kinds = ("discard", "close") if step.kind == "discard" else (step.kind,)
                 if env.kind not in kinds:
                     raise ProtocolViolation(env.seat, "unexpected", f"expected {step.kind}, got {env.kind}", env.seq)
-                if "hand" in env.body and self.flow.engine is not None and env.body["hand"] != self.router.hand_no:
-                    raise ProtocolViolation(env.seat, "wrong_hand", f"hand {env.body['hand']}, expected {self.router.hand_no}", env.seq)
+                if "hand" in env.body and self.flow.engine is not None and env.body["hand"] != self.router.hand.hand_no:
+                    raise ProtocolViolation(env.seat, "wrong_hand", f"hand {env.body['hand']}, expected {self.router.hand.hand_no}", env.seq)
                 commit = self.checked(env, self.router.handler(env.kind))  # validates everything, returns a closure that mutates
         return commit
 

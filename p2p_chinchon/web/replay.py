@@ -109,7 +109,7 @@ class _Replay:
     def __init__(self, report: audit.AuditReport) -> None:
         self.report = report
         self.t = tbl.Table.observer()
-        self.t.proof_sink = lambda *_: None  # the audit checked every proof of these envelopes
+        self.t.hand.proof_sink = lambda *_: None  # the audit checked every proof of these envelopes
         self.steps: list[dict[str, Any]] = []
         self.hands: list[dict[str, Any]] = []
         # per hand: slot -> card index (public faces as met, every slot after the secrets)
@@ -125,15 +125,15 @@ class _Replay:
         t = self.t
         for i, env in enumerate(envelopes):
             t.replay(env)
-            if not self.index and t.engine is not None:
-                self.index = {c: k for k, c in enumerate(t.engine.deck_cards())}
+            if not self.index and t.flow.engine is not None:
+                self.index = {c: k for k, c in enumerate(t.flow.engine.deck_cards())}
             self._after(i, env)
-        players = [{"seat": i, "name": p.name, "fingerprint": p.fingerprint} for i, p in enumerate(t.players)]
-        rules = t.rules
+        players = [{"seat": i, "name": p.name, "fingerprint": p.fingerprint} for i, p in enumerate(t.lobby.players)]
+        rules = t.lobby.rules
         deck = rules.suits if rules is not None else "french"
         tr = Translator("en")  # the replay page is in English
         wild = rules.wild() if rules is not None else None
-        cards = [card_json(c, deck, tr, wild=wild) for c in t.engine.deck_cards()] if t.engine is not None else []
+        cards = [card_json(c, deck, tr, wild=wild) for c in t.flow.engine.deck_cards()] if t.flow.engine is not None else []
         for step in self.steps:  # the pass is over: every hidden slot of a revealed hand is known
             h = step.pop("_hand_slots", None)
             if h is None:
@@ -159,7 +159,7 @@ class _Replay:
             "cards": cards,
             "hands": self.hands,
             "steps": self.steps,
-            "scores": {"names": [p["name"] for p in players], "rows": [list(r) for r in t.score_history],
+            "scores": {"names": [p["name"] for p in players], "rows": [list(r) for r in t.turns.score_history],
                        "totals": self.totals, "limit": rules.limit if rules is not None else None,
                        "marks": [dict(m) for m in self.report.marks if m["after_hand"] <= len(self.totals)]},
         }
@@ -168,7 +168,7 @@ class _Replay:
         """Note the state after envelope ``i``: a new hand, the faces opened, the reveal, the
         score, and the STEP itself."""
         t = self.t
-        e = t.engine
+        e = t.flow.engine
         hand_no = t.hand.hand_played if t.hand.hc is not None else None
         if hand_no is not None and hand_no >= len(self.hands):
             self.hands.append({"hand": hand_no, "dealer": e.dealer if e else None, "first_step": len(self.steps),
@@ -197,8 +197,8 @@ class _Replay:
             deck = e.deck_cards() if e is not None else ()
             self.slots[hand["hand"]].update({s: self.index[deck[k]] for s, k in enumerate(final)})
             hand["revealed"], hand["revealed_at"] = True, i
-        if len(t.score_history) > len(self.totals) and hand is not None and e is not None:
-            hand["penalties"] = list(t.score_history[-1])
+        if len(t.turns.score_history) > len(self.totals) and hand is not None and e is not None:
+            hand["penalties"] = list(t.turns.score_history[-1])
             shown = e.last_showdown is not None and e.last_showdown is not self.shown  # else a void hand
             self.shown = e.last_showdown
             hand["void"] = not shown
@@ -225,13 +225,13 @@ class _Replay:
 
     def _showdown(self) -> dict[str, Any]:
         t = self.t
-        e = t.engine
+        e = t.flow.engine
         assert e is not None and e.last_showdown is not None
         order = [sh.seat for sh in t.turns.last_showdown]
         out = []
         for sh, ph in zip(t.turns.last_showdown, e.last_showdown.players, strict=True):
             out.append({
-                "seat": sh.seat, "name": t.players[sh.seat].name,
+                "seat": sh.seat, "name": t.lobby.players[sh.seat].name,
                 "melds": [[self.index[c] for c in m.cards] for m in ph.melds],
                 "laid_off": [{"card": self.index[lo.card], "onto_seat": order[lo.onto_player], "onto_meld": lo.onto_meld}
                              for lo in ph.laid_off],
@@ -242,7 +242,7 @@ class _Replay:
 
     def _step(self, i: int, env: wire.Envelope, hand: dict[str, Any] | None) -> dict[str, Any]:
         t = self.t
-        e = t.engine
+        e = t.flow.engine
         view = t.view()
         log = [ev.text for ev in list(t.events.entries)[max(0, len(t.events.entries) - (t.events.total - self.logged)):]]
         self.logged = t.events.total

@@ -53,9 +53,9 @@ class Net:
             self.ids[0], rngs[0], name="t", rules=self.rules, max_seats=n, addr="127.0.0.1:9000",
             proof_rounds=k, auto_agree=True, defer_proofs=defer)
         for i in range(1, n):
-            host.seat_host(f"P{i}", self.ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
+            host.lobby.seat_host(f"P{i}", self.ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
         self.tables = [host] + [
-            classes.get(i, tbl.Table).joining(self.ids[i], rngs[i], host.frames[0], auto_agree=True, min_proof_rounds=1,
+            classes.get(i, tbl.Table).joining(self.ids[i], rngs[i], host.ledger.frames[0], auto_agree=True, min_proof_rounds=1,
                                               defer_proofs=defer)
             for i in range(1, n)
         ]
@@ -80,7 +80,7 @@ class Net:
                 return True
             for i, t in enumerate(self.tables):
                 need = t.needs_decision()
-                if need is not None and not (t.fault or t.finished):
+                if need is not None and not (t.flow.fault or t.flow.finished):
                     intent = self.bots[i](t.view(), need)
                     if intent is not None:
                         self.handle(i, t.intent(intent))
@@ -98,8 +98,8 @@ class Net:
     def craft(self, seat, kind, body, *, seq=None, prev=None) -> bytes:
         ref = self.tables[0]  # every table holds the same chain when nothing is in flight
         return wire.make_envelope(
-            self.ids[seat].private_key, game=ref.game, seq=len(ref.chain) if seq is None else seq,
-            seat=seat, prev=ref.head if prev is None else prev, kind=kind, body=body).encode()
+            self.ids[seat].private_key, game=ref.lobby.game, seq=len(ref.ledger.chain) if seq is None else seq,
+            seat=seat, prev=ref.ledger.head if prev is None else prev, kind=kind, body=body).encode()
 
     def inject(self, seat, frame, to=None) -> None:
         for j in (to if to is not None else range(self.n)):
@@ -171,7 +171,7 @@ class Split(Gone):
         for i, t in enumerate(self.tables):  # each driver's clock for the seats across the cut ran out
             for x in range(self.n):
                 if sides[x] != sides[i]:
-                    t.mark_gone(x)
+                    t.removal.mark_gone(x)
         self.q = type(self.q)(m for m in self.q if self.sides[m[0]] == self.sides[m[1]])
 
     def drive(self):
@@ -182,11 +182,11 @@ class Split(Gone):
             acted = False
             for i, t in enumerate(self.tables):
                 step = t.expected()
-                if t.fault or t.finished or step is None:
+                if t.flow.fault or t.flow.finished or step is None:
                     continue
-                x = t.removing_seat if step.kind == "remove" and step.seat == t.me else step.seat
-                if x is not None and self.sides[x] != self.sides[i] and (i, len(t.frames), x) not in seen:
-                    seen.add((i, len(t.frames), x))
+                x = t.removing_seat if step.kind == "remove" and step.seat == t.lobby.me else step.seat
+                if x is not None and self.sides[x] != self.sides[i] and (i, len(t.ledger.frames), x) not in seen:
+                    seen.add((i, len(t.ledger.frames), x))
                     self.handle(i, t.absent(x))
                     acted = True
             if not acted and not self.q:
@@ -199,12 +199,12 @@ class Split(Gone):
         self.cut([0] * self.n)
         for t in self.tables:
             for x in range(self.n):
-                if x != t.me:
-                    t.present(x)
+                if x != t.lobby.me:
+                    t.removal.present(x)
         for i, t in enumerate(self.tables):
             for j in range(self.n):
                 if j != i:
-                    self.q.extend((i, j, f) for f in t.frames)
+                    self.q.extend((i, j, f) for f in t.ledger.frames)
         self.drive()
 
 
