@@ -11,7 +11,7 @@ seated table's mesh and runs the node on it. Around it, each in its own module:
   table and a snapshot of presence to the current :class:`~.status.Wait`), fed once a tick;
 
 - :mod:`.seating`: the lobby runners (:func:`~.seating.host_lobby`, :func:`~.seating.join_lobby`)
-  that seat a table before the node runs;
+  that seat a table before the node runs (the host's decisions sans-I/O in :mod:`.admission`);
 - :mod:`.presence`: what one other seat's presence is (:class:`~.presence.Presence`), the
   heartbeat and its timings;
 - :mod:`.status`: what the node publishes while it waits (:class:`~.status.NodeStatus`,
