@@ -56,10 +56,10 @@ def test_a_removed_seat_is_untold_until_it_holds_its_removal():
     node._has[2] = end - 1  # it holds the chain up to just before the last signature
     assert node._removals_untold() == {2: end}
     node._sent_upto[2] = (end, now - nd.TOLD_AFTER / 2)
-    node._up = {2}
+    node.presence.up = {2}
     assert not node._told(2, end, now), "sent a moment ago: may still be in the link"
     assert node._told(2, end, now + nd.TOLD_AFTER)
-    node._up = set()
+    node.presence.up = set()
     assert not node._told(2, end, now + nd.TOLD_AFTER), "sent on a link that broke"
     node._has[2] = end
     assert node._removals_untold() == {}
@@ -126,7 +126,7 @@ def test_a_node_back_from_away_that_hears_nobody_stops_within_a_minute():
     async def main() -> None:
         start = trio.current_time()
         node._listen(start, "listening")
-        node._last_tick = start
+        node.verdicts.last_tick = start
         for at in range(1, int(nd.NOBODY_ANSWERS)):
             clock.jump(1.0)
             await node._tick()
@@ -158,10 +158,10 @@ def test_a_seat_heard_while_listening_or_a_cut_off_node_keeps_the_stall_limit():
     assert (w.note, w.left) == ("listening", nd.NOBODY_ANSWERS - 5)
     w = node._listen_wait(start + nd.NOBODY_SHOWN)
     assert w.note == "nobody" and w.left == nd.NOBODY_ANSWERS - nd.NOBODY_SHOWN
-    node._heard[1] = start + 20  # a frame came (one sent before we slept), then nothing
+    node.presence.heard[1] = start + 20  # a frame came (one sent before we slept), then nothing
     w = node._listen_wait(start + 30)
     assert (w.note, w.left) == ("nobody", nd.NOBODY_ANSWERS - 10), "counted from the last sign of life"
-    node._up = {1}
+    node.presence.up = {1}
     w = node._listen_wait(start + 21)
     assert w.note == "listening" and w.left is not None and w.left > nd.NOBODY_ANSWERS, "a seat answers"
     cut = nd.Node(net.tables[1])

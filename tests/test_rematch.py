@@ -161,7 +161,7 @@ def _voting_node(answer, votes=None, up=(1, 2)):
     table = SimpleNamespace(me=0, left=set(), players=[SimpleNamespace(name=n) for n in ("Ana", "Bruno", "Carla")],
                             view=lambda: None)
     node = Node(table, Ev())
-    node._up = set(up)
+    node.presence.up = set(up)
     node._votes = dict(votes or {})
     return node, said
 
@@ -188,7 +188,7 @@ def test_the_rematch_vote_needs_every_seat_and_says_why_not():
         assert got is True and said == ["rematch_on"] and sent == [(1, REMATCH + b"\x01"), (2, REMATCH + b"\x01")]
         got, said, _ = await vote("never", {1: True}, late=lambda node: node._votes.update({2: False}))
         assert got is False and said == ["rematch_declined"]  # the open question is withdrawn
-        got, said, _ = await vote("never", {1: True}, late=lambda node: node._up.discard(2))
+        got, said, _ = await vote("never", {1: True}, late=lambda node: node.presence.up.discard(2))
         assert got is False and said == ["rematch_gone"]
         got, said, sent = await vote(False, {1: True, 2: True})
         assert got is False and said == ["rematch_you_no"] and sent[0] == (1, REMATCH + b"\x00")

@@ -505,7 +505,7 @@ def test_a_cheaters_frame_far_ahead_does_not_keep_a_returning_node_listening():
     async def main():
         node = Node(t)
         node._mesh = FakeMesh()
-        node._up = {1, 2}
+        node.presence.up = {1, 2}
 
         async def quiet(*args, **kwargs):
             return None
@@ -513,14 +513,14 @@ def test_a_cheaters_frame_far_ahead_does_not_keep_a_returning_node_listening():
         node._call = quiet
         node._decide = quiet
         now = trio.current_time()
-        node._heard = {1: now, 2: now}
+        node.presence.heard = {1: now, 2: now}
         node._listen(now, "listening")
         await node._listen_tick(now)  # asks both for what follows its head
         for k in range(1, 6):  # nothing comes, for a while
             later = now + k * (SHOWN_AFTER + 1)
-            node._heard = {1: later, 2: later}
+            node.presence.heard = {1: later, 2: later}
             await node._listen_tick(later)
-        assert node._listening is None and not t.catching_up
+        assert node.presence.listening is None and not t.catching_up
 
     trio.run(main)
 

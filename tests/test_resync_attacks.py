@@ -97,7 +97,7 @@ def test_linger_is_bounded_when_a_seat_never_catches_up():
     still stops lingering after its limit, and the screen says whom it waits for and how
     long (never a silent wait), then nothing."""
     node, n = _finished_node()
-    node._up = {1, 2}
+    node.presence.up = {1, 2}
     mesh = FakeMesh([])
     said: list[str] = []
     node.events.status = lambda status: said.append(status.text())

@@ -60,8 +60,8 @@ def test_each_turn_starts_at_the_full_clock_from_when_it_reaches_the_player():
         t = StubTable()
         events = Seen()
         node = Node(t, events)
-        node._heard = {1: trio.current_time()}
-        node._up = {1}
+        node.presence.heard = {1: trio.current_time()}
+        node.presence.up = {1}
 
         async def tick(after: float) -> None:
             """Let ``after`` seconds pass as the node's clock loop sees them (a tick each 0.5 s,
@@ -70,7 +70,7 @@ def test_each_turn_starts_at_the_full_clock_from_when_it_reaches_the_player():
                 step = min(0.5, after)
                 clock.jump(step)
                 after -= step
-                node._heard[1] = trio.current_time()
+                node.presence.heard[1] = trio.current_time()
                 await node._tick()
                 if after <= 0:
                     return
@@ -113,7 +113,7 @@ def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
     async def main():
         t = StubTable()
         node = Node(t, Seen())
-        node._heard, node._up = {1: 0.0}, {1}
+        node.presence.heard, node.presence.up = {1: 0.0}, {1}
         t.score_history.append((0, 0))
         t.move(0)
         await node._tick()  # our turn, with the showdown still up
@@ -121,7 +121,7 @@ def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
         async def tick(after: float) -> None:
             for _ in range(int(after * 2)):
                 clock.jump(0.5)
-                node._heard[1] = trio.current_time()
+                node.presence.heard[1] = trio.current_time()
                 await node._tick()
 
         await tick(3)
@@ -189,7 +189,7 @@ def test_a_node_back_from_suspend_restarts_its_own_turn_clock():
         t.needs_decision = lambda: "draw"
         events = Seen()
         node = Node(t, events)
-        node._heard, node._up = {1: trio.current_time()}, {1}
+        node.presence.heard, node.presence.up = {1: trio.current_time()}, {1}
         played = []
 
         async def act(intent):
@@ -203,14 +203,14 @@ def test_a_node_back_from_suspend_restarts_its_own_turn_clock():
         async def tick(after: float) -> None:
             for _ in range(int(after * 2)):
                 clock.jump(0.5)
-                node._heard[1] = trio.current_time()
+                node.presence.heard[1] = trio.current_time()
                 await node._tick()
 
         t.move(0)
         await tick(10)
         assert _mine_left(node) < TURN - 9
         clock.jump(TURN + 30)  # asleep: no tick, nobody heard
-        node._heard[1] = trio.current_time()  # Bruno's heartbeat is the first thing it gets back
+        node.presence.heard[1] = trio.current_time()  # Bruno's heartbeat is the first thing it gets back
         await tick(0.5)
         await tick(10)
         assert not played, "the turn clock played for the person while the node was asleep"
