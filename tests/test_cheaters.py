@@ -39,6 +39,7 @@ class CheatTable(tbl.Table):
             super()._advance()
 
     def _emit_raw(self, kind: str, body: dict, seq: int | None = None) -> bytes:
+        assert self.identity is not None and self.me is not None  # a seated player
         env = wire.make_envelope(
             self.identity.private_key, game=self.game, seq=len(self.chain) if seq is None else seq,
             seat=self.me, prev=self.head, kind=kind, body=body,
@@ -60,6 +61,7 @@ class CheatTable(tbl.Table):
             outs += self.out.take()
         if self.cheat == "bad_signature" and not self.done and self.hand_started:
             self.done = True
+            assert self.identity is not None and self.me is not None
             env = wire.make_envelope(
                 self.identity.private_key, game=self.game, seq=len(self.chain), seat=self.me,
                 prev=self.head, kind="leave", body={"reason": "x"},
@@ -71,7 +73,8 @@ class CheatTable(tbl.Table):
 
     def intent(self, intent):
         if isinstance(intent, (v.Discard, v.Close)) and not self.done:
-            e = self.engine
+            e = self.flow.game()
+            assert self.me is not None
             hand = e.hands[self.me]
             if self.cheat == "discard_not_held":
                 self.done = True
@@ -108,19 +111,20 @@ class CheatTable(tbl.Table):
             proof[-1] ^= 1
             body["proof"] = bytes(proof)
             self.tamper_next = True
-        if (self.cheat in ("steal_hand", "peek_upcard") and step.kind == "shuffle" and self.hc.round == 0
+        if (self.cheat in ("steal_hand", "peek_upcard") and step.kind == "shuffle" and self.hand.crypto().round == 0
                 and len(self.queue) > 1 and self.queue[1].kind == "deal_shares"):
             # the dealer shuffles last: put the victim's dealt ciphertexts in our own dealt
             # slots (or the stock top in the upcard slot), keep the proof of the real shuffle
             self.done = True
             cts = deck.decode_deck(body["deck"], len(self.cts))
-            plan = self.engine.deal_plan()
+            plan = self.flow.game().deal_plan()
+            assert self.me is not None
             if self.cheat == "steal_hand":
                 victim = next(s for s in plan if s != self.me)
                 for mine, theirs in zip(plan[self.me], plan[victim], strict=True):
                     cts[mine] = cts[theirs]
             else:
-                up = self.engine.upcard_slot()
+                up = self.flow.game().upcard_slot()
                 cts[up] = cts[up + 1]
             body["deck"] = deck.encode_deck(cts)
             self.tamper_next = True
@@ -214,7 +218,8 @@ class SplitViewTable(CheatTable):
         if isinstance(intent, v.Discard) and not self.done:
             self.done = True
             self.stalled = True
-            hand = self.engine.hands[self.me]
+            assert self.me is not None
+            hand = self.flow.game().hands[self.me]
             seq = len(self.chain)
             a = self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
             b = self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)

@@ -5,6 +5,8 @@ Nodes on in-process tables (harness.Net), trio's MockClock: every time here is e
 
 from __future__ import annotations
 
+from typing import cast
+
 import trio
 import trio.testing
 
@@ -13,6 +15,7 @@ from p2p_chinchon import view as v
 from p2p_chinchon.commands._common import EXIT_STALLED, exit_code
 from p2p_chinchon.i18n import NOBODY, Translator, own_stop_text
 from p2p_chinchon.net import node as nd
+from p2p_chinchon.net.mesh import Mesh
 from p2p_chinchon.net.status import TOLD, NodeStatus, Wait
 
 
@@ -87,7 +90,7 @@ def test_a_finished_node_stays_for_a_removed_seat_a_little_longer_and_says_so():
     async def linger(told_at: float | None) -> tuple[float, list[NodeStatus]]:
         said = Said()
         node = nd.Node(t, said)
-        node._mesh = FakeMesh()
+        node._mesh = cast(Mesh, FakeMesh())  # a stand-in: records what is sent
         node._stored = n
         node._has = {1: n}  # the other seat in the game holds everything
         start = trio.current_time()
@@ -221,7 +224,7 @@ def test_a_removed_seat_whose_last_envelope_never_arrived_is_answered_from_its_f
     node = nd.Node(t0)
     node._stored = len(t0.frames)
     mesh = SendMesh()
-    trio.run(node._answer_sync, mesh, 2, len(t2.frames))
+    trio.run(node._answer_sync, cast(Mesh, mesh), 2, len(t2.frames))  # a stand-in: records what is sent
     sent = [p for _, p in mesh.sent if p[:1] == nd.ENVELOPE]
     assert sent[0][1:] == t0.frames[first] and node._has[2] == first
     for p in sent:

@@ -7,7 +7,9 @@ import pytest
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
-from p2p_chinchon.net.node import NodeStatus, SeatPresence, Timeouts, Wait, clock
+from p2p_chinchon.net.node import Timeouts, clock
+from p2p_chinchon.net.presence import SeatPresence
+from p2p_chinchon.net.status import NodeStatus, Wait
 from p2p_chinchon.view import Agree
 
 K = 3
@@ -147,7 +149,7 @@ async def test_an_internal_error_becomes_a_signed_leave(tmp_path):
     # a leave that races another seat's envelope is dropped: Bruno is then removed as absent
     results = await play_local(rules, specs, seed=9, proof_rounds=K, transcript_dir=tmp_path,
                                timeouts=Timeouts(rejoin=3))
-    bruno = next(r for r in results if r.names[r.seat] == "Bruno")
+    bruno = next(r for r in results if r.seat is not None and r.names[r.seat] == "Bruno")
     assert bruno.error == "internal error: boom"
     for r in results:
         if r is not bruno:
@@ -191,7 +193,8 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
     import trio
 
     from harness import Net
-    from p2p_chinchon.net.node import SHOWN_AFTER, SYNC, Node
+    from p2p_chinchon.net.node import SYNC, Node
+    from p2p_chinchon.net.verdicts import SHOWN_AFTER
 
     class FakeMesh:
         def __init__(self):
@@ -211,7 +214,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
 
     def node_for() -> Node:
         node = Node(t)
-        node._mesh = FakeMesh()
+        node._mesh = FakeMesh()  # type: ignore[assignment]  # a stand-in: records what is sent
         node.presence.up = {1, 2}
         return node
 
@@ -253,7 +256,7 @@ async def test_an_envelope_lost_on_one_link_reaches_the_seat_through_another(tmp
     from p2p_chinchon.net.mesh import Mesh
     from p2p_chinchon.net.node import ENVELOPE, Timeouts
 
-    lost = []
+    lost: list[int] = []
     broadcast = Mesh.broadcast
 
     async def lossy(self, payload):
@@ -327,7 +330,7 @@ def test_the_others_see_the_movers_own_clock_not_their_grace():
     assert NodeStatus((), w).text().endswith("(0:03)")
     theirs.clock.step_since = now - turn - 10  # its clock ran out: the grace is what is left
     w = theirs._deadline(step, now)
-    assert w.shown is None and NodeStatus((), w).text().endswith(f"({clock(w.left)})")
+    assert w.shown is None and w.left is not None and NodeStatus((), w).text().endswith(f"({clock(w.left)})")
 
 
 def test_a_bot_console_prints_stalls_and_absences_not_every_move(capsys):
@@ -372,7 +375,8 @@ def test_a_seat_back_inside_rejoin_wait_gets_a_fresh_protocol_limit(kind, back):
     w = node._deadline(tbl.Step(kind, seat), now)
     assert not w.absent and w.left == pytest.approx(90.0 - 0.2)
     node.presence.returned_at = {}  # never away: the step's own clock, which ran out
-    assert node._deadline(tbl.Step(kind, seat), now).left < 0
+    left = node._deadline(tbl.Step(kind, seat), now).left
+    assert left is not None and left < 0
 
 
 def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_it():

@@ -18,7 +18,7 @@ class FakeMesh:
     """Records what the node sends; ``inbound`` yields the scripted events."""
 
     def __init__(self, events):
-        self.sent: list[tuple[int, bytes]] = []
+        self.sent: list[tuple[int | None, bytes]] = []  # None: a broadcast
         self._events = events
 
     async def send(self, seat, payload):

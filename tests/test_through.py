@@ -13,7 +13,7 @@ import trio.testing
 from harness import Net
 from p2p_chinchon import table as tbl
 from p2p_chinchon.net import node as nd
-from p2p_chinchon.net.presence import HEARTBEAT, heard_by, heartbeat
+from p2p_chinchon.net.presence import HEARTBEAT, SILENT_AFTER, heard_by, heartbeat
 
 
 class FakeMesh:
@@ -66,7 +66,7 @@ def test_a_seat_heard_through_another_is_not_away():
 
     assert through(now) == 2
     w = node._deadline(tbl.Step("draw", 1), now)
-    assert through(now + nd.SILENT_AFTER) is None, "Carla's word is old"
+    assert through(now + SILENT_AFTER) is None, "Carla's word is old"
     node.presence.hears = {2: (now, frozenset({0}))}
     assert through(now) is None, "Carla does not hear him either"
     node.presence.hears = {2: (now, frozenset({0, 1}))}
@@ -88,7 +88,7 @@ def test_a_seat_playing_through_another_is_never_voted_away_nor_blamed():
     and only his rejoin_wait later does this node vote."""
     _, t = _at_draw_of(1)
     node = nd.Node(t, timeouts=nd.Timeouts(protocol=20.0, decision=20.0, rejoin=30.0))
-    node._mesh = FakeMesh()
+    node._mesh = FakeMesh()  # type: ignore[assignment]  # a stand-in: records what is sent
     clock = trio.testing.MockClock()
 
     async def main() -> None:
@@ -134,7 +134,8 @@ def test_envelopes_are_handed_on_to_a_seat_that_does_not_hear_their_signer(hears
     frames = [o.frame for o in outs if isinstance(o, tbl.Send)]
     assert frames
     node = nd.Node(t)
-    node._mesh = FakeMesh()
+    mesh = FakeMesh()
+    node._mesh = mesh  # type: ignore[assignment]  # a stand-in: records what is sent
     node.presence.up = {1, 2}
 
     async def main() -> None:
@@ -145,7 +146,7 @@ def test_envelopes_are_handed_on_to_a_seat_that_does_not_hear_their_signer(hears
                 await node._call(t.receive, frame, 1, link=1)
 
     trio.run(main)
-    handed = [(s, p[1:]) for s, p in node._mesh.sent if p[:1] == nd.ENVELOPE]
+    handed = [(s, p[1:]) for s, p in mesh.sent if p[:1] == nd.ENVELOPE]
     if 1 in hears:
         assert handed == []
     else:

@@ -6,6 +6,7 @@ MockClock through the node's own clock tick."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any, cast
 
 import trio
 import trio.testing
@@ -27,6 +28,9 @@ class StubTable(SimpleNamespace):
             players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bruno")], left=set(), frames=[],
             score_history=[], buffer={}, catching_up=False, removing_seat=None, step=None)
 
+    def as_table(self) -> tbl.Table:
+        return cast(tbl.Table, self)             # a stand-in: what the node's clock reads
+
     def expected(self):
         return self.step
 
@@ -40,15 +44,17 @@ class StubTable(SimpleNamespace):
 
 class Seen(Events):
     def __init__(self) -> None:
-        self.waits = []
+        self.waits: list[Any] = []
 
     def status(self, status) -> None:
         self.waits.append(status.wait)
 
 
 def _mine_left(node: Node) -> float:
-    wait = node._deadline(node.table.expected(), trio.current_time())
-    assert wait.mine
+    step = node.table.expected()
+    assert step is not None
+    wait = node._deadline(step, trio.current_time())
+    assert wait.mine and wait.left is not None
     return wait.left
 
 
@@ -59,7 +65,7 @@ def test_each_turn_starts_at_the_full_clock_from_when_it_reaches_the_player():
         start = trio.current_time()
         t = StubTable()
         events = Seen()
-        node = Node(t, events)
+        node = Node(t.as_table(), events)
         node.presence.heard = {1: trio.current_time()}
         node.presence.up = {1}
 
@@ -112,7 +118,7 @@ def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
 
     async def main():
         t = StubTable()
-        node = Node(t, Seen())
+        node = Node(t.as_table(), Seen())
         node.presence.heard, node.presence.up = {1: 0.0}, {1}
         t.score_history.append((0, 0))
         t.move(0)
@@ -141,7 +147,7 @@ def test_the_key_that_puts_the_showdown_away_tells_the_node():
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
 
-    sent = []
+    sent: list[Any] = []
     s = TableScreen(Translator("en"), Faces("french", True, True), send=sent.append)
     s.set_view(draw_view())
     s.set_view(showdown_view(phase=V.HAND_OVER))
@@ -188,7 +194,7 @@ def test_a_node_back_from_suspend_restarts_its_own_turn_clock():
         t.view = lambda: None
         t.needs_decision = lambda: "draw"
         events = Seen()
-        node = Node(t, events)
+        node = Node(t.as_table(), events)
         node.presence.heard, node.presence.up = {1: trio.current_time()}, {1}
         played = []
 
@@ -196,9 +202,10 @@ def test_a_node_back_from_suspend_restarts_its_own_turn_clock():
             played.append(intent)
             return True
 
-        node._act = act
-        node._bot_intent = lambda need: need
-        node._decide = _nothing
+        # the node's moves replaced: the test plays them
+        node._act = act  # type: ignore[method-assign]
+        node._bot_intent = lambda need: need  # type: ignore[method-assign]
+        node._decide = _nothing  # type: ignore[method-assign]
 
         async def tick(after: float) -> None:
             for _ in range(int(after * 2)):
