@@ -26,6 +26,7 @@ import functools
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "protocol"))
@@ -49,7 +50,7 @@ def play(seed: int = SEED, seats: int = 2, max_seats: int | None = None, **optio
     """A classic game of ``seats`` seats (``options`` over ``limit=12``), played in this thread by the deterministic self-play driver of
     ``benchmarks/audit.py`` (the same Table code as a live node; only delivery differs), with
     fixed mesh addresses in the seating, so the transcript is byte-reproducible."""
-    from audit import self_play  # benchmarks/audit.py
+    from audit import self_play  # type: ignore[import-not-found]  # benchmarks/audit.py: not in mypy's files
 
     game = self_play(seats, seed=seed, k=2, rules=make_rules("classic", {"limit": 12, **options}), max_seats=max_seats)
     assert game.fault is None and game.winner is not None
@@ -63,7 +64,7 @@ def first(envs: list[Envelope], kind: str, after: int = 0, seat: int | None = No
 
 
 def resign(e: Envelope, ident: Identity, **changes) -> Envelope:
-    f = {"game": e.game, "seq": e.seq, "seat": e.seat, "prev": e.prev, "kind": e.kind, "body": dict(e.body)}
+    f: dict[str, Any] = {"game": e.game, "seq": e.seq, "seat": e.seat, "prev": e.prev, "kind": e.kind, "body": dict(e.body)}
     f.update(changes)
     return make_envelope(ident.private_key, **f)
 
@@ -96,7 +97,7 @@ def build() -> list[dict]:
     i = first(envs, "discard")
     t = state_at(frames, i)
     e = envs[i]
-    foreign = t.flow.engine.stock[-1]
+    foreign = t.flow.game().stock[-1]
     bad = resign(e, ids[e.seat], body={**e.body, "slot": foreign})
     out.append(vector("discard-not-held", "a seat discards a stock slot it never drew (signed by it)",
                       frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "not_in_hand"}))
@@ -121,9 +122,9 @@ def build() -> list[dict]:
     # a shuffle that duplicates a card: re-mask slot 0 into slot 1, with a fresh (invalid) proof
     t = state_at(frames, i)
     cts = list(t.hand.cts)
-    cts[1] = deck.remask(cts[0], 12345, t.hand.hc.joint)
+    cts[1] = deck.remask(cts[0], 12345, t.hand.crypto().joint)
     ctx = deck.Context(t.lobby.game, t.hand.hand_no, 1)
-    _, proof2 = deck.shuffle(ctx, t.hand.hc.joint, list(t.hand.cts), seat_rng("dup", 1), k=t.lobby.proof_rounds)
+    _, proof2 = deck.shuffle(ctx, t.hand.crypto().joint, list(t.hand.cts), seat_rng("dup", 1), k=t.lobby.proof_rounds)
     bad = resign(e, ids[1], body={**e.body, "deck": deck.encode_deck(cts), "proof": proof2})
     out.append(vector("shuffle-duplicates-card", "seat 1 outputs a deck holding one card twice (its proof is for another deck)",
                       frames[:i] + [bad.encode()], {"result": "cheat", "seat": 1, "index": i, "rule": "shuffle"}))
@@ -172,7 +173,7 @@ def build() -> list[dict]:
     i = first(envs, "discard", seat=1)
     e = envs[i]
     t = state_at(frames, i)
-    hand = t.flow.engine.hands[1]
+    hand = t.flow.game().hands[1]
     other_slot = next(s for s in hand if s != e.body["slot"])
     twin = resign(e, ids[1], body={**e.body, "slot": other_slot})
     fault = make_envelope(ids[0].private_key, game=e.game, seq=i + 1, seat=0, prev=envs[i].hash(), kind="fault",
@@ -194,8 +195,8 @@ def build() -> list[dict]:
     i = first(envs, "discard", after=first(envs, "deal_shares"))
     e = envs[i]
     t = state_at(frames, i)
-    kept = [x for x in t.flow.engine.hands[e.seat] if x != e.body["slot"]]
-    wrong = kept[:-1] + [t.flow.engine.stock[0]]
+    kept = [x for x in t.flow.game().hands[e.seat] if x != e.body["slot"]]
+    wrong = kept[:-1] + [t.flow.game().stock[0]]
     bad = resign(e, ids[e.seat], kind="close", body={"hand": e.body["hand"], "slot": e.body["slot"],
                                                     "shares": [{"slot": x, "share": bytes(96)} for x in wrong]})
     out.append(vector("close-wrong-slots", "a close whose shares are for six kept slots and a stock slot (not "
@@ -204,7 +205,7 @@ def build() -> list[dict]:
     i = first(envs, "show")
     e = envs[i]
     shares = list(e.body["shares"])
-    shares[0] = {**shares[0], "slot": state_at(frames, i).flow.engine.close_discard}
+    shares[0] = {**shares[0], "slot": state_at(frames, i).flow.game().close_discard}
     bad = resign(e, ids[e.seat], body={**e.body, "shares": shares})
     out.append(vector("show-wrong-slots", "a show with the closer's face-down slot in place of one of its own: "
                       "rule show", frames[:i] + [bad.encode()], {"result": "cheat", "seat": e.seat, "index": i, "rule": "show"}))
@@ -393,10 +394,10 @@ def first_round_close_vector() -> dict:
     i = [j for j, e in enumerate(envs) if e.kind == "discard" and e.body["hand"] == h][1]
     e = envs[i]
     t = state_at(frames, i)
-    assert t.flow.engine.turns_taken[1 - e.seat] == 1 and t.flow.engine.turns_taken[e.seat] == 0
-    keypair = game.tables[e.seat].hand.hc.keypair
+    assert t.flow.game().turns_taken[1 - e.seat] == 1 and t.flow.game().turns_taken[e.seat] == 0
+    keypair = game.tables[e.seat].hc.keypair
     ctx = deck.Context(t.lobby.game, h, e.seat)
-    kept = [x for x in t.flow.engine.hands[e.seat] if x != e.body["slot"]]
+    kept = [x for x in t.flow.game().hands[e.seat] if x != e.body["slot"]]
     shares = [{"slot": x, "share": deck.decryption_share(ctx, keypair, t.hand.cts[x], x, seat_rng("first-round", x))}
               for x in kept]
     bad = resign(e, ids[e.seat], kind="close", body={"hand": h, "slot": e.body["slot"], "shares": shares})

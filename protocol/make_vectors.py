@@ -26,6 +26,7 @@ import sys
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgpack
 
@@ -64,7 +65,8 @@ def lobby_script(seats: list[Identity], r: SeededRng, game: bytes = GAME) -> lis
     """The lobby and the first key commitments of a real table: full classic rules, the real
     rules and seating hashes, toss nonces that open their commitments (so ``audit`` replays
     the chain as a valid, incomplete game)."""
-    rules = make_rules("classic").to_wire()
+    classic = make_rules("classic")
+    rules = classic.to_wire()
     names = ["Ana", "Beto", "Carla", "Dani", "Eva", "Fede", "Gala", "Hugo"]
     players = [{"name": n, "key": s.public_bytes, "addr": f"192.168.1.{10 + i}:7300",
                 "addrs": [f"203.0.113.{10 + i}:7300"] if i else []}
@@ -77,7 +79,7 @@ def lobby_script(seats: list[Identity], r: SeededRng, game: bytes = GAME) -> lis
     ]
     nonces = [r.token_bytes(32) for _ in seats]
     for seat in range(len(seats)):
-        script.append((seat, "agree", {"rules_hash": rules_hash(rules, rules["shuffle_proof_rounds"]),
+        script.append((seat, "agree", {"rules_hash": rules_hash(rules, classic.shuffle_proof_rounds),
                                        "seating_hash": seating_hash(players),
                                        "toss_commit": toss_commitment(game, seat, nonces[seat])}))
     for seat in range(len(seats)):
@@ -112,7 +114,7 @@ def relink(envs: list[Envelope], start: int, *, seq_shift: int = 0, game: bytes 
 
 
 def resign(e: Envelope, identity: Identity, **changes) -> Envelope:
-    fields = {"game": e.game, "seq": e.seq, "seat": e.seat, "prev": e.prev, "kind": e.kind, "body": e.body}
+    fields: dict[str, Any] = {"game": e.game, "seq": e.seq, "seat": e.seat, "prev": e.prev, "kind": e.kind, "body": e.body}
     fields.update(changes)
     return make_envelope(identity.private_key, **fields)
 

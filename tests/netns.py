@@ -24,7 +24,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
@@ -135,7 +135,7 @@ class NetnsLab:
         if errors:
             raise RuntimeError("; ".join(errors))
 
-    def __enter__(self) -> NetnsLab:
+    def __enter__(self) -> Self:
         self.build()
         return self
 

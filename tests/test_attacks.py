@@ -39,7 +39,7 @@ def assert_caught(net: Net, rules: set[str], cheater: int = CHEATER, *, confirme
 
 
 def hand_of(t: tbl.Table, seat: int) -> list[int]:
-    return list(t.flow.engine.hands[seat])
+    return list(t.flow.game().hands[seat])
 
 
 @pytest.fixture
@@ -535,15 +535,15 @@ def test_published_shares_open_only_public_cards():
         seats = set(obs.hand.hc.seats)
         for slot, by_seat in obs.hand.shares.items():
             if set(by_seat) >= seats:
-                assert obs.flow.engine.faces.get(slot) is not None, f"slot {slot} openable but not public"
+                assert obs.flow.game().faces.get(slot) is not None, f"slot {slot} openable but not public"
                 checked += 1
         for seat in seats:  # nobody's private hand is known to the listener during play
             if obs.flow.phase == v.PLAYING:
-                hidden = [s for s in obs.flow.engine.hands.get(seat, []) if obs.flow.engine.faces.get(s) is None]
+                hidden = [s for s in obs.flow.game().hands.get(seat, []) if obs.flow.game().faces.get(s) is None]
                 assert hidden, "a listener knows a whole hand during play"
         if obs.flow.phase == v.PLAYING:
-            for s in obs.flow.engine.stock:
-                assert obs.flow.engine.faces.get(s) is None and len(obs.hand.shares.get(s, {})) == 0
+            for s in obs.flow.game().stock:
+                assert obs.flow.game().faces.get(s) is None and len(obs.hand.shares.get(s, {})) == 0
     assert checked > 0
 
 
@@ -554,7 +554,7 @@ def test_joiner_refuses_weak_shuffle_proofs():
     rules = make_rules("classic", {"limit": 30})
     ident = Identity.generate(SeededRng("weak-host"))
     host = tbl.Table.create(ident, SeededRng("h"), name="t", rules=rules, max_seats=2, addr="a:1", proof_rounds=10)
-    assert host.lobby.rules.shuffle_proof_rounds == 10 and host.lobby.proof_rounds == 10
+    assert host.lobby.rules is not None and host.lobby.rules.shuffle_proof_rounds == 10 and host.lobby.proof_rounds == 10
     with pytest.raises(tbl.ProtocolViolation) as exc:
         tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.ledger.frames[0])
     assert exc.value.rule == "weak_proofs"

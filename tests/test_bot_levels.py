@@ -3,6 +3,7 @@ engine-only tournament, and the proof that no bot reads hidden state."""
 
 import copy
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -253,7 +254,7 @@ def test_bench_bots_json(capsys):
     assert out["decide_ms_median"]["normal"] > 0 and out["decide_ms_median"]["hard"] is None
     assert out["seed"] == "bench-bots"
     # another seed set deals other games; the same one deals the same games
-    runs = {}
+    runs: dict[str, Any] = {}
     for seed in ("a", "b", "a"):
         assert bench_bots(["--games", "1", "--levels", "easy", "--seed", seed, "--json"]) == 0
         got = json.loads(capsys.readouterr().out)

@@ -39,7 +39,7 @@ def check_melds(case):
     assert got["points"] == exp["points"]
     assert got["can_close"] == exp["can_close"]
     if "discard" in exp:
-        assert got["discard"].same_face(parse_card(exp["discard"]))
+        assert got["discard"] is not None and got["discard"].same_face(parse_card(exp["discard"]))
 
 
 def check_run(case):

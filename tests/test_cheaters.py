@@ -39,6 +39,7 @@ class CheatTable(tbl.Table):
             super()._advance()
 
     def _emit_raw(self, kind: str, body: dict, seq: int | None = None) -> bytes:
+        assert self.lobby.identity is not None and self.lobby.me is not None  # a seated player
         env = wire.make_envelope(
             self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain) if seq is None else seq,
             seat=self.lobby.me, prev=self.ledger.head, kind=kind, body=body,
@@ -60,6 +61,7 @@ class CheatTable(tbl.Table):
             outs += self.out.take()
         if self.cheat == "bad_signature" and not self.done and self.flow.hand_started:
             self.done = True
+            assert self.lobby.identity is not None and self.lobby.me is not None
             env = wire.make_envelope(
                 self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain), seat=self.lobby.me,
                 prev=self.ledger.head, kind="leave", body={"reason": "x"},
@@ -71,7 +73,8 @@ class CheatTable(tbl.Table):
 
     def intent(self, intent):
         if isinstance(intent, (v.Discard, v.Close)) and not self.done:
-            e = self.flow.engine
+            e = self.flow.game()
+            assert self.lobby.me is not None
             hand = e.hands[self.lobby.me]
             if self.cheat == "discard_not_held":
                 self.done = True
@@ -108,19 +111,20 @@ class CheatTable(tbl.Table):
             proof[-1] ^= 1
             body["proof"] = bytes(proof)
             self.tamper_next = True
-        if (self.cheat in ("steal_hand", "peek_upcard") and step.kind == "shuffle" and self.hand.hc.round == 0
+        if (self.cheat in ("steal_hand", "peek_upcard") and step.kind == "shuffle" and self.hand.crypto().round == 0
                 and len(self.flow.queue) > 1 and self.flow.queue[1].kind == "deal_shares"):
             # the dealer shuffles last: put the victim's dealt ciphertexts in our own dealt
             # slots (or the stock top in the upcard slot), keep the proof of the real shuffle
             self.done = True
             cts = deck.decode_deck(body["deck"], len(self.hand.cts))
-            plan = self.flow.engine.deal_plan()
+            plan = self.flow.game().deal_plan()
+            assert self.lobby.me is not None
             if self.cheat == "steal_hand":
                 victim = next(s for s in plan if s != self.lobby.me)
                 for mine, theirs in zip(plan[self.lobby.me], plan[victim], strict=True):
                     cts[mine] = cts[theirs]
             else:
-                up = self.flow.engine.upcard_slot()
+                up = self.flow.game().upcard_slot()
                 cts[up] = cts[up + 1]
             body["deck"] = deck.encode_deck(cts)
             self.tamper_next = True
@@ -214,7 +218,8 @@ class SplitViewTable(CheatTable):
         if isinstance(intent, v.Discard) and not self.done:
             self.done = True
             self.stalled = True
-            hand = self.flow.engine.hands[self.lobby.me]
+            assert self.lobby.me is not None
+            hand = self.flow.game().hands[self.lobby.me]
             seq = len(self.ledger.chain)
             a = self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
             b = self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)

@@ -10,6 +10,7 @@ import pytest
 
 from harness import Net
 from p2p_chinchon.net.clocks import Clocks, Seen, Timeouts
+from p2p_chinchon.table.common import Step
 
 T0 = 1000.0
 
@@ -28,10 +29,11 @@ def _seen(others, heard=None, away=None, back=None) -> Seen:
                 present=frozenset(s for s in heard if s not in away), others=list(others))
 
 
-def _clocks(net: Net, seat: int, **timeouts: float) -> tuple[Clocks, object, float, float, float]:
+def _clocks(net: Net, seat: int, **timeouts: float) -> tuple[Clocks, Step, float, float, float]:
     t = net.tables[seat]
     c = Clocks(t, Timeouts(**timeouts))
     step = t.expected()
+    assert step is not None                     # the game goes on
     c.tick(T0, step)
     rules = t.lobby.rules
     return c, step, float(rules.turn_time), float(rules.rejoin_wait), float(rules.stall_limit)

@@ -11,14 +11,16 @@ import re
 import socket
 from functools import partial
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import trio
 
 from p2p_chinchon.identity import Identity
-from p2p_chinchon.net import rendezvous as rz
+from p2p_chinchon.net import node as nd, rendezvous as rz
 from p2p_chinchon.net.relay import RelayError, meet, pair_secret
+from p2p_chinchon.net.session import HostConfig
+from p2p_chinchon.table import Table
 from test_rendezvous import _fake_relay, read_line, relayed_pair
 
 FP = "MZUH-VLPY-MK6X-O3EP"
@@ -91,11 +93,11 @@ def test_a_host_hello_with_version_true_is_refused() -> None:
 # --------------------------------------------------------------- the host's code-word loop
 
 
-class _Codes(list):
+class _Codes(list[str]):
     times: list[float]
 
 
-class _Events:
+class _Events(nd.Events):
     def __init__(self) -> None:
         self.notices: list[str] = []
         self.texts: list[str] = []
@@ -105,12 +107,17 @@ class _Events:
         self.texts.append(text)
 
 
-def _fake_mailbox(monkeypatch: pytest.MonkeyPatch, answers: list) -> list[str]:
+def _lobby_table() -> Table:
+    # a stand-in with only what _hand_out_codes reads: a seat still to fill
+    return cast(Table, SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()])))
+
+
+def _fake_mailbox(monkeypatch: pytest.MonkeyPatch, answers: list) -> _Codes:
     """``mailbox.CodeSession`` replaced: session n's ``receive`` gives ``answers[n]`` (bytes)
     or raises it (an exception); past the list it waits forever. Returns the codes handed out."""
     from p2p_chinchon.net import mailbox as mb
 
-    codes: Any = _Codes()
+    codes = _Codes()
     times: list[float] = []  # when each was allocated (trio's clock)
 
     class Session:
@@ -141,13 +148,14 @@ def _fake_mailbox(monkeypatch: pytest.MonkeyPatch, answers: list) -> list[str]:
             pass
 
     monkeypatch.setattr(mb, "CodeSession", Session)
-    codes.times = times  # type: ignore[attr-defined]
+    codes.times = times
     return codes
 
 
-def _host_config() -> SimpleNamespace:
-    return SimpleNamespace(relay=f"127.0.0.1:{_closed_port()}", reach=(), identity=Identity.generate(),
-                           mailbox="ws://mailbox.invalid/v1", seats=3)
+def _host_config(mailbox: str = "ws://mailbox.invalid/v1") -> HostConfig:
+    # a stand-in with only the fields _hand_out_codes reads
+    return cast(HostConfig, SimpleNamespace(relay=f"127.0.0.1:{_closed_port()}", reach=(), identity=Identity.generate(),
+                                            mailbox=mailbox, seats=3))
 
 
 async def test_hostile_joiner_hellos_do_not_stop_the_host_handing_out_codes(
@@ -161,7 +169,7 @@ async def test_hostile_joiner_hellos_do_not_stop_the_host_handing_out_codes(
             json.dumps({"kind": "joiner", "v": 1, "addrs": ["10.0.0.1:1"] * 10_000}).encode(), b"\xff\xfe"]
     codes = _fake_mailbox(monkeypatch, junk)
     events = _Events()
-    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
+    table = _lobby_table()
     with trio.move_on_after(600):
         await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
     assert len(codes) == len(junk) + 1  # every junk message burnt its code, and a fresh one waits
@@ -179,7 +187,7 @@ async def test_a_refused_joiner_is_followed_by_the_next_code_at_once(monkeypatch
     theirs = ["10.0.0.7:41234", "192.168.1.7:41234"]
     codes = _fake_mailbox(monkeypatch, [rz.encode_joiner_hello(theirs)])
     events = _Events()
-    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
+    table = _lobby_table()
     refused: list[frozenset[str]] = []
 
     async def host_answers() -> None:
@@ -207,7 +215,7 @@ async def test_wrong_codes_in_a_row_slow_the_host_down(monkeypatch: pytest.Monke
 
     codes = _fake_mailbox(monkeypatch, [mb.WrongCode("wrong code word")] * 100_000)
     events = _Events()
-    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
+    table = _lobby_table()
     with trio.move_on_after(600):
         await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
     assert 5 <= len(codes) <= 40, len(codes)
@@ -241,7 +249,7 @@ async def test_a_mailbox_gone_mid_lobby_leaves_the_table_open(monkeypatch: pytes
 
     monkeypatch.setattr(mb.CodeSession, "open", flaky_open)
     events = _Events()
-    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
+    table = _lobby_table()
     with trio.move_on_after(600):
         await session._hand_out_codes(_host_config(), table, StreamListener(), events, 40000)
     assert events.notices == ["code_word", "code_wrong", "code_word", "code_mailbox_down",
@@ -267,12 +275,12 @@ async def test_a_groups_own_mailbox_is_in_the_command_the_friend_is_told(monkeyp
     from p2p_chinchon.net.lobby import StreamListener
 
     _fake_mailbox(monkeypatch, [])
-    table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
+    table = _lobby_table()
     for mailbox, said in (("ws://mailbox.invalid/v1", r"join --code \d+-ab-cd --mailbox ws://mailbox\.invalid/v1;"),
                           (rz.DEFAULT_MAILBOX, r"join --code \d+-ab-cd;")):
         events = _Events()
         with trio.move_on_after(5):
-            await session._hand_out_codes(SimpleNamespace(**{**vars(_host_config()), "mailbox": mailbox}), table,
+            await session._hand_out_codes(_host_config(mailbox), table,
                                           StreamListener(), events, 40000)
         assert re.search(said, events.texts[0]), events.texts
 
@@ -305,14 +313,16 @@ async def test_a_seat_with_a_small_order_key_does_not_crash_the_mesh(me: int, ca
 
     ident = Identity.generate()
     keys = [ident.public_bytes, SMALL_ORDER] if me == 0 else [SMALL_ORDER, ident.public_bytes]
-    table = SimpleNamespace(lobby=SimpleNamespace(identity=ident, game=GAME, me=me, players=[SimpleNamespace(key=k) for k in keys]))
+    # a stand-in with only the fields relay_plan reads
+    table = cast(Table, SimpleNamespace(lobby=SimpleNamespace(identity=ident, game=GAME, me=me,
+                                                          players=[SimpleNamespace(key=k) for k in keys])))
     plan = relay_plan(table, ("127.0.0.1", _closed_port()))
     plan = type(plan)(plan.host, plan.port, plan.token, after=0.05, wait=1)
     from p2p_chinchon.net.mesh import Mesh
 
     other = 1 - me
     listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0] if me == 1 else None
-    mesh = Mesh(me, GAME, ident, {other: PeerAddr("127.0.0.1", _closed_port(), SMALL_ORDER)},
+    mesh = Mesh(me, GAME, ident.private_key.sign, {other: PeerAddr("127.0.0.1", _closed_port(), SMALL_ORDER)},
                 listener=listener, config=MeshConfig(backoff_min=0.02, backoff_max=0.1), relay=plan)
     caplog.set_level(logging.INFO)
     async with trio.open_nursery() as nursery:
@@ -377,7 +387,8 @@ async def test_a_relay_that_pairs_us_with_a_stranger_fails_the_pin_and_the_link_
     from p2p_chinchon.net.mesh import RelayPlan
     from p2p_chinchon.net.tls import accept_tls, dial_tls
 
-    ids, stranger, pairs = [Identity.generate(), Identity.generate()], Identity.generate(), {}
+    ids, stranger = [Identity.generate(), Identity.generate()], Identity.generate()
+    pairs: dict[bytes, tuple] = {}
     fooled: list[bytes] = []
 
     async def relay(stream: trio.SocketStream) -> None:
@@ -409,7 +420,7 @@ async def test_a_relay_that_pairs_us_with_a_stranger_fails_the_pin_and_the_link_
                     return data
                 return await stream.receive_some(max_bytes)
 
-            async def send_all(self, data: bytes) -> None:
+            async def send_all(self, data: bytes | bytearray | memoryview) -> None:
                 await stream.send_all(data)
 
             async def wait_send_all_might_not_block(self) -> None:
@@ -440,7 +451,9 @@ async def test_a_relay_that_swallows_the_acceptors_wait_does_not_hold_it_forever
     and the dialler's visits then meet it."""
     from p2p_chinchon.net.mesh import RelayPlan
 
-    ids, pairs, swallowed = [Identity.generate(), Identity.generate()], {}, []
+    ids = [Identity.generate(), Identity.generate()]
+    swallowed: list[bytes] = []
+    pairs: dict[bytes, tuple] = {}
 
     async def relay(stream: trio.SocketStream) -> None:
         line = await read_line(stream)
@@ -497,7 +510,7 @@ async def test_a_relay_that_says_ok_then_garbage_is_a_failed_attempt(junk: bytes
     async with trio.open_nursery() as nursery:
         port = await _serve(relay, nursery)
         plan = RelayPlan("127.0.0.1", port, lambda peer: "5e" * 32, after=0.05, wait=1)
-        mesh = Mesh(0, GAME, ids[0], {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes)},
+        mesh = Mesh(0, GAME, ids[0].private_key.sign, {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes)},
                     config=MeshConfig(backoff_min=0.02, backoff_max=0.1, handshake_timeout=2), relay=plan)
         await nursery.start(mesh.run)
         with trio.fail_after(20):
@@ -558,15 +571,15 @@ def test_a_seating_address_that_is_not_host_port_is_a_clear_error() -> None:
     str of 64 bytes is checked): its candidates are dialled instead; with none, one clear
     lobby error naming the seat, not a ValueError out of run_seat."""
     from p2p_chinchon.net import lobby as lob
-    from p2p_chinchon.net.node import peers_of
+    from p2p_chinchon.net.seating import peers_of
 
     keys = [bytes([i]) * 32 for i in range(3)]
 
-    def table(addr: str, addrs: tuple = ()) -> SimpleNamespace:
+    def table(addr: str, addrs: tuple = ()) -> Table:
         players = [SimpleNamespace(name="Ana", key=keys[0], addr="10.0.0.1:4000", addrs=()),
                    SimpleNamespace(name="Bruno", key=keys[1], addr=addr, addrs=addrs),
                    SimpleNamespace(name="Bea", key=keys[2], addr="10.0.0.3:4000", addrs=())]
-        return SimpleNamespace(lobby=SimpleNamespace(players=players, me=2))
+        return cast(Table, SimpleNamespace(lobby=SimpleNamespace(players=players, me=2)))  # a stand-in: what peers_of reads
 
     peers = peers_of(table("no port here", ("10.0.0.2:4000", "\x1b[2J:1", "10.0.0.9:4000")))
     assert (peers[1].host, peers[1].port, peers[1].alternates) == ("10.0.0.2", 4000, (("10.0.0.9", 4000),))
@@ -591,7 +604,7 @@ async def test_a_candidate_no_resolver_can_encode_costs_one_failed_place(place: 
     ids = [Identity.generate(), Identity.generate()]
     host, _, port = place.rpartition(":")
     alt = (host, int(port))
-    mesh = Mesh(0, GAME, ids[0], {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes, (alt,))},
+    mesh = Mesh(0, GAME, ids[0].private_key.sign, {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes, (alt,))},
                 config=MeshConfig(backoff_min=0.02, backoff_max=0.1))
     async with trio.open_nursery() as nursery:
         await nursery.start(mesh.run)
@@ -629,8 +642,8 @@ async def test_a_mailbox_that_stops_while_a_code_is_on_show_is_said_at_once(tmp_
             while b"starting on" not in log.read_bytes():
                 await trio.sleep(0.1)
         events = _Events()
-        config = SimpleNamespace(**{**vars(_host_config()), "mailbox": f"ws://127.0.0.1:{port}/v1"})
-        table = SimpleNamespace(lobby=SimpleNamespace(pending_players=[object()]))
+        config = _host_config(f"ws://127.0.0.1:{port}/v1")
+        table = _lobby_table()
         async with trio.open_nursery() as nursery:
             nursery.cancel_scope.deadline = trio.current_time() + 4 * mb.WATCH_EVERY + 10
 

@@ -118,7 +118,7 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
         seats[2].wait()
         seats[2] = start(j2, "s2", again, home="s2")
         assert expired.wait(timeout=60) == 2, logs["expired"].read_text(errors="replace")
-        codes = []
+        codes: list[int | None] = []  # None: still running at the limit
         for p in seats:
             try:
                 codes.append(p.wait(timeout=240))

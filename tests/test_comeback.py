@@ -22,9 +22,11 @@ from pathlib import Path
 
 import pytest
 
+from harness import free_port
+from harness.procs import FIRST_HAND_GOES_ON
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.commands.comeback import Unfinished, choose, matching
-from test_resilience import CLI, FAST, FIRST_HAND_GOES_ON, JOIN_FAST, Lab, free_port, kinds, wait_until
+from test_resilience import CLI, FAST, JOIN_FAST, Lab, kinds, wait_until
 
 
 @pytest.fixture
@@ -59,6 +61,7 @@ def start_person(lab: Lab, label: str, args: list[str], home: Path) -> subproces
 def agree(p: subprocess.Popen, lab: Lab, label: str) -> None:
     """Type ``agree`` once the table asks for it."""
     wait_until(lambda: "your turn to accept the table" in lab.log(label), what="the offer", lab=lab)
+    assert p.stdin is not None
     p.stdin.write(b"agree\n")
     p.stdin.flush()
 

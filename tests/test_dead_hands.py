@@ -9,14 +9,14 @@ import dataclasses
 
 import pytest
 
-from harness.engine import pass_turn, restock_scenario
-from p2p_chinchon.engine import HandVoid, Phase, Restock, RestockNeeded, make_rules, parse_cards
+from harness.engine import pass_turn, phase, restock_scenario
+from p2p_chinchon.engine import Game, HandVoid, Phase, Restock, RestockNeeded, make_rules, parse_cards
 from p2p_chinchon.engine.rules import Rules, RulesError
 
 
-def _run_out_again(limit: int, end: str = "void") -> list:
+def _run_out_again(limit: int, end: str = "void") -> tuple[Game, list]:
     """Two players pass until the stock is empty, it is re-made once, and they pass until it is
-    empty again; returns the events of that last turn's end."""
+    empty again; returns the game and the events of that last turn's end."""
     last4 = parse_cards("3♣ J♥ 6♠ 2♦")
     g, events, seat = restock_scenario(last4)
     g.rules = dataclasses.replace(g.rules, max_reshuffles=limit, reshuffle_end=end)
@@ -62,7 +62,7 @@ def test_a_dead_hand_can_instead_score_as_it_stands():
         assert pen == want and g.totals[s] == before[s] + want
     assert all(not p.laid_off for p in hs.showdown.players) and hs.showdown.closer is None
     assert hs.showdown.to_dict()["clean"] is False
-    assert g.phase is Phase.DEAL and g.hand_no == 1 and g.standing is None
+    assert phase(g) is Phase.DEAL and g.hand_no == 1 and g.standing is None
 
 
 def test_reshuffle_end_is_an_optional_field_with_two_values():
@@ -227,17 +227,19 @@ async def test_a_table_plays_a_dead_hand_to_its_score(tmp_path):
             return V.Reenter(False)
         if need == "draw":
             return V.Draw("stock")
-        new = [c for c in view.hand if c not in passing.before.get(view.me, ())]
+        new = [c for c in view.hand if c not in before.get(view.me, ())]
         return V.Discard(new[0] if new else view.hand[-1])
 
-    passing.before = {}
+    before: dict[int, tuple] = {}  # seat -> its hand before its draw
+
+    logs = []
 
     def watch(view):
         if view.step == "draw" and view.my_turn:
-            passing.before[view.me] = tuple(view.hand)
+            before[view.me] = tuple(view.hand)
+        logs.append(view)
 
-    logs = []
-    specs = [SeatSpec(n, decide=passing, on_update=lambda v, n=n: (watch(v), logs.append(v))) for n in ("Ana", "Bruno")]
+    specs = [SeatSpec(n, decide=passing, on_update=watch) for n in ("Ana", "Bruno")]
     rules = make_rules("classic", {"limit": "5", "max_reshuffles": "1", "reshuffle_end": "score",
                                    "showdown_time": "0", "first_round_ban": "no"})
     results = await play_local(rules, specs, seed=5, proof_rounds=3, transcript_dir=tmp_path)

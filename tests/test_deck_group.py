@@ -6,6 +6,7 @@ import ast
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import rbcl
@@ -161,7 +162,8 @@ def test_context_is_validated_and_every_field_is_hashed():
         transcript_hash(b"x", base, b"a", b"bc").digest()
     assert base.encode() == b"\x04game" + (3).to_bytes(4, "big") + b"\x02"
     assert base.for_seat(5) == Context(b"game", 3, 5)
-    for args in [(b"", 0, 0), ("game", 0, 0), (b"g" * 256, 0, 0)]:
+    wrong: list[tuple[Any, ...]] = [(b"", 0, 0), ("game", 0, 0), (b"g" * 256, 0, 0)]  # a str among them
+    for args in wrong:
         with pytest.raises(TypeError):
             Context(*args)
     for args in [(b"g", -1, 0), (b"g", 2**32, 0), (b"g", 0, 256), (b"g", 0, True)]:

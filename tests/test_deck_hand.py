@@ -87,7 +87,7 @@ def test_full_hand_4_seats_40_cards():
     deck = shuffle_chain(ctx, kps, y, initial_deck(n), k, rng, preps=preps)
 
     # Deal 7 cards each by private reveals: slot i goes to seat i % 4.
-    hands = {s: {} for s in range(seats)}
+    hands: dict[int, dict] = {s: {} for s in range(seats)}
     published = {}
     for slot in range(7 * seats):
         owner = slot % seats

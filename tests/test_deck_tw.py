@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from typing import Any
 
 import pytest
 import rbcl
@@ -234,7 +235,8 @@ def test_every_sampled_tampered_byte_and_wrong_length_is_refused():
         bad = bytearray(proof)
         bad[pos] ^= 1 << (pos % 8)
         refused(ctx, y, d_in, out, bytes(bad))
-    for bad in (proof[:-1], proof + b"\0", b"", None, bytearray(proof)):
+    bads: tuple[Any, ...] = (proof[:-1], proof + b"\0", b"", None, bytearray(proof))  # not bytes: the check
+    for bad in bads:
         refused(ctx, y, d_in, out, bad, match="bytes")
 
 

@@ -83,7 +83,7 @@ def test_three_namespaces_play_a_game_found_by_mdns(tmp_path: Path) -> None:
                 if s == "host":  # advertised once it says it is open (mDNS probing takes ~2 s)
                     _wait_for(err["host"], "open on port", procs["host"], timeout=30)
             end = time.monotonic() + DEADLINE
-            codes = {}
+            codes: dict[str, int | None] = {}  # None: still running at the deadline
             for s in seats:
                 try:
                     codes[s] = procs[s].wait(timeout=max(1.0, end - time.monotonic()))

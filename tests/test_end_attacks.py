@@ -13,12 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from harness import Gone, stall
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_files, audit_frames, compare_loaded
+from p2p_chinchon.transcript import LoadResult
 
 pytestmark = pytest.mark.slow  # whole in-process games to their end, and the independent seat's audit as a process
 
@@ -27,6 +29,9 @@ CONFORMANCE_SEAT = ROOT / "protocol" / "conformance" / "seat.py"
 
 _GAMES: dict[int, Gone] = {}
 
+
+def loaded(frames: list[bytes]) -> LoadResult:
+    return cast(LoadResult, SimpleNamespace(frames=frames))  # a stand-in: compare_loaded reads the frames
 
 def _at_end(n: int) -> Gone:
     """A seeded ``n``-seat game over: seat 0 signed ``game_end``, the table waits for seat 1's
@@ -111,7 +116,7 @@ def test_a_seat_that_signs_the_end_and_leaves_is_no_majority(tmp_path):
     assert code == 1 and text.startswith("incomplete"), text
     others = _remove_seat_1(net)
     assert audit_frames(others).verdict == "ok"
-    part = compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=others))
+    part = compare_loaded(loaded(lone), loaded(others))
     assert part.verdict == "cut_off", part
     m = audit_files([_write(tmp_path, "lone.chn", lone), _write(tmp_path, "others.chn", others)])
     assert [x.verdict for x in m.reports] == ["incomplete", "ok"] and m.exit_code == 0, m.summary()
@@ -186,7 +191,7 @@ def test_a_forged_remove_beside_a_cut_off_record_is_not_agreement(tmp_path):
     lone = prefix + [_game_end(net, 1)]
     vote = net.craft(0, "away", {"seat": 1, "hand": t0.hand.hand_no})
     forged = prefix + [net.craft(0, "remove", {"seat": 1, "hand": t0.hand.hand_no, "reason": "absent", "proof": [vote]})]
-    part = compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=forged))
+    part = compare_loaded(loaded(lone), loaded(forged))
     assert part.verdict == "cut_off", part
     m = audit_files([_write(tmp_path, "lone.chn", lone), _write(tmp_path, "forged.chn", forged)])
     bad = m.reports[1]
@@ -207,7 +212,7 @@ def test_a_seat_that_cosigns_the_removal_and_signs_on_the_cut_off_side_is_named(
     assert audit_frames(lone).verdict == "ok"
     others = _remove_seat_1(net)
     assert 2 in {e.seat for e in wire_envs(others[len(prefix):]) if e.kind == "remove"}
-    part = compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=others))
+    part = compare_loaded(loaded(lone), loaded(others))
     assert part.verdict == "fork" and part.seats == [2], part
     m = audit_files([_write(tmp_path, "lone.chn", lone), _write(tmp_path, "others.chn", others)])
     assert m.verdict == "fork" and m.exit_code == 1
@@ -249,14 +254,14 @@ def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
     assert not t0.removal.can_remove(2) and not t0.flow.finished, "the majority is stuck"
     others = list(t0.ledger.frames)
     assert audit_frames(others).verdict == "incomplete"
-    part = compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=others))
+    part = compare_loaded(loaded(lone), loaded(others))
     assert part.verdict == "cut_off" and part.seats == [] and "unfinished" in part.detail, part
     m = audit_files([_write(tmp_path, "lone.chn", lone), _write(tmp_path, "others.chn", others)])
     assert m.verdict == "agree" and [x.verdict for x in m.reports] == ["ok", "incomplete"] and m.exit_code == 0
     # a continuation that goes on past the unfinished removal is no such parting: a fork
     forged = others + [_after(net, 3, "game_end", {"winner": t0.flow.winner, "digest": wire.decode_envelope(
         others[-1]).hash()}, others[-1])]
-    assert compare_loaded(SimpleNamespace(frames=lone), SimpleNamespace(frames=forged)).verdict == "fork"
+    assert compare_loaded(loaded(lone), loaded(forged)).verdict == "fork"
 
 
 # ------------------------------------------------------------------ the two verifiers

@@ -5,15 +5,18 @@ import json
 
 import pytest
 
-from harness.engine import Driver, bust_scenario, pass_turn, restock_scenario, scripted_hand, slot_of
+from harness.engine import Driver, bust_scenario, pass_turn, phase, restock_scenario, scripted_hand, slot_of
 from p2p_chinchon.engine import (
     PRESETS,
+    Action,
     Card,
     Close,
     Closed,
+    Dealt,
     Discard,
     DrawDiscard,
     DrawStock,
+    Drew,
     Eliminated,
     Game,
     GameError,
@@ -47,8 +50,8 @@ def test_deal_turns_to_the_right():
     assert plan[3][:2] == [0, 4] and plan[0][:2] == [1, 5] and plan[2][-1] == 27
     assert g.upcard_slot() == 28
     ev = g.start_hand(40)
-    assert ev[0].dealer == 2 and ev[0].upcard_slot == 28
-    assert g.to_play == 3 and g.phase is Phase.DRAW and g.first_player == 3
+    assert isinstance(ev[0], Dealt) and ev[0].dealer == 2 and ev[0].upcard_slot == 28
+    assert g.to_play == 3 and phase(g) is Phase.DRAW and g.first_player == 3
     assert g.hands == plan and g.discard_pile == [28] and g.stock == list(range(29, 40))
     with pytest.raises(GameError):
         g.start_hand(40)
@@ -82,8 +85,9 @@ def test_turn_legality_and_unchanged_state():
     g.learn(g.discard_pile[-1], Card(5, 1))
     assert g.legal_actions(1) == [DrawStock(1), DrawDiscard(1)] and g.legal_actions(2) == []
     before = snapshot(g)
-    for bad, rule in [(DrawStock(2), "not_your_turn"), (Discard(1, 3), "wrong_phase"),
-                      (Reenter(1, True), "wrong_phase"), (Restock((50,)), "wrong_phase")]:
+    bads: list[tuple[Action, str]] = [(DrawStock(2), "not_your_turn"), (Discard(1, 3), "wrong_phase"),
+                                      (Reenter(1, True), "wrong_phase"), (Restock((50,)), "wrong_phase")]
+    for bad, rule in bads:
         with pytest.raises(IllegalAction) as err:
             g.apply(bad)
         assert err.value.rule == rule
@@ -92,13 +96,13 @@ def test_turn_legality_and_unchanged_state():
         g.apply("draw")  # type: ignore[arg-type]
     assert err.value.rule == "bad_action"
     ev = g.apply(DrawDiscard(1))
-    assert ev[0].card == Card(5, 1) and g.last_from_discard[1] == Card(5, 1)
+    assert isinstance(ev[0], Drew) and ev[0].card == Card(5, 1) and g.last_from_discard[1] == Card(5, 1)
     assert g.phase is Phase.DISCARD and g.discard_pile == []
     before = snapshot(g)
     hidden = g.hands[1][0]
-    for bad, rule in [(Discard(1, hidden), "unknown_face"), (Discard(1, 39), "not_in_hand"),
-                      (Discard(2, hidden), "not_your_turn"), (DrawStock(1), "wrong_phase"),
-                      (Close(1, hidden), "unknown_face")]:
+    bads = [(Discard(1, hidden), "unknown_face"), (Discard(1, 39), "not_in_hand"),
+            (Discard(2, hidden), "not_your_turn"), (DrawStock(1), "wrong_phase"), (Close(1, hidden), "unknown_face")]
+    for bad, rule in bads:
         with pytest.raises(IllegalAction) as err:
             g.apply(bad)
         assert err.value.rule == rule
@@ -136,7 +140,7 @@ def test_first_round_ban_and_close():
     assert isinstance(scored, HandScored) and scored.penalties[0] == (0, 2)
     assert g.totals[0] == 2 and g.totals == list(scored.totals)
     # The deal passes to the right: dealer 2 -> 0.
-    assert g.phase is Phase.DEAL and g.dealer == 0 and g.hand_no == 1
+    assert phase(g) is Phase.DEAL and g.dealer == 0 and g.hand_no == 1
     assert json.dumps([e.to_dict() for e in ev], ensure_ascii=False)
 
 
@@ -215,7 +219,7 @@ def test_case_g8_shape_reentry_at_highest_total_still_in():
     assert g.phase is Phase.REENTRY
     ev = g.apply(Reenter(1, False))
     assert ev[0] == Eliminated(1, 103, "declined")
-    assert g.phase is Phase.DEAL and g.active == (0, 2, 3) and g.totals[0] == 71
+    assert phase(g) is Phase.DEAL and g.active == (0, 2, 3) and g.totals[0] == 71
     assert g.reentries_used == [1, 0, 0, 0] and g.dealer == 0
 
 
@@ -278,7 +282,7 @@ def test_chinchon_ends_the_game():
     pass_turn(g, 1)
     g.apply(DrawStock(0))
     ev = g.apply(Close(0, slot_of(g, 0, Card(12, 1))))
-    assert ev[0].chinchon
+    assert isinstance(ev[0], Closed) and ev[0].chinchon
     ev = g.score_hand()
     assert ev[-1] == GameOver(0, "chinchon") and g.winner == 0 and g.phase is Phase.OVER
 

@@ -8,6 +8,9 @@ from p2p_chinchon.engine import (
     PRESETS,
     Card,
     CardError,
+    ClosedHand,
+    Meld,
+    Rules,
     best_arrangement,
     best_arrangement_bruteforce,
     can_close,
@@ -22,6 +25,20 @@ from p2p_chinchon.engine import (
 P = parse_cards
 CLASSIC = PRESETS["classic"]
 JOKERS = make_rules("classic", {"jokers": 2})
+
+
+def meld(cards: list[Card], rules: Rules) -> Meld:
+    """the meld the cards make, which the test knows they do"""
+    m = make_meld(cards, rules)
+    assert m is not None
+    return m
+
+
+def closed(cards: list[Card], rules: Rules) -> ClosedHand:
+    """the close of a hand the test knows can close"""
+    r = close_result(cards, rules)
+    assert r is not None
+    return r
 
 
 def kind(text, rules=CLASSIC):
@@ -48,7 +65,7 @@ def test_two_packs_set_needs_different_suits():
     cards = P("5♦ 5♦ 5♥")  # the two packs' 5♦
     assert cards[0] != cards[1]
     assert make_meld(cards, two) is None
-    assert make_meld(P("5♦ 5♦ 5♥ 5♠")[1:], two).kind == "set"
+    assert meld(P("5♦ 5♦ 5♥ 5♠")[1:], two).kind == "set"
     assert make_meld(P("5♦ 6♦ 6♦ 7♦"), two) is None  # a run cannot hold the same card twice
     arr = best_arrangement(P("5♦ 5♦ 5♥ 5♠ 6♦ 7♦ 4♦"), two)
     assert arr.points == 0  # 5♦ 5♥ 5♠ + 4♦ 5♦ 6♦ 7♦
@@ -57,25 +74,25 @@ def test_two_packs_set_needs_different_suits():
 def test_wild_rules():
     # 000 Variants: each meld needs at least two real cards.
     assert make_meld(P("JK JK 5♦"), JOKERS) is None
-    m = make_meld(P("5♦ JK 7♦"), JOKERS)
+    m = meld(P("5♦ JK 7♦"), JOKERS)
     assert m.kind == "run" and m.stands_for == (None, Card(6, 0), None)
-    m = make_meld(P("5♦ 6♦ JK"), JOKERS)
+    m = meld(P("5♦ 6♦ JK"), JOKERS)
     assert m.faces() == (Card(5, 0), Card(6, 0), Card(7, 0))
-    m = make_meld(P("Q♥ JK K♥"), JOKERS)  # cannot extend above the king: stands for J
+    m = meld(P("Q♥ JK K♥"), JOKERS)  # cannot extend above the king: stands for J
     assert m.kind == "run" and m.cards[0].is_joker and m.stands_for[0] == Card(10, 1)
-    m = make_meld(P("2♠ 2♣ JK"), JOKERS)
+    m = meld(P("2♠ 2♣ JK"), JOKERS)
     assert m.kind == "set" and m.wilds == 1 and Card(2, 0) in m.stands_for
     # 003: at most one joker per meld.
     cg = PRESETS["cardgames"]
     assert make_meld(P("5-oros JK JK sota-oros"), cg) is None
-    assert make_meld(P("5-oros JK 7-oros"), cg).kind == "run"
+    assert meld(P("5-oros JK 7-oros"), cg).kind == "run"
     # 001: the 1 of oros is the only wild card.
     online = PRESETS["online"]
-    assert make_meld(P("1-oros 5-copas 5-espadas"), online).kind == "set"
+    assert meld(P("1-oros 5-copas 5-espadas"), online).kind == "set"
     assert make_meld(P("1-copas 5-copas 5-espadas"), online) is None
     # Some tables use the A♦ as the only wild card.
     ad = make_rules("classic", {"wild_card": "A♦"})
-    assert make_meld(P("A♦ 5♣ 5♠"), ad).kind == "set"
+    assert meld(P("A♦ 5♣ 5♠"), ad).kind == "set"
 
 
 def test_card_placed_where_it_saves_most():
@@ -175,11 +192,11 @@ def test_classic_close_rules():
     opts = close_options(P("Q♥ Q♠ Q♣ 5♦ 6♦ 7♦ 3♥ K♠"), CLASSIC)
     assert opts[0].discard == Card(12, 2) and opts[0].score == 3
     assert can_close(P("A♣ 2♣ 3♣ 4♣ 6♥ 6♠ 6♦"), CLASSIC)  # run of 4 + set of 3 = clean
-    assert close_result(P("A♣ 2♣ 3♣ 4♣ 6♥ 6♠ 6♦"), CLASSIC).score == -10
+    assert closed(P("A♣ 2♣ 3♣ 4♣ 6♥ 6♠ 6♦"), CLASSIC).score == -10
     assert not can_close(P("A♣ 2♣ 3♣ 6♥ 6♠ 6♦ 5♥"), CLASSIC)  # 5 > 4
     assert not can_close(P("A♣ 2♣ 3♣ 4♣ 5♣ 6♣ A♥")[:6] + P("Q♦"), CLASSIC)
     # six matched as a run of 6 plus a card of 4 or less
-    assert close_result(P("A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 4♥"), CLASSIC).score == 4
+    assert closed(P("A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 4♥"), CLASSIC).score == 4
     # two unmatched cards never close under classic, even worth 2
     assert not can_close(P("5♦ 6♦ 7♦ J♦ Q♦ A♥ A♠"), CLASSIC)
     # Five points variant (Fournier)
@@ -190,7 +207,7 @@ def test_chinchon_detection():
     # 000 "Chinchón": both examples.
     for text in ("A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣", "4♥ 5♥ 6♥ 7♥ J♥ Q♥ K♥"):
         assert is_chinchon(P(text), CLASSIC)
-        r = close_result(P(text), CLASSIC)
+        r = closed(P(text), CLASSIC)
         assert r.chinchon and r.wins_game
     assert not is_chinchon(P("A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♥"), CLASSIC)
     opts = close_options(P("A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣ K♠"), CLASSIC)
@@ -199,25 +216,25 @@ def test_chinchon_detection():
 
 def test_wild_seven_runs():
     # 000 Variants: a seven-run with a joker is no chinchón: -50 with one joker, -25 with two.
-    one = close_result(P("A♣ 2♣ JK 4♣ 5♣ 6♣ 7♣"), JOKERS)
-    two = close_result(P("A♣ 2♣ JK 4♣ JK 6♣ 7♣"), JOKERS)
+    one = closed(P("A♣ 2♣ JK 4♣ 5♣ 6♣ 7♣"), JOKERS)
+    two = closed(P("A♣ 2♣ JK 4♣ JK 6♣ 7♣"), JOKERS)
     assert (one.score, one.chinchon, one.wild_chinchon) == (-50, False, True)
     assert (two.score, two.chinchon) == (-25, False)
     # 001: with the wild card -25; without it the match is won.
     online = PRESETS["online"]
-    r = close_result(P("1-oros 2-copas 3-copas 4-copas 5-copas 6-copas 7-copas"), online)
+    r = closed(P("1-oros 2-copas 3-copas 4-copas 5-copas 6-copas 7-copas"), online)
     assert (r.score, r.chinchon) == (-25, False)
-    assert close_result(P("1-copas 2-copas 3-copas 4-copas 5-copas 6-copas 7-copas"), online).chinchon
+    assert closed(P("1-copas 2-copas 3-copas 4-copas 5-copas 6-copas 7-copas"), online).chinchon
     # 002 / 003: a chinchón must be authentic; with a joker it is only a -10 close.
     for rules in (PRESETS["cardgames"], make_rules("fournier", {"jokers": 2})):
-        r = close_result(P("1-copas JK 3-copas 4-copas 5-copas 6-copas 7-copas"), rules)
+        r = closed(P("1-copas JK 3-copas 4-copas 5-copas 6-copas 7-copas"), rules)
         assert (r.score, r.chinchon) == (-10, False)
 
 
 def test_online_close_examples():
     online = PRESETS["online"]
     # 001: "6 7 10 11" straights; 4 4 4 + 10 11 12 + a card 1-3 closes.
-    assert make_meld(P("6-oros 7-oros 10-oros 11-oros"), online).kind == "run"
+    assert meld(P("6-oros 7-oros 10-oros 11-oros"), online).kind == "run"
     assert can_close(P("4-oros 4-copas 4-espadas 10-bastos 11-bastos 12-bastos 3-copas"), online)
     assert not can_close(P("4-oros 4-copas 4-espadas 10-bastos 11-bastos 12-bastos 4-bastos")[:6]
                          + P("5-copas"), online)
@@ -227,7 +244,7 @@ def test_cardgames_close():
     cg = PRESETS["cardgames"]
     # 003 "Fermer": unmatched cards up to 5 points, however many: a 5-run + 2 copas + 1 espadas.
     hand = P("1-oros 2-oros 3-oros 4-oros 5-oros 2-copas 1-espadas")
-    assert close_result(hand, cg).score == 3
+    assert closed(hand, cg).score == 3
     assert not can_close(hand, CLASSIC)  # classic allows one unmatched card only
     assert not can_close(P("1-oros 2-oros 3-oros 4-oros 5-oros 2-copas 4-espadas"), cg)
     four = P("1-oros 2-oros 3-oros 4-oros 5-oros 1-copas 3-espadas")

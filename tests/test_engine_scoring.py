@@ -153,8 +153,9 @@ def test_fournier_no_lay_off_and_sample_game():
 
 def test_chinchon_wins_and_is_reported():
     sd = score_showdown(CLASSIC, P("A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣"), [P("A♥ 2♥ 3♥ 4♥ 5♥ 6♥ K♥")])
-    assert sd.game_won and sd.closer.chinchon
-    assert sd.to_dict()["players"][0]["game_won"] is True
+    assert sd.game_won and sd.closer is not None and sd.closer.chinchon
+    players = sd.to_dict()["players"]
+    assert isinstance(players, list) and players[0]["game_won"] is True
 
 
 def test_showdown_errors():

@@ -4,6 +4,7 @@ counted against its seat."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import msgpack
 
@@ -62,7 +63,7 @@ class JunkTable(tbl.Table):
 
 async def test_a_flooding_link_is_dropped_and_evidence_stays_small(tmp_path):
     rules = make_rules("classic", {"limit": 20})
-    nodes = []
+    nodes: list[Any] = []
     specs = [SeatSpec("Ana", node_ready=nodes.append), SeatSpec("Junk", table_cls=JunkTable),
              SeatSpec("Carla", node_ready=nodes.append)]
     results = await play_local(rules, specs, seed=7, proof_rounds=4, transcript_dir=tmp_path,

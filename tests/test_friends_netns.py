@@ -37,7 +37,7 @@ def _require(wireguard: bool = False) -> None:
 
 
 def _table(lab: InternetLab, tmp_path: Path, host: int, joiners: list[tuple[int, str, list[str]]],
-           host_args: tuple[str, ...] = (), limit: float = 300) -> tuple[list[int], list[Path]]:
+           host_args: tuple[str, ...] = (), limit: float = 300) -> tuple[list[int | None], list[Path]]:
     """A bot host (lab host ``host``, lobby port :data:`LOBBY`) and bot joiners
     ``(lab host, name, join arguments)``, each with its own home folder; returns their exit
     codes and logs once all have stopped."""
@@ -57,7 +57,7 @@ def _table(lab: InternetLab, tmp_path: Path, host: int, joiners: list[tuple[int,
         start(n, where, _cli("join", "--bot", "--name", name, "--min-proof-rounds", "4", *args,
                              "--transcript", str(tmp_path / f"s{n}.chn")))
         time.sleep(0.5)
-    codes = []
+    codes: list[int | None] = []  # None: still running at the limit
     for p in procs:
         try:
             codes.append(p.wait(timeout=limit))

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,7 +152,7 @@ async def test_game_survives_dropped_links(tmp_path):
     import trio
 
     rules = make_rules("classic", {"limit": 25})
-    nodes = []
+    nodes: list[Any] = []
     specs = [SeatSpec(f"P{i}", node_ready=nodes.append) for i in range(3)]
     dropped = 0
 

@@ -5,6 +5,8 @@ Nodes on in-process tables (harness.Net), trio's MockClock: every time here is e
 
 from __future__ import annotations
 
+from typing import cast
+
 import trio
 import trio.testing
 
@@ -13,6 +15,7 @@ from p2p_chinchon import view as v
 from p2p_chinchon.commands._common import EXIT_STALLED, exit_code
 from p2p_chinchon.i18n import NOBODY, Translator, own_stop_text
 from p2p_chinchon.net import node as nd
+from p2p_chinchon.net.mesh import Mesh
 from p2p_chinchon.net.status import TOLD, NodeStatus, Wait
 
 
@@ -56,10 +59,10 @@ def test_a_removed_seat_is_untold_until_it_holds_its_removal():
     node._has[2] = end - 1  # it holds the chain up to just before the last signature
     assert node._removals_untold() == {2: end}
     node._sent_upto[2] = (end, now - nd.TOLD_AFTER / 2)
-    node._up = {2}
+    node.presence.up = {2}
     assert not node._told(2, end, now), "sent a moment ago: may still be in the link"
     assert node._told(2, end, now + nd.TOLD_AFTER)
-    node._up = set()
+    node.presence.up = set()
     assert not node._told(2, end, now + nd.TOLD_AFTER), "sent on a link that broke"
     node._has[2] = end
     assert node._removals_untold() == {}
@@ -87,7 +90,7 @@ def test_a_finished_node_stays_for_a_removed_seat_a_little_longer_and_says_so():
     async def linger(told_at: float | None) -> tuple[float, list[NodeStatus]]:
         said = Said()
         node = nd.Node(t, said)
-        node._mesh = FakeMesh()
+        node._mesh = cast(Mesh, FakeMesh())  # a stand-in: records what is sent
         node._stored = n
         node._has = {1: n}  # the other seat in the game holds everything
         start = trio.current_time()
@@ -126,7 +129,7 @@ def test_a_node_back_from_away_that_hears_nobody_stops_within_a_minute():
     async def main() -> None:
         start = trio.current_time()
         node._listen(start, "listening")
-        node._last_tick = start
+        node.verdicts.last_tick = start
         for at in range(1, int(nd.NOBODY_ANSWERS)):
             clock.jump(1.0)
             await node._tick()
@@ -158,10 +161,10 @@ def test_a_seat_heard_while_listening_or_a_cut_off_node_keeps_the_stall_limit():
     assert (w.note, w.left) == ("listening", nd.NOBODY_ANSWERS - 5)
     w = node._listen_wait(start + nd.NOBODY_SHOWN)
     assert w.note == "nobody" and w.left == nd.NOBODY_ANSWERS - nd.NOBODY_SHOWN
-    node._heard[1] = start + 20  # a frame came (one sent before we slept), then nothing
+    node.presence.heard[1] = start + 20  # a frame came (one sent before we slept), then nothing
     w = node._listen_wait(start + 30)
     assert (w.note, w.left) == ("nobody", nd.NOBODY_ANSWERS - 10), "counted from the last sign of life"
-    node._up = {1}
+    node.presence.up = {1}
     w = node._listen_wait(start + 21)
     assert w.note == "listening" and w.left is not None and w.left > nd.NOBODY_ANSWERS, "a seat answers"
     cut = nd.Node(net.tables[1])
@@ -221,7 +224,7 @@ def test_a_removed_seat_whose_last_envelope_never_arrived_is_answered_from_its_f
     node = nd.Node(t0)
     node._stored = len(t0.ledger.frames)
     mesh = SendMesh()
-    trio.run(node._answer_sync, mesh, 2, len(t2.ledger.frames))
+    trio.run(node._answer_sync, cast(Mesh, mesh), 2, len(t2.ledger.frames))  # a stand-in: records what is sent
     sent = [p for _, p in mesh.sent if p[:1] == nd.ENVELOPE]
     assert sent[0][1:] == t0.ledger.frames[first] and node._has[2] == first
     for p in sent:

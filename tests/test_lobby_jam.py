@@ -78,6 +78,7 @@ async def ghost(port: int, source: str = GHOST) -> None:
                                       listen_addr="127.0.0.1:4000", local_address=source)
     await lob.read_answer(link, "offer", bytes, closed="refused")
     tls = link.stream
+    assert isinstance(tls, trio.SSLStream)
     tls._ssl_object.write(encode_frame(b"sit"))  # no await: nothing runs between write and reset
     sock = tls.transport_stream.socket
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

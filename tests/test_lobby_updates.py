@@ -7,6 +7,8 @@ signed seating replaces them. Over loopback TLS with the real ``host_lobby``/``j
 
 from __future__ import annotations
 
+from functools import partial
+
 import msgpack
 import pytest
 import trio
@@ -179,7 +181,7 @@ async def test_line_mode_prints_the_seats_as_the_table_fills() -> None:
                      phase=V.LOBBY, max_seats=3, provisional=True)
     three = dataclasses.replace(two, seats=fake_seats((0, 0, 0)))
 
-    async def node(bridge) -> None:  # type: ignore[no-untyped-def]
+    async def node(bridge) -> None:
         for view in (two, two, three):
             bridge.update(view)
             await trio.sleep(0.05)
@@ -263,8 +265,7 @@ async def test_each_seating_is_counted_at_its_own_moment() -> None:
             nursery.start_soon(lambda: nd.host_lobby(table, listeners, seats=4, on_seated=on_seated))
             async with trio.open_nursery() as joiners:
                 for i, name in enumerate(("Bruno", "Carla", "Diego")):
-                    joiners.start_soon(lambda n=name, i=i: nd.join_lobby(
-                        Identity.generate(), "127.0.0.1", port, name=n, listen_port=4100 + i,
-                        expect_fingerprint=host_id.fingerprint))
+                    joiners.start_soon(partial(nd.join_lobby, Identity.generate(), "127.0.0.1", port, name=name,
+                                               listen_port=4100 + i, expect_fingerprint=host_id.fingerprint))
             nursery.cancel_scope.cancel()
     assert sorted(counts) == [2, 3, 4]

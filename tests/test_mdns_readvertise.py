@@ -34,7 +34,8 @@ def test_the_record_is_advertised_again_when_the_addresses_change_or_mdns_fails(
     async def main() -> None:
         start = trio.current_time()
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(nd._seat_mdns, t, 4242, None, ("203.0.113.7",), lambda: addresses[0])
+            # no locator: advertise_seat is replaced
+            nursery.start_soon(nd._seat_mdns, t, 4242, None, ("203.0.113.7",), lambda: addresses[0])  # type: ignore[arg-type]
             # the test's clock reads fall between the watcher's looks (every MDNS_WATCH s from 0),
             # never on one: two wake-ups at one instant run in either order
             await trio.sleep(4.5 * nd.MDNS_WATCH)

@@ -103,7 +103,7 @@ def test_table_ad_rejects_bad_fields(kwargs: dict[str, object]) -> None:
         {b"v": b"1", b"name": None, b"preset": b"classic", b"seats": b"1/4", b"fp": FP.encode()},
     ],
 )
-def test_bad_txt_is_rejected(props: dict[bytes, bytes | None]) -> None:
+def test_bad_txt_is_rejected(props: dict[str | bytes, str | bytes | None]) -> None:
     info = service_info(TableAd("T", "classic", 1, 4, FP), 4000, ["10.0.0.1"])
     info._set_properties(props)  # what a foreign or hostile responder could send
     with pytest.raises((ValueError, UnicodeDecodeError)):
@@ -241,6 +241,7 @@ def test_discovery_across_namespaces() -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
+        assert adv.stdin is not None and adv.stdout is not None and adv.stderr is not None
         line = adv.stdout.readline()  # blocks until registered (or the process dies)
         assert line.startswith("registered "), adv.stderr.read() if adv.poll() is not None else line
         browsers = [
@@ -274,7 +275,9 @@ def test_seat_record_round_trip_and_filtering():
     loc._take(seat_service_info(other, 1, 5000, ["10.0.0.9"]))  # another game's seat
     loc._take(info)
     assert loc.lookup(2) == [("10.77.0.42", 40669)] and loc.lookup(1) == []
-    for bad in ({b"game": b"zz", b"seat": b"1"}, {b"game": game.hex().encode(), b"seat": b"x"}, {}):
+    bads: list[dict[str | bytes, str | bytes | None]] = [{b"game": b"zz", b"seat": b"1"},
+                                                         {b"game": game.hex().encode(), b"seat": b"x"}, {}]
+    for bad in bads:
         forged = seat_service_info(game, 1, 5000, ["10.0.0.9"])
         forged._set_properties(bad)
         loc._take(forged)

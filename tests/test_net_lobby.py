@@ -46,14 +46,14 @@ def decode(data: bytes) -> JoinRequest:
     return JoinRequest.decode(data, challenge=CHALLENGE, cert=CERT)
 
 
-async def join(port: int, key: Ed25519PrivateKey | Identity, name: str = "Ana", **kwargs) -> Link:  # type: ignore[no-untyped-def]
+async def join(port: int, key: Ed25519PrivateKey | Identity, name: str = "Ana", **kwargs) -> Link:
     ident = key if isinstance(key, Identity) else Identity(key)
     link, host_key = await connect_lobby(HOST, port, ident, name=name, listen_addr="10.0.0.2:4100", **kwargs)
     assert host_key == HOST_ID.public_bytes
     return link
 
 
-async def lobby(nursery: trio.Nursery, on_join, identity: Identity = HOST_ID, **kwargs) -> int:  # type: ignore[no-untyped-def]
+async def lobby(nursery: trio.Nursery, on_join, identity: Identity = HOST_ID, **kwargs) -> int:
     listeners = await trio.open_tcp_listeners(0, host=HOST)
     port = listeners[0].socket.getsockname()[1]
     await nursery.start(lambda task_status: serve_lobby(listeners, on_join, identity=identity, task_status=task_status, **kwargs))

@@ -329,7 +329,7 @@ async def test_a_dialler_whose_own_link_went_silent_dials_again_without_waiting_
         await m[1].wait_connected(10)
         silent = m[0]._links[1]
         fresh = m[0]._fresh
-        m[0]._fresh = lambda p: fresh(p) and m[0]._links.get(p) is not silent  # type: ignore[method-assign]
+        m[0]._fresh = lambda peer: fresh(peer) and m[0]._links.get(peer) is not silent  # type: ignore[method-assign]
         with trio.fail_after(FAST.redial_after + 5):
             while m[0]._links.get(1) in (None, silent):
                 await trio.sleep(0.05)
@@ -356,6 +356,7 @@ async def test_bad_frame_closes_only_that_link(attack: str) -> None:
             await s1.send_all(struct.pack(">I", 100) + b"only part")
             await s1.transport_stream.send_eof()
         down = await next_event(m[1], lambda e: isinstance(e, PeerDown))
+        assert isinstance(down, PeerDown)
         assert down.seat == 0
         assert ("oversize" if attack == "oversize" else "framing error") in down.reason
         assert m[1].connected == frozenset({2})
@@ -437,6 +438,7 @@ async def test_keepalive_keeps_idle_links_and_silent_peer_is_dropped() -> None:
         silent, _ = await raw_peer(table, 0, 1)  # authenticates, then never sends
         await m[1].wait_connected(5)
         down = await next_event(m[1], lambda e: isinstance(e, PeerDown), timeout=5)
+        assert isinstance(down, PeerDown)
         assert down.seat == 0 and "nothing received" in down.reason
         # the real 1-2 link idled just as long but keepalives held it up
         assert m[1].is_up(2) and m[2].is_up(1)
@@ -457,6 +459,7 @@ async def test_peer_that_stops_reading_is_disconnected() -> None:
                 sent += 1
                 await trio.sleep(0)
         down = await next_event(m[1], lambda e: isinstance(e, PeerDown))
+        assert isinstance(down, PeerDown)
         assert down.seat == 0 and "send queue full" in down.reason
         assert sent >= 4
         await stalled.aclose()

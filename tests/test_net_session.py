@@ -38,6 +38,17 @@ def test_weak_proofs_depends_on_the_proof_system(system: str | None, k: int, min
     assert CUT_AND_CHOOSE_MIN_ROUNDS == 64
 
 
+class Listening(Events):
+    """Says the lobby's port when it listens."""
+
+    def __init__(self, ports: list[int], got: trio.Event) -> None:
+        self.ports, self.got = ports, got
+
+    def listening(self, port: int) -> None:
+        self.ports.append(port)
+        self.got.set()
+
+
 async def test_joiner_refuses_48_rounds_by_default() -> None:
     """A real lobby: a host offering k = 48 cut-and-choose rounds; the joiner leaves unseated."""
     rules = make_rules("classic", {"shuffle_proof": "cut-and-choose"})
@@ -45,8 +56,7 @@ async def test_joiner_refuses_48_rounds_by_default() -> None:
     got = trio.Event()
 
     async def host() -> None:
-        events = Events()
-        events.listening = lambda p: (ports.append(p), got.set())
+        events = Listening(ports, got)
         await host_game(HostConfig(identity=Identity.generate(), rng=SeededRng("h"), rules=rules, seats=2, name="t",
                                    player_name="Ana", proof_rounds=48, bind="127.0.0.1", advertise=False), events)
 
@@ -104,8 +114,7 @@ async def test_a_seat_that_never_agrees_is_timed_out_soon() -> None:
     fast = Timeouts(protocol=30.0, decision=900.0, agree=1.0)
 
     async def host() -> None:
-        events = Events()
-        events.listening = lambda p: (ports.append(p), got.set())
+        events = Listening(ports, got)
         results["host"] = await host_game(HostConfig(
             identity=Identity.generate(), rng=SeededRng("h"), rules=rules, seats=2, name="t", player_name="Ana",
             proof_rounds=4, bind="127.0.0.1", advertise=False, timeouts=fast), events)

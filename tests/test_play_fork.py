@@ -66,7 +66,9 @@ def test_play_starts_its_bot_peers_either_way(tmp_path, start):
          "--option", "limit=12", "--bot-start", start],
         capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    folder = Path(re.search(r"all transcripts: (.+)", proc.stdout).group(1).strip())
+    found = re.search(r"all transcripts: (.+)", proc.stdout)
+    assert found is not None, proc.stdout[-3000:]
+    folder = Path(found.group(1).strip())
     files = sorted(folder.glob("*.chn"))
     assert len(files) == 3 and len({f.read_bytes() for f in files}) == 1
     report = audit_file(files[0], jobs=1)

@@ -7,20 +7,22 @@ import pytest
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
-from p2p_chinchon.net.node import NodeStatus, Presence, Timeouts, Wait, clock
+from p2p_chinchon.net.node import Timeouts, clock
+from p2p_chinchon.net.presence import SeatPresence
+from p2p_chinchon.net.status import NodeStatus, Wait
 from p2p_chinchon.view import Agree
 
 K = 3
 
 
 def test_status_text_names_who_is_awaited_and_for_how_long():
-    away = NodeStatus((Presence(2, "Carla", False, 5.0),), Wait(2, "Carla", "draw", 115.2, absent=True))
+    away = NodeStatus((SeatPresence(2, "Carla", False, 5.0),), Wait(2, "Carla", "draw", 115.2, absent=True))
     assert away.text() == "Carla disconnected: waiting for them (1:56)"
-    back = NodeStatus((Presence(2, "Carla", True, back=True),), Wait(2, "Carla", "draw", 59.0))
+    back = NodeStatus((SeatPresence(2, "Carla", True, back=True),), Wait(2, "Carla", "draw", 59.0))
     assert back.text() == "waiting for Carla to draw (0:59); Carla is back"
     mine = NodeStatus((), Wait(0, "Ana", "discard", 7.5, mine=True))
     assert mine.text() == "your turn to discard or close (0:08)"
-    step = NodeStatus((Presence(1, "Bruno", False, 9.0),), Wait(2, "Carla", "deal_shares", 80.0))
+    step = NodeStatus((SeatPresence(1, "Bruno", False, 9.0),), Wait(2, "Carla", "deal_shares", 80.0))
     assert step.text() == "waiting for Carla: deal shares (1:20); Bruno disconnected"
     assert NodeStatus().text() == ""
     assert clock(0.2) == "0:01" and clock(-3) == "0:00" and clock(600) == "10:00"
@@ -36,9 +38,9 @@ def test_a_console_says_a_return_once(capsys):
     glue = SeatGlue(None, bot=False, printer=lambda view: None, live=False)
     events = glue.events()
     for what in ("draw", "discard", "draw"):
-        events.status(NodeStatus((Presence(1, "Bruno", True, back=True),), Wait(2, "Carla", what, 50.0)))
-    events.status(NodeStatus((Presence(1, "Bruno", True),), Wait(2, "Carla", "discard", 50.0)))
-    events.status(NodeStatus((Presence(1, "Bruno", True, back=True),), Wait(2, "Carla", "draw", 50.0)))
+        events.status(NodeStatus((SeatPresence(1, "Bruno", True, back=True),), Wait(2, "Carla", what, 50.0)))
+    events.status(NodeStatus((SeatPresence(1, "Bruno", True),), Wait(2, "Carla", "discard", 50.0)))
+    events.status(NodeStatus((SeatPresence(1, "Bruno", True, back=True),), Wait(2, "Carla", "draw", 50.0)))
     lines = capsys.readouterr().err.splitlines()
     assert lines == ["[waiting for Carla to draw (0:50); Bruno is back]",
                      "[waiting for Carla to discard or close (0:50)]",
@@ -54,10 +56,10 @@ def test_status_text_speaks_the_screens_language():
     from p2p_chinchon.i18n import Translator
 
     es, fr = Translator("es"), Translator("fr")
-    away = NodeStatus((Presence(2, "Carla", False, 5.0),), Wait(2, "Carla", "draw", 115.2, absent=True))
+    away = NodeStatus((SeatPresence(2, "Carla", False, 5.0),), Wait(2, "Carla", "draw", 115.2, absent=True))
     assert away.text(es) == "Carla se desconectó: le esperamos (1:56)"
     assert away.text(fr) == "Carla est déconnecté : on l'attend (1:56)"
-    back = NodeStatus((Presence(2, "Carla", True, back=True),), Wait(2, "Carla", "draw", 59.0))
+    back = NodeStatus((SeatPresence(2, "Carla", True, back=True),), Wait(2, "Carla", "draw", 59.0))
     assert back.text(es) == "esperando a que Carla robe (0:59); Carla ha vuelto"
     mine = NodeStatus((), Wait(0, "Ana", "discard", 7.5, mine=True))
     assert mine.text(fr) == "à vous de défausser ou de fermer (0:08)"
@@ -147,7 +149,7 @@ async def test_an_internal_error_becomes_a_signed_leave(tmp_path):
     # a leave that races another seat's envelope is dropped: Bruno is then removed as absent
     results = await play_local(rules, specs, seed=9, proof_rounds=K, transcript_dir=tmp_path,
                                timeouts=Timeouts(rejoin=3))
-    bruno = next(r for r in results if r.names[r.seat] == "Bruno")
+    bruno = next(r for r in results if r.seat is not None and r.names[r.seat] == "Bruno")
     assert bruno.error == "internal error: boom"
     for r in results:
         if r is not bruno:
@@ -191,7 +193,8 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
     import trio
 
     from harness import Net
-    from p2p_chinchon.net.node import SHOWN_AFTER, SYNC, Node
+    from p2p_chinchon.net.node import SYNC, Node
+    from p2p_chinchon.net.verdicts import SHOWN_AFTER
 
     class FakeMesh:
         def __init__(self):
@@ -211,8 +214,8 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
 
     def node_for() -> Node:
         node = Node(t)
-        node._mesh = FakeMesh()
-        node._up = {1, 2}
+        node._mesh = FakeMesh()  # type: ignore[assignment]  # a stand-in: records what is sent
+        node.presence.up = {1, 2}
         return node
 
     async def tick(node, stalled: float, *, buffered: bool = False, step=awaited, later: float = 0.0) -> list:
@@ -234,7 +237,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
         assert await tick(node_for(), 60.0, step=mine) == []  # we are awaited: nobody is ahead
         assert await tick(node_for(), 60.0, step=mine, buffered=True) == ask  # unless buffered
         node = node_for()
-        node._up.discard(awaited.seat)  # the awaited seat's link is down: ask at once
+        node.presence.up.discard(awaited.seat)  # the awaited seat's link is down: ask at once
         assert await tick(node, 0.0) == [(s, SYNC + n.to_bytes(4, "big")) for s in (1, 2) if s != awaited.seat]
 
     trio.run(main)
@@ -253,7 +256,7 @@ async def test_an_envelope_lost_on_one_link_reaches_the_seat_through_another(tmp
     from p2p_chinchon.net.mesh import Mesh
     from p2p_chinchon.net.node import ENVELOPE, Timeouts
 
-    lost = []
+    lost: list[int] = []
     broadcast = Mesh.broadcast
 
     async def lossy(self, payload):
@@ -293,7 +296,7 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
     now = 1000.0
     for node in (mine, theirs):
         node.clock.step_since = now
-    theirs._heard = {step.seat: now}  # connected: not an absence
+    theirs.presence.heard = {step.seat: now}  # connected: not an absence
     assert mine._deadline(step, now).left == turn  # no hand scored yet: the clock as it was
     for node in (mine, theirs):
         node.clock.scored = (1, now - 5)  # a hand was scored 5 s ago: its showdown is on screen
@@ -321,13 +324,13 @@ def test_the_others_see_the_movers_own_clock_not_their_grace():
     theirs = Node(net.tables[(step.seat + 1) % 3])
     turn = net.tables[0].lobby.rules.turn_time
     now = 1000.0
-    theirs.clock.step_since, theirs._heard = now - turn + 3, {step.seat: now}
+    theirs.clock.step_since, theirs.presence.heard = now - turn + 3, {step.seat: now}
     w = theirs._deadline(step, now)
     assert w.shown == 3 and w.left == 3 + theirs.timeouts.protocol
     assert NodeStatus((), w).text().endswith("(0:03)")
     theirs.clock.step_since = now - turn - 10  # its clock ran out: the grace is what is left
     w = theirs._deadline(step, now)
-    assert w.shown is None and NodeStatus((), w).text().endswith(f"({clock(w.left)})")
+    assert w.shown is None and w.left is not None and NodeStatus((), w).text().endswith(f"({clock(w.left)})")
 
 
 def test_a_bot_console_prints_stalls_and_absences_not_every_move(capsys):
@@ -338,11 +341,11 @@ def test_a_bot_console_prints_stalls_and_absences_not_every_move(capsys):
 
     glue = SeatGlue(None, bot=True, printer=print, live=False)
     events = glue.events()
-    here = (Presence(1, "Bruno", True), Presence(2, "Carla", True))
+    here = (SeatPresence(1, "Bruno", True), SeatPresence(2, "Carla", True))
     events.status(NodeStatus(here, Wait(1, "Bruno", "draw", 150.0)))
     events.status(NodeStatus(here, Wait(0, "Ana", "discard", 60.0, mine=True)))
     assert capsys.readouterr().err == ""
-    away = (Presence(1, "Bruno", True), Presence(2, "Carla", False, away=4.0))
+    away = (SeatPresence(1, "Bruno", True), SeatPresence(2, "Carla", False, away=4.0))
     events.status(NodeStatus(away, Wait(2, "Carla", "draw", 116.0, absent=True)))
     events.status(NodeStatus(here, Wait(2, "Carla", "deal_shares", 80.0)))
     err = capsys.readouterr().err.splitlines()
@@ -367,12 +370,13 @@ def test_a_seat_back_inside_rejoin_wait_gets_a_fresh_protocol_limit(kind, back):
     node = Node(me, timeouts=Timeouts(protocol=90.0, rejoin=120.0))
     now = 5000.0
     node.clock.step_since = now - back
-    node._heard = {seat: now}
-    node._returned_at = {seat: now - 0.2}
+    node.presence.heard = {seat: now}
+    node.presence.returned_at = {seat: now - 0.2}
     w = node._deadline(tbl.Step(kind, seat), now)
     assert not w.absent and w.left == pytest.approx(90.0 - 0.2)
-    node._returned_at = {}  # never away: the step's own clock, which ran out
-    assert node._deadline(tbl.Step(kind, seat), now).left < 0
+    node.presence.returned_at = {}  # never away: the step's own clock, which ran out
+    left = node._deadline(tbl.Step(kind, seat), now).left
+    assert left is not None and left < 0
 
 
 def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_it():
@@ -385,6 +389,7 @@ def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_i
     from harness import Net
     from p2p_chinchon.net.node import Node
     from p2p_chinchon.net.status import NodeStatus
+    from p2p_chinchon.net.verdicts import halt_reason
 
     net = Net(5, seed=3)
     assert net.run(lambda n: n.expects("draw")(n) and n.tables[0].expected().seat in (0, 1, 2))
@@ -393,9 +398,9 @@ def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_i
         t = net.tables[me]
         node = Node(t)
         now = 10_000.0
-        node._up = set(reach)
-        node._heard = {s: now if s in reach else 0.0 for s in range(5) if s != me}
-        node._away_since = {s: 1.0 for s in range(5) if s != me and s not in reach}
+        node.presence.up = set(reach)
+        node.presence.heard = {s: now if s in reach else 0.0 for s in range(5) if s != me}
+        node.presence.away_since = {s: 1.0 for s in range(5) if s != me and s not in reach}
         node.clock.step_since = now - 5000
         return node, node._deadline(t.expected(), now)
 
@@ -404,8 +409,112 @@ def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_i
     assert w is not None and w.note == "minority" and w.seat == awaited, w
     text = NodeStatus((), w).text()
     assert "out of reach are a majority of the table: if they are together, they remove you" in text, text
-    assert "were a majority of the table" in node._halt_reason(w)
+    assert "were a majority of the table" in halt_reason(w, float(node.table.lobby.rules.stall_limit))
     x = min({0, 1, 2} - {awaited})  # three {3, 4, x}, out of reach the awaited seat and one more
     _, w = wait_at(3, {4, x})
     assert w is not None and w.note == "votes" and w.seat == awaited, w
     assert "players' votes" in NodeStatus((), w).text()
+
+
+# ---------------------------------------------------------------- the Presence machine, with numbers
+# (p2p_chinchon/net/presence.py: no node, no trio; ``now`` is any monotonic clock's seconds)
+
+T0 = 1000.0
+OTHERS = [1, 2, 3]  # seat 0 is ours
+
+
+def _linked(*seats: int, at: float = T0):
+    """A Presence whose links to ``seats`` came up at ``at`` (each heard then)."""
+    from p2p_chinchon.net.presence import Presence
+
+    p = Presence()
+    for s in seats:
+        p.link_up(s, at)
+    assert p.update(at, OTHERS, (), 10) == []
+    return p
+
+
+def test_a_silent_seat_is_away_since_its_last_sign_of_life_a_cut_one_since_the_cut():
+    from p2p_chinchon.net.presence import SILENT_AFTER
+
+    p = _linked(1, 2)
+    assert p.present(1, T0 + SILENT_AFTER - 0.1) and not p.present(1, T0 + SILENT_AFTER)
+    p.hear(2, T0 + 10)
+    p.update(T0 + 10, OTHERS, (), 10)
+    # link up but silent: away since it was last heard plus SILENT_AFTER, not since we noticed
+    assert p.away_since == {1: T0 + SILENT_AFTER}
+    assert 3 not in p.away_since, "a seat never heard is connecting, not away"
+    p.link_down(2)
+    p.update(T0 + 11, OTHERS, (), 10)
+    assert p.away_since[2] == T0 + 11, "a link that went down: away since the cut"
+    p.update(T0 + 20, OTHERS, (), 10)
+    assert p.away_since == {1: T0 + SILENT_AFTER, 2: T0 + 11}, "an absence keeps its start"
+    assert p.past(T0 + 11 + 120, 120.0) == [1, 2] and p.past(T0 + 11 + 119, 120.0) == [1]
+
+
+def test_a_seat_heard_again_is_back_with_its_return_noted():
+    from p2p_chinchon.net.presence import BACK_SHOWN
+
+    p = _linked(1, 2)
+    p.link_down(1)
+    p.update(T0 + 1, OTHERS, (), 10)
+    assert 1 in p.away_since
+    p.link_up(1, T0 + 30)
+    assert p.update(T0 + 30, OTHERS, (), 10) == [1]
+    assert 1 not in p.away_since and p.back_at[1] == p.returned_at[1] == T0 + 30
+    assert p.update(T0 + 31, OTHERS, (), 10) == [], "back once, not every tick"
+    names = ["Ana", "Bruno", "Carla", "Dani"]
+    p.hear(2, T0 + 30)
+    shown = {s.seat: s for s in p.shown(T0 + 30 + BACK_SHOWN - 0.5, OTHERS, names, relayed={2})}
+    assert set(shown) == {1, 2}, "seat 3 was never heard: not shown"
+    assert shown[1].connected and shown[1].back and not shown[1].relayed
+    assert shown[2].relayed and not shown[2].back
+    assert not p.shown(T0 + 30 + BACK_SHOWN, OTHERS, names)[0].back
+    p.link_down(1)
+    p.update(T0 + 40, OTHERS, (), 10)
+    (gone,) = (s for s in p.shown(T0 + 45, OTHERS, names) if s.seat == 1)
+    assert not gone.connected and gone.away == 5.0 and not gone.back and 1 not in p.back_at
+
+
+def test_a_seat_present_through_another_is_not_away_until_its_word_fails():
+    from p2p_chinchon.net.presence import SILENT_AFTER
+
+    p = _linked(1, 2)
+    p.link_down(1)  # Bruno's link to us is down; Carla says she hears him
+    p.heartbeat(2, T0 + 1, frozenset({0, 1}))
+    p.update(T0 + 1, OTHERS, (), 10)
+    assert p.through(1, T0 + 1, (), 10) == 2 and 1 not in p.away_since
+    assert p.through(1, T0 + 1, {2}, 10) is None, "a seat that left vouches for nobody"
+    assert p.through(1, T0 + 1 + SILENT_AFTER, (), 10) is None, "her word is old"
+    assert p.fresh_hears(T0 + 1) == [(2, frozenset({0, 1}))] and p.fresh_hears(T0 + 1 + SILENT_AFTER) == []
+    p.spent(1, 10)  # awaited past its limit at this chain length: away, whatever she says
+    p.update(T0 + 2, OTHERS, (), 10)
+    assert p.away_since[1] == T0 + 2
+    assert p.through(1, T0 + 2, (), 11) == 2, "at a longer chain her word counts again"
+    p.link_down(2)  # Carla herself gone: she vouches for nobody
+    assert p.through(1, T0 + 2, (), 11) is None
+
+
+def test_a_listening_node_counts_no_absence_and_plays_on_with_the_silent_seats_away_from_then():
+    p = _linked(1, 2)
+    p.link_down(1)
+    p.update(T0 + 1, OTHERS, (), 10)
+    p.listen(T0 + 100, "listening")
+    assert p.listening == T0 + 100 and p.listen_note == "listening"
+    assert p.away_since == {} and p.back_at == {}, "every seat is unknown, not away"
+    p.update(T0 + 110, OTHERS, (), 10)
+    assert p.away_since == {}, "no absence counted while listening"
+    p.hear(2, T0 + 115)
+    assert p.update(T0 + 115, OTHERS, (), 10) == []
+    p.play_on(T0 + 117, OTHERS)
+    assert p.listening is None
+    assert p.away_since == {1: T0 + 117, 3: T0 + 117}, "rejoin_wait starts now for the seats not present"
+
+
+def test_the_clocks_snapshot_reads_the_machine():
+    p = _linked(1, 2)
+    p.link_down(2)
+    p.update(T0 + 1, OTHERS, (), 10)
+    seen = p.seen(T0 + 1, [1, 2, 3], OTHERS)
+    assert seen.present == frozenset({1}) and set(seen.heard) == {1, 2}
+    assert seen.away_since == {2: T0 + 1} and seen.others == OTHERS

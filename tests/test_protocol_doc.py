@@ -20,6 +20,7 @@ import hashlib
 import json
 import struct
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -344,7 +345,7 @@ def test_card_points_as_documented(i: int) -> None:
 @pytest.mark.parametrize("name", ["key-share-ok", "key-share-other-seat"])
 def test_key_share_vectors_as_documented(name: str) -> None:
     vec = load(name)
-    inp = {k: unblob(v) if isinstance(v, str) else v for k, v in vec["input"].items()}
+    inp: dict[str, Any] = {k: unblob(v) if isinstance(v, str) else v for k, v in vec["input"].items()}
     ok = key_share_ok(ctx(inp["game"], inp["hand"], inp["seat"]), inp["commit"], inp["share"], inp["nonce"])
     assert ok is (vec["verdict"]["result"] == "ok")
     if ok:
@@ -354,7 +355,7 @@ def test_key_share_vectors_as_documented(name: str) -> None:
 @pytest.mark.parametrize("name", ["dleq-ok", "dleq-other-slot", "dleq-bad-challenge"])
 def test_decryption_share_vectors_as_documented(name: str) -> None:
     vec = load(name)
-    inp = {k: unblob(v) if isinstance(v, str) else v for k, v in vec["input"].items()}
+    inp: dict[str, Any] = {k: unblob(v) if isinstance(v, str) else v for k, v in vec["input"].items()}
     ok = dec_share_ok(ctx(inp["game"], inp["hand"], inp["seat"]), inp["slot"], inp["c1"], inp["c2"],
                       inp["public"], inp["share"])
     assert ok is (vec["verdict"]["result"] == "ok")

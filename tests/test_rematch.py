@@ -7,12 +7,14 @@ import os
 import subprocess
 import sys
 from types import SimpleNamespace
+from typing import Any, cast
 
 import trio
 import trio.testing
 
 from harness import free_port
 from p2p_chinchon.commands import _common as C
+from p2p_chinchon.table import Table
 from p2p_chinchon.transcript import load_transcript
 
 
@@ -77,7 +79,12 @@ def test_the_evening_records_each_game_of_a_rematch(monkeypatch):
     """play_evening records every finished game of a person's seat in the tally as it ends
     (the exit summary records the last), and stops at the first game without a rematch."""
     recorded = []
-    monkeypatch.setattr("p2p_chinchon.commands.tally.after_game", lambda r: recorded.append(r.n) or [])
+
+    def after_game(r):
+        recorded.append(r.n)
+        return []
+
+    monkeypatch.setattr("p2p_chinchon.commands.tally.after_game", after_game)
     glue = C.SeatGlue(None, bot=True, rematch=2)
     results = [SimpleNamespace(n=1, rematch=True), SimpleNamespace(n=2, rematch=True),
                SimpleNamespace(n=3, rematch=False), SimpleNamespace(n=4, rematch=False)]
@@ -106,19 +113,24 @@ def test_a_rematch_offer_must_be_the_same_table():
     from p2p_chinchon.engine import make_rules
     from p2p_chinchon.net.session import same_table
 
+    def stand_in(**fields: Any) -> Table:
+        return cast(Table, SimpleNamespace(lobby=SimpleNamespace(**fields)))  # only what same_table reads
+
     key = b"k" * 32
-    old = SimpleNamespace(lobby=SimpleNamespace(players=[SimpleNamespace(key=key), SimpleNamespace(key=b"j" * 32)],
-                                                rules=make_rules("classic", {"limit": 5}), proof_rounds=4, game=b"1"))
-    offer = dict(offer_key=key, rules=make_rules("classic", {"limit": 5}), max_seats=2, proof_rounds=4, game=b"2")
+    old = stand_in(players=[SimpleNamespace(key=key), SimpleNamespace(key=b"j" * 32)],
+                   rules=make_rules("classic", {"limit": 5}), proof_rounds=4, game=b"1")
+    new = dict(offer_key=key, rules=make_rules("classic", {"limit": 5}), max_seats=2, proof_rounds=4, game=b"2")
+    assert same_table(old, stand_in(**new)) is None
 
-    def new(**changed):
-        return SimpleNamespace(lobby=SimpleNamespace(**{**offer, **changed}))
+    def why(**change: Any) -> str:
+        reason = same_table(old, stand_in(**{**new, **change}))
+        assert reason is not None
+        return reason
 
-    assert same_table(old, new()) is None
-    assert "host key" in same_table(old, new(offer_key=b"x" * 32))
-    assert "other rules" in same_table(old, new(rules=make_rules("classic", {})))
-    assert "other rules" in same_table(old, new(max_seats=3))
-    assert "id" in same_table(old, new(game=b"1"))
+    assert "host key" in why(offer_key=b"x" * 32)
+    assert "other rules" in why(rules=make_rules("classic", {}))
+    assert "other rules" in why(max_seats=3)
+    assert "id" in why(game=b"1")
 
 
 def test_a_rematch_that_cannot_start_leaves_the_last_game_standing(capsys):
@@ -164,8 +176,8 @@ def _voting_node(answer, votes=None, up=(1, 2)):
 
     table = SimpleNamespace(lobby=SimpleNamespace(me=0, players=[SimpleNamespace(name=n) for n in ("Ana", "Bruno", "Carla")]),
                             flow=SimpleNamespace(left=set()), view=lambda: None)
-    node = Node(table, Ev())
-    node._up = set(up)
+    node = Node(cast(Table, table), Ev())  # a stand-in: what the rematch vote reads
+    node.presence.up = set(up)
     node._votes = dict(votes or {})
     return node, said
 
@@ -192,7 +204,7 @@ def test_the_rematch_vote_needs_every_seat_and_says_why_not():
         assert got is True and said == ["rematch_on"] and sent == [(1, REMATCH + b"\x01"), (2, REMATCH + b"\x01")]
         got, said, _ = await vote("never", {1: True}, late=lambda node: node._votes.update({2: False}))
         assert got is False and said == ["rematch_declined"]  # the open question is withdrawn
-        got, said, _ = await vote("never", {1: True}, late=lambda node: node._up.discard(2))
+        got, said, _ = await vote("never", {1: True}, late=lambda node: node.presence.up.discard(2))
         assert got is False and said == ["rematch_gone"]
         got, said, sent = await vote(False, {1: True, 2: True})
         assert got is False and said == ["rematch_you_no"] and sent[0] == (1, REMATCH + b"\x00")
@@ -271,7 +283,7 @@ def test_the_rematch_question_waits_for_the_held_showdown_and_l_recalls_it():
     s.set_view(draw_view())
     s.set_view(showdown_view(phase=V.HAND_OVER))  # held (showdown_time)
     s.set_view(showdown_view(phase=V.OVER, winner=2))
-    answers = []
+    answers: list[Any] = []
     s.start_ask(tr("rematch_ask"), answers.append)
     assert s.holding() and "as shown:" in s.render_text(80, 24) and "Rematch" not in s.render_text(80, 24)
     s.key("x")  # puts the showdown away: now the question

@@ -179,7 +179,7 @@ async def read_line(stream: trio.abc.Stream) -> bytes:
     return line
 
 
-async def _fake_relay(pairs: dict, stream: trio.SocketStream, line: bytes | None = None) -> None:
+async def _fake_relay(pairs: dict, stream: trio.abc.Stream, line: bytes | None = None) -> None:
     """The transit relay's matching in a few lines: two connections of one token and different
     sides get ``ok`` and a pipe (``pairs``: token -> the side and stream waiting). ``line``:
     the client's handshake line when already read."""
@@ -198,7 +198,7 @@ async def _fake_relay(pairs: dict, stream: trio.SocketStream, line: bytes | None
     del pairs[token]
     _, other, done = waiting
 
-    async def pipe(a: trio.SocketStream, b: trio.SocketStream) -> None:
+    async def pipe(a: trio.abc.Stream, b: trio.abc.Stream) -> None:
         try:
             while data := await a.receive_some(65536):
                 await b.send_all(data)
@@ -242,7 +242,8 @@ async def test_a_mesh_link_that_cannot_be_dialled_meets_at_the_relay() -> None:
     TLS and the handshake run inside unchanged, frames pass, and both name the link relayed."""
     from p2p_chinchon.net.mesh import Frame, RelayPlan
 
-    ids, game, pairs = [Identity.generate(), Identity.generate()], bytes(range(16)), {}
+    ids, game = [Identity.generate(), Identity.generate()], bytes(range(16))
+    pairs: dict[bytes, tuple] = {}
     async with trio.open_nursery() as nursery:
         [relay] = await nursery.start(partial(trio.serve_tcp, partial(_fake_relay, pairs), 0, host="127.0.0.1"))
         plan = RelayPlan("127.0.0.1", relay.socket.getsockname()[1], lambda peer: "5e" * 32, after=0.2)

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -84,11 +85,11 @@ def wait_until(cond, limit: float = 300.0, what: str = "", lab: Lab | None = Non
     while not cond():
         if time.monotonic() > end:
             logs = sorted(p.stem for p in lab.folder.glob("*.log")) if lab is not None else []
-            raise AssertionError(f"gave up waiting for {what}\n" + (lab.tails(logs) if logs else ""))
+            raise AssertionError(f"gave up waiting for {what}\n" + (lab.tails(logs) if lab is not None and logs else ""))
         time.sleep(0.1)
 
 
-def three_seats(lab: Lab, port: int, extra_rules: list[str] = ()) -> tuple[list[str], list[str], list[str]]:
+def three_seats(lab: Lab, port: int, extra_rules: Sequence[str] = ()) -> tuple[list[str], list[str], list[str]]:
     host = ["host", "--bot", "--no-mdns", "--port", str(port), "--bind", "127.0.0.1", "--seats", "3",
             "--transcript", "h.chn", *FAST, *RULES, *extra_rules]
     join = ["join", "--bot", "--connect", f"127.0.0.1:{port}", "--bind", "127.0.0.1", *JOIN_FAST]

@@ -5,7 +5,6 @@ before its host keeps looking; a host interrupted in the lobby vanishes from the
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from harness.procs import (
     _three_seats,
     _wait_for,
 )
+from harness.tmux import grab
 from netns import NetnsLab, require_netns
 
 pytestmark = pytest.mark.slow  # network namespaces and peer processes
@@ -42,7 +42,7 @@ def test_two_tables_of_one_name_are_both_listed(tmp_path: Path) -> None:
                                 "--transcript", str(tmp_path / f"h{i}.chn")), logs[i], tmp_path)
         for log in logs:
             _wait_for(log, "open on port")
-        fps = [re.search(r"fingerprint ([A-Z0-9]{4}(?:-[A-Z0-9]{4})+)", log.read_text()).group(1) for log in logs]
+        fps = [grab(r"fingerprint ([A-Z0-9]{4}(?:-[A-Z0-9]{4})+)", log.read_text()) for log in logs]
         join = lab.run(2, _cli("join", "Mesa", "--bot", "--browse", "4", "--min-proof-rounds", "4",
                                "--transcript", str(tmp_path / "j.chn")),
                        timeout=120, capture_output=True, text=True, env=_env(tmp_path), cwd=REPO)

@@ -18,7 +18,7 @@ class FakeMesh:
     """Records what the node sends; ``inbound`` yields the scripted events."""
 
     def __init__(self, events):
-        self.sent: list[tuple[int, bytes]] = []
+        self.sent: list[tuple[int | None, bytes]] = []  # None: a broadcast
         self._events = events
 
     async def send(self, seat, payload):
@@ -97,7 +97,7 @@ def test_linger_is_bounded_when_a_seat_never_catches_up():
     still stops lingering after its limit, and the screen says whom it waits for and how
     long (never a silent wait), then nothing."""
     node, n = _finished_node()
-    node._up = {1, 2}
+    node.presence.up = {1, 2}
     mesh = FakeMesh([])
     said: list[str] = []
     node.events.status = lambda status: said.append(status.text())

@@ -9,6 +9,7 @@ raises on the first step outside them, and the seeded games and the whole suite 
 from __future__ import annotations
 
 import itertools
+from types import MethodType
 
 import pytest
 
@@ -41,10 +42,12 @@ def test_every_part_checks_and_makes_what_its_rows_say() -> None:
         row = schedule.KINDS[kind]
         assert check.__name__ == named.get(kind, f"on_{kind}"), kind
         if row.part is not None:
-            assert check.__self__ is getattr(t, row.part), kind
+            assert isinstance(check, MethodType) and check.__self__ is getattr(t, row.part), kind
     assert set(t.makers) == {k for k, row in schedule.KINDS.items() if row.step and not row.decided}
     for kind, make in t.makers.items():
-        assert make.__name__ == f"auto_{kind}" and make.__self__ is getattr(t, schedule.KINDS[kind].part), kind
+        assert make.__name__ == f"auto_{kind}" and isinstance(make, MethodType), kind
+        part = schedule.KINDS[kind].part
+        assert part is not None and make.__self__ is getattr(t, part), kind
 
 
 def test_a_phase_change_outside_the_table_is_refused() -> None:

@@ -102,11 +102,12 @@ def test_a_locator_with_the_seating_keys_keeps_only_the_seats_own_records():
         seat_service_info(game, 1, 6666, ["10.6.6.6"], sign=evil.sign),  # another key
         seat_service_info(game, 9, 6666, ["10.6.6.6"], sign=evil.sign),  # not a seat of ours
     ]
+    props: dict[str | bytes, str | bytes | None] = {k: v for k, v in good.properties.items()}
     moved = seat_service_info(game, 1, 6666, ["10.6.6.6"])
-    moved._set_properties({**good.properties, b"a": b"10.6.6.6"})  # the genuine signature, another address
+    moved._set_properties({**props, b"a": b"10.6.6.6"})  # the genuine signature, another address
     forged.append(moved)
     ported = seat_service_info(game, 1, 6666, ["10.0.0.7"])
-    ported._set_properties({**good.properties, b"p": b"6666"})  # ... another port
+    ported._set_properties({**props, b"p": b"6666"})  # ... another port
     forged.append(ported)
     for f in forged:
         loc._take(f)

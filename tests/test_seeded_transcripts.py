@@ -95,7 +95,7 @@ PINNED: dict[str, str] = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_seeded_game_is_byte_identical(case: str) -> None:
     net = CASES[case]()
-    dead = getattr(net, "dead", set())
+    dead: set[int] = getattr(net, "dead", set())
     digests = {_digest(t) for i, t in enumerate(net.tables) if i not in dead}
     assert len(digests) == 1, "the seats still at the table hold one transcript"
     assert digests.pop() == PINNED[case], f"{case}: the transcript changed"

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _load_soak():
     spec = importlib.util.spec_from_file_location("bench_soak", ROOT / "benchmarks" / "soak.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)

@@ -20,7 +20,7 @@ from p2p_chinchon.bots import make_bot
 from p2p_chinchon.bots.evaluate import Evaluator
 from p2p_chinchon.bots.record import face
 from p2p_chinchon.bots.tournament import TableHarness
-from p2p_chinchon.engine import Game, Phase, make_rules
+from p2p_chinchon.engine import Card, Game, Phase, make_rules
 from p2p_chinchon.rng import SeededRng
 
 RULES = make_rules("classic", {})
@@ -52,7 +52,7 @@ class StuckHarness(TableHarness):
 
     def __init__(self, *args, hands, courts, **kw):
         super().__init__(*args, **kw)
-        self._stuck = (hands, courts)
+        self._stuck: tuple[list, list] | None = (hands, courts)
 
     def _deal(self) -> None:
         if self._stuck is None:
@@ -62,7 +62,7 @@ class StuckHarness(TableHarness):
         g = self.game
         n = len(self._cards)
         g.start_hand(n)
-        faces = {}
+        faces: dict[int, Card] = {}
         for seat, slots in g.deal_plan().items():
             faces.update(zip(slots, hands[seat], strict=True))
         faces.update(zip(range(g.upcard_slot(), n), courts, strict=True))
@@ -115,6 +115,7 @@ def _stuck_view():
                    V.log_event("reshuffle", (), (), numbers=(11,))]
     events.append(V.log_event("discard", (3,), ("Diego",), cards=(top,)))
     seat = g.to_play
+    assert seat is not None
     return dataclasses.replace(h.view(seat), events=tuple(events)), top
 
 

@@ -6,12 +6,19 @@ A ``remove`` the chain does not allow is a violation naming its signer."""
 from __future__ import annotations
 
 import copy
+from typing import cast
 
 import pytest
 
 from harness import Gone, Split, stall
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
+
+
+def fault_of(t: tbl.Table) -> v.Fault | None:
+    """t's fault, read through a call: mypy keeps `t.fault` narrowed by an earlier assert
+    across the calls that change it"""
+    return t.flow.fault
 
 
 def waits_for(seat):
@@ -272,7 +279,8 @@ def test_two_seats_cannot_remove_each_other():
     t = net.tables[other]
     assert t.flow.fault is None and not t.removal.removed and not net.q and len(t.ledger.frames) == n
     outs = t.halt("no majority")
-    assert t.flow.fault.rule == "stalled" and t.flow.fault.seat is None and len(t.ledger.frames) == n
+    fault = fault_of(t)
+    assert fault is not None and fault.rule == "stalled" and fault.seat is None and len(t.ledger.frames) == n
     assert [type(o).__name__ for o in outs] == ["Stopped"]
     assert audit_frames(t.ledger.frames).verdict == "incomplete"
 
@@ -469,7 +477,7 @@ def _cut_cases(n: int) -> tuple[list, dict]:
         plain = Split(n, seed=60 + n)
         assert plain.run() and plain.tables[0].flow.finished
         chain = [(e.kind, e.seat) for e in plain.tables[0].ledger.chain]
-        firsts = {}
+        firsts: dict[str, int] = {}
         for p, (kind, _) in enumerate(chain):
             firsts.setdefault(kind, p)
         last_close = max(p for p, (kind, _) in enumerate(chain) if kind == "close")
@@ -499,8 +507,9 @@ def _records_agree(a: list[bytes], b: list[bytes]) -> str:
     from types import SimpleNamespace
 
     from p2p_chinchon.audit import compare_loaded
+    from p2p_chinchon.transcript import LoadResult
 
-    return compare_loaded(SimpleNamespace(frames=a), SimpleNamespace(frames=b)).verdict
+    return compare_loaded(cast(LoadResult, SimpleNamespace(frames=a)), cast(LoadResult, SimpleNamespace(frames=b))).verdict
 
 
 def _ended(t) -> bool:

@@ -5,6 +5,7 @@ players, printed with the exit summary from the second game on."""
 from __future__ import annotations
 
 import io
+import time
 from types import SimpleNamespace
 
 from p2p_chinchon.commands import _common as C, tally as T
@@ -54,7 +55,7 @@ def test_the_score_sheet_shows_tonight_among_these_players(tmp_path, monkeypatch
     monkeypatch.setattr(T, "tally_path", lambda: tmp_path / "evening.json")
     T.record(T.tally_path(), "g1", 100.0, fps, ["Ana", "Ben", "Carla"], [10, 20, 101], 0)
     T.record(T.tally_path(), "g2", 150.0, fps, ["Ana", "Ben", "Carla"], [10, 20, 101], 1)
-    monkeypatch.setattr(T.time, "time", lambda: 200.0)
+    monkeypatch.setattr(time, "time", lambda: 200.0)
     s = TableScreen(Translator("en"), Faces())
     s.evening = T.wins_tonight
     rows = [r.rstrip() for r in map(lambda line: "".join(t for _, t in line), s.score_lines(80, view=view))]
@@ -127,6 +128,7 @@ def test_two_play_games_in_an_evening_add_up(tmp_path):
                 p.kill()
                 p.wait()
             reader.join(5)
+            assert p.stdin is not None and p.stdout is not None
             p.stdin.close()
             p.stdout.close()
         outs.append("".join(lines))

@@ -13,7 +13,7 @@ import trio.testing
 from harness import Net
 from p2p_chinchon import table as tbl
 from p2p_chinchon.net import node as nd
-from p2p_chinchon.net.presence import HEARTBEAT, heard_by, heartbeat
+from p2p_chinchon.net.presence import HEARTBEAT, SILENT_AFTER, heard_by, heartbeat
 
 
 class FakeMesh:
@@ -57,21 +57,25 @@ def test_a_seat_heard_through_another_is_not_away():
     _, t = _at_draw_of(1)
     node = nd.Node(t, timeouts=nd.Timeouts(protocol=90.0, rejoin=5.0))
     now = 1000.0
-    node._up = {2}
-    node._heard = {1: now - 60.0, 2: now}
-    node._hears = {2: (now, frozenset({0, 1}))}
-    assert node._through(1, now) == 2
+    node.presence.up = {2}
+    node.presence.heard = {1: now - 60.0, 2: now}
+    node.presence.hears = {2: (now, frozenset({0, 1}))}
+
+    def through(at: float) -> int | None:
+        return node.presence.through(1, at, t.flow.left, len(t.ledger.frames))
+
+    assert through(now) == 2
     w = node._deadline(tbl.Step("draw", 1), now)
-    assert node._through(1, now + nd.SILENT_AFTER) is None, "Carla's word is old"
-    node._hears = {2: (now, frozenset({0}))}
-    assert node._through(1, now) is None, "Carla does not hear him either"
-    node._hears = {2: (now, frozenset({0, 1}))}
-    node._up = set()
-    assert node._through(1, now) is None, "Carla is not present herself"
-    node._up = {2}
+    assert through(now + SILENT_AFTER) is None, "Carla's word is old"
+    node.presence.hears = {2: (now, frozenset({0}))}
+    assert through(now) is None, "Carla does not hear him either"
+    node.presence.hears = {2: (now, frozenset({0, 1}))}
+    node.presence.up = set()
+    assert through(now) is None, "Carla is not present herself"
+    node.presence.up = {2}
     t.flow.left.add(2)
     try:
-        assert node._through(1, now) is None, "Carla is out of the game: her word counts for nothing"
+        assert through(now) is None, "Carla is out of the game: her word counts for nothing"
     finally:
         t.flow.left.discard(2)
     assert not w.absent and not w.note, w
@@ -84,32 +88,32 @@ def test_a_seat_playing_through_another_is_never_voted_away_nor_blamed():
     and only his rejoin_wait later does this node vote."""
     _, t = _at_draw_of(1)
     node = nd.Node(t, timeouts=nd.Timeouts(protocol=20.0, decision=20.0, rejoin=30.0))
-    node._mesh = FakeMesh()
+    node._mesh = FakeMesh()  # type: ignore[assignment]  # a stand-in: records what is sent
     clock = trio.testing.MockClock()
 
     async def main() -> None:
         start = trio.current_time()
-        node._up = {2}
-        node._heard = {1: start, 2: start}
-        node._last_tick = start
+        node.presence.up = {2}
+        node.presence.heard = {1: start, 2: start}
+        node.verdicts.last_tick = start
         async def second() -> None:  # Carla is present and says she hears Ana and Bruno
             clock.jump(1.0)
             now = trio.current_time()
-            node._heard[2] = now
-            node._hears[2] = (now, frozenset({0, 1}))
+            node.presence.heard[2] = now
+            node.presence.hears[2] = (now, frozenset({0, 1}))
             await node._tick()
 
         for _ in range(19):
             await second()
-            assert 1 not in node._away_since and not t.removal.votes_for(1)
+            assert 1 not in node.presence.away_since and not t.removal.votes_for(1)
             assert "Bruno disconnected" not in node.status.text() and "gone" not in node.status.text()
         for _ in range(5):  # the limit runs out: no fault; away from then on
             await second()
         assert t.flow.fault is None and not [e for e in t.ledger.chain if e.kind == "fault"]
-        assert 1 in node._away_since
+        assert 1 in node.presence.away_since
         for _ in range(35):
             await second()
-        assert t.flow.fault is None and 1 in node._away_since
+        assert t.flow.fault is None and 1 in node.presence.away_since
 
     async def run() -> None:
         async with trio.open_nursery() as nursery:
@@ -130,18 +134,19 @@ def test_envelopes_are_handed_on_to_a_seat_that_does_not_hear_their_signer(hears
     frames = [o.frame for o in outs if isinstance(o, tbl.Send)]
     assert frames
     node = nd.Node(t)
-    node._mesh = FakeMesh()
-    node._up = {1, 2}
+    mesh = FakeMesh()
+    node._mesh = mesh  # type: ignore[assignment]  # a stand-in: records what is sent
+    node.presence.up = {1, 2}
 
     async def main() -> None:
-        node._hears = {2: (trio.current_time(), hears)}
+        node.presence.hears = {2: (trio.current_time(), hears)}
         async with trio.open_nursery() as nursery:
             node._nursery = nursery
             for frame in frames:
                 await node._call(t.receive, frame, 1, link=1)
 
     trio.run(main)
-    handed = [(s, p[1:]) for s, p in node._mesh.sent if p[:1] == nd.ENVELOPE]
+    handed = [(s, p[1:]) for s, p in mesh.sent if p[:1] == nd.ENVELOPE]
     if 1 in hears:
         assert handed == []
     else:

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from harness.tmux import GAME, Tmux, game_env, head
+from harness.tmux import GAME, Tmux, game_env, grab, head
 from p2p_chinchon.audit import audit_file
 
 pytestmark = pytest.mark.slow  # the command in tmux or piped, as its own process
@@ -40,13 +40,13 @@ def test_play_in_a_terminal_a_few_turns_then_leave(tmp_path, cols, rows):
         assert len(re.findall(r"(?:10|[A2-7JQK])[♦♥♠♣]", hand_row)) == 7, hand_row
         assert lines[-1].startswith("s draw stock · d take discard")
         for _turn in range(3):
-            stock = int(re.search(r"Stock: (\d+)", text).group(1))
+            stock = int(grab(r"Stock: (\d+)", text))
             t.keys("s")
             text = t.wait(lambda s: "your turn: discard or close" in head(s)
                           and "8 cards" in s and "Enter discards" in s, "our discard step")
             assert f"Stock: {stock - 1}" in text
             assert "You draw from the stock" in text
-            drawn = re.search(r"Enter discards (\S+)", text).group(1)  # the drawn card is picked
+            drawn = grab(r"Enter discards (\S+)", text)  # the drawn card is picked
             t.keys("Enter")
             text = t.wait(lambda s, drawn=drawn: f"You discard {drawn}" in s and (
                 "your turn: draw a card" in head(s) or "wins the game" in s), "the bot's turn")
@@ -67,7 +67,7 @@ def test_play_in_a_terminal_a_few_turns_then_leave(tmp_path, cols, rows):
         t.keys("z")
         out = t.wait(lambda s: re.search(r"^exit status \d+$", s, re.M), "the process to end",
                      history=True)
-        status = int(re.search(r"^exit status (\d+)$", out, re.M).group(1))
+        status = int(grab(r"^exit status (\d+)$", out, re.M))
         assert "Traceback" not in out
         assert status == 0, out  # leaving on purpose is a clean exit
         assert re.search(r"^you left the table$", out, re.M), out

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from harness import free_port
-from harness.tmux import GAME, Tmux, game_env, head
+from harness.tmux import GAME, Tmux, game_env, grab, head
 
 # the command in tmux, as its own process
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
@@ -59,14 +59,14 @@ def test_no_game_key_answers_yes_and_enter_keeps_the_taken_card(tmp_path):
         t.keys("n")
         t.wait(lambda s: "Leave the table?" not in s, "the question to go away")
         # after taking the discard, Enter does not throw it back
-        top = re.search(r"Discard pile: (\S+)", text).group(1)
+        top = grab(r"Discard pile: (\S+)", text)
         t.keys("d")
         text = t.wait(lambda s: "your turn: discard or close" in head(s), "our discard step")
         picked = re.search(r"Enter discards (\S+)", text)
         assert picked is None or picked.group(1) != top, text
         t.keys("h")  # the hint names a card and picks it
         text = t.wait(lambda s: "Hint: " in s, "the hint")
-        hinted = re.search(r"Hint: (?:discard|close, putting) (\S+)", text).group(1)
+        hinted = grab(r"Hint: (?:discard|close, putting) (\S+)", text)
         assert f"Enter discards {hinted}" in text, text
         t.keys("Enter")
         t.wait(lambda s: f"You discard {hinted}" in s or "You close" in s, "our discard")
@@ -97,7 +97,7 @@ def test_showdown_waits_for_a_key_and_l_recalls_it(tmp_path):
         assert re.search(r"^Hand \d+, as shown:$", text, re.M), text
         assert re.search(r"(You|Bruno) closed\.", text) and re.search(r"^Total ", text, re.M)
         assert "any key: back to the table" in lines[-1]
-        shown = re.search(r"^Hand (\d+), as shown:$", text, re.M).group(1)
+        shown = grab(r"^Hand (\d+), as shown:$", text, re.M)
         # the next hand is dealt meanwhile; the showdown stays until a key
         t.wait(lambda s: f"hand {int(shown) + 1}" in head(s) or "wins the game" in s,
                "the next hand to start", timeout=60)
@@ -146,7 +146,7 @@ def test_lobby_shows_the_table_while_it_fills(tmp_path):
     try:
         text = host.wait(lambda s: "waiting for 2 more" in s, "the host's status")
         assert "Proposed rules:" in text
-        ana_fp = re.search(rf"your fingerprint ({fp})", text).group(1)
+        ana_fp = grab(rf"your fingerprint ({fp})", text)
         assert re.search(rf"^  Ana +{ana_fp} \(you\)$", text, re.M), text
         (tmp_path / "g").mkdir()
         guest = Tmux(tmp_path / "g", 80, 24, [  # its own identity key: another laptop
@@ -160,7 +160,7 @@ def test_lobby_shows_the_table_while_it_fills(tmp_path):
         assert "Proposed rules:" in text and "Close with all matched" in text
         # the host's person is asked (name and fingerprint) and seats Carla
         text = host.wait(lambda s: "Carla [" in s and "Seat them?" in s, "the host's question")
-        carla_fp = re.search(rf"Carla \[({fp})\]", text).group(1)
+        carla_fp = grab(rf"Carla \[({fp})\]", text)
         host.keys("y")
         host.wait(lambda s: "waiting for 1 more" in s and re.search(rf"^  Carla +{carla_fp}", s, re.M),
                   "the host's status to count Carla")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from p2p_chinchon.identity import Identity
@@ -124,17 +126,17 @@ def test_seq_gap_link_break_and_signature() -> None:
     e = CHAIN[3]
     bad = make_envelope(SEATS[e.seat].private_key, game=GAME, seq=3, seat=e.seat, prev=bytes(32), kind=e.kind,
                         body=e.body)
-    with pytest.raises(ChainLinkError) as info:
+    with pytest.raises(ChainLinkError) as link:
         verify_chain(CHAIN[:3] + [bad] + CHAIN[4:])
-    assert (info.value.index, info.value.seat) == (3, e.seat)
+    assert (link.value.index, link.value.seat) == (3, e.seat)
     # seat 2's toss signed by seat 1
     e = CHAIN[4]
     forged = make_envelope(SEATS[1].private_key, game=GAME, seq=4, seat=2, prev=e.prev, kind=e.kind, body=e.body)
     forged_chain = CHAIN[:4] + [forged] + build([(x.seat, x.kind, x.body) for x in CHAIN[5:]], prev=forged.hash(), seq0=5)
-    with pytest.raises(ChainSignatureError) as info:
+    with pytest.raises(ChainSignatureError) as sig:
         verify_chain(forged_chain)
-    assert (info.value.index, info.value.seat) == (4, 2)
-    assert "envelope 4 (seat 2)" in str(info.value)
+    assert (sig.value.index, sig.value.seat) == (4, 2)
+    assert "envelope 4 (seat 2)" in str(sig.value)
 
 
 def test_first_violation_by_index_even_before_the_seating() -> None:
@@ -202,10 +204,10 @@ def test_transcript_appends_and_tracks_the_head() -> None:
     ("bad_index", "error"),
     [("gap", ChainSeqError), ("prev", ChainLinkError), ("game", ChainGameError), ("sig", ChainSignatureError)],
 )
-def test_transcript_refuses_and_stays_unchanged(bad_index: str, error: type) -> None:
+def test_transcript_refuses_and_stays_unchanged(bad_index: str, error: type[ChainError]) -> None:
     t = Transcript(CHAIN[:4])
     e = CHAIN[4]
-    kw = dict(game=GAME, seq=4, seat=e.seat, prev=t.head, kind=e.kind, body=e.body)
+    kw: dict[str, Any] = dict(game=GAME, seq=4, seat=e.seat, prev=t.head, kind=e.kind, body=e.body)
     key = SEATS[e.seat]
     if bad_index == "gap":
         kw["seq"] = 5

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -31,7 +32,7 @@ GAME = RNG.token_bytes(16)
 
 
 def build(n: int) -> list[Envelope]:
-    steps = [
+    steps: list[tuple[int, str, dict[str, Any]]] = [
         (0, "offer", {"name": "t", "rules": {"a": 1}, "max_seats": 2, "app": "p2p-chinchon", "nonce": bytes(32),
                       "proof_rounds": 64, "host_key": SEATS[0].public_bytes}),
         (0, "seating", {"players": [{"name": f"p{i}", "key": s.public_bytes, "addr": "", "addrs": []} for i, s in enumerate(SEATS)]}),

@@ -6,6 +6,7 @@ MockClock through the node's own clock tick."""
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any, cast
 
 import trio
 import trio.testing
@@ -29,6 +30,9 @@ class StubTable(SimpleNamespace):
             ledger=SimpleNamespace(frames=[], buffer={}), turns=SimpleNamespace(score_history=[]),
             removal=SimpleNamespace(removing_seat=None, removal_step=lambda: None), step=None)
 
+    def as_table(self) -> tbl.Table:
+        return cast(tbl.Table, self)             # a stand-in: what the node's clock reads
+
     def expected(self):
         return self.step
 
@@ -39,15 +43,17 @@ class StubTable(SimpleNamespace):
 
 class Seen(Events):
     def __init__(self) -> None:
-        self.waits = []
+        self.waits: list[Any] = []
 
     def status(self, status) -> None:
         self.waits.append(status.wait)
 
 
 def _mine_left(node: Node) -> float:
-    wait = node._deadline(node.table.expected(), trio.current_time())
-    assert wait.mine
+    step = node.table.expected()
+    assert step is not None
+    wait = node._deadline(step, trio.current_time())
+    assert wait.mine and wait.left is not None
     return wait.left
 
 
@@ -58,9 +64,9 @@ def test_each_turn_starts_at_the_full_clock_from_when_it_reaches_the_player():
         start = trio.current_time()
         t = StubTable()
         events = Seen()
-        node = Node(t, events)
-        node._heard = {1: trio.current_time()}
-        node._up = {1}
+        node = Node(t.as_table(), events)
+        node.presence.heard = {1: trio.current_time()}
+        node.presence.up = {1}
 
         async def tick(after: float) -> None:
             """Let ``after`` seconds pass as the node's clock loop sees them (a tick each 0.5 s,
@@ -69,7 +75,7 @@ def test_each_turn_starts_at_the_full_clock_from_when_it_reaches_the_player():
                 step = min(0.5, after)
                 clock.jump(step)
                 after -= step
-                node._heard[1] = trio.current_time()
+                node.presence.heard[1] = trio.current_time()
                 await node._tick()
                 if after <= 0:
                     return
@@ -111,8 +117,8 @@ def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
 
     async def main():
         t = StubTable()
-        node = Node(t, Seen())
-        node._heard, node._up = {1: 0.0}, {1}
+        node = Node(t.as_table(), Seen())
+        node.presence.heard, node.presence.up = {1: 0.0}, {1}
         t.turns.score_history.append((0, 0))
         t.move(0)
         await node._tick()  # our turn, with the showdown still up
@@ -120,7 +126,7 @@ def test_putting_the_showdown_away_starts_the_turn_clock_at_once():
         async def tick(after: float) -> None:
             for _ in range(int(after * 2)):
                 clock.jump(0.5)
-                node._heard[1] = trio.current_time()
+                node.presence.heard[1] = trio.current_time()
                 await node._tick()
 
         await tick(3)
@@ -140,7 +146,7 @@ def test_the_key_that_puts_the_showdown_away_tells_the_node():
     from p2p_chinchon.ui.render import Faces
     from p2p_chinchon.ui.screen import TableScreen
 
-    sent = []
+    sent: list[Any] = []
     s = TableScreen(Translator("en"), Faces("french", True, True), send=sent.append)
     s.set_view(draw_view())
     s.set_view(showdown_view(phase=V.HAND_OVER))
@@ -187,29 +193,30 @@ def test_a_node_back_from_suspend_restarts_its_own_turn_clock():
         t.view = lambda: None
         t.needs_decision = lambda: "draw"
         events = Seen()
-        node = Node(t, events)
-        node._heard, node._up = {1: trio.current_time()}, {1}
+        node = Node(t.as_table(), events)
+        node.presence.heard, node.presence.up = {1: trio.current_time()}, {1}
         played = []
 
         async def act(intent):
             played.append(intent)
             return True
 
-        node._act = act
-        node._bot_intent = lambda need: need
-        node._decide = _nothing
+        # the node's moves replaced: the test plays them
+        node._act = act  # type: ignore[method-assign]
+        node._bot_intent = lambda need: need  # type: ignore[method-assign]
+        node._decide = _nothing  # type: ignore[method-assign]
 
         async def tick(after: float) -> None:
             for _ in range(int(after * 2)):
                 clock.jump(0.5)
-                node._heard[1] = trio.current_time()
+                node.presence.heard[1] = trio.current_time()
                 await node._tick()
 
         t.move(0)
         await tick(10)
         assert _mine_left(node) < TURN - 9
         clock.jump(TURN + 30)  # asleep: no tick, nobody heard
-        node._heard[1] = trio.current_time()  # Bruno's heartbeat is the first thing it gets back
+        node.presence.heard[1] = trio.current_time()  # Bruno's heartbeat is the first thing it gets back
         await tick(0.5)
         await tick(10)
         assert not played, "the turn clock played for the person while the node was asleep"

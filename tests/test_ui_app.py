@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import trio
@@ -137,7 +138,7 @@ def test_an_error_before_the_game_leaves_the_screen_at_once(shown):
     """A refused joiner, a wrong code word, a mailbox nobody answers at: nothing was played, so
     no final screen waits for a key; the error goes to the command, which says it in one line
     with its exit code. (Mid-game, the final screen says it: the test above.)"""
-    apps = []
+    apps: list[Any] = []
 
     async def refused(bridge):
         if shown is not None:

@@ -70,6 +70,7 @@ class Proc:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
+        assert self.p.stdout is not None
         for line in self.p.stdout:
             self.out.append(line)
 
@@ -123,14 +124,16 @@ def test_name_is_the_players_name_in_every_command(tmp_path):
 def test_audit_summary_marks_outs_and_reentries_and_tracks_them():
     """`audit` says who went out and who re-entered at what total."""
     from types import SimpleNamespace
+    from typing import cast
 
-    from p2p_chinchon.audit import AuditReport, _track
+    from p2p_chinchon.audit import AuditReport, Mark, _track
+    from p2p_chinchon.table import Table
 
-    marks: list[dict] = []
+    marks: list[Mark] = []
     seen: dict = {}
     engine = SimpleNamespace(totals=[12, 104, 49], eliminated=frozenset(), reentries_used=[0, 0, 0])
-    t = SimpleNamespace(flow=SimpleNamespace(engine=engine), turns=SimpleNamespace(score_history=[(3, 77, 46), (9, 27, 3)]),
-                        removal=SimpleNamespace(removed={}))
+    t = cast(Table, SimpleNamespace(flow=SimpleNamespace(engine=engine), turns=SimpleNamespace(score_history=[(3, 77, 46), (9, 27, 3)]),
+                                    removal=SimpleNamespace(removed={})))  # what _track reads
     _track(t, marks, seen)
     engine.eliminated = frozenset({1})
     _track(t, marks, seen)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Any
 
 import pytest
 import trio
@@ -144,7 +145,7 @@ def play_game(tmp_path, rules, seed, poor=False):
     """Seat the person (seat 0, "Ana") at the full-screen UI against bots Bruno and Carla;
     play to the end. Returns ``(results, person, ui)`` once the final screen is dismissed."""
     hint_bot = make_bot(rules, SeededRng("ui-game/hint"))
-    apps = []
+    apps: list[Any] = []
     with create_pipe_input() as inp:
 
         async def node_main(bridge):
@@ -164,7 +165,7 @@ def play_game(tmp_path, rules, seed, poor=False):
 
         async def game(ui, bridge):
             person = Person(ui, inp.send_text, poor=poor)
-            glue_node = []
+            glue_node: list[Any] = []
 
             async def forward():  # what commands._common.SeatGlue does for a person
                 await wait_for(lambda: glue_node)

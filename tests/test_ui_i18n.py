@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from p2p_chinchon.engine import PRESETS
-from p2p_chinchon.i18n import EN, LANGS, Plural, Translator, catalogue, detect_lang, fields_of, gettext_entries
+from p2p_chinchon.i18n import EN, LANGS, Message, Plural, Translator, catalogue, detect_lang, fields_of, gettext_entries
 from p2p_chinchon.ui.lobby import rules_in_words
 
 ROOT = Path(__file__).parents[1]
@@ -136,7 +136,7 @@ COMMANDS = {"draw", "stock", "discard", "close", "agree", "reenter", "yes", "no"
             "help", "quit", "card", "cards", "n", "s", "d", "h", "l", "p2p", "chinchon", "audit"}
 
 
-def sample_fields(template: str) -> dict[str, str]:
+def sample_fields(template: Message) -> dict[str, str]:
     return {name: f"<{name}>" for name in fields_of(template)}
 
 

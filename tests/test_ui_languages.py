@@ -4,6 +4,8 @@ person's name, never the UI word for "you"."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from harness.ui_fakes import draw_view
@@ -198,7 +200,7 @@ def test_french_readers_type_valet_dame_roi():
     # (a lowercase d is the key that takes the discard: the dame is typed D)
     for typed, want in (("vd", "J♦"), ("Dh", "Q♥"), ("Rd", "K♦"), ("rd", "K♦"), ("Dd", "Q♦")):
         s = TableScreen(Translator("fr"), Faces())
-        sent = []
+        sent: list[Any] = []
         s.send = sent.append
         s.set_view(discard_view(hand=hand))
         for k in typed:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Any
 
 from harness.ui_app import next_intent, play, settle, until
 from harness.ui_fakes import draw_view
@@ -62,7 +63,12 @@ def test_ctrl_l_repaints_the_whole_screen(tmp_path):
         await settle()
         cleared = []
         real = ui.app.renderer.clear
-        ui.app.renderer.clear = lambda: (cleared.append(1), real())
+
+        def clear() -> None:
+            cleared.append(1)
+            real()
+
+        ui.app.renderer.clear = clear
         keys("\x0c")  # Ctrl-L
         await until(lambda: cleared)
         return ui.screen.mode
@@ -81,7 +87,12 @@ def test_ctrl_z_suspends_and_sigcont_makes_the_screen_raw_and_whole_again(tmp_pa
         suspended, cleared = [], []
         ui.app.suspend_to_background = lambda: suspended.append(1)
         real = ui.app.renderer.clear
-        ui.app.renderer.clear = lambda: (cleared.append(1), real())
+
+        def clear() -> None:
+            cleared.append(1)
+            real()
+
+        ui.app.renderer.clear = clear
         keys("\x1a")  # Ctrl-Z
         await until(lambda: suspended)
         os.kill(os.getpid(), signal.SIGCONT)  # fg
@@ -106,7 +117,8 @@ def test_a_failure_on_the_full_screen_is_its_one_line_not_a_trio_group():
     from p2p_chinchon.net.session import CodeWordError
     from p2p_chinchon.ui.app import run_with_ui_async
 
-    apps, shown = [], []
+    apps: list[Any] = []
+    shown: list[Any] = []
     with create_pipe_input() as inp:
 
         async def node_main(bridge):

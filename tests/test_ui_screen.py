@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import pytest
 
@@ -210,7 +211,7 @@ def test_no_game_key_answers_a_question(lang):
         assert sent == [] and s.mode == CONFIRM_QUIT, k
     press(s, "y")
     assert sent == [V.Leave()]
-    answers = []
+    answers: list[Any] = []
     s, sent, _ = make(draw_view(), lang=lang)
     s.start_ask("Let Carla sit down?", answers.append)
     press(s, "s", "d", "o", "enter", "c")

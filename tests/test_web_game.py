@@ -35,7 +35,9 @@ def cookie_for(url: str, port: int) -> str:
     try:
         resp = conn.getresponse()
         assert resp.status == 303 and resp.getheader("location") == "/"
-        return resp.getheader("set-cookie").split(";")[0]
+        cookie = resp.getheader("set-cookie")
+        assert cookie is not None
+        return cookie.split(";")[0]
     finally:
         conn.close()
 
@@ -89,6 +91,7 @@ class Page:
 def move_for(state: dict[str, Any], seen: set[Any], rematch: bool = False) -> dict[str, Any] | None:
     """What a player clicks in this state (each question, turn or offer once): yes to every
     question but the rematch, which gets ``rematch``."""
+    key: tuple[Any, ...]
     q = state["question"]
     if q is not None:
         key = ("q", q["id"])
@@ -126,9 +129,9 @@ def move_for(state: dict[str, Any], seen: set[Any], rematch: bool = False) -> di
     return None
 
 
-async def connect(url: str, port: int, cookie: str, origin: str | None = None):
-    headers = [("Cookie", cookie)] if cookie else []
-    headers.append(("Origin", origin or f"http://127.0.0.1:{port}"))
+async def connect(url: str | None, port: int, cookie: str, origin: str | None = None):
+    headers = [(b"Cookie", cookie.encode())] if cookie else []
+    headers.append((b"Origin", (origin or f"http://127.0.0.1:{port}").encode()))
     return open_websocket_url(f"ws://127.0.0.1:{port}/ws", extra_headers=headers)
 
 

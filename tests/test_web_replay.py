@@ -184,7 +184,7 @@ def test_a_signed_illegal_move_shows_the_cheat_at_its_envelope(tmp_path):
     failed = model["failed"]
     assert (failed["index"], failed["seat"], failed["rule"]) == (report.index, report.seat, report.rule)
     assert failed["kind"] == "discard"
-    assert model["steps"][-1]["index"] == report.index - 1
+    assert report.index is not None and model["steps"][-1]["index"] == report.index - 1
     assert model["hands"] and not model["hands"][0]["revealed"]
 
 
@@ -370,6 +370,7 @@ def test_every_game_vector_gives_a_model_that_agrees_with_its_audit(tmp_path, ve
     if report.totals and model["scores"]["totals"]:
         assert model["scores"]["totals"][-1] == report.totals
     stop = report.index if model["failed"] is not None else report.envelopes
+    assert stop is not None
     assert [s["index"] for s in model["steps"]] == list(range(stop))
     for hand in model["hands"]:
         hidden = [c for cards in hand["dealt"].values() for c in cards] + hand["stock"]

@@ -82,7 +82,8 @@ async def test_foreign_host_header_is_refused(static):
 
 
 async def ws_first(port: int, headers: list[tuple[str, str]]) -> dict:
-    async with open_websocket_url(f"ws://127.0.0.1:{port}/ws", extra_headers=headers) as ws:
+    async with open_websocket_url(f"ws://127.0.0.1:{port}/ws",
+                                  extra_headers=[(k.encode(), v.encode()) for k, v in headers]) as ws:
         return json.loads(await ws.get_message())
 
 
@@ -151,7 +152,11 @@ async def test_the_browser_is_opened_on_a_private_file_not_on_the_token(static, 
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda uri, *a, **k: opened.append(uri) or True)
+    def open_uri(uri: str, *a: object, **k: object) -> bool:
+        opened.append(uri)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", open_uri)
     async with trio.open_nursery() as nursery:
         s = await nursery.start(partial(serve, lambda p, t: make_app(token=t, port=p, static=static),
                                         open_browser=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import msgpack
 import pytest
@@ -109,7 +110,7 @@ def test_canonical_form_does_not_depend_on_input_order_or_container_types() -> N
     key = ALICE.private_key
     body_a = {"shares": [{"share": bytes(96), "slot": 1}], "hand": 0}
     body_b = {"hand": 0, "shares": ({"slot": 1, "share": bytearray(96)},)}
-    kw = dict(game=GAME, seq=1, seat=0, prev=ZERO_HASH, kind="show")
+    kw: dict[str, Any] = dict(game=GAME, seq=1, seat=0, prev=ZERO_HASH, kind="show")
     a = make_envelope(key, body=body_a, **kw)
     bb = make_envelope(key, body=body_b, **kw)
     assert a.encode() == bb.encode()
@@ -210,7 +211,7 @@ def test_error_names_the_field() -> None:
     ],
 )
 def test_make_envelope_rejects_bad_header_fields(field: str, value: object, code: str) -> None:
-    kw = dict(game=GAME, seq=0, seat=0, prev=ZERO_HASH, kind="toss", body={"nonce": bytes(32)})
+    kw: dict[str, Any] = dict(game=GAME, seq=0, seat=0, prev=ZERO_HASH, kind="toss", body={"nonce": bytes(32)})
     kw[field] = value
     with pytest.raises(WireError) as info:
         make_envelope(ALICE.private_key, **kw)
@@ -219,7 +220,8 @@ def test_make_envelope_rejects_bad_header_fields(field: str, value: object, code
 
 def test_make_envelope_needs_an_ed25519_key() -> None:
     with pytest.raises(TypeError):
-        make_envelope(b"k" * 32, game=GAME, seq=0, seat=0, prev=ZERO_HASH, kind="toss", body={"nonce": bytes(32)})
+        make_envelope(b"k" * 32, game=GAME,  # type: ignore[arg-type]  # raw bytes: the check under test
+                      seq=0, seat=0, prev=ZERO_HASH, kind="toss", body={"nonce": bytes(32)})
 
 
 def test_direct_construction_is_validated() -> None:
@@ -246,11 +248,12 @@ def test_bad_signature_and_bad_key() -> None:
 
 def test_signature_covers_every_field() -> None:
     env = env_of("key_commit", {"hand": 1, "commit": bytes(32)}, seq=4, seat=2)
-    changes = [dict(game=b"\x00" * 16), dict(seq=5), dict(seat=3), dict(prev=bytes(32)),
-               dict(kind="secret", body={"hand": 1, "secret": bytes(32)}), dict(body={"hand": 2, "commit": bytes(32)})]
+    changes: list[dict[str, Any]] = [dict(game=b"\x00" * 16), dict(seq=5), dict(seat=3), dict(prev=bytes(32)),
+                                     dict(kind="secret", body={"hand": 1, "secret": bytes(32)}),
+                                     dict(body={"hand": 2, "commit": bytes(32)})]
     for change in changes:
-        fields = dict(v=env.v, game=env.game, seq=env.seq, seat=env.seat, prev=env.prev, kind=env.kind,
-                      body=env.body, sig=env.sig)
+        fields: dict[str, Any] = dict(v=env.v, game=env.game, seq=env.seq, seat=env.seat, prev=env.prev, kind=env.kind,
+                                      body=env.body, sig=env.sig)
         fields.update(change)
         other = Envelope(**fields)
         with pytest.raises(SignatureError):
@@ -371,5 +374,5 @@ def test_rules_maps_round_trip_in_any_insertion_order(rules: dict, rnd) -> None:
 
 def test_ed25519_signatures_are_deterministic() -> None:
     key = Ed25519PrivateKey.from_private_bytes(bytes(32))
-    kw = dict(game=GAME, seq=0, seat=0, prev=ZERO_HASH, kind="toss", body={"nonce": bytes(32)})
+    kw: dict[str, Any] = dict(game=GAME, seq=0, seat=0, prev=ZERO_HASH, kind="toss", body={"nonce": bytes(32)})
     assert make_envelope(key, **kw).sig == make_envelope(key, **kw).sig

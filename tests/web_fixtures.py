@@ -30,7 +30,7 @@ from p2p_chinchon import view as V
 from p2p_chinchon.engine import Card, parse_cards
 from p2p_chinchon.i18n import Translator
 from p2p_chinchon.net.discovery import TableInfo
-from p2p_chinchon.net.presence import Presence
+from p2p_chinchon.net.presence import SeatPresence
 from p2p_chinchon.net.status import NodeStatus, Wait
 from p2p_chinchon.ui.bridge import UiBridge
 from p2p_chinchon.ui.lobby import seat_request
@@ -59,7 +59,7 @@ def make_front(lang: str = "en", deck: str = "french", hint: Any = None) -> tupl
     return front, bridge
 
 
-def status(front: WebFrontend, bridge: RecordingBridge, wait: Wait | None, *presence: Presence) -> None:
+def status(front: WebFrontend, bridge: RecordingBridge, wait: Wait | None, *presence: SeatPresence) -> None:
     """The node's status, as the seat's glue hands it over (commands/_common.py)."""
     st = NodeStatus(tuple(presence), wait)
     bridge.node_status = st
@@ -85,8 +85,8 @@ def lobby_joiner() -> WebFrontend:
     view = dataclasses.replace(lobby(), me=1, max_seats=3,
                                seats=tuple(dataclasses.replace(s, agreed=s.seat == 0) for s in seats((0, 0, 0))))
     bridge.update(view)
-    status(front, bridge, Wait(1, NAMES[1], "agree", 52.0, mine=True), Presence(0, NAMES[0], True),
-           Presence(2, NAMES[2], True))
+    status(front, bridge, Wait(1, NAMES[1], "agree", 52.0, mine=True), SeatPresence(0, NAMES[0], True),
+           SeatPresence(2, NAMES[2], True))
     return front
 
 
@@ -99,8 +99,8 @@ def my_turn_draw() -> WebFrontend:
     front, bridge = make_front()
     bridge.update(draw_view(to_play=1, events=_pile_events()[:-2], log_total=4))  # Ben's turn first
     bridge.update(draw_view(events=_pile_events(), log_total=6))
-    status(front, bridge, Wait(0, NAMES[0], "draw", 27.0, mine=True), Presence(1, NAMES[1], True),
-           Presence(2, NAMES[2], False, away=12.0))
+    status(front, bridge, Wait(0, NAMES[0], "draw", 27.0, mine=True), SeatPresence(1, NAMES[1], True),
+           SeatPresence(2, NAMES[2], False, away=12.0))
     return front
 
 
@@ -128,8 +128,8 @@ def close_confirm() -> WebFrontend:
 def other_turn() -> WebFrontend:
     front, bridge = make_front()
     bridge.update(waiting_view(events=_pile_events()[:-2], log_total=4))
-    status(front, bridge, Wait(1, NAMES[1], "draw", 41.0), Presence(1, NAMES[1], True, relayed=True),
-           Presence(2, NAMES[2], True, back=True))
+    status(front, bridge, Wait(1, NAMES[1], "draw", 41.0), SeatPresence(1, NAMES[1], True, relayed=True),
+           SeatPresence(2, NAMES[2], True, back=True))
     return front
 
 

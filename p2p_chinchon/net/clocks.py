@@ -19,10 +19,10 @@ to remove it are gathered."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .presence import Seen as Seen  # (re-exported: the clocks' input)
 from .status import DECISIONS, Wait
 
 if TYPE_CHECKING:
@@ -32,20 +32,6 @@ if TYPE_CHECKING:
 def rule(rules: Any, name: str, default: int) -> float:
     """The table option ``name`` in seconds (``default`` without rules)."""
     return float(getattr(rules, name, default)) if rules is not None else float(default)
-
-
-@dataclass(frozen=True)
-class Seen:
-    """What this node knows of the other seats at one instant: ``heard`` (the seats heard at
-    least once), ``away_since`` (the seats away, since when), ``returned_at`` (when a seat was
-    last heard again after an absence), ``present`` (the seats present now: a live link, or
-    heard through another seat) and ``others`` (the other seats still at the table)."""
-
-    heard: Collection[int]
-    away_since: Mapping[int, float]
-    returned_at: Mapping[int, float]
-    present: Collection[int]
-    others: Sequence[int]
 
 
 @dataclass

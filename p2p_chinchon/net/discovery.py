@@ -168,7 +168,7 @@ class TableInfo:
         return self.max_seats - self.seats_taken
 
 
-def _parse_txt(props: dict[bytes, bytes | None]) -> TableAd:
+def _parse_txt(props: Mapping[bytes, bytes | None]) -> TableAd:
     def get(key: bytes) -> str:
         value = props.get(key)
         if value is None:

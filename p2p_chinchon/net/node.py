@@ -9,11 +9,14 @@ seated table's mesh and runs the node on it. Around it, each in its own module:
 
 - :mod:`.clocks`: the clocks as a sans-I/O machine (:class:`~.clocks.Clocks`: from ``now``, the
   table and a snapshot of presence to the current :class:`~.status.Wait`), fed once a tick;
+- :mod:`.presence`: who this node hears, who is away and who came back, as a sans-I/O machine
+  (:class:`~.presence.Presence`, fed every frame, heartbeat and link event), the heartbeat
+  and its timings;
+- :mod:`.verdicts`: what the node does once a tick and when a wait runs out
+  (:class:`~.verdicts.Verdicts`: a :class:`~.verdicts.Verdict` the node applies);
 
 - :mod:`.seating`: the lobby runners (:func:`~.seating.host_lobby`, :func:`~.seating.join_lobby`)
-  that seat a table before the node runs;
-- :mod:`.presence`: what one other seat's presence is (:class:`~.presence.Presence`), the
-  heartbeat and its timings;
+  that seat a table before the node runs (the host's decisions sans-I/O in :mod:`.admission`);
 - :mod:`.status`: what the node publishes while it waits (:class:`~.status.NodeStatus`,
   :class:`~.status.Wait`) and how that is said;
 - :mod:`.secretsfile`: the secrets a seat keeps beside its transcript to rejoin.
@@ -33,8 +36,9 @@ as a :class:`NodeStatus` to :meth:`Events.status` once a second while it lasts. 
 for ``rejoin_wait`` seconds (a table option) and then recorded ``absent``, never as a cheat; a
 node that hears nobody at all (cut off) blames nobody. This seat's own decision runs on the turn
 clock (table option ``turn_time``): when it runs out the node plays the bot's move and says so.
-The timings the node's loops read (``SILENT_AFTER``, ``SHOWN_AFTER``, ``WAKE_AFTER``,
-``LINGER_FINISHED`` ...) are names of this module, where a test may patch them.
+The timings the node's loops read (``LINGER_FINISHED``, ``REMATCH_WAIT`` ...) are names of this
+module, where a test may patch them; those of presence and the verdicts (``SILENT_AFTER``,
+``SHOWN_AFTER``, ``WAKE_AFTER`` ...) are read in their own modules (re-exported here).
 
 Timing log (benchmarks only, off by default): when the environment variable
 ``P2P_CHINCHON_TIMING`` names a folder, each node appends one line per accepted envelope to
@@ -57,21 +61,22 @@ import trio
 
 from p2p_chinchon import table as tbl, view as v
 from p2p_chinchon.i18n import NOBODY
-from p2p_chinchon.net import lobby as lob
+from p2p_chinchon.net import lobby as lob, verdicts as vd
 from p2p_chinchon.net.clocks import (
     Clocks,
-    Seen,
     Timeouts as Timeouts,  # (re-exported)
     rule as _rule,
 )
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
 from p2p_chinchon.net.presence import (
-    BACK_SHOWN,
+    BACK_SHOWN as BACK_SHOWN,  # (re-exported)
     HEARTBEAT,
     HEARTBEAT_EVERY,
-    SILENT_AFTER,
+    SILENT_AFTER as SILENT_AFTER,  # (re-exported)
     Presence,
+    SeatPresence as SeatPresence,  # (re-exported)
+    Seen,
     heard_by,
     heartbeat,
 )
@@ -102,6 +107,14 @@ from p2p_chinchon.net.status import (
     english,
     error_text as error_text,  # (re-exported)
 )
+from p2p_chinchon.net.verdicts import (  # (re-exported)
+    LISTEN_FOR_GAPS as LISTEN_FOR_GAPS,
+    NOBODY_ANSWERS as NOBODY_ANSWERS,
+    NOBODY_SHOWN as NOBODY_SHOWN,
+    SHOWN_AFTER,
+    WAKE_AFTER as WAKE_AFTER,
+    Verdicts,
+)
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
 
 if TYPE_CHECKING:  # imported when mDNS is on only (zeroconf takes a while to load)
@@ -122,15 +135,8 @@ REMATCH_WAIT = 180.0  # seconds the rematch question waits for every seat's answ
 LINGER_FINISHED = 30.0  # seconds a finished node waits for every seat in the game to hold its whole chain
 RESYNC_BUDGET = 2  # chains' worth of envelopes answered to one seat per link connection
 LINGER_STOPPED = 2.0  # the same after a fault or a leave (the others may be gone)
-SHOWN_AFTER = 2.0  # seconds before a routine protocol wait is shown
 TIMING_ENV = "P2P_CHINCHON_TIMING"
-WAKE_AFTER = 5.0  # a clock tick this late (s) means this node was asleep (lid, SIGSTOP): it listens first
-LISTEN_FOR_GAPS = 10.0  # s a listening node waits for what links envelopes buffered ahead of its chain
 STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing nothing (resumable)
-# a node back from away (asleep, resumed) that hears no seat of its table for this long (s)
-# stops, signing nothing: the others may have finished without it (its record resumes)
-NOBODY_ANSWERS = 60.0
-NOBODY_SHOWN = 10.0  # s without an answer before its screen says nobody answers
 # s a finished or stopped node stays for a seat removed while away that has not yet been
 # handed its removal (it may wake and ask); a told seat is one that asked past it
 LINGER_REMOVED = LINGER_FINISHED
@@ -269,13 +275,11 @@ class Node:
         self.evidence = EvidenceLog(None if transcript_path is None
                                     else transcript_path.with_name(transcript_path.name + ".evidence"))
         self._timing = _timing_log()
-        self._heard: dict[int, float] = {}  # seat -> trio time of its last frame
-        self._up: set[int] = set()
+        self.presence = Presence()  # who is heard, away, back (fed with trio's clock)
+        self.verdicts = Verdicts()  # what a tick, and a wait that ran out, call for
         self._votes: dict[int, bool | None] = {}  # seat -> its rematch vote (None: cannot play one)
         self._no_rematch: dict[int, bytes] = {}  # seat -> why it cannot play one (a NO_REMATCH value)
         self.rematch = False
-        self._away_since: dict[int, float] = {}
-        self._back_at: dict[int, float] = {}
         self._status_text = ""
         # when we last asked every peer to fill a gap: (chain length, envelopes buffered), time
         self._gap_asked: Any = None
@@ -287,14 +291,8 @@ class Node:
         self.kept_secrets: Secrets = {}  # what the secrets file holds (see _save_secrets)
         self.keep_identity = False
         self._early_jobs: list[tbl.Job] = []
-        self._gone_at: dict[int, float] = {}  # seat -> when we told the table it is gone
-        self._returned_at: dict[int, float] = {}  # seat -> when it was last heard again after an absence
-        self._declared: set[tuple[int, int]] = set()  # (chain length, seat) we told the table is gone
-        self._last_tick: float | None = None
-        # while set (since when): this node was asleep or reached nobody; it treats every seat as
+        # while presence.listening: this node was asleep or reached nobody; it treats every seat as
         # unknown, signs nothing, and catches up before it speaks (docs/reliability.md)
-        self._listening: float | None = None
-        self._listen_note = ""
         self._listen_asked: set[int] = set()  # seats asked for what follows our head meanwhile
         self._listen_asked_at = 0.0
         self._grew_at = 0.0  # when our chain last grew
@@ -303,8 +301,6 @@ class Node:
         self._stored = 0
         self._sent_upto: dict[int, tuple[int, float]] = {}  # seat -> (our envelopes it was sent up to, when)
         self._nobody = False  # stopped because nobody of the table answered this node back from away
-        self._hears: dict[int, tuple[float, frozenset[int]]] = {}  # seat -> (when, seats it said it hears)
-        self._through_spent: set[tuple[int, int]] = set()  # (chain length, seat) awaited past its limit
 
     # -------------------------------------------------------------- table calls
 
@@ -519,14 +515,14 @@ class Node:
         Exiting at once could strand the last envelope of the game in a cut or closing link:
         its receiver would then wait for a seat that is gone, and end the game without it."""
         n = self._stored
-        for seat in list(self._up):
+        for seat in list(self.presence.up):
             mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
         start = trio.current_time()
         t = self.table
         every = t.flow.finished and t.flow.fault is None
 
         def waited(s: int) -> bool:
-            return s in self._up or (every and s not in t.turns.unsigned_end)
+            return s in self.presence.up or (every and s not in t.turns.unsigned_end)
 
         removals = self._removals_untold()
         if removals:  # a seat removed while away may wake and ask: stay a little longer for it
@@ -568,7 +564,7 @@ class Node:
         another branch learns from the removes alone, and its chain stays shorter)."""
         sent = self._sent_upto.get(seat)
         return self._has.get(seat, 0) >= end or (
-            sent is not None and sent[0] >= end and now - sent[1] >= TOLD_AFTER and seat in self._up)
+            sent is not None and sent[0] >= end and now - sent[1] >= TOLD_AFTER and seat in self.presence.up)
 
     async def _rematch(self, mesh: Mesh) -> bool:
         """The rematch vote at game over: ask this seat's player (:meth:`Events.rematch`), send
@@ -581,7 +577,7 @@ class Node:
             # say so, rather than close the links: the others then name the real reason
             why = NO_REMATCH.get(self.events.no_rematch(), REMATCH_ONE)
             for seat in others:
-                if seat in self._up:
+                if seat in self.presence.up:
                     await mesh.send(seat, REMATCH + why)
             if others:
                 await trio.sleep(0.3)  # it leaves before a quick exit closes the links
@@ -597,7 +593,7 @@ class Node:
             async def ask() -> None:
                 answer = await self.events.rematch(self.table.view()) is True
                 for seat in others:
-                    if seat in self._up:
+                    if seat in self.presence.up:
                         await mesh.send(seat, REMATCH + (b"\x01" if answer else b"\x00"))
                 await trio.sleep(0.3)  # our vote leaves before a quick exit closes the links
                 mine.append(answer)
@@ -618,7 +614,7 @@ class Node:
                         if mine and waiting:  # never a silent wait: whom, and how long
                             self._publish(NodeStatus((), Wait(waiting[0], self.table.lobby.players[waiting[0]].name,
                                                               "rematch", deadline - trio.current_time())))
-                        gone = [s for s in others if s not in self._up and s not in self._votes]
+                        gone = [s for s in others if s not in self.presence.up and s not in self._votes]
                         if gone:
                             return said("rematch_gone", gone[0])
                         if mine and not mine[0]:
@@ -688,15 +684,15 @@ class Node:
                 elif payload[:1] == HEARTBEAT:
                     hears = heard_by(payload[1:], len(self.table.lobby.players), ev.seat)
                     if hears is not None:
-                        self._hears[ev.seat] = (trio.current_time(), hears)
+                        self.presence.heartbeat(ev.seat, trio.current_time(), hears)
                 elif payload[:1] == REMATCH and len(payload) == 2:
                     self.take_vote(ev.seat, payload[1:])
                 elif payload:
                     log.warning("seat %s sent an unknown payload type %r", ev.seat, payload[:1])
                     self._drop_junk(ev.seat, self.evidence.unknown_payload(ev.seat, payload))
             elif isinstance(ev, PeerUp):
-                self._up.add(ev.seat)
-                self._hear(ev.seat)
+                self.presence.link_up(ev.seat, trio.current_time())
+                self._update_presence(trio.current_time())
                 self._synced.pop(ev.seat, None)
                 self._resent.pop(ev.seat, None)
                 await mesh.send(ev.seat, SYNC + len(self.table.ledger.frames).to_bytes(4, "big"))
@@ -704,8 +700,8 @@ class Node:
                     await mesh.send(ev.seat, ENVELOPE + vote)
             elif isinstance(ev, PeerDown):
                 log.info("link to seat %s down: %s", ev.seat, ev.reason)
-                self._up.discard(ev.seat)
-                self._update_presence()
+                self.presence.link_down(ev.seat)
+                self._update_presence(trio.current_time())
 
     def _note_has(self, mesh: Mesh, seat: int, have: int) -> None:
         """A peer told us its chain length. Longer than ours: ask it for the rest, once per
@@ -722,56 +718,30 @@ class Node:
     # -------------------------------------------------------------- presence
 
     def _hear(self, seat: int) -> None:
-        self._heard[seat] = trio.current_time()
-        self._update_presence()
-
-    def _present(self, seat: int, now: float) -> bool:
-        heard = self._heard.get(seat)
-        return seat in self._up and heard is not None and now - heard < SILENT_AFTER
-
-    def _update_presence(self) -> None:
-        """Track who went away (and since when) and who came back. While this node listens
-        (it was away itself) nobody's absence is counted."""
         now = trio.current_time()
-        for seat in self._others():
-            if self._present(seat, now) or self._through(seat, now) is not None:
-                if self._away_since.pop(seat, None) is not None:
-                    self._back_at[seat] = self._returned_at[seat] = now
-                    self._gone_at.pop(seat, None)
-                    self.table.removal.present(seat)  # no removal of it is signed here any more
-            elif self._listening is not None:
-                continue
-            elif seat not in self._away_since and seat in self._heard:
-                # away since its last sign of life (a seat never heard is "connecting")
-                self._away_since[seat] = min(now, self._heard[seat] + SILENT_AFTER) if seat in self._up else now
-                self._back_at.pop(seat, None)
+        self.presence.hear(seat, now)
+        self._update_presence(now)
 
-    def _through(self, seat: int, now: float) -> int | None:
-        """A present seat that said, within :data:`SILENT_AFTER` s, that it hears ``seat``
-        directly (``seat`` plays through it: its envelopes come forwarded), or None. Not for a
-        seat awaited past its limit at this chain length (:meth:`_tick`): it is away then."""
-        if (len(self.table.ledger.frames), seat) in self._through_spent:
-            return None
-        for other, (at, hears) in sorted(self._hears.items()):
-            if (seat in hears and now - at < SILENT_AFTER and other != seat and other not in self.table.flow.left
-                    and self._present(other, now)):
-                return other
-        return None
+    def _update_presence(self, now: float) -> None:
+        """Feed the presence machine ``now`` (:meth:`.presence.Presence.update`); a seat back
+        is no longer counted gone by the table (no removal of it is signed here any more)."""
+        t = self.table
+        for seat in self.presence.update(now, self._others(), t.flow.left, len(t.ledger.frames)):
+            t.removal.present(seat)
 
     def _forward(self, accepted: list[tbl.Accepted], link: int | None) -> None:
         """Hand envelopes of other seats on to the present seats that said they do not hear
         their signer directly (its link to them is down): its play reaches them now, not at
         their next ask. Seats that say nothing (older nodes) ask as before."""
-        if self._mesh is None or not self._hears:
+        if self._mesh is None or not self.presence.hears:
             return
-        now = trio.current_time()
+        fresh = self.presence.fresh_hears(trio.current_time())
         for out in accepted:
             signer = out.env.seat
             if signer == self.table.lobby.me:
                 continue  # our own went to every linked seat already
-            for seat, (at, hears) in self._hears.items():
-                if (seat not in (signer, link) and signer not in hears and now - at < SILENT_AFTER
-                        and seat in self._up):
+            for seat, hears in fresh:
+                if seat not in (signer, link) and signer not in hears:
                     self._mesh.send_nowait(seat, ENVELOPE + out.frame)
 
     def _others(self) -> list[int]:
@@ -781,8 +751,8 @@ class Node:
     async def _heartbeat_loop(self, mesh: Mesh) -> None:
         while True:
             now = trio.current_time()
-            beat = heartbeat(s for s in self._others() if self._present(s, now))
-            for seat in list(self._up):
+            beat = heartbeat(s for s in self._others() if self.presence.present(s, now))
+            for seat in list(self.presence.up):
                 mesh.send_nowait(seat, beat)
             await trio.sleep(HEARTBEAT_EVERY)
 
@@ -838,11 +808,9 @@ class Node:
     # -------------------------------------------------------------- clocks
 
     def _seen(self, now: float) -> Seen:
-        """What the clocks need of presence now (:class:`.clocks.Seen`)."""
+        """What the clocks need of presence now (:meth:`.presence.Presence.seen`)."""
         t = self.table
-        return Seen(heard=self._heard, away_since=self._away_since, returned_at=self._returned_at,
-                    present=frozenset(s for s in range(len(t.lobby.players)) if s != t.lobby.me and self._present(s, now)),
-                    others=self._others())
+        return self.presence.seen(now, (s for s in range(len(t.lobby.players)) if s != t.lobby.me), self._others())
 
     def _deadline(self, step: tbl.Step, now: float) -> Wait:
         """The current wait for ``step`` (:meth:`.clocks.Clocks.deadline`)."""
@@ -865,10 +833,8 @@ class Node:
         """This node was away (its clock jumped: asleep, stopped) or reaches nobody: it cannot
         tell whether it or the others were away, so every other seat is unknown, not away; its
         table signs nothing (``hold``) until it has caught up with the seats it reaches."""
-        self._listening, self._listen_note = now, note
+        self.presence.listen(now, note)
         self._listen_asked.clear()
-        self._away_since.clear()
-        self._back_at.clear()
         self.table.flow.catching_up = True
         log.info("seat %s: %s: catching up before playing on", self.table.lobby.me, note)
 
@@ -876,9 +842,10 @@ class Node:
         """Ask every seat heard again for what follows our head; once one is back and nothing
         new has come for :data:`SHOWN_AFTER` s after the last ask, play on: seats still not
         heard start their ``rejoin_wait`` now."""
-        if self._listening is None:
+        listening = self.presence.listening
+        if listening is None:
             return
-        present = [s for s in self._others() if self._present(s, now)]
+        present = [s for s in self._others() if self.presence.present(s, now)]
         if self._mesh is not None:
             n = len(self.table.ledger.frames)
             for seat in present:
@@ -886,15 +853,10 @@ class Node:
                     self._listen_asked.add(seat)
                     self._listen_asked_at = now
                     self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
-        if not present or now - max(self._grew_at, self._listen_asked_at) < SHOWN_AFTER:
+        if not vd.caught_up(now, present, self._listen_asked_at, self._grew_at, bool(self.table.ledger.buffer),
+                            listening):
             return
-        if self.table.ledger.buffer and now - self._listening < LISTEN_FOR_GAPS:
-            return  # envelopes ahead of our chain: what links them may be on its way (not for ever:
-            # a cheat's frame far ahead, on another history, would keep us listening)
-        self._listening = None
-        for seat in self._others():
-            if not self._present(seat, now):
-                self._away_since[seat] = now
+        self.presence.play_on(now, self._others())
         self.table.flow.catching_up = False
         # every clock of the current step starts now, ours too (this very tick reads it): no
         # limit, and no turn of ours, counts the time this node was away
@@ -904,118 +866,73 @@ class Node:
         await self._decide()
 
     async def _tick(self) -> None:
+        """Once a tick: feed presence and the clocks ``now``, publish the status, and apply
+        what the verdicts call for (:mod:`.verdicts`: the decisions; here, their I/O)."""
         now = trio.current_time()
-        if self._last_tick is not None and now - self._last_tick > WAKE_AFTER and self._listening is None:
+        t, p, verdicts = self.table, self.presence, self.verdicts
+        if verdicts.woke(now, p.listening is not None):
             self._listen(now, "listening")  # our own clock jumped: we were asleep
-        self._last_tick = now
-        self._update_presence()
+        self._update_presence(now)
         others = self._others()
-        if (self._listening is None and others and self._heard and self.table.flow.engine is not None
-                and not any(self._present(s, now) for s in others)):
+        if verdicts.cut_off(now, p, others, t.flow.engine is not None):
             self._listen(now, "cutoff")  # we reach nobody: maybe we are the one away
-        step = self.table.expected()
+        step = t.expected()
         self.clock.tick(now, step)
-        if self._listening is not None:
+        if p.listening is not None:
             await self._listen_tick(now)
-        if self._listening is not None:
+        if p.listening is not None:
             wait: Wait | None = self._listen_wait(now)
         else:
             wait = self._deadline(step, now) if step is not None else None
             await self._fill_gap(now, step)
-        if wait is None or not (wait.note or (wait.removing and not wait.mine)):
+        if not vd.stalled(wait):
             self.clock.not_stalled()
-        seats = tuple(
-            Presence(s, self.table.lobby.players[s].name, s not in self._away_since,
-                     now - self._away_since[s] if s in self._away_since else 0.0,
-                     now - self._back_at.get(s, -1e9) < BACK_SHOWN,
-                     self._mesh is not None and s in self._mesh.relayed)
-            for s in others if s in self._away_since
-            or (s in self._heard and self._listening is None)
-        )
-        # a protocol step that moves along is not news; a decision, an absent seat, or a step
-        # stalled for SHOWN_AFTER seconds is (named within 5 s of going silent)
-        shown = wait if wait is not None and (wait.what in DECISIONS or wait.absent or wait.removing or wait.note
-                                              or now - self.clock.step_since >= SHOWN_AFTER) else None
-        self._publish(NodeStatus(seats, shown))
-        if self._listening is None and self.table.flow.engine is not None:
-            rejoin = self.clock.rejoin()
-            for s, since in list(self._away_since.items()):
-                if now - since >= rejoin:
-                    self.table.removal.mark_gone(s)  # not counted on to start a removal; we co-sign its own
-        if wait is not None and wait.note in ("votes", "minority", "blocked", "end") and step is not None:
-            # rejoin_wait ran out: our vote to remove the seat (the table signs it when it may)
-            mark = (len(self.table.ledger.frames), step.seat)
-            if mark not in self._declared:
-                self._declared.add(mark)
-                self._gone_at.setdefault(step.seat, now)
-                await self._call(self.table.absent, step.seat)
-                await self._decide()
-        if wait is None or wait.left is None or wait.left > 0:
-            return
-        if wait.note or (wait.removing and not wait.mine):
-            self._nobody = wait.note == "nobody"
-            await self._call(self.table.halt, self._halt_reason(wait))
-            return
-        if wait.removing:  # our own clock for the seat being removed ran out: co-sign
-            x = self.table.removal.removing_seat
-            if x is not None:
-                await self._call(self.table.absent, x)
-                await self._decide()
-            return
-        if wait.mine:
+        relayed = self._mesh.relayed if self._mesh is not None else frozenset()
+        seats = p.shown(now, others, [pl.name for pl in t.lobby.players], relayed)
+        self._publish(NodeStatus(seats, vd.shown(wait, now, self.clock.step_since)))
+        for s in verdicts.gone(now, p, self.clock.rejoin(), t.flow.engine is not None):
+            t.removal.mark_gone(s)  # not counted on to start a removal; we co-sign its own
+        gone = verdicts.vote(wait, step, len(t.ledger.frames))
+        if gone is not None:  # rejoin_wait ran out: our vote to remove the seat (the table signs it when it may)
+            await self._call(t.absent, gone)
+            await self._decide()
+        await self._apply(verdicts.expired(wait, now, p, others, t.removal.removing_seat,
+                                           _rule(t.lobby.rules, "stall_limit", 900)), step)
+
+    async def _apply(self, verdict: vd.Verdict, step: tbl.Step | None) -> None:
+        """Do what a wait that ran out calls for (:meth:`.verdicts.Verdicts.expired`)."""
+        t, act = self.table, verdict.act
+        if act == vd.HALT:
+            self._nobody = verdict.nobody
+            await self._call(t.halt, verdict.reason)
+        elif act == vd.COSIGN:  # our own clock for the seat being removed ran out
+            await self._call(t.absent, verdict.seat)
+            await self._decide()
+        elif act == vd.BOT:
             async with self._lock:
-                need = self.table.needs_decision()
-                if need is not None and self.table.expected() == step:
+                need = t.needs_decision()
+                if need is not None and t.expected() == step:
                     said = f"st_bot_{need}"
                     self.events.notice(english(said), said, lasting=True)
                     await self._act(self._bot_intent(need))
             await self._decide()
-            return
-        if wait.absent:  # before the game began: the table cannot play on without the seat
-            if any(self._present(s, now) for s in others):
-                await self._call(self.table.absent, wait.seat)
-            else:  # cut off from everyone: we cannot tell who is gone, so we blame nobody
-                await self._call(self.table.timeout, "absent", False)
-            return
-        if not self._present(wait.seat, now):  # it played only through another seat: never blamed
-            self._through_spent.add((len(self.table.ledger.frames), wait.seat))  # away from now on
-            self._update_presence()
-            return
-        await self._call(self.table.timeout, "timeout", True)
+        elif act == vd.ABSENT:  # before the game began: the table cannot play on without the seat
+            await self._call(t.absent, verdict.seat)
+        elif act == vd.CUT_OFF:  # cut off from everyone: we cannot tell who is gone, so we blame nobody
+            await self._call(t.timeout, "absent", False)
+        elif act == vd.SPENT:  # it played only through another seat: never blamed, away from now on
+            assert verdict.seat is not None
+            self.presence.spent(verdict.seat, len(t.ledger.frames))
+            self._update_presence(trio.current_time())
+        elif act == vd.TIMEOUT:
+            await self._call(t.timeout, "timeout", True)
 
     def _listen_wait(self, now: float) -> Wait:
-        """The wait of a listening node: back from away (asleep, resumed) and no seat of the
-        table present, it stops :data:`NOBODY_ANSWERS` s after it last heard any (or began to
-        listen), saying "nobody" once :data:`NOBODY_SHOWN` s passed: the others may have
-        finished without it. While a seat is present, or cut off after being there, the
-        table's ``stall_limit`` runs."""
-        assert self._listening is not None
-        me = self.table.lobby.players[self.table.lobby.me].name if self.table.lobby.me is not None else ""
-        seat = self.table.lobby.me or 0
-        since = max([self._listening, *self._heard.values()])
-        if self._listen_note == "listening" and not any(self._present(s, now) for s in self._others()):
-            note = "nobody" if now - since >= min(NOBODY_SHOWN, NOBODY_ANSWERS) else "listening"
-            return Wait(seat, me, note, since + NOBODY_ANSWERS - now, note=note)
-        return Wait(seat, me, self._listen_note, self.clock.stall_left(now), note=self._listen_note)
-
-    def _halt_reason(self, wait: Wait) -> str:
-        """Why this node stops waiting (one line; the table signs nothing, the record resumes)."""
-        if wait.note == "nobody":
-            return english("you_nobody")
-        limit = _rule(self.table.lobby.rules, "stall_limit", 900)
-        took = f"{limit / 60:g} min" if limit % 60 == 0 else f"{limit:g} s"
-        if wait.note in ("listening", "cutoff"):
-            return f"no other seat could be reached for {took}: stopped waiting, signing nothing (resume to come back)"
-        who = wait.removing or wait.name
-        if wait.note == "minority":
-            return (f"{who} and the other seats out of reach were a majority of the table for {took}: if they "
-                    "were together, they removed you and played on; stopped waiting, signing nothing "
-                    "(resume to come back)")
-        if wait.note == "end":
-            return (f"the game's end could not be signed without {who} for {took}: stopped waiting, "
-                    "signing nothing (resume to come back)")
-        return (f"the table could not play on without {who} for {took} (no majority to remove them): "
-                "stopped waiting, signing nothing (resume to come back)")
+        """The wait of a listening node (:func:`.verdicts.listen_wait`)."""
+        t = self.table
+        me = t.lobby.players[t.lobby.me].name if t.lobby.me is not None else ""
+        return vd.listen_wait(now, self.presence, self._others(), t.lobby.me or 0, me,
+                              lambda: self.clock.stall_left(now))
 
     async def _fill_gap(self, now: float, step: tbl.Step | None) -> None:
         """A stalled chain: an envelope we lack may have reached some peers only (its sender
@@ -1033,14 +950,14 @@ class Node:
         ours = step is None or step.seat == self.table.lobby.me
         if ours and not buffered:
             return
-        away = not ours and step is not None and step.seat not in self._up
+        away = not ours and step is not None and step.seat not in self.presence.up
         if not away and now - self.clock.step_since < SHOWN_AFTER:
             return
         if self._gap_asked == (n, buffered) and now - self._gap_at < SHOWN_AFTER:
             return
         self._gap_asked, self._gap_at = (n, buffered), now
         for seat in self._others():
-            if seat in self._up:
+            if seat in self.presence.up:
                 self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
 
     def _publish(self, status: NodeStatus) -> None:

@@ -3,7 +3,9 @@
 :func:`host_lobby` accepts joiners on the host's lobby listener until every seat is taken (a
 person approving each one, or first come first seated), sends every seated joiner the lobby
 updates, signs the seating and hands it out; :func:`join_lobby` sits one joiner down at a host
-(:func:`_connect_patiently` keeps trying a host not up yet). Both speak the lobby protocol of
+(:func:`_connect_patiently` keeps trying a host not up yet). :func:`host_lobby` runs a
+:class:`HostLobby` (the I/O: trio, the joiners' links, one :class:`_Joiner` each) whose every
+decision is its :class:`.admission.Admission`'s (sans-I/O). The two runners speak the lobby protocol of
 :mod:`.lobby` (TLS link, signed join request, opaque frames after it; docs/protocol.md
 "Lobby") and hand the seated table to the node (:func:`.node.run_seat`), which builds the mesh
 from the signed seating's places (:func:`peers_of`).
@@ -22,13 +24,14 @@ import trio
 
 from p2p_chinchon import table as tbl
 from p2p_chinchon.net import lobby as lob
+from p2p_chinchon.net.admission import TABLE_FULL as TABLE_FULL, Admission
 from p2p_chinchon.net.framing import FrameError
 from p2p_chinchon.net.mesh import PeerAddr
 from p2p_chinchon.net.status import error_text
 
 log = logging.getLogger(__name__)
 
-TABLE_FULL = "the table is full"
+OFFER_WAIT = 30.0  # s a joiner has to answer the offer ("sit") before the boundary refuses it
 LOBBY_RETRY = 0.2  # seconds between tries at a host not up yet (a refused connect costs nothing)
 LOBBY_RETURN = 120.0  # s a seated joiner waits for a host whose lobby closed (crashed) to open again
 CLOSED_BEFORE_SEATING = "the host closed the lobby before seating"
@@ -86,208 +89,252 @@ async def host_lobby(
     before the seating: its seat is free again. Every seated joiner is sent the unsigned
     ``{"lobby": [{name, key}, ...]}`` after each such change (docs/protocol.md "Lobby
     updates"). An error seating one joiner refuses that joiner (logged in one line); a table
-    that cannot sign its seating refuses every joiner and raises :class:`.lobby.LobbyError`."""
-    told = 0
-    done_one = trio.Event()
-    started = trio.Event()
-    stop: list[str] = []  # why the seating could not be signed: every joiner is told
-    seat_sends = 0  # {seat} messages being sent: the seating waits for them (a ghost fails one)
-    changed = trio.Event()  # set (and replaced) whenever a seat is taken or freed
+    that cannot sign its seating refuses every joiner and raises :class:`.lobby.LobbyError`.
 
-    def free() -> int:
-        return seats - len(table.lobby.pending_players)
+    A thin runner of :class:`HostLobby` (the I/O) around :class:`.admission.Admission` (the
+    decisions)."""
+    lobby = HostLobby(table, seats=seats, on_seated=on_seated, approve=approve, notice=notice,
+                      approval_wait=approval_wait)
+    await lobby.run(listener, limit_loopback=limit_loopback, task_status=task_status)
 
-    def seats_changed() -> None:
-        nonlocal changed
-        changed.set()
-        changed = trio.Event()
 
-    def say(key: str, text: str, **fields: Any) -> None:
+class HostLobby:
+    """The host's lobby at ``table`` (see :func:`host_lobby` for the arguments): the trio side
+    of an :class:`.admission.Admission` (``admission``), which decides every step.
+
+    Events, each set (and the first two replaced) by one party and awaited by another:
+    ``changed`` whenever a seat is taken or freed (the runner and every joiner's lobby
+    updates wait on it), ``done_one`` whenever a joiner counts as told, ``started`` once the
+    seating is signed or ``admission.stop`` says why not. ``prompts`` asks the host's person
+    (None: open seating)."""
+
+    def __init__(self, table: tbl.Table, *, seats: int,
+                 on_seated: Callable[[tbl.Table, int | None, str], Any] | None = None,
+                 approve: Callable[..., Awaitable[bool | str]] | None = None,
+                 notice: Callable[[str, str, dict[str, Any]], Any] | None = None,
+                 approval_wait: float = lob.APPROVAL_WAIT) -> None:
+        self.table = table
+        self.admission = Admission(table, seats)
+        self.on_seated = on_seated
+        self.approve = approve
+        self.notice = notice
+        self.approval_wait = approval_wait
+        self.changed = trio.Event()
+        self.done_one = trio.Event()
+        self.started = trio.Event()
+        self.prompts = None if approve is None else lob.PromptQueue(self._ask, cap=self.admission.prompt_cap,
+                                                                    wait=approval_wait)
+
+    async def run(self, listener: Any, *, limit_loopback: bool = False,
+                  task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve the lobby on ``listener`` (started once it listens) until every seat is taken,
+        sign the seating, wait up to 10 s for every joiner to be told, close the lobby.
+        Raises :class:`.lobby.LobbyError` when the seating could not be signed."""
+        async with trio.open_nursery() as nursery:
+            await nursery.start(partial(lob.serve_lobby, listener, self.on_join, identity=self.table.lobby.identity,
+                                        max_per_address=2 if self.approve is None else None,
+                                        limit_loopback=limit_loopback))
+            task_status.started()
+            while not self.admission.may_sign():  # a {seat} still being sent may yet fail
+                await self.changed.wait()
+                # a joiner that just left frees its seat first; the others' lobby updates start
+                await trio.sleep(0)
+            self.admission.sign()
+            self.started.set()
+            # wait until every joiner got the seating (or a short grace for dead links)
+            with trio.move_on_after(10):
+                while not self.admission.all_told():
+                    await self.done_one.wait()
+                    self.done_one = trio.Event()
+            nursery.cancel_scope.cancel()
+        if self.admission.stop is not None:
+            raise lob.LobbyError(self.admission.stop)
+
+    def seats_changed(self) -> None:
+        """Wake everyone waiting on ``changed`` (a seat was taken or freed)."""
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def told(self, refused: bool) -> None:
+        """A joiner was sent the seating or refused (``refused``): wake the runner if it counts."""
+        if self.admission.heard_end(refused):
+            self.done_one.set()
+
+    def say(self, key: str, text: str, **fields: Any) -> None:
+        """One line for the host's person: logged, and to ``notice(text, key, fields)``."""
         log.info("lobby: %s", text)
-        if notice is not None:
-            notice(text, key, fields)
+        if self.notice is not None:
+            self.notice(text, key, fields)
 
-    def lobby_message() -> bytes:
-        packed: bytes = msgpack.packb({"lobby": [{"name": p.name, "key": p.key} for p in table.lobby.pending_players]})
-        return packed
-
-    async def ask(request: lob.JoinRequest, ip: str, **kw: Any) -> bool | str:
-        assert approve is not None
-        answer = await approve(request, ip, **kw)
+    async def _ask(self, request: lob.JoinRequest, ip: str, **kw: Any) -> bool | str:
+        """The :class:`.lobby.PromptQueue`'s question: ``approve``, and a line when it
+        refuses the whole address."""
+        assert self.approve is not None
+        answer = await self.approve(request, ip, **kw)
         if answer == lob.REFUSE_ADDRESS:
-            say("lobby_address_refused", f"everyone from {ip} is refused until the table starts", address=ip)
+            self.say("lobby_address_refused", f"everyone from {ip} is refused until the table starts", address=ip)
         return answer
 
-    prompts = None if approve is None else lob.PromptQueue(ask, cap=lambda: max(1, 2 * free()), wait=approval_wait)
-
-    def came_from(ip: str) -> int:
-        return sum(1 for p in table.lobby.pending_players[1:] if _addr_host(p.addr) == ip)
-
-    async def refuse(link: Any, text: str) -> None:
-        await link.send(msgpack.packb({"error": text}))
-
-    async def on_join(req: lob.JoinRequest, link: Any) -> None:
+    async def on_join(self, req: lob.JoinRequest, link: Any) -> None:
+        """:func:`.lobby.serve_lobby`'s handler of one verified join request: seat the joiner.
+        Link and lobby errors propagate (serve_lobby logs them); any other error refuses this
+        joiner only ("the host could not seat you"), logged in one line."""
         try:
-            await sit_down(req, link)
+            await self.sit_down(req, link)
         except (lob.LobbyError, *_LINK_ERRORS):
             raise  # the joiner's link failed: serve_lobby logs it
         except Exception as exc:  # noqa: BLE001 - the boundary: one joiner refused, one line, no traceback
             log.error("lobby: could not seat %r: %s", req.name, error_text(exc))
             log.debug("lobby: seating %r failed", req.name, exc_info=True)
             with trio.move_on_after(5):
-                await refuse(link, "the host could not seat you")
+                await _refuse(link, "the host could not seat you")
 
-    async def sit_down(req: lob.JoinRequest, link: Any) -> None:
-        nonlocal told
-        if free() <= 0:
-            await refuse(link, TABLE_FULL)
+    async def sit_down(self, req: lob.JoinRequest, link: Any) -> None:
+        """One joiner from its request to the end of the lobby: ``{offer}``, its ``sit``
+        within :data:`OFFER_WAIT` s (else RuntimeError: the boundary refuses it), then
+        :class:`_Joiner` seats it; last the seating, or ``{error}`` with the refusal, or
+        nothing to a joiner that declined or left (a line says it left)."""
+        refusal = self.admission.on_request()
+        if refusal is not None:
+            await _refuse(link, refusal)
             return
-        peer_ip = _peer_ip(link)
-        _, port = req.listen_host_port
-        # through the relay the joiner's first candidate stands for the address it came from
-        seen = lob.format_addr(peer_ip, port) if peer_ip is not None else (
-            req.candidates[0] if req.candidates else lob.format_addr("127.0.0.1", port))
-        peer_ip = peer_ip or lob.RELAYED
+        seen, ip = self.admission.placed(_peer_ip(link), req)
         # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
         # key), so a refusal never leaves a seat taken by someone who has gone.
-        await link.send(msgpack.packb({"offer": table.ledger.frames[0]}))
-        with trio.move_on_after(30):
+        await link.send(msgpack.packb({"offer": self.table.ledger.frames[0]}))
+        answer: bytes | None = None
+        with trio.move_on_after(OFFER_WAIT) as waited:
             answer = await link.receive()
-        if answer != b"sit":
+        if waited.cancelled_caught:
+            raise RuntimeError(f"no answer to the offer within {OFFER_WAIT:g} s")
+        go_on, refusal = self.admission.on_answer(answer, req.public_key)
+        if not go_on:
+            if refusal is not None:
+                await _refuse(link, refusal)
             return
-        if free() <= 0:
-            await refuse(link, TABLE_FULL)
-            return
-        try:
-            table.lobby.check_joiner_key(req.public_key)  # refused before the host's person is asked
-        except tbl.IntentError as exc:
-            await refuse(link, str(exc))
-            return
-        name = req.name
-        seated = False
-        left = False
-        refusal: str | None = None
-        sending = trio.Lock()  # held while a lobby update is sent: the seating never cancels one
-
-        async def push() -> None:
-            # docs/protocol.md "Lobby updates": the seats so far after our {seat} (unless the
-            # seating follows at once: the table is full), then after every change
-            sent = lobby_message() if free() <= 0 else None
-            while not started.is_set():
-                event, now = changed, lobby_message()
-                if now != sent:
-                    async with sending:
-                        await link.send(now)
-                    sent = now
-                await event.wait()
-
-        async def take_seat() -> str | None:
-            # the refusal to send, or None once the seating is signed with this joiner in it
-            nonlocal name, seated, seat_sends
-            if prompts is not None:
-                why, text = await prompts.decide(req, peer_ip, came=came_from(peer_ip))
-                if why == "expired":
-                    say("lobby_prompt_expired", f"nobody answered {req.name} within {approval_wait:g} s: "
-                        "the request expired", name=req.name, s=f"{approval_wait:g}")
-                if text is not None:
-                    return text
-                if free() <= 0:
-                    return TABLE_FULL
-            try:
-                # observed first (the address the others can most likely reach), then the
-                # joiner's own signed candidates: advertised, then its interfaces
-                seat = table.lobby.seat_host(req.name, req.public_key, seen, req.candidates)
-            except tbl.IntentError as exc:
-                return str(exc)
-            name, seated = table.lobby.pending_players[seat].name, True
-            if on_seated is not None:  # before any await: the count it shows is this seating's
-                on_seated(table, seat, name)
-            seat_sends += 1
-            try:
-                await link.send(msgpack.packb({"seat": seat}))
-            finally:
-                seat_sends -= 1
-                seats_changed()
-            watch.start_soon(push_while_up)
-            await started.wait()
-            return stop[0] if stop else None
-
-        async def push_while_up() -> None:
-            nonlocal left
-            try:
-                await push()
-            except _LINK_ERRORS:
-                if not started.is_set():  # the joiner went away
-                    left = True
-                    watch.cancel_scope.cancel()
-
-        async with trio.open_nursery() as watch:
-            async def gone() -> None:
-                # a joiner says nothing more in the lobby: a read that ends means it left
-                nonlocal left
-                try:
-                    await link.receive()
-                except _LINK_ERRORS:
-                    pass
-                if not started.is_set():  # after it, the game's clocks take over
-                    left = True
-                    watch.cancel_scope.cancel()
-
-            watch.start_soon(gone)
-            try:
-                refusal = await take_seat()
-            except _LINK_ERRORS:
-                left = True  # a send failed: the joiner is gone
-            finally:
-                if seated and not started.is_set():  # the guard: no ghost keeps a seat
-                    table.lobby.unseat_host(req.public_key)
-                    seats_changed()
-                    if on_seated is not None:
-                        on_seated(table, None, name)
-            async with sending:  # never cancel a send half-way: that would break the TLS link
-                watch.cancel_scope.cancel()
-        if left:
-            say("lobby_left_early", f"{name} left before sitting down", name=name)
+        joiner = _Joiner(self, req, link, seen, ip)
+        refusal = await joiner.run()
+        if joiner.left:
+            self.say("lobby_left_early", f"{joiner.name} left before sitting down", name=joiner.name)
             return
         if refusal is not None:
-            await refuse(link, refusal)
-            if stop:  # counted: the host waits for every joiner to hear why
-                told += 1
-                done_one.set()
+            await _refuse(link, refusal)
+            self.told(refused=True)  # counted once there is a stop: every joiner hears why
             return
-        await link.send(msgpack.packb({"seating": table.ledger.frames[1]}))
-        told += 1
-        done_one.set()
+        await link.send(msgpack.packb({"seating": self.table.ledger.frames[1]}))
+        self.told(refused=False)
 
-    async with trio.open_nursery() as nursery:
-        await nursery.start(partial(lob.serve_lobby, listener, on_join, identity=table.lobby.identity,
-                                    max_per_address=2 if approve is None else None,
-                                    limit_loopback=limit_loopback))
-        task_status.started()
-        while free() > 0 or seat_sends:  # a {seat} still being sent may yet fail
-            await changed.wait()
-            # a joiner that just left frees its seat first; the others' lobby updates start
-            await trio.sleep(0)
+
+class _Joiner:
+    """One joiner of a :class:`HostLobby` from its ``sit`` to the end of the lobby: asked
+    about, seated, sent lobby updates, and watched (a link that closes, a send that fails:
+    ``left``) until the seating; ``seen``/``ip`` as :meth:`.admission.Admission.placed`.
+
+    The guard: while ``seated`` and the seating not signed, a joiner gone is unseated at once.
+    ``sending`` is held while a lobby update is sent: the lobby's end never cancels one."""
+
+    _watch: trio.Nursery  # the joiner's tasks (take_seat's caller, gone, push_while_up)
+
+    def __init__(self, lobby: HostLobby, req: lob.JoinRequest, link: Any, seen: str, ip: str) -> None:
+        self.lobby = lobby
+        self.req = req
+        self.link = link
+        self.seen = seen
+        self.ip = ip
+        self.name = req.name  # the table's unique name once seated
+        self.seated = False
+        self.left = False
+        self.sending = trio.Lock()
+
+    async def run(self) -> str | None:
+        """Seat and watch the joiner until the lobby ends: the refusal to send it (None: the
+        seating, or nothing when ``left``)."""
+        lobby = self.lobby
+        refusal = None
+        async with trio.open_nursery() as self._watch:
+            self._watch.start_soon(self.gone)
+            try:
+                refusal = await self.take_seat()
+            except _LINK_ERRORS:
+                self.left = True  # a send failed: the joiner is gone
+            finally:
+                if self.seated and not lobby.started.is_set():  # the guard: no ghost keeps a seat
+                    lobby.admission.leave(self.req.public_key)
+                    lobby.seats_changed()
+                    if lobby.on_seated is not None:
+                        lobby.on_seated(lobby.table, None, self.name)
+            async with self.sending:  # never cancel a send half-way: that would break the TLS link
+                self._watch.cancel_scope.cancel()
+        return refusal
+
+    async def take_seat(self) -> str | None:
+        """Ask the host's person (if any), seat the joiner, send ``{seat}``, wait for the end
+        of the lobby: the refusal to send, or None once the seating is signed with it in it.
+        Link errors propagate (the joiner is gone)."""
+        lobby, admission, req = self.lobby, self.lobby.admission, self.req
+        if lobby.prompts is not None:
+            why, text = await lobby.prompts.decide(req, self.ip, came=admission.came_from(self.ip))
+            if why == "expired":
+                lobby.say("lobby_prompt_expired", f"nobody answered {req.name} within {lobby.approval_wait:g} s: "
+                          "the request expired", name=req.name, s=f"{lobby.approval_wait:g}")
+            refusal = admission.on_decision(text)
+            if refusal is not None:
+                return refusal
+        # observed first (the address the others can most likely reach), then the joiner's
+        # own signed candidates: advertised, then its interfaces
+        seat = admission.take(req, self.seen)
+        if isinstance(seat, str):
+            return seat
+        self.name, self.seated = lobby.table.lobby.pending_players[seat].name, True
+        try:  # from take to seat_sent, the seating waits for this {seat}
+            if lobby.on_seated is not None:  # before any await: the count it shows is this seating's
+                lobby.on_seated(lobby.table, seat, self.name)
+            await self.link.send(msgpack.packb({"seat": seat}))
+        finally:
+            admission.seat_sent()
+            lobby.seats_changed()
+        self._watch.start_soon(self.push_while_up)
+        await lobby.started.wait()
+        return admission.ended()
+
+    async def push(self) -> None:
+        """docs/protocol.md "Lobby updates": the seats so far after our ``{seat}`` (unless the
+        seating follows at once: the table is full), then after every change, until the
+        lobby ends. Link errors propagate."""
+        lobby = self.lobby
+        sent = lobby.admission.first_sent()
+        while not lobby.started.is_set():
+            event, now = lobby.changed, lobby.admission.update(sent)
+            if now is not None:
+                async with self.sending:
+                    await self.link.send(now)
+                sent = now
+            await event.wait()
+
+    async def push_while_up(self) -> None:
+        """:meth:`push`; a send that fails before the seating means the joiner left."""
         try:
-            table.start()  # signs the seating (and the host's agree when it auto-agrees)
-        except Exception as exc:  # noqa: BLE001 - the boundary: every joiner is told, one line
-            stop.append(f"the host could not start the table: {error_text(exc)}")
-        started.set()
-        # wait until every joiner got the seating (or a short grace for dead links)
-        with trio.move_on_after(10):
-            while told < seats - 1:
-                await done_one.wait()
-                done_one = trio.Event()
-        nursery.cancel_scope.cancel()
-    if stop:
-        raise lob.LobbyError(stop[0])
+            await self.push()
+        except _LINK_ERRORS:
+            self._left_early()
+
+    async def gone(self) -> None:
+        """Wait for the link to close: a joiner says nothing more in the lobby, so a read
+        that ends means it left (before the seating; after it, the game's clocks take over)."""
+        try:
+            await self.link.receive()
+        except _LINK_ERRORS:
+            pass
+        self._left_early()
+
+    def _left_early(self) -> None:
+        if not self.lobby.started.is_set():
+            self.left = True
+            self._watch.cancel_scope.cancel()
 
 
-def _addr_host(addr: str) -> str | None:
-    try:
-        return lob.parse_addr(addr)[0]
-    except ValueError:
-        return None
+async def _refuse(link: Any, text: str) -> None:
+    await link.send(msgpack.packb({"error": text}))
 
 
 def _peer_ip(link: Any) -> str | None:

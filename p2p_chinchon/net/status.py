@@ -1,14 +1,14 @@
 """What a node tells its person while it plays: the status line and its words.
 
 :class:`NodeStatus` is published to :meth:`.node.Events.status` about once a second while a
-wait lasts (docs/reliability.md "Every wait is named"): the :class:`~.presence.Presence` of
+wait lasts (docs/reliability.md "Every wait is named"): the :class:`~.presence.SeatPresence` of
 every other seat and the current :class:`Wait`, whose :meth:`NodeStatus.text` is one line in
 the person's language (:mod:`p2p_chinchon.i18n`'s ``st_*`` messages; English for logs and
 printouts). :func:`error_text` says an exception in one line, the same way wherever a node, a
 lobby runner or a session stops on one.
 
-The clocks that fill a :class:`Wait` (whose turn, what limit, when to blame or to stop) run in
-the node (:mod:`.node`, ``Node._tick``); this module only describes and phrases them.
+The clocks that fill a :class:`Wait` (whose turn, what limit) are :mod:`.clocks`; what the node
+does when one runs out, :mod:`.verdicts`; this module only describes and phrases them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from p2p_chinchon.net.presence import Presence
+from p2p_chinchon.net.presence import SeatPresence
 
 DECISIONS = ("agree", "draw", "discard", "reenter")
 RECORD = "record"  # the wait of a finished node for a seat to hold its whole chain
@@ -77,7 +77,7 @@ def clock(seconds: float) -> str:
 class NodeStatus:
     """Presence of every other seat and the current wait: what the status line shows."""
 
-    seats: tuple[Presence, ...] = ()
+    seats: tuple[SeatPresence, ...] = ()
     wait: Wait | None = None
 
     def key(self) -> tuple[object, ...]:

@@ -48,7 +48,8 @@ def walk(data: bytes, pos: int) -> str | None:
 def cut(data: bytes):
     """(frames, torn_tail_bytes, (frame index, code) of bytes nothing after can be framed, or None),
     from the headers alone ("Transcript file", steps 1-4)"""
-    frames, pos = [], 0
+    frames: list[bytes] = []
+    pos = 0
     while pos < len(data):
         if not any(data[pos:]):
             return frames, len(data) - pos, None
@@ -76,7 +77,9 @@ def cut(data: bytes):
 def verify(data: bytes):
     """first violation as the vectors' verdict dict (without "transcript"), or ok"""
     frames, torn, unparseable = cut(data)
-    envs, game, keys, host_key, seated = [], None, None, None, False
+    envs: list[wire.Envelope] = []
+    keys: list[bytes] | None = None
+    game, host_key, seated = None, None, False
     for i, f in enumerate(frames):
         try:
             e = wire.decode(f)
@@ -100,6 +103,7 @@ def verify(data: bytes):
                     return {"result": "ChainSeatError", "index": i, "seat": e.seat}
                 seated, keys = True, [p["key"] for p in e.body["players"]]
         else:
+            assert keys is not None                 # seated
             if e.seat >= len(keys):
                 return {"result": "ChainSeatError", "index": i, "seat": e.seat}
             key = keys[e.seat]
@@ -114,7 +118,7 @@ def verify(data: bytes):
 
 def verdict(transcripts: list[bytes]):
     results = [verify(t) for t in transcripts]
-    seen = {}
+    seen: dict[tuple[int, int], bytes] = {}
     for t in transcripts:
         frames, _, _ = cut(t)
         keys = None

@@ -3,13 +3,14 @@ the arrangement search, close legality and score, and the showdown for `lay_off=
 search for `all`/`closer` is not implemented: the seat refuses such tables)."""
 from __future__ import annotations
 
+from collections.abc import Container
 from functools import cache
 
 RANKS = {40: (1, 2, 3, 4, 5, 6, 7, 10, 11, 12), 48: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12),
          52: (1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 10, 11, 12)}
 RANK_CH = {"A": 1, "T": 13, "J": 10, "Q": 11, "K": 12, **{str(i): i for i in range(2, 10)}}
 SUIT_CH = {"d": 0, "h": 1, "s": 2, "c": 3}
-FIELDS = {  # name: (type, allowed) from the rules table
+FIELDS: dict[str, tuple[type, Container[object] | None]] = {  # name: (type, allowed) from the rules table
     "preset": (str, {"classic", "online", "fournier", "cardgames"}), "deck_size": (int, {40, 48, 52}),
     "decks": (int, {0, 1, 2}), "two_decks_from": (int, range(0, 9)), "min_players": (int, range(2, 9)),
     "max_players": (int, range(2, 9)), "jokers": (int, range(0, 3)), "wild_card": (str, None),
@@ -44,8 +45,8 @@ def check_rules(r: dict) -> None:
     if set(FIELDS) - set(r) or extra - set(OPTIONAL):
         raise RuleError("bad_rules", f"fields {sorted(set(r) ^ set(FIELDS))}")
     for k in extra:
-        allowed, default = OPTIONAL[k]
-        if type(r[k]) is not type(default) or r[k] not in allowed or r[k] == default:
+        values, default = OPTIONAL[k]
+        if type(r[k]) is not type(default) or r[k] not in values or r[k] == default:
             raise RuleError("bad_rules", f"{k}: out of range, or written at its default")
     for k, (t, allowed) in FIELDS.items():
         v = r[k]

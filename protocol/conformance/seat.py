@@ -350,6 +350,7 @@ class Seat:
         t = self.t
         if not self.in_play():
             return
+        assert t.exp is not None                     # in_play()
         X = t.exp[0]
         if X == self.me:
             return
@@ -391,13 +392,19 @@ class Seat:
         await self.broadcast(e)
 
     # -- decisions ---------------------------------------------------------------------------
+    def secret(self) -> int:
+        """our secret of this hand, chosen at our key_commit"""
+        assert self.t.h.x is not None
+        return self.t.h.x
+
     def share(self, slot: int) -> bytes:
         h = self.t.h
         c1, c2 = h.slots[slot]
-        return cr.dec_share(h.ctx[self.me], slot, c1, c2, h.x, h.Y[self.me])
+        return cr.dec_share(h.ctx[self.me], slot, c1, c2, self.secret(), h.Y[self.me])
 
     def decide(self):
         t = self.t
+        assert t.exp is not None                     # asked only while the game goes on
         kinds = t.exp[1]
         me = self.me
         if "agree" in kinds:
@@ -421,7 +428,7 @@ class Seat:
             h.knonce = secrets.token_bytes(32)
             return "key_commit", {"hand": hand, "commit": cr.key_commit(h.ctx[me], cr.base(h.x), h.knonce)}
         if "key_share" in kinds:
-            return "key_share", {"hand": hand, "share": cr.key_share(h.ctx[me], h.x), "nonce": h.knonce}
+            return "key_share", {"hand": hand, "share": cr.key_share(h.ctx[me], self.secret()), "nonce": h.knonce}
         if "shuffle" in kinds:
             if t.rules["shuffle_proof"] == "terelius-wikstrom":
                 D2, proof = cr.shuffle_prove(h.ctx[me], h.round, h.joint, h.shuffle_in)
@@ -445,7 +452,7 @@ class Seat:
         if "show" in kinds:
             return "show", {"hand": hand, "shares": [{"slot": k, "share": self.share(k)} for k in self.order(h.hands[me])]}
         if "secret" in kinds:
-            return "secret", {"hand": hand, "secret": cr.sc(h.x)}
+            return "secret", {"hand": hand, "secret": cr.sc(self.secret())}
         if "hand_digest" in kinds:
             return "hand_digest", {"hand": hand, "digest": t.my_digest(), "totals": list(t.totals)}
         if "reenter" in kinds:
@@ -493,6 +500,7 @@ class Seat:
             key = (E.best(rest)[0], -E.value(card[k]))
             if choice is None or key < choice[0]:
                 choice = (key, k)
+        assert choice is not None                    # we hold cards: slots is not empty
         k = choice[1]
         return "discard", {"hand": t.hand_no, "slot": k, "share": self.share(k)}
 

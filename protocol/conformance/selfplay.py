@@ -9,6 +9,7 @@ import os
 import secrets
 import sys
 import types
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,7 +21,7 @@ import seat as seatmod  # noqa: E402
 import table as tb  # noqa: E402
 import wire  # noqa: E402
 
-FOURNIER = dict(preset='fournier', deck_size=40, decks=0, two_decks_from=6, min_players=2, max_players=6,
+FOURNIER: dict[str, Any] = dict(preset='fournier', deck_size=40, decks=0, two_decks_from=6, min_players=2, max_players=6,
                 jokers=0, wild_card='', wild_points=25, max_wild_per_meld=8, min_real_per_meld=1,
                 court_points='flat', suits='spanish', close_max_points=5, close_max_unmatched=7,
                 close_wild_unmatched=False, first_round_ban=True, clean_close_points=-10, chinchon_wins=True,
@@ -78,6 +79,7 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
                     t.apply(e)
                 frames.append(e.frame)
                 continue
+        assert tables[0].exp is not None             # the game goes on
         s, kinds = tables[0].exp
         rm = [r for r in rig.get("remove", []) if r["seat"] == s and r["when"](t0)]
         if rm:                                     # the first signer starts the removal of s
@@ -139,7 +141,9 @@ def play(rules: dict, n: int, out: str, rig=None, max_env=5000):
 
 def rigged(tables, bots, s, kinds, kind, body, rig):
     t = tables[s]
-    h = getattr(t, "h", None)
+    if not hasattr(t, "h"):                     # before the first hand: nothing to rig
+        return kind, body
+    h = t.h
     if kind == "shuffle" and "deal" in rig and t.hand_no == 0 and h.round == 0 \
             and h.shuffle_i == len(h.shuffle_order) - 1:
         # the last shuffler knows every secret here: place the wanted cards in the dealt slots
@@ -152,13 +156,13 @@ def rigged(tables, bots, s, kinds, kind, body, rig):
                 M = cr.sub(M, cr.mul(x, c1))
             face.append(cr.card_of_point(M, t.C))
         m = len(h.A)
-        want = [None] * len(D)
+        dealt: list[int | None] = [None] * len(D)
         for who, cards in rig["deal"].items():
             k = ["first", "second", "third"].index(who)
             for j, c in enumerate(cards):
-                want[k + j * m] = c
-        rest = [c for c in range(len(D)) if c not in want]
-        want = [c if c is not None else rest.pop(0) for c in want]
+                dealt[k + j * m] = c
+        rest = [c for c in range(len(D)) if c not in dealt]
+        want = [c if c is not None else rest.pop(0) for c in dealt]
         pos = {c: i for i, c in enumerate(face)}
         pi = [pos[c] for c in want]
         D2, proof = shuffle_with(h.ctx[s], h.round, h.joint, D, pi)
@@ -185,16 +189,16 @@ def rigged(tables, bots, s, kinds, kind, body, rig):
 
 
 def shuffle_with(ctx, rnd, Y, D, pi):
-    saved = cr._secrets.randbelow
+    saved = secrets.randbelow                   # the module crypto draws its permutation from
     seq = iter(_fy_draws(pi))
-    cr._secrets.randbelow = lambda n: next(seq)
+    secrets.randbelow = lambda exclusive_upper_bound: next(seq)
     try:
         return cr.shuffle_prove(ctx, rnd, Y, D)
     finally:
-        cr._secrets.randbelow = saved
+        secrets.randbelow = saved
 
 
-def _fy_draws(pi):
+def _fy_draws(pi: list[int]) -> list[int]:
     """the Fisher-Yates draws (m = n-1 .. 1) that make shuffle_prove produce permutation pi"""
     n = len(pi)
     a = list(range(n))
@@ -241,7 +245,7 @@ if __name__ == "__main__":
             parts = a.split(":")
             x, kind = int(parts[0]), parts[1]
             hand = int(parts[2]) if len(parts) > 2 and parts[2] else None
-            spec = {"seat": x, "when": (lambda t, kind=kind, hand=hand: kind in t.exp[1]
+            spec: dict[str, Any] = {"seat": x, "when": (lambda t, kind=kind, hand=hand: kind in t.exp[1]
                                         and (hand is None or t.hand_no == hand))}
             if len(parts) > 3:
                 spec["reason"] = parts[3]

@@ -6,6 +6,7 @@ violation raises Violation(rule, seat).  `Table.expected()` names the next speak
 from __future__ import annotations
 
 import copy
+from typing import NoReturn
 
 import crypto as cr
 import engine as en
@@ -21,16 +22,63 @@ class Violation(Exception):
 
 
 class Hand:
-    pass
+    """one hand's state, set by Table._start_hand and the steps after it (an attribute not set
+    yet is not there: `retired` until the first reshuffle)"""
+    A: list[int]                          # the seats in the hand
+    order: list[int]
+    shuffle_order: list[int]
+    ctx: dict[int, bytes]
+    kc: dict[int, bytes]
+    Y: dict[int, bytes]
+    round: int
+    deck: list[tuple[bytes, bytes]]
+    slots: list[tuple[bytes, bytes]]
+    shares: dict[int, dict[int, bytes]]
+    faces: dict[int, int]
+    hands: dict[int, list[int]]
+    pile: list[int]
+    stock: list[int]
+    turn_i: int
+    drawn: bool
+    finished_turn: set[int]
+    closer: int | None
+    secrets: dict[int, int]
+    digests: int
+    shuffle_in: list[tuple[bytes, bytes]] | None
+    shuffle_i: int
+    x: int | None
+    joint: bytes
+    upcard: int
+    retired: list[int]
+    draw_slot: int
+    draw_left: list[int]
+    last_from_discard: int
+    show_left: list[int]
+    close_score: int
+    chinchon: bool
+    facedown: int
+    scores: dict[int, int]
+    offered: list[int]
+    void: bool
+    final: list[int]
+    head: bytes
+    knonce: bytes
 
 
 class Table:
+    # set by the offer or later (an attribute not set yet is not there)
+    exp: tuple[int, set[str]] | None   # the next speaker and its kinds, None when the game is over
+    hand_no: int
+    h: Hand
+    end_left: list[int]
+    gone_now: list[int]
+
     def __init__(self, me: int | None = None):
         self.me = me                   # our seat, or None for an observer (audit)
         self.chain: list[wire.Envelope] = []
         self.phase = "offer"
         self.over = False
-        self.winner = None
+        self.winner: int | None = None
         self.hands_played = 0
         self.log: list[str] = []
 
@@ -92,7 +140,7 @@ class Table:
             self._atomically(e, self._remove, lambda ex: "bad_removal")
             self.chain.append(e)
             return
-        if self.exp is not None if self.phase != "offer" else False:
+        if self.phase != "offer" and self.exp is not None:
             seat, kinds = self.exp
             if e.seat != seat:
                 raise Violation("not_your_turn", e.seat, f"expected seat {seat}")
@@ -230,7 +278,7 @@ class Table:
         b, me = e.body, e.seat
         X = b["seat"]
 
-        def bad(why):
+        def bad(why: str) -> NoReturn:
             raise Violation("bad_removal", me, why)
         if self.phase in ("offer", "seating", "agree", "toss") or self.over or self.exp is None:
             bad("the game has not begun or is over")
@@ -361,7 +409,7 @@ class Table:
         self.left = set()
         self.removed: dict[int, str] = {}    # seat -> reason, removed for good
         self.removing: list[dict] = []       # removals being signed (nested: the last first)
-        self.gone_now: list[int] = []
+        self.gone_now = []
         self.shown_left: dict[int, str] = {}
         self.phase = "agree"
         self.exp = (0, {"agree"})
@@ -398,12 +446,12 @@ class Table:
         h.kc, h.Y = {}, {}
         h.round = 0
         h.deck = cr.initial_deck(self.C)              # current input of the shuffle chain
-        h.slots: list[tuple[bytes, bytes]] = []        # ciphertext of every slot
-        h.shares: dict[int, dict[int, bytes]] = {}     # slot -> seat -> d
-        h.faces: dict[int, int] = {}                   # slot -> card index, opened during the hand
+        h.slots = []                                   # ciphertext of every slot
+        h.shares = {}                                  # slot -> seat -> d
+        h.faces = {}                                   # slot -> card index, opened during the hand
         h.hands = {s: [] for s in h.A}                 # seat -> slots held (in order)
-        h.pile: list[int] = []
-        h.stock: list[int] = []
+        h.pile = []
+        h.stock = []
         h.turn_i = 0
         h.drawn = False
         h.finished_turn = set()
@@ -458,6 +506,7 @@ class Table:
         if e.body["round"] != h.round:
             raise Violation("shuffle", e.seat, "round")
         D = h.shuffle_in
+        assert D is not None                           # set by the round's start
         D2 = cr.dec_deck(e.body["deck"])
         if len(D2) != len(D):
             raise Violation("shuffle", e.seat, "deck size")
@@ -506,7 +555,9 @@ class Table:
         for s in h.A:
             d = h.shares.get(slot, {}).get(s)
             if d is None and s == own:
+                assert h.x is not None                 # own: we hold a seat of the hand
                 d = cr.mul(h.x, c1)
+            assert d is not None                       # a slot is opened once every share is in
             M = cr.sub(M, d)
         card = cr.card_of_point(M, self.C)
         if card is None:
@@ -819,8 +870,8 @@ def audit(frames: list[bytes]) -> tuple[bool, str]:
     left_after = t.over and t.chain and t.chain[-1].kind == "leave"   # a leave after the end changes nothing
     by_majority = by_majority and (not t.over or left_after)
     if getattr(t, "complete", False) or by_majority:  # "Removal", the game's end
-        gone = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
-        return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{gone}"
+        shown = "".join(f", seat {s} left ({r})" for s, r in sorted(t.shown_left.items()))
+        return True, f"ok: {len(frames)} envelopes, {t.hands_played} hands, totals {t.totals}, winner seat {t.winner}{shown}"
     if getattr(t, "removed_spoke", False):       # a removed seat's fault or leave changes nothing
         return False, f"incomplete: {len(frames)} envelopes, {t.verdict}"
     if t.over and t.chain[-1].kind == "leave":   # a chained leave is no fault ("Faults and audit")

@@ -63,15 +63,15 @@ def check(name, d):
         try:
             Y = cr.check_key_share(cr.ctx_of(b(i["game"]), i["hand"], i["seat"]), b(i["share"]), b(i["nonce"]), b(i["commit"]))
             got = {"result": "ok", "public": Y.hex()}
-        except cr.DeckError as e:
-            got = {"result": "DeckError", "step": e.step}
+        except cr.DeckError as ex:
+            got = {"result": "DeckError", "step": ex.step}
         return all(got.get(k) == x for k, x in v.items())
     if layer == "dleq":
         try:
             dd = cr.check_dec_share(cr.ctx_of(b(i["game"]), i["hand"], i["seat"]), i["slot"], b(i["c1"]), b(i["c2"]), b(i["public"]), b(i["share"]))
             got = {"result": "ok", "d": dd.hex()}
-        except cr.DeckError as e:
-            got = {"result": "DeckError", "step": e.step}
+        except cr.DeckError as ex:
+            got = {"result": "DeckError", "step": ex.step}
         return all(got.get(k) == x for k, x in v.items())
     if layer == "shuffle":
         ctx = cr.ctx_of(b(i["game"]), i["hand"], i["seat"])
@@ -84,8 +84,8 @@ def check(name, d):
             else:
                 cr.cc_verify(ctx, i["round"], i["k"], b(i["joint_key"]), D, D2, b(i["proof"]))
             got = {"result": "ok"}
-        except cr.DeckError as e:
-            got = {"result": "DeckError", "step": e.step, "seat": i["seat"]}
+        except cr.DeckError as ex:
+            got = {"result": "DeckError", "step": ex.step, "seat": i["seat"]}
         return all(got.get(k) == x for k, x in v.items())
     if layer == "frame":
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from typing import Any
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
@@ -145,6 +146,16 @@ def _check(spec, x, where):
 
 class Envelope:
     __slots__ = ("v", "game", "seq", "seat", "prev", "kind", "body", "sig", "frame", "hash")
+    v: int
+    game: bytes
+    seq: int
+    seat: int
+    prev: bytes
+    kind: str
+    body: dict[str, Any]       # checked against the kind's schema by decode() and make()
+    sig: bytes
+    frame: bytes
+    hash: bytes
 
     def signed_bytes(self) -> bytes:
         return DOMAIN + packb([self.v, self.game, self.seq, self.seat, self.prev, self.kind, self.body])

@@ -70,6 +70,7 @@ class Driver:
             self.events += g.apply(Restock(new))
         elif g.phase is Phase.DRAW:
             seat = g.to_play
+            assert seat is not None                    # a turn is someone's
             hand = [g.faces[s] for s in g.hands[seat]]
             top = g.faces.get(g.discard_pile[-1]) if g.discard_pile else None
             choice = self.bots[seat].choose_draw(hand, top)
@@ -78,6 +79,7 @@ class Driver:
             self.reveal(g.hands[seat][-1])
         elif g.phase is Phase.DISCARD:
             seat = g.to_play
+            assert seat is not None                    # a turn is someone's
             legal = g.legal_actions(seat)
             may_close = any(isinstance(a, Close) for a in legal)
             hand = [g.faces[s] for s in g.hands[seat]]
@@ -122,6 +124,12 @@ def scripted_hand(game: Game, hands: dict, upcard, stock: list) -> list:
     for s, c in faces.items():
         game.learn(s, c)
     return events
+
+
+def phase(g: Game) -> Phase:
+    """g's phase, read through a call: mypy keeps `g.phase` narrowed by an earlier assert
+    across the calls that change it"""
+    return g.phase
 
 
 def pass_turn(game: Game, seat: int) -> list:

@@ -7,6 +7,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -45,7 +46,7 @@ async def make_table(n: int) -> Table:
     return Table(secrets.token_bytes(16), keys, listeners, peers)
 
 
-async def tls_open(table: Table, to: int) -> tuple[trio.abc.Stream, bytes]:
+async def tls_open(table: Table, to: int) -> tuple[trio.SSLStream[Any], bytes]:
     """A TLS link to seat ``to``'s mesh listener, its key pinned; returns (stream, cert hash)."""
     stream = await trio.open_tcp_stream(HOST, table.ports[to])
     tls_stream, _key, cert = await tls.dial_tls(stream, expect_key=raw(table.keys[to]))
@@ -101,7 +102,7 @@ def no_event(mesh: Mesh) -> list[MeshEvent]:
             return out
 
 
-async def raw_peer(table: Table, seat: int, to: int) -> tuple[trio.SSLStream, FrameReader]:
+async def raw_peer(table: Table, seat: int, to: int) -> tuple[trio.SSLStream[Any], FrameReader]:
     """Authenticate as ``seat`` (with its real key) to ``to``, by hand."""
     stream, cert = await tls_open(table, to)
     reader = FrameReader(stream)

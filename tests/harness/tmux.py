@@ -5,6 +5,7 @@ command in a fixed-size window, keys typed with ``send-keys`` and the screen rea
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -60,6 +61,13 @@ class Tmux:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True, timeout=10)
+
+
+def grab(pattern: str, text: str, flags: int = 0) -> str:
+    """The first group of ``pattern``'s first match in ``text``, which the test knows is there."""
+    m = re.search(pattern, text, flags)
+    assert m is not None, f"{pattern!r} not in:\n{text}"
+    return m.group(1)
 
 
 def head(text: str) -> str:

@@ -10,7 +10,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2p_chinchon.ui.app import run_with_ui_async
+from p2p_chinchon.ui.app import TableApp, run_with_ui_async
 from p2p_chinchon.ui.screen import FINAL
 
 
@@ -23,7 +23,7 @@ def play(script, *, lang="en", hint=None, charset="unicode", log_file=None):
     """Run ``script(bridge, keys, ui)`` as node_main under the UI; return its result and the
     UI. ``keys(text)`` types into the terminal. The final "press any key" is typed only once
     the UI shows the final screen (so that screen is really waited for)."""
-    apps = []
+    apps: list[TableApp] = []
     with create_pipe_input() as inp:
 
         async def node_main(bridge):
