@@ -291,17 +291,17 @@ def self_play(
     host.lobby.set_host_name(BOT_NAMES[0])
     tables = [host]
     for i in range(1, seats):
-        t = tbl.Table.joining(ids[i], rngs[i], host.ledger.frames[0], auto_agree=True, defer_proofs=True,
+        t = tbl.Table.joining(ids[i], rngs[i], host.chain.frames[0], auto_agree=True, defer_proofs=True,
                               **weak)
         host.lobby.seat_host(BOT_NAMES[i], ids[i].public_bytes, f"127.0.0.1:{1000 + i}")
         tables.append(t)
     call(0, host.start)
-    seating = host.ledger.frames[1]
+    seating = host.chain.frames[1]
     for i in range(1, seats):
         call(i, tables[i].receive, seating, 0)
 
     while todo:
-        if len(host.ledger.frames) > max_envelopes:
+        if len(host.chain.frames) > max_envelopes:
             raise RuntimeError("self-play did not end")
         seat, what, arg = todo.popleft()
         t = tables[seat]
@@ -324,7 +324,7 @@ def self_play(
             if intent is not None:
                 call(seat, t.intent, intent)
     return SelfPlay(
-        frames=list(host.ledger.frames), tables=tables, cpu_s=cpu, calls=calls,
+        frames=list(host.chain.frames), tables=tables, cpu_s=cpu, calls=calls,
         hands=len(host.turns.score_history), winner=host.flow.winner, fault=host.flow.fault, job_cpu_s=job_cpu,
     )
 

@@ -166,9 +166,9 @@ def _fill(report: AuditReport, t: tbl.Table, marks: list[Mark] | None = None) ->
     report.scores = [list(r) for r in t.turns.score_history]
     report.hands = len(t.turns.score_history)
     report.totals = list(t.flow.engine.totals) if t.flow.engine else []
-    report.envelopes = len(t.ledger.chain)
-    report.head = t.ledger.head.hex()
-    report.proof_system = t.lobby.rules.shuffle_proof if t.ledger.chain and t.lobby.rules is not None else ""
+    report.envelopes = len(t.chain.envelopes)
+    report.head = t.chain.head.hex()
+    report.proof_system = t.lobby.rules.shuffle_proof if t.chain.envelopes and t.lobby.rules is not None else ""
     report.proof_rounds = t.lobby.proof_rounds if report.proof_system else 0
 
 
@@ -351,9 +351,9 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
             r.rule = t.flow.fault.rule
         elif torn_tail:
             r.detail = "the file ends in a torn frame (a crash while writing)"
-        elif t.ledger.chain and t.ledger.chain[-1].kind == "remove" and t.ledger.chain[-1].body["seat"] in t.removal.removed:
+        elif t.chain.envelopes and t.chain.envelopes[-1].kind == "remove" and t.chain.envelopes[-1].body["seat"] in t.removal.removed:
             # the removed seat's own record ends so: removed, accusing nobody
-            last = t.ledger.chain[-1].body
+            last = t.chain.envelopes[-1].body
             r.seat, r.rule = last["seat"], "removed"
             r.detail = (f"seat {last['seat']} was removed from the game ({last['reason']}, hand {last['hand'] + 1}) "
                         "with every signature: the record stops there")

@@ -338,9 +338,9 @@ def end_vectors() -> list[dict]:
     i = first(envs, "game_end")
     assert [e.kind for e in envs[i:]] == ["game_end"] * 3
     at = state_at(frames, i + 1)
-    votes = [make_envelope(ids[s].private_key, game=at.lobby.game, seq=i + 1, seat=s, prev=at.ledger.head, kind="away",
+    votes = [make_envelope(ids[s].private_key, game=at.lobby.game, seq=i + 1, seat=s, prev=at.chain.head, kind="away",
                            body={"seat": 1, "hand": at.hand.hand_no}).encode() for s in (0, 2)]
-    bad = make_envelope(ids[0].private_key, game=at.lobby.game, seq=i + 1, seat=0, prev=at.ledger.head, kind="remove",
+    bad = make_envelope(ids[0].private_key, game=at.lobby.game, seq=i + 1, seat=0, prev=at.chain.head, kind="remove",
                         body={"seat": 1, "hand": at.hand.hand_no, "reason": "absent", "proof": votes})
     return [
         vector("ok-end-by-majority", "the game-ok-3-seats record without its last envelope, seat 2's game_end: "
@@ -395,7 +395,7 @@ def first_round_close_vector() -> dict:
     e = envs[i]
     t = state_at(frames, i)
     assert t.flow.game().turns_taken[1 - e.seat] == 1 and t.flow.game().turns_taken[e.seat] == 0
-    keypair = game.tables[e.seat].hc.keypair
+    keypair = game.tables[e.seat].hand.hc.keypair
     ctx = deck.Context(t.lobby.game, h, e.seat)
     kept = [x for x in t.flow.game().hands[e.seat] if x != e.body["slot"]]
     shares = [{"slot": x, "share": deck.decryption_share(ctx, keypair, t.hand.cts[x], x, seat_rng("first-round", x))}
@@ -471,7 +471,7 @@ def play_without(gone: int, at: str, seed: str = "removal") -> tuple[list[bytes]
                         addr="10.0.0.1:7300", proof_rounds=2, auto_agree=True)
     for i in (1, 2):
         host.lobby.seat_host(f"P{i}", ids[i].public_bytes, f"10.0.0.{i + 1}:7300")
-    tables = [host] + [Table.joining(ids[i], SeededRng(f"{seed}/rng/{i}"), host.ledger.frames[0], auto_agree=True,
+    tables = [host] + [Table.joining(ids[i], SeededRng(f"{seed}/rng/{i}"), host.chain.frames[0], auto_agree=True,
                                      min_proof_rounds=1) for i in (1, 2)]
     bots = [bot_decider(SimpleBot(rules, SeededRng(f"{seed}/bot/{i}"))) for i in range(3)]
     inbox: deque = deque()
@@ -502,7 +502,7 @@ def play_without(gone: int, at: str, seed: str = "removal") -> tuple[list[bytes]
         i = movers[0]
         out(i, tables[i].intent(bots[i](tables[i].view(), tables[i].needs_decision())))
     assert host.flow.finished and host.removal.removed == {gone: "absent"}, host.flow.fault
-    return list(host.ledger.frames), ids
+    return list(host.chain.frames), ids
 
 
 def removal_vectors() -> list[dict]:

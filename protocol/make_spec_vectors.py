@@ -186,7 +186,7 @@ def hand_digest_vectors() -> list[dict]:
                 hash_input = framed(b"p2p-chinchon/hand-digest/v1", t.lobby.game, struct.pack(">H", hand), head,
                                     packb(totals), packb(final))
                 checked_sha256(hash_input, env.body["digest"])
-                assert t.ledger.chain[-1].kind == "secret"
+                assert t.chain.envelopes[-1].kind == "secret"
                 n_slots = len(final)
                 out.append(vec("hand_digest", f"{gname}-hand-{hand}",
                                f"hand {hand} of the game of game-ok-{gname}: {n_slots} slots in the final deck",

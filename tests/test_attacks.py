@@ -29,10 +29,10 @@ def assert_caught(net: Net, rules: set[str], cheater: int = CHEATER, *, confirme
         assert t.flow.fault is not None, "honest seat did not notice"
         assert t.flow.fault.seat == cheater, t.fault
         assert t.flow.fault.rule in rules, t.fault
-        last = t.ledger.chain[-1]
+        last = t.chain.envelopes[-1]
         assert last.kind == "fault" and last.body["accused"] == cheater
         assert last.body["evidence"], "the rejected frame is kept as evidence"
-    report = audit_frames(net.honest(cheater)[0].ledger.frames)
+    report = audit_frames(net.honest(cheater)[0].chain.frames)
     assert report.verdict == "accused" and report.seat == cheater, report.summary()
     if confirmed:
         assert "confirmed" in report.detail, report.summary()
@@ -69,11 +69,11 @@ def test_key_share_copied_from_another_seat():
     net = Net(3, seed=4, classes={CHEATER: stall("key_commit", "key_share")})
     assert net.run(net.expects("key_commit", CHEATER))
     t0 = net.tables[0]
-    seat0_commit = next(e for e in t0.ledger.chain if e.kind == "key_commit" and e.seat == 0).body["commit"]
+    seat0_commit = next(e for e in t0.chain.envelopes if e.kind == "key_commit" and e.seat == 0).body["commit"]
     ct = net.tables[CHEATER]
     net.inject(CHEATER, net.craft(CHEATER, "key_commit", {"hand": ct.hand.hand_no, "commit": seat0_commit}))
     assert net.run(net.expects("key_share", CHEATER))
-    s0 = next(e for e in t0.ledger.chain if e.kind == "key_share" and e.seat == 0).body
+    s0 = next(e for e in t0.chain.envelopes if e.kind == "key_share" and e.seat == 0).body
     net.inject(CHEATER, net.craft(CHEATER, "key_share", {"hand": ct.hand.hand_no, "share": s0["share"], "nonce": s0["nonce"]}))
     assert_caught(net, {"key_share"})
 
@@ -107,7 +107,7 @@ def test_bad_shuffle_outputs(variant):
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof, **over)))
     for t in net.honest():
         assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.fault
-    r = audit_frames(net.tables[0].ledger.frames)
+    r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "accused" and r.seat == CHEATER and "confirmed" in r.detail, r.summary()
 
 
@@ -136,8 +136,8 @@ def test_deferred_bad_proof_blocks_secret_and_is_pinned_by_audit():
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad))))
     for t in net.honest():
         assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle"
-        assert not any(e.kind == "secret" for e in t.ledger.chain)
-    r = audit_frames(net.tables[0].ledger.frames)
+        assert not any(e.kind == "secret" for e in t.chain.envelopes)
+    r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "cheat" and r.seat == CHEATER and r.rule == "shuffle", r.summary()
 
 
@@ -158,7 +158,7 @@ def test_bad_deal_shares(variant):
     elif variant == "extra_one":
         shares = shares + [shares[0]]
     elif variant == "other_seats_share":
-        seat0 = next(e for e in net.tables[0].ledger.chain if e.kind == "deal_shares" and e.seat == 0)
+        seat0 = next(e for e in net.tables[0].chain.envelopes if e.kind == "deal_shares" and e.seat == 0)
         s0 = dict(zip(ct.hand.deal_share_slots(0), seat0.body["shares"], strict=True))
         common = next(i for i, s in enumerate(slots) if s in s0)
         shares[common] = s0[slots[common]]
@@ -297,7 +297,7 @@ def test_bad_secret(variant):
     elif variant == "zero":
         secret = bytes(32)
     elif variant == "other_seat":  # replay the secret seat 0 revealed just before
-        secret = next(e for e in net.tables[0].ledger.chain if e.kind == "secret" and e.seat == 0).body["secret"]
+        secret = next(e for e in net.tables[0].chain.envelopes if e.kind == "secret" and e.seat == 0).body["secret"]
     else:
         secret = (ct.hand.hc.keypair.x + 1).to_bytes(32, "little")
     net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand.hand_no, "secret": secret}))
@@ -323,7 +323,7 @@ def test_game_end_naming_another_winner():
     assert net.run(net.expects("game_end", CHEATER))
     t0 = net.tables[0]
     liar_winner = 1 - t0.flow.winner if t0.flow.winner is not None else 0
-    net.inject(CHEATER, net.craft(CHEATER, "game_end", {"winner": liar_winner, "digest": t0.ledger.head}))
+    net.inject(CHEATER, net.craft(CHEATER, "game_end", {"winner": liar_winner, "digest": t0.chain.head}))
     assert_caught(net, {"digest_mismatch"})
 
 
@@ -350,9 +350,9 @@ def _host_and_joiner(seating_players):
     ids = [Identity.generate(SeededRng(f"lobby{i}")) for i in range(3)]
     host = tbl.Table.create(ids[0], SeededRng("h"), name="t", rules=rules, max_seats=2,
                             addr="127.0.0.1:1", proof_rounds=2)
-    joiner = tbl.Table.joining(ids[1], SeededRng("j"), host.ledger.frames[0], min_proof_rounds=1)
+    joiner = tbl.Table.joining(ids[1], SeededRng("j"), host.chain.frames[0], min_proof_rounds=1)
     players = seating_players(ids)
-    seat = wire.make_envelope(ids[0].private_key, game=host.lobby.game, seq=1, seat=0, prev=host.ledger.head,
+    seat = wire.make_envelope(ids[0].private_key, game=host.lobby.game, seq=1, seat=0, prev=host.chain.head,
                               kind="seating", body={"players": players}).encode()
     return joiner, joiner.receive(seat, 0)
 
@@ -389,13 +389,13 @@ def test_frames_before_the_seating_wait_in_the_buffer():
     """Envelopes that overtake the seating (links race) wait in the buffer and are applied in
     order once the seating arrives (a watcher key that holds no seat follows the same chain)."""
     net = Net(3, seed=15)
-    assert net.run(lambda n: len(n.tables[0].ledger.chain) > 12)
-    frames = list(net.tables[0].ledger.frames)
+    assert net.run(lambda n: len(n.tables[0].chain.envelopes) > 12)
+    frames = list(net.tables[0].chain.frames)
     watcher = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("w"), frames[0], min_proof_rounds=1)
     for f in reversed(frames[1:]):
         assert watcher.receive(f, 0) is not None
-    assert watcher.flow.fault is None and len(watcher.ledger.chain) == len(frames)
-    assert watcher.ledger.head == net.tables[0].ledger.head and watcher.lobby.me is None
+    assert watcher.flow.fault is None and len(watcher.chain.envelopes) == len(frames)
+    assert watcher.chain.head == net.tables[0].chain.head and watcher.lobby.me is None
 
 
 # ----------------------------------------------------------------------------- network
@@ -405,10 +405,10 @@ def test_exact_replay_is_dropped(at_draw):
     """A network attacker (or a reconnecting peer) replays old envelopes of this game."""
     net = at_draw
     t = net.tables[0]
-    n = len(t.ledger.chain)
-    for f in list(t.ledger.frames):
+    n = len(t.chain.envelopes)
+    for f in list(t.chain.frames):
         assert t.receive(f, 2) == []
-    assert t.flow.fault is None and len(t.ledger.chain) == n
+    assert t.flow.fault is None and len(t.chain.envelopes) == n
     assert net.run() and all(x.flow.finished for x in net.tables)
 
 
@@ -417,14 +417,14 @@ def test_garbage_frames_do_not_crash():
     assert net.run(net.expects("draw"))
     t = net.tables[0]
     for junk in (b"", b"\x91" * 100_000 + b"\xc0", b"\xdd\xff\xff\xff\xff", b"\x98" + bytes(1 << 20), b"\xc1"):
-        fresh = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("z"), t.ledger.frames[0], min_proof_rounds=1)
-        for f in t.ledger.frames[1:]:
+        fresh = tbl.Table.joining(Identity.generate(SeededRng("watcher")), SeededRng("z"), t.chain.frames[0], min_proof_rounds=1)
+        for f in t.chain.frames[1:]:
             fresh.receive(f, 0)
-        before = len(fresh.ledger.chain)
+        before = len(fresh.chain.envelopes)
         outs = fresh.receive(junk, 2)
         # bytes that do not decode prove nothing against anyone (links are not MACed): dropped,
         # kept as evidence naming the link's seat, and the table goes on
-        assert fresh.flow.fault is None and len(fresh.ledger.chain) == before
+        assert fresh.flow.fault is None and len(fresh.chain.envelopes) == before
         ev = [o for o in outs if isinstance(o, tbl.Evidence)]
         assert ev and ev[0].rule == "malformed" and ev[0].seat == 2 and ev[0].frames == (junk,)
 
@@ -434,14 +434,14 @@ def test_flood_of_future_frames_is_bounded(at_draw):
     may be the one behind): the link's seat is asked once for what follows our chain."""
     net = at_draw
     t = net.tables[0]
-    base = len(t.ledger.chain)
+    base = len(t.chain.envelopes)
     asked = []
     for i in range(tbl.MAX_BUFFERED + 8):
         frame = net.craft(2, "draw", {"hand": t.hand.hand_no, "source": "stock"}, seq=base + 1 + i, prev=bytes(32))
         outs = t.receive(frame, 2)
         assert not [o for o in outs if isinstance(o, tbl.Send)]
         asked += [o for o in outs if isinstance(o, tbl.Resync)]
-    assert sum(len(x) for x in t.ledger.buffer.values()) <= tbl.MAX_BUFFERED
+    assert sum(len(x) for x in t.chain.buffer.values()) <= tbl.MAX_BUFFERED
     assert t.flow.fault is None and asked == [tbl.Resync(2, base)]
     far = net.craft(2, "draw", {"hand": t.hand.hand_no, "source": "stock"}, seq=base + 10 * tbl.MAX_BUFFERED)
     assert t.receive(far, 2) == [] and t.flow.fault is None  # asked already at this length
@@ -461,7 +461,7 @@ def test_equivocation_seen_by_one_node_is_proven():
     net.inject(CHEATER, fb)
     for t in net.honest():
         assert t.flow.fault is not None and t.flow.fault.rule == "equivocation" and t.flow.fault.seat == CHEATER
-    r = audit_frames(net.tables[0].ledger.frames)
+    r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "accused" and r.seat == CHEATER and r.rule == "equivocation", r.summary()
     assert "confirmed" in r.detail, r.summary()
 
@@ -479,7 +479,7 @@ def test_fault_whose_evidence_is_a_valid_move_blames_the_accuser(at_draw):
                                       "evidence": [honest_move]})
     net.inject(liar, fault)
     victim = next(i for i in range(3) if i not in (liar,))
-    r = audit_frames(net.tables[victim].ledger.frames)
+    r = audit_frames(net.tables[victim].chain.frames)
     assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
 
 
@@ -500,7 +500,7 @@ def test_fabricated_equivocation_evidence(at_draw, variant):
     for t in net.tables:
         if t.lobby.me != liar:
             assert t.flow.fault is not None and t.flow.fault.rule == "false_accusation" and t.flow.fault.seat == liar, t.fault
-    r = audit_frames(net.tables[mover].ledger.frames)
+    r = audit_frames(net.tables[mover].chain.frames)
     assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
 
 
@@ -512,7 +512,7 @@ def test_leave_stops_the_table_naming_the_leaver():
     net.inject(1, net.craft(1, "leave", {"reason": "bye"}))
     t = net.tables[0]
     assert t.flow.fault is not None and t.flow.fault.seat == 1 and t.flow.fault.rule == "left"
-    r = audit_frames(net.tables[0].ledger.frames)
+    r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "incomplete" and r.seat == 1 and r.rule == "left", r.summary()
 
 
@@ -528,7 +528,7 @@ def test_published_shares_open_only_public_cards():
     assert net.run() and net.tables[0].flow.finished
     obs = tbl.Table.observer()
     checked = 0
-    for frame in net.tables[0].ledger.frames:
+    for frame in net.tables[0].chain.frames:
         obs.replay(frame)
         if obs.hand.hc is None or not obs.flow.hand_started or obs.hand.hc.secrets:
             continue
@@ -556,12 +556,12 @@ def test_joiner_refuses_weak_shuffle_proofs():
     host = tbl.Table.create(ident, SeededRng("h"), name="t", rules=rules, max_seats=2, addr="a:1", proof_rounds=10)
     assert host.lobby.rules is not None and host.lobby.rules.shuffle_proof_rounds == 10 and host.lobby.proof_rounds == 10
     with pytest.raises(tbl.ProtocolViolation) as exc:
-        tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.ledger.frames[0])
+        tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.chain.frames[0])
     assert exc.value.rule == "weak_proofs"
-    ok = tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.ledger.frames[0], min_proof_rounds=10)
+    ok = tbl.Table.joining(Identity.generate(SeededRng("j")), SeededRng("j"), host.chain.frames[0], min_proof_rounds=10)
     assert ok.lobby.proof_rounds == 10
     # an offer whose proof_rounds field disagrees with its signed rules is refused
-    env = wire.decode_envelope(host.ledger.frames[0])
+    env = wire.decode_envelope(host.chain.frames[0])
     body = dict(env.body, proof_rounds=64)
     forged = wire.make_envelope(ident.private_key, game=env.game, seq=0, seat=0, prev=env.prev, kind="offer", body=body)
     with pytest.raises(tbl.ProtocolViolation) as exc:
@@ -598,7 +598,7 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     drawer = net.tables[first]
     assert drawer.flow.fault is not None and drawer.flow.fault.rule == "duplicate_card", drawer.fault
     assert drawer.flow.fault.seat is not None and drawer.flow.fault.seat != first
-    assert drawer.ledger.chain[-1].kind == "fault"
+    assert drawer.chain.envelopes[-1].kind == "fault"
     assert net.tables[first].flow.engine.faces.get(up + 1) is None  # nothing learned from the bad open
     for t in net.tables:
         if t.lobby.me not in (first, CHEATER):
@@ -626,11 +626,11 @@ def test_engine_and_deck_errors_in_any_handler_become_violations(monkeypatch, wh
     t = net.tables[victim]
     assert calls["n"] == 1
     assert t.flow.fault is not None and t.flow.fault.seat not in (None, victim) and t.flow.fault.rule == "bad_card", t.fault
-    last = t.ledger.chain[-1]
+    last = t.chain.envelopes[-1]
     assert last.kind == "fault" and last.body["accused"] == t.flow.fault.seat
     rejected = wire.decode_envelope(last.body["evidence"][0])
     assert rejected.kind == where and rejected.seat == t.flow.fault.seat
-    assert t.ledger.frames[rejected.seq] != last.body["evidence"][0]  # it never entered the chain
+    assert t.chain.frames[rejected.seq] != last.body["evidence"][0]  # it never entered the chain
 
 
 def test_malformed_body_that_passes_the_schema_is_a_violation():
@@ -678,7 +678,7 @@ def test_shares_wait_for_verification_and_say_so():
     net = _DeferredJobs(3, seed=2, defer=True)
     assert net.run(lambda n: all(t.hand.hc is not None and t.flow.hand_started for t in n.tables) and n.jobs)
     for t in net.tables:
-        assert t.hand.verifying and not any(e.kind == "deal_shares" for e in t.ledger.chain)
+        assert t.hand.verifying and not any(e.kind == "deal_shares" for e in t.chain.envelopes)
         assert t.view().progress[2] == tbl.VERIFYING
         assert t.timeout() == [] and t.flow.fault is None
     assert any(t.waiting() == tbl.VERIFYING for t in net.tables)
@@ -702,7 +702,7 @@ def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
     net.run_jobs()
     for t in net.honest():
         assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.fault
-    r = audit_frames(ref.ledger.frames)
+    r = audit_frames(ref.chain.frames)
     assert r.seat == CHEATER and r.rule == "shuffle", r.summary()
 
 
@@ -727,7 +727,7 @@ def test_timeout_claims_are_checked_against_the_chain(at_draw, accused):
             assert t.flow.fault.seat == liar and t.flow.fault.rule == "false_accusation", t.fault
         else:
             assert t.flow.fault.seat == mover and t.flow.fault.rule == "timeout", t.fault
-        r = audit_frames(t.ledger.frames)
+        r = audit_frames(t.chain.frames)
         verdicts.add((r.verdict, r.seat, r.rule))
     assert len(verdicts) == 1, verdicts
     [(verdict, seat, rule)] = verdicts
@@ -754,13 +754,13 @@ def test_early_buffer_is_bounded_in_bytes(at_draw):
     kept, accusing nobody)."""
     net = at_draw
     t = net.tables[0]
-    base = len(t.ledger.chain)
+    base = len(t.chain.envelopes)
     big = {"hand": t.hand.hand_no, "round": 0, "deck": bytes(32) * 50, "proof": bytes(700_000)}
     for i in range(tbl.MAX_BUFFERED_BYTES // 700_000 + 8):
         t.receive(net.craft(2, "shuffle", big, seq=base + 1 + i, prev=bytes(32)), 2)
     assert t.flow.fault is None
-    assert len(t.ledger.buffer) <= tbl.MAX_BUFFERED_BYTES // 700_000 + 1
-    assert sum(len(f) for x in t.ledger.buffer.values() for f in x.values()) <= tbl.MAX_BUFFERED_BYTES
+    assert len(t.chain.buffer) <= tbl.MAX_BUFFERED_BYTES // 700_000 + 1
+    assert sum(len(f) for x in t.chain.buffer.values() for f in x.values()) <= tbl.MAX_BUFFERED_BYTES
 
 
 def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
@@ -776,7 +776,7 @@ def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
     for i in (1, 2):
         host.lobby.seat_host(f"P{i}", ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
     host.start()
-    n, head = len(host.ledger.chain), host.ledger.head
+    n, head = len(host.chain.envelopes), host.chain.head
 
     def craft(seat, kind, body):
         return wire.make_envelope(ids[seat].private_key, game=host.lobby.game, seq=n, seat=seat, prev=head,
@@ -787,7 +787,7 @@ def test_fault_with_evidence_in_the_lobby_is_judged_without_copying_the_table():
                                            "evidence": [out_of_turn]}), 1)
     assert host.flow.fault is not None and host.flow.fault.seat == 2 and host.flow.fault.rule == "not_your_turn", host.flow.fault
     assert any(isinstance(o, tbl.Stopped) for o in outs)
-    assert len(host.ledger.chain) == n + 1  # the fault, nothing of the trial
+    assert len(host.chain.envelopes) == n + 1  # the fault, nothing of the trial
 
 
 def test_a_deck_the_wire_cannot_carry_is_refused_before_anything_is_signed(monkeypatch):

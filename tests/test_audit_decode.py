@@ -17,7 +17,7 @@ from p2p_chinchon.audit import audit_file, audit_frames
 def game() -> list[bytes]:
     net = Net(2, seed=3)
     assert net.run() and net.tables[0].flow.finished
-    return list(net.tables[0].ledger.frames)
+    return list(net.tables[0].chain.frames)
 
 
 @pytest.fixture
@@ -109,13 +109,13 @@ def test_table_replay_takes_a_frame_or_its_envelope_alike(game):
     for frame in game[:PREFIX]:
         by_frame.replay(frame)
         by_env.replay(wire.decode_envelope(frame))
-        assert by_env.ledger.head == by_frame.ledger.head
+        assert by_env.chain.head == by_frame.chain.head
     for frame in (game[PREFIX - 1], game[PREFIX + 1]):  # out of place: refused alike
         with pytest.raises(tbl.ProtocolViolation) as exc:
             by_env.replay(wire.decode_envelope(frame))
         assert exc.value.rule == "seq"
     by_env.replay(wire.decode_envelope(game[PREFIX]))
-    assert by_env.ledger.head == wire.decode_envelope(game[PREFIX]).hash()
+    assert by_env.chain.head == wire.decode_envelope(game[PREFIX]).hash()
 
 
 def test_the_report_carries_the_offers_proof_rounds_under_every_proof_system(game):

@@ -20,8 +20,8 @@ def split():
     move: the mover signed another version of it, and the next seat signed an answer to that
     version too."""
     net = Net(3, seed=5)
-    assert net.run(lambda n: len(n.tables[0].ledger.chain) >= 70)
-    frames = list(net.tables[0].ledger.frames)[:70]
+    assert net.run(lambda n: len(n.tables[0].chain.envelopes) >= 70)
+    frames = list(net.tables[0].chain.frames)[:70]
     envs = [wire.decode_envelope(f) for f in frames]
     i = next(j for j in range(40, 70) if envs[j].kind == "draw" and envs[j + 1].seat != envs[j].seat)
     a, b = envs[i], envs[i + 1]
@@ -85,8 +85,8 @@ def test_a_leavers_own_record_is_not_a_fork(tmp_path):
     net.kill(leaver)
     assert net.run()
     other = next(t for t in net.alive())
-    a = _write(tmp_path, "leaver.chn", net.tables[leaver].ledger.frames)
-    b = _write(tmp_path, "other.chn", other.ledger.frames)
+    a = _write(tmp_path, "leaver.chn", net.tables[leaver].chain.frames)
+    b = _write(tmp_path, "other.chn", other.chain.frames)
     m = audit_files([a, b])
     assert [p.verdict for p in m.partings] == ["shorter"], m.partings
     assert "own leave" in m.partings[0].detail and m.verdict != "fork"
@@ -98,7 +98,7 @@ def test_a_whole_game_with_a_shorter_record_beside_it_is_complete(tmp_path, caps
     end", because one of the files did); two shorter records alone stay exit 3."""
     net = Net(3, seed=6)
     assert net.run() and all(t.flow.finished for t in net.tables)
-    frames = list(net.tables[0].ledger.frames)
+    frames = list(net.tables[0].chain.frames)
     whole, part = _write(tmp_path, "whole.chn", frames), _write(tmp_path, "part.chn", frames[:len(frames) // 2])
     m = audit_files([part, whole])
     assert m.verdict == "agree" and [r.exit_code for r in m.reports] == [3, 0] and m.exit_code == 0
@@ -131,9 +131,9 @@ def test_seats_that_leave_one_after_another_are_not_a_fork(tmp_path, split):
     net = Gone(3, seed=9)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
     _leave_together(net, [0, 1, 2])
-    ends = {len(t.ledger.frames) for t in net.tables}
-    assert len(ends) == 1 and all(wire.decode_envelope(t.ledger.frames[-1]).kind == "leave" for t in net.tables)
-    paths = [_write(tmp_path, f"{i}.chn", t.ledger.frames) for i, t in enumerate(net.tables)]
+    ends = {len(t.chain.frames) for t in net.tables}
+    assert len(ends) == 1 and all(wire.decode_envelope(t.chain.frames[-1]).kind == "leave" for t in net.tables)
+    paths = [_write(tmp_path, f"{i}.chn", t.chain.frames) for i, t in enumerate(net.tables)]
     m = audit_files(paths)
     assert [p.verdict for p in m.partings] == ["shorter"] * 3, m.summary()
     assert all("own leave" in p.detail and p.seats == [] for p in m.partings), m.summary()
@@ -156,7 +156,7 @@ def test_two_seats_that_leave_at_once_beside_the_seats_that_remove_them(tmp_path
     _leave_together(net, [1, 3])
     assert net.run(lambda n: n.alive()[0].expected().kind == "draw" and not n.q)
     assert all(t.flow.fault is None and t.removal.removed == {1: "left", 3: "left"} for t in net.alive())
-    paths = [_write(tmp_path, f"{i}.chn", t.ledger.frames) for i, t in enumerate(net.tables)]
+    paths = [_write(tmp_path, f"{i}.chn", t.chain.frames) for i, t in enumerate(net.tables)]
     m = audit_files(paths)
     verdicts = {tuple(p.files): p.verdict for p in m.partings}
     assert verdicts == {(i, j): "same" if {i, j} <= {0, 2, 4} else "shorter"
@@ -173,11 +173,11 @@ def test_one_seat_leaving_twice_at_one_index_is_a_fork(tmp_path):
     net = Gone(3, seed=9)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
     t = net.tables[2]
-    one = list(t.ledger.frames)
+    one = list(t.chain.frames)
     env = wire.decode_envelope(t.intent(v.Leave("a"))[0].frame)
     other = wire.make_envelope(net.ids[2].private_key, game=env.game, seq=env.seq, seat=2, prev=env.prev,
                                kind="leave", body={"reason": "b"})
-    m = audit_files([_write(tmp_path, "a.chn", t.ledger.frames), _write(tmp_path, "b.chn", one + [other.encode()])])
+    m = audit_files([_write(tmp_path, "a.chn", t.chain.frames), _write(tmp_path, "b.chn", one + [other.encode()])])
     assert [(p.verdict, p.seats) for p in m.partings] == [("fork", [2])], m.summary()
 
 
@@ -189,7 +189,7 @@ def test_an_evenings_games_audited_together_are_grouped_by_game(tmp_path, capsys
     for seed in (6, 7):
         net = Net(3, seed=seed)
         assert net.run() and all(t.flow.finished for t in net.tables)
-        games.append(list(net.tables[0].ledger.frames))
+        games.append(list(net.tables[0].chain.frames))
     files = [_write(tmp_path, "g1-a.chn", games[0]), _write(tmp_path, "g2-a.chn", games[1]),
              _write(tmp_path, "g1-b.chn", games[0][:30]), _write(tmp_path, "g2-b.chn", games[1])]
     m = audit_files(files)
@@ -221,7 +221,7 @@ def test_a_seat_cut_off_as_it_signed_is_not_a_fork(tmp_path, capsys):
     net, seat, at = _cut_off_at_a_draw()
     lone, major = net.tables[seat], net.tables[(seat + 1) % 3]
     assert major.flow.finished and major.removal.removed == {seat: "absent"} and not lone.flow.finished
-    a, b = _write(tmp_path, "major.chn", major.ledger.frames), _write(tmp_path, "lone.chn", lone.ledger.frames)
+    a, b = _write(tmp_path, "major.chn", major.chain.frames), _write(tmp_path, "lone.chn", lone.chain.frames)
     m = audit_files([a, b])
     assert [p.verdict for p in m.partings] == ["cut_off"] and m.verdict == "agree" and m.exit_code == 0, m.summary()
     assert m.partings[0].at == at and m.partings[0].seats == []
@@ -229,10 +229,10 @@ def test_a_seat_cut_off_as_it_signed_is_not_a_fork(tmp_path, capsys):
     assert "cut off" in capsys.readouterr().out
     # the same lone record with a further envelope signed by a seat that is not removed: a fork
     other = next(s for s in range(3) if s != seat)
-    e = wire.decode_envelope(lone.ledger.frames[-1])
+    e = wire.decode_envelope(lone.chain.frames[-1])
     extra = wire.make_envelope(net.ids[other].private_key, game=e.game, seq=e.seq + 1, seat=other, prev=e.hash(),
                                kind="leave", body={"reason": "x"})
-    c = _write(tmp_path, "lone2.chn", list(lone.ledger.frames) + [extra.encode()])
+    c = _write(tmp_path, "lone2.chn", list(lone.chain.frames) + [extra.encode()])
     m = audit_files([a, c])
     assert [p.verdict for p in m.partings] == ["fork"] and m.exit_code == 1, m.summary()
 
@@ -243,14 +243,14 @@ def test_a_seat_cut_off_before_the_game_is_not_a_fork(tmp_path):
     Compared: ``cut_off`` (neither goes on: each stopped)."""
     net = Net(3, seed=8)
     assert net.run(lambda n: n.tables[0].flow.engine is not None and not n.q)
-    envs = [wire.decode_envelope(f) for f in net.tables[0].ledger.frames]
+    envs = [wire.decode_envelope(f) for f in net.tables[0].chain.frames]
     i = next(j for j, e in enumerate(envs) if e.kind == "toss")
     x, prev = envs[i].seat, envs[i].prev
     fault = net.craft((x + 1) % 3, "fault", {"accused": x, "rule": "absent", "reason": "away", "evidence": []},
                       seq=i, prev=prev)
-    frames = list(net.tables[0].ledger.frames[:i])
+    frames = list(net.tables[0].chain.frames[:i])
     a = _write(tmp_path, "a.chn", frames + [fault])
-    b = _write(tmp_path, "b.chn", frames + [net.tables[0].ledger.frames[i]])
+    b = _write(tmp_path, "b.chn", frames + [net.tables[0].chain.frames[i]])
     m = audit_files([a, b])
     assert [p.verdict for p in m.partings] == ["cut_off"] and "before the game" in m.partings[0].detail, m.summary()
 
@@ -261,8 +261,8 @@ def test_two_records_that_both_end_the_game_never_agree(tmp_path, monkeypatch):
     import p2p_chinchon.audit as audit_mod
 
     net, seat, _ = _cut_off_at_a_draw()
-    a = _write(tmp_path, "major.chn", net.tables[(seat + 1) % 3].ledger.frames)
-    b = _write(tmp_path, "lone.chn", net.tables[seat].ledger.frames)
+    a = _write(tmp_path, "major.chn", net.tables[(seat + 1) % 3].chain.frames)
+    b = _write(tmp_path, "lone.chn", net.tables[seat].chain.frames)
     assert audit_files([a, b]).verdict == "agree"
     monkeypatch.setattr(audit_mod, "audit_file", lambda *args, **kw: audit_mod.AuditReport("ok"))
     m = audit_files([a, b])

@@ -19,14 +19,14 @@ def _race(accused: int):
     net = Net(3, seed=7)
     assert net.run(net.expects("draw", 0))
     t0, t2 = net.tables[0], net.tables[2]
-    n = len(t0.ledger.chain)
+    n = len(t0.chain.envelopes)
     fault = net.craft(ACCUSER, "fault", {"accused": accused, "rule": "timeout", "reason": "did not send draw in time",
                                          "evidence": []})
     net.inject(ACCUSER, fault, to=[2])
-    assert len(t2.ledger.chain) == n + 1 and t2.ledger.chain[n].kind == "fault"
+    assert len(t2.chain.envelopes) == n + 1 and t2.chain.envelopes[n].kind == "fault"
     intent = net.bots[0](t0.view(), t0.needs_decision())
     net.handle(0, t0.intent(intent))  # seat 0's draw: sent, still in flight
-    assert t0.ledger.chain[n].kind == "draw"
+    assert t0.chain.envelopes[n].kind == "draw"
     net.inject(ACCUSER, fault, to=[0])  # arrives after the draw: off seat 0's chain
     assert t0.flow.fault is not None and t2.flow.fault is not None
     return n, t0, t2
@@ -35,7 +35,7 @@ def _race(accused: int):
 @pytest.mark.parametrize("accused, verdict", [(2, ("cheat", ACCUSER, "false_accusation")), (0, ("accused", 0, "timeout"))])
 def test_both_honest_transcripts_of_a_racing_timeout_audit_alike(accused, verdict):
     n, t0, t2 = _race(accused)
-    reports = [audit_frames(list(t.ledger.frames)) for t in (t2, t0)]
+    reports = [audit_frames(list(t.chain.frames)) for t in (t2, t0)]
     got = [(r.verdict, r.seat, r.rule, r.index) for r in reports]
     assert got == [(*verdict, n)] * 2, [r.summary() for r in reports]
     assert reports[0].detail == reports[1].detail

@@ -41,8 +41,8 @@ class CheatTable(tbl.Table):
     def _emit_raw(self, kind: str, body: dict, seq: int | None = None) -> bytes:
         assert self.lobby.identity is not None and self.lobby.me is not None  # a seated player
         env = wire.make_envelope(
-            self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain) if seq is None else seq,
-            seat=self.lobby.me, prev=self.ledger.head, kind=kind, body=body,
+            self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.chain.envelopes) if seq is None else seq,
+            seat=self.lobby.me, prev=self.chain.head, kind=kind, body=body,
         )
         frame = env.encode()
         self.out.add(tbl.Send(frame))
@@ -63,8 +63,8 @@ class CheatTable(tbl.Table):
             self.done = True
             assert self.lobby.identity is not None and self.lobby.me is not None
             env = wire.make_envelope(
-                self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain), seat=self.lobby.me,
-                prev=self.ledger.head, kind="leave", body={"reason": "x"},
+                self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.chain.envelopes), seat=self.lobby.me,
+                prev=self.chain.head, kind="leave", body={"reason": "x"},
             )
             forged = wire.Envelope(env.v, env.game, env.seq, env.seat, env.prev, env.kind,
                                    {"reason": "forged"}, env.sig)
@@ -90,7 +90,7 @@ class CheatTable(tbl.Table):
             if self.cheat == "equivocation":
                 self.done = True
                 self.out.items = []
-                seq = len(self.ledger.chain)
+                seq = len(self.chain.envelopes)
                 self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
                 self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)
                 return self.out.take()
@@ -220,7 +220,7 @@ class SplitViewTable(CheatTable):
             self.stalled = True
             assert self.lobby.me is not None
             hand = self.flow.game().hands[self.lobby.me]
-            seq = len(self.ledger.chain)
+            seq = len(self.chain.envelopes)
             a = self._emit_raw("discard", self.turns.discard_body("discard", hand[0]), seq)
             b = self._emit_raw("discard", self.turns.discard_body("discard", hand[1]), seq)
             self.split[:] = [a, b]

@@ -46,7 +46,7 @@ def played_and_quit(folder: Path, person: Identity, *, legacy: bool) -> dict[str
     for name, ident, bot in (("Ana", person, False), *((n, b, True) for n, b in zip(BOTS, bots, strict=True))):
         path = paths[name] = folder / f"seat-{name}.chn"
         with TranscriptWriter(path, fsync=False) as w:
-            for frame in host.ledger.frames:
+            for frame in host.chain.frames:
                 w.append(frame)
         secrets = {"toss_nonce": b"\0" * 16, "keys": {}}
         if not legacy:

@@ -24,14 +24,14 @@ def test_the_last_joiner_agreeing_first_is_signed_in_its_turn():
     carla = net.tables[2]
     assert carla.intent(v.Agree()) == []  # held: nothing signed before Bruno's agree
     assert carla.needs_decision() is None and 2 not in carla.lobby.toss_commits
-    assert all(e.kind != "agree" or e.seat != 2 for e in carla.ledger.chain)
+    assert all(e.kind != "agree" or e.seat != 2 for e in carla.chain.envelopes)
     with pytest.raises(tbl.IntentError, match="already agreed"):
         net.tables[0].intent(v.Agree())  # the host agreed by opening the table
     net.handle(1, net.tables[1].intent(v.Agree()))  # Bruno; Carla's agree follows his
     assert net.run(net.expects("draw"))
     for t in net.tables:
         assert t.flow.fault is None and t.flow.engine is not None
-        agrees = [e.seat for e in t.ledger.chain if e.kind == "agree"]
+        agrees = [e.seat for e in t.chain.envelopes if e.kind == "agree"]
         assert agrees == [0, 1, 2]
     with pytest.raises(tbl.IntentError, match="already agreed"):
         carla.intent(v.Agree())

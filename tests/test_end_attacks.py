@@ -48,7 +48,7 @@ def _game_end(net: Gone, seat: int, after: bytes | None = None) -> bytes:
     t = net.tables[0]
     winner = t.flow.winner if t.flow.winner is not None else 255
     if after is None:
-        return net.craft(seat, "game_end", {"winner": winner, "digest": t.ledger.head})
+        return net.craft(seat, "game_end", {"winner": winner, "digest": t.chain.head})
     e = wire.decode_envelope(after)
     return net.craft(seat, "game_end", {"winner": winner, "digest": e.hash()}, seq=e.seq + 1, prev=e.hash())
 
@@ -82,7 +82,7 @@ def _remove_seat_1(net: Gone) -> list[bytes]:
     assert net.run()
     t = net.tables[0]
     assert t.flow.finished and t.flow.fault is None and t.removal.removed == {1: "absent"}
-    return list(t.ledger.frames)
+    return list(t.chain.frames)
 
 
 # ------------------------------------------------------------------ counting the end's majority
@@ -101,7 +101,7 @@ def test_a_seat_that_signs_the_end_and_leaves_is_no_majority(tmp_path):
     net = _at_end(4)
     t0 = net.tables[0]
     assert 1 not in t0.flow.engine.active and t0.flow.winner != 1, "seat 1 is an eliminated seat"
-    prefix = list(t0.ledger.frames)
+    prefix = list(t0.chain.frames)
     g1 = _game_end(net, 1)
     leave = _after(net, 1, "leave", {"reason": "going home"}, g1)
     lone = prefix + [g1, leave]
@@ -128,7 +128,7 @@ def test_two_ends_of_four_are_no_majority_and_three_are():
     waiting for seat 3 ends the game without it once its ``rejoin_wait`` ran out, and only
     then (not for a seat it does not wait for)."""
     net = _at_end(4)
-    prefix = list(net.tables[0].ledger.frames)
+    prefix = list(net.tables[0].chain.frames)
     g1 = _game_end(net, 1)
     g2 = _game_end(net, 2, after=g1)
     assert audit_frames(prefix + [g1]).verdict == "incomplete"
@@ -172,7 +172,7 @@ def test_the_median_seat_withholding_its_game_end_stalls_the_end_blaming_nobody(
         outs = t.halt("no majority")
         assert t.flow.fault is not None and t.flow.fault.seat is None and t.flow.fault.rule == "stalled"
         assert not [o for o in outs if isinstance(o, tbl.Send)]
-    r = audit_frames(net.tables[0].ledger.frames)
+    r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "incomplete" and "seat 2 was to send game_end" in r.summary(), r.summary()
 
 
@@ -187,7 +187,7 @@ def test_a_forged_remove_beside_a_cut_off_record_is_not_agreement(tmp_path):
     relies on each file's own audit, and ``MultiReport.exit_code`` is 1 for a bad file."""
     net = _at_end(4)
     t0 = net.tables[0]
-    prefix = list(t0.ledger.frames)
+    prefix = list(t0.chain.frames)
     lone = prefix + [_game_end(net, 1)]
     vote = net.craft(0, "away", {"seat": 1, "hand": t0.hand.hand_no})
     forged = prefix + [net.craft(0, "remove", {"seat": 1, "hand": t0.hand.hand_no, "reason": "absent", "proof": [vote]})]
@@ -206,7 +206,7 @@ def test_a_seat_that_cosigns_the_removal_and_signs_on_the_cut_off_side_is_named(
     no ``cut_off`` (seat 2 is not removed, and signed both continuations): a ``fork`` naming
     seat 2, exit 1."""
     net = _at_end(4)
-    prefix = list(net.tables[0].ledger.frames)
+    prefix = list(net.tables[0].chain.frames)
     g1 = _game_end(net, 1)
     lone = prefix + [g1, _game_end(net, 2, after=g1)]
     assert audit_frames(lone).verdict == "ok"
@@ -238,7 +238,7 @@ def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
     ``cut_off``, and the pair agrees, the cut-off pair's record complete (exit 0). A cheat
     seat 2 that co-signed there would be named (see the co-signer test)."""
     net = _at_end(5)
-    prefix = list(net.tables[0].ledger.frames)
+    prefix = list(net.tables[0].chain.frames)
     g1 = _game_end(net, 1)
     lone = prefix + [g1, _game_end(net, 2, after=g1)]
     r = audit_frames(lone)
@@ -252,7 +252,7 @@ def test_two_honest_seats_cut_off_at_the_end_of_five_are_no_fork(tmp_path):
     t0 = net.tables[0]
     assert t0.expected() == tbl.Step("remove", 2) and t0.removal.removing_seat == 1
     assert not t0.removal.can_remove(2) and not t0.flow.finished, "the majority is stuck"
-    others = list(t0.ledger.frames)
+    others = list(t0.chain.frames)
     assert audit_frames(others).verdict == "incomplete"
     part = compare_loaded(loaded(lone), loaded(others))
     assert part.verdict == "cut_off" and part.seats == [] and "unfinished" in part.detail, part
@@ -276,7 +276,7 @@ def test_both_verifiers_agree_on_crafted_ends(tmp_path):
     ends (the table stopped: not ``ok``)."""
     net = _at_end(4)
     t0 = net.tables[0]
-    hand, winner, prefix = t0.hand.hand_no, t0.flow.winner, list(t0.ledger.frames)
+    hand, winner, prefix = t0.hand.hand_no, t0.flow.winner, list(t0.chain.frames)
     g1 = _game_end(net, 1)
     g2 = _game_end(net, 2, after=g1)
 
@@ -329,7 +329,7 @@ def test_an_eliminated_seat_that_goes_home_at_the_median_stalls_the_others(tmp_p
     assert net.run(lambda nn: not nn.q)
     assert 2 not in net.tables[0].flow.engine.active
     net.handle(2, net.tables[2].intent(v.Leave("going home")))
-    leaver = list(net.tables[2].ledger.frames)
+    leaver = list(net.tables[2].chain.frames)
     assert net.run(lambda nn: not nn.q)
     net.kill(2)
     for s in (0, 3):
@@ -337,7 +337,7 @@ def test_an_eliminated_seat_that_goes_home_at_the_median_stalls_the_others(tmp_p
         assert 2 in t.removal.leaves and 2 in t.removal.gone and not t.removal.removed
         assert t.expected() == tbl.Step("game_end", 2) and not t.removal.can_remove(2)
         assert t.absent(2) == [] and not t.flow.finished and t.flow.fault is None
-    others = list(net.tables[0].ledger.frames)
+    others = list(net.tables[0].chain.frames)
     assert leaver[:-1] == others and wire.decode_envelope(leaver[-1]).kind == "leave"
     assert audit_frames(leaver).verdict == "ok" and audit_frames(others).verdict == "incomplete"
     m = audit_files([_write(tmp_path, "leaver.chn", leaver), _write(tmp_path, "others.chn", others)])

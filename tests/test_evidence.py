@@ -55,7 +55,7 @@ class JunkTable(tbl.Table):
 
     def receive(self, frame, link_seat=None):
         outs = super().receive(frame, link_seat)
-        if not self.flooded and self.lobby.me is not None and len(self.ledger.chain) >= 4:  # the mesh is up
+        if not self.flooded and self.lobby.me is not None and len(self.chain.envelopes) >= 4:  # the mesh is up
             self.flooded = True
             outs += [tbl.Send(bytes([0xC1]) * (MIB - 16)) for _ in range(20)]
         return outs

@@ -66,7 +66,7 @@ def test_the_seating_carries_each_seats_candidates_observed_first() -> None:
     assert seating[1].addrs == ("203.0.113.9:50000", "192.168.1.7:4100")  # the observed one is not repeated
     assert seating[0].addrs == ()
     replayed = tbl.Table.observer()
-    for f in t.ledger.frames:
+    for f in t.chain.frames:
         replayed.receive(f, 0)
     assert replayed.lobby.players[1].addrs == seating[1].addrs
 
@@ -127,8 +127,8 @@ def _three_seated(me: int) -> tbl.Table:
     host.start()
     if me == 0:
         return host
-    t = tbl.Table.joining(ids[me], SeededRng("j"), host.ledger.frames[0])
-    t.receive(host.ledger.frames[1], 0)
+    t = tbl.Table.joining(ids[me], SeededRng("j"), host.chain.frames[0])
+    t.receive(host.chain.frames[1], 0)
     return t
 
 
@@ -165,8 +165,8 @@ def test_a_table_that_never_formed_audits_as_never_started() -> None:
     nobody. The audit says incomplete, never started (exit 3), not an accusation (exit 1)."""
     host = _three_seated(0)
     assert [o for o in host.timeout("absent", False) if isinstance(o, tbl.Stopped)]
-    assert host.flow.fault is not None and host.flow.fault.rule == "absent" and host.ledger.frames[-1]
-    r = audit_frames(host.ledger.frames)
+    assert host.flow.fault is not None and host.flow.fault.rule == "absent" and host.chain.frames[-1]
+    r = audit_frames(host.chain.frames)
     assert (r.verdict, r.exit_code) == ("incomplete", 3), r.summary()
     assert "never started" in r.summary()
 

@@ -46,7 +46,7 @@ def _removed_and_finished() -> tuple[Gone, int]:
     assert net.run()
     t = net.tables[0]
     assert t.flow.finished and t.removal.removed == {2: "absent"}
-    end = max(i for i, e in enumerate(t.ledger.chain) if e.kind == "remove") + 1
+    end = max(i for i, e in enumerate(t.chain.envelopes) if e.kind == "remove") + 1
     return net, end
 
 
@@ -85,7 +85,7 @@ def test_a_finished_node_stays_for_a_removed_seat_a_little_longer_and_says_so():
     screen names it), and leaves as soon as that seat holds its removal."""
     net, end = _removed_and_finished()
     t = net.tables[0]
-    n = len(t.ledger.frames)
+    n = len(t.chain.frames)
 
     async def linger(told_at: float | None) -> tuple[float, list[NodeStatus]]:
         said = Said()
@@ -141,7 +141,7 @@ def test_a_node_back_from_away_that_hears_nobody_stops_within_a_minute():
 
     trio.run(main, clock=clock)
     assert t.flow.fault is not None and t.flow.fault.rule == nd.STALLED and node._nobody
-    assert not [e for e in t.ledger.chain if e.kind == "fault"], "it signs nothing"
+    assert not [e for e in t.chain.envelopes if e.kind == "fault"], "it signs nothing"
     fault = v.Fault(None, nd.STALLED, t.flow.fault.reason, detail=NOBODY)
     line = own_stop_text(fault, 0, Translator("en"))
     assert line is not None and line.startswith("nobody of this table answers: they may have finished without you")
@@ -216,17 +216,17 @@ def test_a_removed_seat_whose_last_envelope_never_arrived_is_answered_from_its_f
     net.declare_absent(2)
     assert net.run()
     t0 = net.tables[0]
-    first = min(i for i, e in enumerate(t0.ledger.chain) if e.kind == "remove")
-    assert len(t2.ledger.frames) == first + 1 and t2.ledger.chain[first].kind == "draw" and t0.removal.removed == {2: "absent"}
-    for frame in t0.ledger.frames[first + 1:first + 9]:  # live envelopes of the other history first
+    first = min(i for i, e in enumerate(t0.chain.envelopes) if e.kind == "remove")
+    assert len(t2.chain.frames) == first + 1 and t2.chain.envelopes[first].kind == "draw" and t0.removal.removed == {2: "absent"}
+    for frame in t0.chain.frames[first + 1:first + 9]:  # live envelopes of the other history first
         t2.receive(frame, 0)
     assert not t2.flow.over, "they prove nothing yet"
     node = nd.Node(t0)
-    node._stored = len(t0.ledger.frames)
+    node._stored = len(t0.chain.frames)
     mesh = SendMesh()
-    trio.run(node._answer_sync, cast(Mesh, mesh), 2, len(t2.ledger.frames))  # a stand-in: records what is sent
+    trio.run(node._answer_sync, cast(Mesh, mesh), 2, len(t2.chain.frames))  # a stand-in: records what is sent
     sent = [p for _, p in mesh.sent if p[:1] == nd.ENVELOPE]
-    assert sent[0][1:] == t0.ledger.frames[first] and node._has[2] == first
+    assert sent[0][1:] == t0.chain.frames[first] and node._has[2] == first
     for p in sent:
         t2.receive(p[1:], 0)
         if t2.flow.over:

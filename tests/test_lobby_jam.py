@@ -110,7 +110,7 @@ async def test_resetting_ghosts_leave_no_seat_at_an_open_table() -> None:
                         seatings.append((await join(port, host_id, name, source))[1])
                     joiners.start_soon(one)
     assert sorted(p.name for p in table.lobby.players) == ["Ana", "Bruno", "Carla", "Diego"]
-    assert seatings == [table.ledger.frames[1]] * 3
+    assert seatings == [table.chain.frames[1]] * 3
     assert ("lobby_left_early", "Ghost left before sitting down") in notes.said
 
 
@@ -139,7 +139,7 @@ async def test_a_ghost_approved_after_it_left_frees_its_seat() -> None:
             await notes.wait("lobby_left_early")
             assert [p.name for p in table.lobby.pending_players] == ["Ana"]
             offer, seating = await join(port, host_id, "Bruno", "127.0.0.6")
-    assert [p.name for p in table.lobby.players] == ["Ana", "Bruno"] and seating == table.ledger.frames[1]
+    assert [p.name for p in table.lobby.players] == ["Ana", "Bruno"] and seating == table.chain.frames[1]
     assert notes.said[0] == ("lobby_left_early", "Ghost left before sitting down")
 
 

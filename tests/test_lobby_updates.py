@@ -86,7 +86,7 @@ async def test_the_first_joiner_sees_the_second_arrive_and_leave() -> None:
             await dora_task.wait()
     assert seen == [["Ana", "Beto"], ["Ana", "Beto", "Carla"], ["Ana", "Beto"], ["Ana", "Beto", "Dora"],
                     ["Ana", "Beto", "Dora", "Eli"]]
-    assert result[0] == (table.ledger.frames[0], table.ledger.frames[1])
+    assert result[0] == (table.chain.frames[0], table.chain.frames[1])
     assert [p.name for p in table.lobby.players] == ["Ana", "Beto", "Dora", "Eli"]
 
 
@@ -101,7 +101,7 @@ async def test_a_two_seat_table_sends_no_lobby_update() -> None:
             port = await open_lobby(nursery, table, 2)
             offer, seating = await nd.join_lobby(beto, "127.0.0.1", port, name="Beto", listen_port=4000,
                                                  expect_fingerprint=host_id.fingerprint, on_lobby=seen.append)
-    assert seen == [] and seating == table.ledger.frames[1]
+    assert seen == [] and seating == table.chain.frames[1]
 
 
 def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
@@ -111,7 +111,7 @@ def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
     host_id, beto = Identity.generate(), Identity.generate()
     host = host_table(4, host_id)
     host.lobby.seat_host("Beto", beto.public_bytes, "127.0.0.1:2")
-    joiner = tbl.Table.joining(beto, SeededRng("j"), host.ledger.frames[0], min_proof_rounds=1)
+    joiner = tbl.Table.joining(beto, SeededRng("j"), host.chain.frames[0], min_proof_rounds=1)
     assert joiner.view().seats == () and not joiner.view().provisional
     joiner.lobby.set_lobby_players([(p.name, p.key) for p in host.lobby.pending_players])
     for t, me in ((host, 0), (joiner, 1)):
@@ -129,7 +129,7 @@ def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
         screen.key("a")  # nothing to agree to before the seating
         assert screen.message == "There is nothing to agree to now." and screen.pending is None
     host.start()
-    joiner.receive(host.ledger.frames[1], 0)
+    joiner.receive(host.chain.frames[1], 0)
     view = joiner.view()
     assert not view.provisional and view.me == 1 and must_agree(view)
 
@@ -141,7 +141,7 @@ def test_joiner_view_shows_the_lobby_list_until_the_seating() -> None:
 ])
 def test_a_bad_lobby_list_is_refused_by_the_table(players: list[tuple[str, bytes]]) -> None:
     host_id = Identity.generate()
-    joiner = tbl.Table.joining(Identity.generate(), SeededRng("j"), host_table(4, host_id).ledger.frames[0],
+    joiner = tbl.Table.joining(Identity.generate(), SeededRng("j"), host_table(4, host_id).chain.frames[0],
                                min_proof_rounds=1)
     with pytest.raises(tbl.IntentError):
         joiner.lobby.set_lobby_players(players)

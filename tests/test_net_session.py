@@ -97,7 +97,7 @@ async def test_host_approves_each_joiner_before_seating() -> None:
                                     expect_fingerprint=host_id.fingerprint)
             offer, seating = await nd.join_lobby(bruno, "127.0.0.1", port, name="Bruno", listen_port=4001,
                                                  expect_fingerprint=host_id.fingerprint)
-    assert offer == table.ledger.frames[0] and seating == table.ledger.frames[1]
+    assert offer == table.chain.frames[0] and seating == table.chain.frames[1]
     assert [p.name for p in table.lobby.players] == ["Ana", "Bruno"]
     assert asked == [("Eve", eve.fingerprint, "127.0.0.1"), ("Bruno", bruno.fingerprint, "127.0.0.1")]
 

@@ -207,7 +207,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
     t = net.tables[0]
-    n = len(t.ledger.frames)
+    n = len(t.chain.frames)
     awaited = t.expected()
     assert awaited.seat != t.lobby.me
     ask = sorted((s, SYNC + n.to_bytes(4, "big")) for s in (1, 2))
@@ -219,7 +219,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
         return node
 
     async def tick(node, stalled: float, *, buffered: bool = False, step=awaited, later: float = 0.0) -> list:
-        t.ledger.buffer = {n + 1: {1: b"x"}} if buffered else {}
+        t.chain.buffer = {n + 1: {1: b"x"}} if buffered else {}
         now = trio.current_time() + later
         node.clock.step_since = now - stalled
         node._mesh.sent.clear()

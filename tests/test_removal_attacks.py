@@ -20,11 +20,11 @@ def _misplaced():
     net = Gone(3, seed=21)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
     t0 = net.tables[0]
-    seq = len(t0.ledger.chain) - 1
-    spoke = t0.ledger.chain[seq].seat
+    seq = len(t0.chain.envelopes) - 1
+    spoke = t0.chain.envelopes[seq].seat
     victim = next(s for s in range(3) if s != spoke)
     cheater = 3 - spoke - victim
-    forged = net.craft(cheater, "remove", _removes(victim, t0.hand.hand_no), seq=seq, prev=t0.ledger.chain[seq].prev)
+    forged = net.craft(cheater, "remove", _removes(victim, t0.hand.hand_no), seq=seq, prev=t0.chain.envelopes[seq].prev)
     return net, forged, spoke, victim, cheater
 
 
@@ -38,7 +38,7 @@ def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
         t = net.tables[i]
         assert t.flow.fault is not None and t.flow.fault.rule == "bad_removal" and t.flow.fault.seat == cheater, t.fault
         assert not t.removal.removed
-    r = audit_frames(net.tables[victim].ledger.frames)
+    r = audit_frames(net.tables[victim].chain.frames)
     assert r.verdict == "accused" and r.seat == cheater, r.summary()
 
 
@@ -77,9 +77,9 @@ def test_a_left_proof_must_be_the_seats_own_leave_of_this_game():
     key = net.ids[x].private_key
     other_game = wire.make_envelope(key, game=bytes(16), seq=5, seat=x, prev=bytes(32), kind="leave",
                                     body={"reason": "bye"}).encode()
-    mine_signed = wire.make_envelope(net.ids[first].private_key, game=t0.lobby.game, seq=len(t0.ledger.chain), seat=x,
-                                     prev=t0.ledger.head, kind="leave", body={"reason": "bye"}).encode()
-    own_move = next(f for f, e in zip(t0.ledger.frames, t0.ledger.chain, strict=True) if e.seat == x and e.kind != "leave")
+    mine_signed = wire.make_envelope(net.ids[first].private_key, game=t0.lobby.game, seq=len(t0.chain.envelopes), seat=x,
+                                     prev=t0.chain.head, kind="leave", body={"reason": "bye"}).encode()
+    own_move = next(f for f, e in zip(t0.chain.frames, t0.chain.envelopes, strict=True) if e.seat == x and e.kind != "leave")
     for proof in (other_game, mine_signed, own_move, b"\x00" * 40):
         net2, *_ = _awaited(23)
         net2.inject(first, net2.craft(first, "remove", _removes(x, hand, "left", [proof])))
@@ -117,11 +117,11 @@ def test_a_remove_racing_the_removed_seats_real_move_blames_nobody():
         t2.removal.present(x)  # ... and then the second signer hears X again
         net.tables[first].receive(vote[0], second)
         net.handle(first, net.tables[first].absent(x))
-        remove = next(f for f in net.tables[first].ledger.frames if f not in t2.ledger.frames)
+        remove = next(f for f in net.tables[first].chain.frames if f not in t2.chain.frames)
         for f, frm in ((remove, first), (move, x)) if remove_first else ((move, x), (remove, first)):
             t2.receive(f, frm)
         assert t2.flow.fault is None, t2.fault
-        assert audit_frames(t2.ledger.frames).verdict != "cheat"
+        assert audit_frames(t2.chain.frames).verdict != "cheat"
         assert not t2.removal.removed
 
 
@@ -135,10 +135,10 @@ def test_two_seats_gone_at_once_from_three_leave_the_last_waiting_blaming_nobody
     net.declare_absent(x, by=[first])
     t = net.tables[first]
     assert t.flow.fault is None and t.expected() == tbl.Step(net.tables[first].expected().kind, x)
-    assert not [e for e in t.ledger.chain if e.kind == "remove"]
+    assert not [e for e in t.chain.envelopes if e.kind == "remove"]
     net.handle(first, t.absent(second))
     assert t.flow.fault is None and not t.removal.removed and not t.flow.finished
-    assert audit_frames(t.ledger.frames).verdict == "incomplete"
+    assert audit_frames(t.chain.frames).verdict == "incomplete"
 
 
 def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
@@ -151,16 +151,16 @@ def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
     net.declare_absent(x)
     assert net.run(lambda n: not n.q and n.tables[first].removal.removed)
     t = net.tables[first]
-    last_remove = max(i for i, e in enumerate(t.ledger.chain) if e.kind == "remove")
-    after = [e for e in t.ledger.chain[last_remove + 1:] if e.body.get("hand") == hand]
+    last_remove = max(i for i, e in enumerate(t.chain.envelopes) if e.kind == "remove")
+    after = [e for e in t.chain.envelopes[last_remove + 1:] if e.body.get("hand") == hand]
     assert not after, [(e.seat, e.kind) for e in after]
     assert t.hand.hand_no != hand or t.finished
     # a forged draw share for the void hand, signed by a remaining seat
     forged = net.craft(second, "draw_share", {"hand": hand, "slot": 0, "share": bytes(wire.SHARE_BYTES)})
-    n = len(t.ledger.frames)
+    n = len(t.chain.frames)
     net.inject(second, forged, to=[first])
     assert t.flow.fault is not None and t.flow.fault.seat == second, t.fault
-    assert len([e for e in t.ledger.chain[n:] if e.kind != "fault"]) == 0
+    assert len([e for e in t.chain.envelopes[n:] if e.kind != "fault"]) == 0
 
 
 def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others():
@@ -173,7 +173,7 @@ def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others()
     t = net.tables[spoke]
     assert t.flow.fault is not None and t.flow.fault.seat == cheater and t.flow.fault.rule == "bad_removal", t.fault
     assert "unverifiable" not in t.flow.fault.reason, t.fault
-    r = audit_frames(t.ledger.frames)
+    r = audit_frames(t.chain.frames)
     assert r.verdict == "accused" and r.seat == cheater and "confirmed" in r.summary(), r.summary()
 
 
@@ -189,14 +189,14 @@ def test_a_lone_seat_cannot_get_an_opponents_hand_voided():
     for tt in net.tables:
         assert tt.flow.fault is None and tt.expected().seat == x and not tt.removal.removed
     t0 = net.tables[first]
-    vote = t0.removal.votes[(len(t0.ledger.chain), t0.ledger.head, x)][first]
+    vote = t0.removal.votes[(len(t0.chain.envelopes), t0.chain.head, x)][first]
     net.inject(first, net.craft(first, "remove", _removes(x, t0.hand.hand_no, proof=[vote])))
     for tt in net.tables:
         assert not tt.removal.removed and tt.flow.engine.active == (0, 1, 2)
         assert list(tt.turns.score_history) == scores, "no hand voided"
         if tt.lobby.me != first:
             assert tt.flow.fault is not None and tt.flow.fault.seat == first and tt.flow.fault.rule == "bad_removal", tt.fault
-    r = audit_frames(net.tables[second].ledger.frames)
+    r = audit_frames(net.tables[second].chain.frames)
     assert r.verdict == "accused" and r.seat == first, r.summary()
 
 
@@ -216,7 +216,7 @@ def test_two_seats_gone_from_four_leave_two_that_cannot_remove_them():
     net.declare_absent(x)
     assert net.run(lambda n: not n.q)
     for t in net.alive():
-        assert t.flow.fault is None and not t.removal.removed and not [e for e in t.ledger.chain if e.kind == "remove"]
+        assert t.flow.fault is None and not t.removal.removed and not [e for e in t.chain.envelopes if e.kind == "remove"]
 
     net = Gone(5, seed=29)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
@@ -233,6 +233,6 @@ def test_two_seats_gone_from_four_leave_two_that_cannot_remove_them():
     assert net.run()
     for t in alive:
         assert t.flow.finished and t.flow.fault is None and t.removal.removed == {x: "absent", y: "absent"}, (t.fault, t.removed)
-    assert alive[0].ledger.frames == alive[1].ledger.frames == alive[2].ledger.frames
-    r = audit_frames(alive[0].ledger.frames)
+    assert alive[0].chain.frames == alive[1].chain.frames == alive[2].chain.frames
+    r = audit_frames(alive[0].chain.frames)
     assert r.verdict == "ok" and r.winner not in (x, y), r.summary()

@@ -32,7 +32,7 @@ def _at_draw(n, seed):
 def _vote_of(net, voter, x):
     """``voter``'s own away vote for ``x`` at the head (its table signed it: :meth:`absent`)."""
     t = net.tables[voter]
-    return t.removal.votes[(len(t.ledger.chain), t.ledger.head, x)][voter]
+    return t.removal.votes[(len(t.chain.envelopes), t.chain.head, x)][voter]
 
 
 def _fault(net, signer, accused, rule, evidence, *, seq=None, prev=None):
@@ -63,7 +63,7 @@ def test_a_fault_quoting_an_honest_vote_at_the_head_does_not_frame_the_voter():
     tb = net.tables[b]
     assert tb.flow.fault is not None
     _nobody_blames([tb, net.tables[a]], a)
-    r = audit_frames(tb.ledger.frames)
+    r = audit_frames(tb.chain.frames)
     assert not (r.verdict == "accused" and r.seat == a), r.summary()
 
 
@@ -80,13 +80,13 @@ def test_a_fault_quoting_the_first_signers_vote_later_is_not_equivocation():
     assert net.run(lambda nn: not nn.q and nn.tables[a].removal.removed)
     assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
     ta = net.tables[a]
-    first = next(e for e in ta.ledger.chain if e.kind == "remove")
+    first = next(e for e in ta.chain.envelopes if e.kind == "remove")
     assert first.seat == a and wire.decode_envelope(vote).seq == first.seq
     net.inject(c, _fault(net, c, a, "equivocation", [vote]))
     for t in net.alive():
         if t.lobby.me not in (a, c):
             _nobody_blames([t], a)
-    r = audit_frames(net.tables[b].ledger.frames)
+    r = audit_frames(net.tables[b].chain.frames)
     assert not (r.verdict == "accused" and r.seat == a), r.summary()
 
 
@@ -98,7 +98,7 @@ def test_an_unsigned_away_spliced_into_a_transcript_blames_no_seat():
     env = wire.decode_envelope(net.craft(b, "away", {"seat": x, "hand": t.hand.hand_no}))
     forged = wire.make_envelope(net.ids[a].private_key, game=env.game, seq=env.seq, seat=b, prev=env.prev,
                                 kind="away", body=env.body).encode()  # signed by a, claims b
-    r = audit_frames(list(t.ledger.frames) + [forged])
+    r = audit_frames(list(t.chain.frames) + [forged])
     assert not (r.verdict == "cheat" and r.seat == b), r.summary()
 
 
@@ -108,7 +108,7 @@ def test_a_signed_away_in_a_transcript_is_its_signers_unexpected():
     net.kill(x)
     net.declare_absent(x, by=[a])
     vote = _vote_of(net, a, x)
-    r = audit_frames(list(net.tables[a].ledger.frames) + [vote])
+    r = audit_frames(list(net.tables[a].chain.frames) + [vote])
     assert r.verdict == "cheat" and r.seat == a and r.rule == "unexpected", r.summary()
 
 
@@ -117,7 +117,7 @@ def test_an_unsigned_vote_about_itself_names_nobody():
     the evidence must not name B (blame needs a signature)."""
     net, x, (a, b) = _at_draw(3, seed=63)
     t = net.tables[a]
-    forged = wire.make_envelope(net.ids[x].private_key, game=t.lobby.game, seq=len(t.ledger.chain), seat=b, prev=t.ledger.head,
+    forged = wire.make_envelope(net.ids[x].private_key, game=t.lobby.game, seq=len(t.chain.envelopes), seat=b, prev=t.chain.head,
                                 kind="away", body={"seat": b, "hand": t.hand.hand_no}).encode()
     outs = t.receive(forged, x)
     ev = [o for o in outs if isinstance(o, tbl.Evidence)]
@@ -149,7 +149,7 @@ def test_one_cheaters_vote_of_another_hand_does_not_poison_the_removal():
     net.run(lambda nn: not nn.q)
     for s in (a, b):
         assert net.tables[s].flow.fault is None or net.tables[s].fault.seat == c, (s, net.tables[s].fault)
-        r = audit_frames(net.tables[s].ledger.frames)
+        r = audit_frames(net.tables[s].chain.frames)
         assert r.seat not in (a, b), r.summary()
 
 
@@ -161,7 +161,7 @@ def test_one_cheaters_vote_flood_does_not_stop_a_majority_removal():
     net, x, (a, b, c, d) = _at_draw(5, seed=64)
     net.kill(x)
     t0 = net.tables[a]
-    n = len(t0.ledger.chain)
+    n = len(t0.chain.envelopes)
     flood = [net.craft(c, "away", {"seat": x, "hand": t0.hand.hand_no}, seq=n + 1 + i % rm.MAX_VOTES_AHEAD,
                        prev=os.urandom(32)) for i in range(512)]
     for f in flood:
@@ -183,12 +183,12 @@ def test_votes_of_another_game_position_or_hand_do_not_remove():
         net, x, (a, b, c) = _at_draw(4, seed=65)
         t = net.tables[a]
         if variant == "game":
-            votes = [wire.make_envelope(net.ids[s].private_key, game=bytes(16), seq=len(t.ledger.chain), seat=s,
-                                        prev=t.ledger.head, kind="away", body={"seat": x, "hand": t.hand.hand_no}).encode()
+            votes = [wire.make_envelope(net.ids[s].private_key, game=bytes(16), seq=len(t.chain.envelopes), seat=s,
+                                        prev=t.chain.head, kind="away", body={"seat": x, "hand": t.hand.hand_no}).encode()
                      for s in (a, b, c)]
         elif variant == "position":
-            prev = t.ledger.chain[-1].prev
-            votes = [net.craft(s, "away", {"seat": x, "hand": t.hand.hand_no}, seq=len(t.ledger.chain) - 1, prev=prev)
+            prev = t.chain.envelopes[-1].prev
+            votes = [net.craft(s, "away", {"seat": x, "hand": t.hand.hand_no}, seq=len(t.chain.envelopes) - 1, prev=prev)
                      for s in (a, b, c)]
         else:
             votes = [net.craft(s, "away", {"seat": x, "hand": t.hand.hand_no + 1}) for s in (a, b, c)]
@@ -212,9 +212,9 @@ def test_a_removed_seats_key_does_not_vote():
     t = net.alive()[0]
     y = t.expected().seat
     c1, c2 = [s for s in others if s != y][:2]
-    votes = [net.craft(s, "away", {"seat": y, "hand": t.hand.hand_no}, seq=len(t.ledger.chain), prev=t.ledger.head)
+    votes = [net.craft(s, "away", {"seat": y, "hand": t.hand.hand_no}, seq=len(t.chain.envelopes), prev=t.chain.head)
              for s in sorted((c1, c2, x))]
-    net.inject(c1, net.craft(c1, "remove", _removes(y, t.hand.hand_no, proof=votes), seq=len(t.ledger.chain), prev=t.ledger.head),
+    net.inject(c1, net.craft(c1, "remove", _removes(y, t.hand.hand_no, proof=votes), seq=len(t.chain.envelopes), prev=t.chain.head),
                to=[s for s in others if s != c1])
     for tt in net.alive():
         if tt.lobby.me != c1:
@@ -236,7 +236,7 @@ def _cosign_lost():
     assert net.run(lambda nn: not nn.q)
     t0 = net.tables[s0]
     assert t0.expected() == tbl.Step("remove", y)
-    return net, x, others, t0, net.craft(y, "remove", _removes(x, t0.hand.hand_no), seq=len(t0.ledger.chain), prev=t0.ledger.head)
+    return net, x, others, t0, net.craft(y, "remove", _removes(x, t0.hand.hand_no), seq=len(t0.chain.envelopes), prev=t0.chain.head)
 
 
 def test_a_late_cosign_of_a_seat_removed_meanwhile_is_dropped_not_blamed():
@@ -252,7 +252,7 @@ def test_a_late_cosign_of_a_seat_removed_meanwhile_is_dropped_not_blamed():
     assert t0.removal.removing_seat == y and t0.expected() == tbl.Step("remove", s3), t0.expected()
     net.inject(y, cosign, to=[s0, s2, s3])
     _nobody_blames([net.tables[s] for s in (s0, s2, s3)], y)
-    r = audit_frames(net.tables[s2].ledger.frames)
+    r = audit_frames(net.tables[s2].chain.frames)
     assert not (r.seat == y and r.verdict in ("accused", "cheat")), r.summary()
 
 
@@ -266,7 +266,7 @@ def test_nested_removal_completes_and_the_late_cosign_after_it_is_dropped():
         assert net.tables[s].flow.fault is None
     assert net.run()
     assert all(t.flow.finished and t.flow.fault is None for t in net.alive())
-    assert audit_frames(t0.ledger.frames).verdict == "ok"
+    assert audit_frames(t0.chain.frames).verdict == "ok"
 
 
 # ------------------------------------------------------------------ exceptions
@@ -281,13 +281,13 @@ def test_a_remove_of_a_seat_that_does_not_exist_at_a_taken_place_blames_its_sign
     net.declare_absent(x)
     assert net.run(lambda nn: not nn.q and nn.tables[a].removal.removed)
     t = net.tables[a]
-    p = next(i for i, e in enumerate(t.ledger.chain) if e.kind == "remove")
+    p = next(i for i, e in enumerate(t.chain.envelopes) if e.kind == "remove")
     # play on until the last envelope checked on every node is an honest seat's
-    assert net.run(lambda nn: not nn.q and len(t.ledger.chain) > p + 4 and t.ledger.chain[-1].seat in (a, b)
-                   and net.tables[b].ledger.chain[-1].seat in (a, b))
-    assert t.ledger.chain[p].seat != c
-    forged = net.craft(c, "remove", _removes(7, t.ledger.chain[p].body["hand"], "left", [t.ledger.frames[1]]),
-                       seq=p, prev=t.ledger.chain[p].prev)
+    assert net.run(lambda nn: not nn.q and len(t.chain.envelopes) > p + 4 and t.chain.envelopes[-1].seat in (a, b)
+                   and net.tables[b].chain.envelopes[-1].seat in (a, b))
+    assert t.chain.envelopes[p].seat != c
+    forged = net.craft(c, "remove", _removes(7, t.chain.envelopes[p].body["hand"], "left", [t.chain.frames[1]]),
+                       seq=p, prev=t.chain.envelopes[p].prev)
     net.inject(c, forged, to=[a, b])
     for s in (a, b):
         f = net.tables[s].flow.fault
@@ -308,11 +308,11 @@ def _removed_on_another_branch(seed):
     net.kill(2)
     t2.intent(v.Draw("stock"))
     t0 = net.tables[0]
-    n, head = len(t0.ledger.chain), t0.ledger.head
+    n, head = len(t0.chain.envelopes), t0.chain.head
     net.declare_absent(2)
     votes = [net.tables[s].removal.votes[(n, head, 2)][s] for s in (0, 1)]
     assert net.run(lambda nn: not nn.q and nn.tables[0].removal.removed)
-    removes = [f for f, e in zip(t0.ledger.frames, t0.ledger.chain, strict=True) if e.kind == "remove"]
+    removes = [f for f, e in zip(t0.chain.frames, t0.chain.envelopes, strict=True) if e.kind == "remove"]
     return net, t2, removes, votes
 
 
@@ -325,8 +325,8 @@ def test_a_minority_run_of_removes_does_not_tell_a_seat_it_was_removed():
     m = x
     c1, c2 = [s for s in range(5) if s != m][:2]
     t = net.tables[m]
-    p = len(t.ledger.chain) - 1
-    prev = t.ledger.chain[p].prev
+    p = len(t.chain.envelopes) - 1
+    prev = t.chain.envelopes[p].prev
     for out in ({m}, {m} | {s for s in range(5) if s not in (c1, c2)}):
         tt = Gone(5, seed=69)
         assert tt.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
@@ -338,7 +338,7 @@ def test_a_minority_run_of_removes_does_not_tell_a_seat_it_was_removed():
                 p += 1
                 h = wire.decode_envelope(f).hash()
                 tm.receive(f, s)
-        p = len(t.ledger.chain) - 1
+        p = len(t.chain.envelopes) - 1
         assert tm.flow.fault is None or tm.flow.fault.rule != "removed", tm.fault
 
 
@@ -363,12 +363,12 @@ def test_a_cheaters_branch_flood_does_not_hide_a_removal():
     ``prev`` values (each dropped as another history). The real removes must still tell seat 2
     that it was removed."""
     net, t2, removes, votes = _removed_on_another_branch(71)
-    n = len(t2.ledger.chain)
+    n = len(t2.chain.envelopes)
     hand = wire.decode_envelope(removes[0]).body["hand"]
-    places = [i for i in range(1, n) if t2.ledger.chain[i].seat != 1]
+    places = [i for i in range(1, n) if t2.chain.envelopes[i].seat != 1]
     for i in range(256):  # at places taken by another seat, after a made-up prev
         t2.receive(net.craft(1, "remove", _removes(0, hand), seq=places[i % len(places)], prev=os.urandom(32)), 1)
-    assert t2.flow.fault is None and len(t2.removal.branch) <= rm.MAX_BRANCH_EACH and not t2.ledger.buffer
+    assert t2.flow.fault is None and len(t2.removal.branch) <= rm.MAX_BRANCH_EACH and not t2.chain.buffer
     for f in removes:
         t2.receive(f, 0)
     assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.fault
@@ -393,13 +393,13 @@ def test_fuzzed_removes_and_votes_never_escape_nor_name_an_honest_seat():
     # replayed, 60 times; a copy is the same state in a fraction of the time)
     start = copy.deepcopy(net)
     base = net.tables[a]
-    frames = list(base.ledger.frames)
+    frames = list(base.chain.frames)
     vote_c = net.craft(c, "away", {"seat": b, "hand": base.hand.hand_no})
     for trial in range(60):
         nn = copy.deepcopy(start)
         t = nn.tables[a]
-        p = rnd.choice([len(t.ledger.chain), len(t.ledger.chain) + 1, rnd.randrange(1, len(t.ledger.chain))])
-        prev = t.ledger.chain[p].prev if p < len(t.ledger.chain) else (t.ledger.head if p == len(t.ledger.chain) else os.urandom(32))
+        p = rnd.choice([len(t.chain.envelopes), len(t.chain.envelopes) + 1, rnd.randrange(1, len(t.chain.envelopes))])
+        prev = t.chain.envelopes[p].prev if p < len(t.chain.envelopes) else (t.chain.head if p == len(t.chain.envelopes) else os.urandom(32))
         kind = rnd.choice(["remove", "away"])
         seat = rnd.choice([0, 1, 2, 3, 5, 7])
         hand = rnd.choice([t.hand.hand_no, 0, 1, 300])
@@ -471,7 +471,7 @@ def test_a_seat_that_signed_on_both_sides_of_a_cut_is_named_by_the_records(tmp_p
     paths = []
     for i in (0, 3):
         paths.append(tmp_path / f"seat{i}.chn")
-        paths[-1].write_bytes(b"".join(net.tables[i].ledger.frames))
+        paths[-1].write_bytes(b"".join(net.tables[i].chain.frames))
     m = audit_files(paths)
     assert m.verdict == "fork" and m.exit_code == 1, m
     assert m.partings[0].seats == [2], m.partings[0]
@@ -498,10 +498,10 @@ def test_a_cheaters_frame_far_ahead_does_not_keep_a_returning_node_listening():
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
     t = net.tables[0]
-    n = len(t.ledger.frames)
+    n = len(t.chain.frames)
     far = net.craft(1, "draw", {"hand": t.hand.hand_no, "source": "stock"}, seq=n + 50, prev=os.urandom(32))
     t.receive(far, 1)
-    assert t.flow.fault is None and t.ledger.buffer
+    assert t.flow.fault is None and t.chain.buffer
 
     async def main():
         node = Node(t)
@@ -578,7 +578,7 @@ def test_a_fault_quoting_a_leave_already_acted_on_does_not_stop_the_game_on_the_
                    and nn.alive()[0].expected().kind == "draw")
     net.inject(c, _fault(net, c, x, "left", [leave]), to=[a, b])
     _nobody_blames([net.tables[a], net.tables[b]], x)
-    r = audit_frames(net.tables[a].ledger.frames)
+    r = audit_frames(net.tables[a].chain.frames)
     assert r.seat != x, r.summary()
 
 
@@ -623,8 +623,8 @@ def test_a_seat_gone_in_a_late_phase_is_removed_and_the_game_plays_on(kind):
     assert net.run()
     alive = net.alive()
     assert all(t.flow.finished and t.flow.fault is None and t.removal.removed == {victim: "absent"} for t in alive)
-    assert all(t.ledger.frames == alive[0].ledger.frames for t in alive)
-    r = audit_frames(alive[0].ledger.frames)
+    assert all(t.chain.frames == alive[0].chain.frames for t in alive)
+    r = audit_frames(alive[0].chain.frames)
     assert r.verdict == "ok" and r.winner != victim, r.summary()
     # "left", or "out" when the hand's standing scores put it over the limit (spec "Effect")
     assert any(m.get("seat") == victim and m.get("event") in ("left", "out") for m in r.marks), r.marks

@@ -40,7 +40,7 @@ class Cut(Gone):
             return
         for o in outs:
             if isinstance(o, tbl.Resync) and o.seat not in self.dead:
-                self.q.extend((o.seat, i, f) for f in self.tables[o.seat].ledger.frames[o.from_seq:])
+                self.q.extend((o.seat, i, f) for f in self.tables[o.seat].chain.frames[o.from_seq:])
 
     def heal(self, seat):
         self.dead.discard(seat)
@@ -57,9 +57,9 @@ def _removed_and_played_on(seed: int, ahead: int, limit: int = 60) -> tuple[Cut,
     net = Cut(3, seed=seed, rules=make_rules("classic", {"limit": limit}))
     assert net.run(lambda n: n.expects("draw", GONE)(n) and not n.q)
     net.kill(GONE)
-    at = len(net.tables[GONE].ledger.frames)
+    at = len(net.tables[GONE].chain.frames)
     net.declare_absent(GONE)
-    assert net.run(lambda n: len(n.tables[0].ledger.frames) > at + ahead or n.tables[0].flow.finished)
+    assert net.run(lambda n: len(n.tables[0].chain.frames) > at + ahead or n.tables[0].flow.finished)
     assert not net.tables[0].flow.finished and net.tables[0].removal.removed == {GONE: "absent"}
     return net, at
 
@@ -77,7 +77,7 @@ def test_a_seat_healed_far_behind_learns_its_removal_and_accuses_nobody():
     fork."""
     net, at = _removed_and_played_on(31, tbl.MAX_BUFFERED + 8)
     back = net.tables[GONE]
-    live = net.tables[0].ledger.frames[-1]
+    live = net.tables[0].chain.frames[-1]
     assert wire.decode_envelope(live).seq > at + tbl.MAX_BUFFERED
     outs = back.receive(live, 0)
     assert back.flow.fault is None and not _sends(outs), "a seat far behind never accuses"
@@ -97,15 +97,15 @@ def test_a_seat_healed_far_behind_learns_its_removal_and_accuses_nobody():
     assert net.run()
     assert not said, "the removed seat signed nothing while catching up"
     assert back.flow.fault is not None and back.flow.fault.rule == "removed" and back.flow.fault.seat == GONE
-    assert back.ledger.chain[-1].kind == "remove" and back.removal.removed == {GONE: "absent"}
+    assert back.chain.envelopes[-1].kind == "remove" and back.removal.removed == {GONE: "absent"}
     alive = [net.tables[0], net.tables[1]]
     assert all(t.flow.finished and t.flow.fault is None for t in alive), [t.fault for t in alive]
-    assert alive[0].ledger.frames == alive[1].ledger.frames
-    assert audit_frames(alive[0].ledger.frames).verdict == "ok"
-    mine = audit_frames(back.ledger.frames)
+    assert alive[0].chain.frames == alive[1].chain.frames
+    assert audit_frames(alive[0].chain.frames).verdict == "ok"
+    mine = audit_frames(back.chain.frames)
     assert mine.verdict == "incomplete" and mine.exit_code == 3 and mine.rule == "removed", mine.summary()
-    assert _parting(alive[0].ledger.frames, alive[1].ledger.frames) == "same"
-    assert _parting(back.ledger.frames, alive[0].ledger.frames) == "shorter"
+    assert _parting(alive[0].chain.frames, alive[1].chain.frames) == "same"
+    assert _parting(back.chain.frames, alive[0].chain.frames) == "shorter"
 
 
 def test_a_removed_seats_late_fault_is_dropped_as_evidence():
@@ -114,21 +114,21 @@ def test_a_removed_seats_late_fault_is_dropped_as_evidence():
     evidence naming it, log it, and finish the game; their records audit ``ok``."""
     net, at = _removed_and_played_on(32, 240)
     gone = net.tables[GONE]
-    fault = wire.make_envelope(net.ids[GONE].private_key, game=gone.lobby.game, seq=at, seat=GONE, prev=gone.ledger.head,
+    fault = wire.make_envelope(net.ids[GONE].private_key, game=gone.lobby.game, seq=at, seat=GONE, prev=gone.chain.head,
                                kind="fault", body={"accused": 1, "rule": "timeout", "reason": "did not draw",
                                                    "evidence": []}).encode()
     for i in (0, 1):
         t = net.tables[i]
-        before = (len(t.ledger.frames), t.expected())
+        before = (len(t.chain.frames), t.expected())
         outs = t.receive(fault, GONE)
-        assert t.flow.fault is None and not _sends(outs) and (len(t.ledger.frames), t.expected()) == before
+        assert t.flow.fault is None and not _sends(outs) and (len(t.chain.frames), t.expected()) == before
         ev = [o for o in outs if isinstance(o, tbl.Evidence)]
         assert [(e.seat, e.rule) for e in ev] == [(GONE, "removed")] and fault in ev[0].frames
         assert t.events.entries[-1].kind == "dropped" and t.events.entries[-1].seats == (GONE,)
     assert net.run()
     alive = [net.tables[0], net.tables[1]]
     assert all(t.flow.finished and t.flow.fault is None for t in alive)
-    assert alive[0].ledger.frames == alive[1].ledger.frames and audit_frames(alive[0].ledger.frames).verdict == "ok"
+    assert alive[0].chain.frames == alive[1].chain.frames and audit_frames(alive[0].chain.frames).verdict == "ok"
 
 
 def test_audit_never_judges_a_removed_seats_fault():
@@ -137,15 +137,15 @@ def test_audit_never_judges_a_removed_seats_fault():
     (exit 3), rule ``removed``, no seat named."""
     net, at = _removed_and_played_on(33, 40, limit=30)
     t0 = net.tables[0]
-    n = len(t0.ledger.frames)
+    n = len(t0.chain.frames)
     late = wire.make_envelope(net.ids[GONE].private_key, game=t0.lobby.game, seq=at, seat=GONE,
-                              prev=net.tables[GONE].ledger.head, kind="fault",
+                              prev=net.tables[GONE].chain.head, kind="fault",
                               body={"accused": 0, "rule": "flood", "reason": "signed seq 900", "evidence": []}).encode()
     chained = net.craft(GONE, "fault", {"accused": 1, "rule": "timeout", "reason": "x", "evidence": []})
     quoting = net.craft(0, "fault", {"accused": 255, "rule": "stopped_by_peer",
                                      "reason": "seat 2 stopped the table off our chain", "evidence": [late]})
     for last in (chained, quoting):
-        r = audit_frames(t0.ledger.frames + [last])
+        r = audit_frames(t0.chain.frames + [last])
         assert r.verdict == "incomplete" and r.exit_code == 3, r.summary()
         assert r.rule == "removed" and r.seat is None and r.index == n, r.summary()
         assert f"seat {GONE}" in r.detail
@@ -159,7 +159,7 @@ def test_audit_names_nobody_for_an_unverifiable_claim(at_draw):
     mover = t.expected().seat
     liar = (mover + 1) % 3
     frame = net.craft(liar, "fault", {"accused": mover, "rule": "share", "reason": "bad", "evidence": []})
-    r = audit_frames(t.ledger.frames + [frame])
+    r = audit_frames(t.chain.frames + [frame])
     assert r.verdict == "accused" and r.seat is None and r.exit_code == 1, r.summary()
     assert f"against seat {mover}" in r.detail and "unverifiable" in r.detail
 
@@ -225,10 +225,10 @@ class Meddled(Cut):
 
     def meddle(self, t):
         kind, body, place = self.todo.pop()
-        n = len(t.ledger.frames)
+        n = len(t.chain.frames)
         seq = {"own_last": self.at, "earlier": self.at - 1, "behind": n - 1, "head": n, "next": n + 1,
                "far": n + tbl.MAX_BUFFERED + 5}[place]
-        prev = t.ledger.chain[seq].prev if seq < n else t.ledger.head if seq == n else bytes(32)
+        prev = t.chain.envelopes[seq].prev if seq < n else t.chain.head if seq == n else bytes(32)
         frame = wire.make_envelope(self.ids[self.gone].private_key, game=t.lobby.game, seq=seq, seat=self.gone, prev=prev,
                                    kind=kind, body=body).encode()
         before = _state(t)
@@ -244,7 +244,7 @@ class Meddled(Cut):
 
 
 def _state(t):
-    return (tuple(t.ledger.frames), t.ledger.head, t.expected(), t.flow.fault, t.flow.finished, repr(sorted(t.ledger.buffer.items())),
+    return (tuple(t.chain.frames), t.chain.head, t.expected(), t.flow.fault, t.flow.finished, repr(sorted(t.chain.buffer.items())),
             repr(sorted(t.removal.votes.items())), dict(t.removal.removed), dict(t.removal.leaves))
 
 
@@ -274,12 +274,12 @@ def test_nothing_a_removed_seat_signs_changes_the_majoritys_game(phase):
     game, for a seat removed mid-hand and one removed at the game's end: each is dropped and
     kept as evidence, and the others' records are byte for byte those of the game without it."""
     ref, gone, h = _cut_at(Meddled, phase, 34)
-    at = len(ref.tables[gone].ledger.frames)
+    at = len(ref.tables[gone].chain.frames)
     ref.declare_absent(gone)
     assert ref.run() and ref.tables[h].flow.finished and ref.tables[h].removal.removed == {gone: "absent"}
     net, _, _ = _cut_at(Meddled, phase, 34)
     net.at = at
-    bodies = _bodies(ref.tables[h].ledger.frames, ref.tables[h].hand.hand_no)
+    bodies = _bodies(ref.tables[h].chain.frames, ref.tables[h].hand.hand_no)
     net.todo = [(k, b, p) for k, b in bodies for p in PLACES]
     if phase == "hand":  # again and again, through the rest of the game
         net.todo *= 1 + 400 // len(net.todo)
@@ -290,7 +290,7 @@ def test_nothing_a_removed_seat_signs_changes_the_majoritys_game(phase):
     assert net.run()
     for t in net.alive():
         assert t.flow.finished and t.flow.fault is None
-        assert t.ledger.frames == ref.tables[h].ledger.frames, "the removed seat changed the majority's game"
+        assert t.chain.frames == ref.tables[h].chain.frames, "the removed seat changed the majority's game"
     assert {k for k, _p, _ph in net.met} == set(wire.KINDS) and {p for _k, p, _ph in net.met} == set(PLACES)
 
 
@@ -303,9 +303,9 @@ def test_a_seat_far_behind_never_accuses_whatever_order_it_hears_in(phase):
     net.declare_absent(gone)
     assert net.run() and net.tables[h].flow.finished
     back = net.tables[gone]
-    at = len(back.ledger.frames)
+    at = len(back.chain.frames)
     asked = []
-    for frame in reversed(net.tables[h].ledger.frames[at:]):
+    for frame in reversed(net.tables[h].chain.frames[at:]):
         outs = back.receive(frame, h)
         assert not _sends(outs), "a seat behind signed something about envelopes ahead of it"
         asked += [o for o in outs if isinstance(o, tbl.Resync)]
@@ -322,14 +322,14 @@ def test_a_joiner_in_the_lobby_never_accuses_envelopes_far_ahead():
 
     net = Net(3, seed=36)
     host = net.tables[0]
-    joiner = tbl.Table.joining(net.ids[1], SeededRng("late"), host.ledger.frames[0], auto_agree=True, min_proof_rounds=1)
+    joiner = tbl.Table.joining(net.ids[1], SeededRng("late"), host.chain.frames[0], auto_agree=True, min_proof_rounds=1)
     outs = []
     for i in range(tbl.MAX_BUFFERED + 20):
         frame = wire.make_envelope(net.ids[0].private_key, game=host.lobby.game, seq=2 + i + (tbl.MAX_BUFFERED if i % 2 else 0),
                                    seat=0, prev=bytes(32), kind="leave", body={"reason": "x"}).encode()
         outs += joiner.receive(frame, 0)
     assert joiner.flow.fault is None and not _sends(outs)
-    assert sum(len(x) for x in joiner.ledger.buffer.values()) <= tbl.MAX_BUFFERED
+    assert sum(len(x) for x in joiner.chain.buffer.values()) <= tbl.MAX_BUFFERED
 
 
 def test_a_seat_gone_home_cannot_stop_the_others_either():
@@ -350,9 +350,9 @@ def test_a_seat_gone_home_cannot_stop_the_others_either():
     assert net.run(lambda nn: not nn.q)
     t = net.tables[(e + 1) % 4]
     assert e in t.removal.leaves and not t.removal.removed
-    n, at = len(t.ledger.chain), wire.decode_envelope(t.removal.leaves[e]).seq
+    n, at = len(t.chain.envelopes), wire.decode_envelope(t.removal.leaves[e]).seq
     for seq in sorted({at, n, n + 1}):
-        prev = t.chain[seq].prev if seq < n else t.ledger.head
+        prev = t.chain.envelopes[seq].prev if seq < n else t.chain.head
         f = net.craft(e, "fault", {"accused": 255, "rule": "absent", "reason": "x", "evidence": []}, seq=seq, prev=prev)
         for r in net.alive():
             outs = r.receive(f, e)
@@ -360,10 +360,10 @@ def test_a_seat_gone_home_cannot_stop_the_others_either():
             assert [(o.seat, o.rule) for o in outs if isinstance(o, tbl.Evidence)] == [(e, "left")]
     # the leaver's own record chains its leave: a fault of it after that judges nobody
     own = net.tables[e]
-    assert own.ledger.chain[-1].kind == "leave" and e in own.flow.left
-    late = wire.make_envelope(net.ids[e].private_key, game=own.lobby.game, seq=len(own.ledger.frames), seat=e, prev=own.ledger.head,
+    assert own.chain.envelopes[-1].kind == "leave" and e in own.flow.left
+    late = wire.make_envelope(net.ids[e].private_key, game=own.lobby.game, seq=len(own.chain.frames), seat=e, prev=own.chain.head,
                               kind="fault", body={"accused": 255, "rule": "absent", "reason": "x", "evidence": []})
-    r = audit_frames(own.ledger.frames + [late.encode()])
+    r = audit_frames(own.chain.frames + [late.encode()])
     assert r.verdict == "incomplete" and r.rule == "left" and r.seat is None, r.summary()
     assert net.run()
     assert all(x.flow.finished and x.flow.fault is None for x in net.alive())

@@ -50,7 +50,7 @@ def _finished_net(seed=31):
 def _finished_node(seed=31):
     net = _finished_net(seed)
     node = Node(net.tables[0])
-    node._stored = len(net.tables[0].ledger.frames)  # every envelope on disk
+    node._stored = len(net.tables[0].chain.frames)  # every envelope on disk
     node._done.set()  # finished: lingering
     return node, node._stored
 
@@ -86,10 +86,10 @@ def test_a_finished_node_feeds_its_table_nothing_more():
     reach the table: the chain and the frames stay as they were."""
     node, n = _finished_node()
     t = node.table
-    before = list(t.ledger.frames)
+    before = list(t.chain.frames)
     junk = [Frame(2, ENVELOPE + f) for f in before[-3:]] + [Frame(2, ENVELOPE + b"\x93junk")]
     trio.run(node._inbound_loop, FakeMesh([PeerUp(2)] + junk))
-    assert t.ledger.frames == before
+    assert t.chain.frames == before
 
 
 def test_linger_is_bounded_when_a_seat_never_catches_up():

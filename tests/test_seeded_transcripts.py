@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # whole seeded games in one process
 
 def _digest(t: tbl.Table) -> str:
     d = hashlib.sha256()
-    for f in t.ledger.frames:
+    for f in t.chain.frames:
         d.update(len(f).to_bytes(4, "big") + f)
     return d.hexdigest()
 

@@ -28,7 +28,7 @@ def test_a_shuffle_proved_with_the_other_system_is_refused(system):
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof)))
     for t in net.honest():
         assert t.flow.fault is not None and (t.flow.fault.seat, t.flow.fault.rule) == (CHEATER, "shuffle")
-    r = audit_frames(net.tables[0].ledger.frames)
+    r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "accused" and r.seat == CHEATER, r.summary()
     assert r.proof_system == system and r.proof_rounds == ct.lobby.proof_rounds > 0  # the offer's, under either system
 
@@ -39,10 +39,10 @@ def test_a_cut_and_choose_table_plays_its_hands_with_cut_and_choose_proofs():
     assert net.run()
     t = net.tables[0]
     cc = deck.CutAndChoose(t.lobby.proof_rounds)
-    shuffles = [e for e in t.ledger.chain if e.kind == "shuffle"]
+    shuffles = [e for e in t.chain.envelopes if e.kind == "shuffle"]
     assert shuffles and all(
         len(e.body["proof"]) == deck.proof_length(e.body["proof"], len(e.body["deck"]) // 64,
                                                   system=cc) for e in shuffles)
-    r = audit_frames(t.ledger.frames)
+    r = audit_frames(t.chain.frames)
     assert r.verdict == "ok" and (r.proof_system, r.proof_rounds) == ("cut-and-choose", t.lobby.proof_rounds)
     assert f"k = {t.lobby.proof_rounds}" in r.summary()

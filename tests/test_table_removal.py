@@ -34,8 +34,8 @@ def assert_played_on(net: Gone, gone: int, reason: str) -> None:
         assert t.flow.finished and t.flow.fault is None, t.fault
         assert t.removal.removed == {gone: reason}
         assert t.view().seats[gone].left
-    assert all(t.ledger.frames == alive[0].ledger.frames for t in alive), "every remaining transcript is identical"
-    r = audit_frames(alive[0].ledger.frames)
+    assert all(t.chain.frames == alive[0].chain.frames for t in alive), "every remaining transcript is identical"
+    r = audit_frames(alive[0].chain.frames)
     assert r.verdict == "ok", r.summary()
     assert r.winner != gone
     assert {"seat": gone, "event": "left", "reason": reason} in [
@@ -63,13 +63,13 @@ def test_silent_seat_is_removed_by_the_others_who_play_on(kind):
     assert net.run()
     assert_played_on(net, 2, "absent")
     t = net.tables[0]
-    removes = [e for e in t.ledger.chain if e.kind == "remove"]
+    removes = [e for e in t.chain.envelopes if e.kind == "remove"]
     assert [(e.seat, e.body["seat"], e.body["reason"]) for e in removes] == [(0, 2, "absent"), (1, 2, "absent")]
     assert t.turns.score_history[hand] == (0, 0, 0), "the hand in progress is void: nobody scores"
     voided = [e for e in t.events.entries if e.kind == "voided"]
     assert voided and voided[0].numbers == (hand + 1,) and f"hand {hand + 1} voided" in voided[0].text
     # nothing of the voided hand opens: no secret of it was sent
-    assert not [e for e in t.ledger.chain if e.kind == "secret" and e.body["hand"] == hand]
+    assert not [e for e in t.chain.envelopes if e.kind == "secret" and e.body["hand"] == hand]
 
 
 def test_a_single_seat_cannot_remove_another():
@@ -83,7 +83,7 @@ def test_a_single_seat_cannot_remove_another():
     for t in net.alive():
         assert t.removal.removed == {} and t.expected() == tbl.Step("draw", 2) and t.flow.fault is None
         assert t.flow.engine.active == (0, 1, 2)
-        assert not [e for e in t.ledger.chain if e.kind == "remove"]
+        assert not [e for e in t.chain.envelopes if e.kind == "remove"]
     assert net.tables[1].removal.votes_for(2) == [0] and net.tables[1].removal.votes_needed() == 2
 
 
@@ -117,7 +117,7 @@ def test_forged_and_early_removals_are_violations():
             if t.lobby.me != signer:
                 assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
                 assert words in t.flow.fault.reason, t.fault
-        r = audit_frames(net2.tables[mover if mover != signer else 3 - signer - mover].ledger.frames)
+        r = audit_frames(net2.tables[mover if mover != signer else 3 - signer - mover].chain.frames)
         assert r.verdict == "accused" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
 
@@ -128,7 +128,7 @@ def test_remove_in_a_chain_is_checked_by_audit():
     mover = net.tables[0].expected().seat
     signer = next(s for s in range(3) if s != mover)
     target = 3 - mover - signer
-    frames = list(net.tables[0].ledger.frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": []})]
+    frames = list(net.tables[0].chain.frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": []})]
     r = audit_frames(frames)
     assert r.verdict == "cheat" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
@@ -159,8 +159,8 @@ def test_a_seat_that_leaves_out_of_turn_is_removed_when_the_table_waits_for_it()
     net.kill(leaver)
     assert net.run()
     assert_played_on(net, leaver, "left")
-    first = next(e for e in net.alive()[0].ledger.chain if e.kind == "remove")
-    assert first.body["proof"] and not [e for e in net.alive()[0].ledger.chain if e.kind == "leave"]
+    first = next(e for e in net.alive()[0].chain.envelopes if e.kind == "remove")
+    assert first.body["proof"] and not [e for e in net.alive()[0].chain.envelopes if e.kind == "leave"]
 
 
 def _at_game_end(seed, silent, n=3):
@@ -170,7 +170,7 @@ def _at_game_end(seed, silent, n=3):
     assert net.run(lambda nn: nn.tables[0].flow.phase == v.OVER and nn.expects("game_end", silent)(nn) and not nn.q)
     net.tables[silent].out.items = []
     late = net.craft(silent, "game_end", {"winner": net.tables[0].flow.winner if net.tables[0].flow.winner is not None
-                                          else 255, "digest": net.tables[0].ledger.head})
+                                          else 255, "digest": net.tables[0].chain.head})
     net.kill(silent)
     return net, late
 
@@ -186,24 +186,24 @@ def test_the_game_end_signed_by_a_majority_ends_without_the_last_seat():
     assert net.run()
     for t in net.alive():
         assert t.flow.finished and t.flow.fault is None and t.removal.removed == {} and t.turns.unsigned_end == (2,)
-        assert not [e for e in t.ledger.chain if e.kind in ("remove", "away")]
+        assert not [e for e in t.chain.envelopes if e.kind in ("remove", "away")]
         assert [e for e in t.events.entries if e.kind == "unsigned_end"][0].seats == (2,)
-    n = len(net.tables[0].ledger.frames)
+    n = len(net.tables[0].chain.frames)
     outs = net.tables[0].receive(late, 2)
-    assert net.tables[0].flow.fault is None and len(net.tables[0].ledger.frames) == n
+    assert net.tables[0].flow.fault is None and len(net.tables[0].chain.frames) == n
     assert not [o for o in outs if isinstance(o, tbl.Send)]
-    r = audit_frames(net.tables[0].ledger.frames)
+    r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "ok" and r.winner == net.tables[0].flow.winner, r.summary()
     assert "not by seat 2" in r.summary()
     assert r.unsigned_end == [2] and r.to_json()["unsigned_end"] == [2]  # `audit --json` says so too
     # seat 2's own record, with its game_end, is complete; the two records agree (a prefix)
-    full = audit_frames(list(net.tables[0].ledger.frames) + [late])
+    full = audit_frames(list(net.tables[0].chain.frames) + [late])
     assert full.verdict == "ok" and full.winner == r.winner and full.unsigned_end == []
     # seat 2's leave chained after the majority's ends changes nothing: still ok, still unsigned by it
     ref = net.tables[0]
-    leave = wire.make_envelope(net.ids[2].private_key, game=ref.lobby.game, seq=len(ref.ledger.chain), seat=2, prev=ref.ledger.head,
+    leave = wire.make_envelope(net.ids[2].private_key, game=ref.lobby.game, seq=len(ref.chain.envelopes), seat=2, prev=ref.chain.head,
                                kind="leave", body={"reason": "home"}).encode()
-    after = audit_frames(list(ref.ledger.frames) + [leave])
+    after = audit_frames(list(ref.chain.frames) + [leave])
     assert after.verdict == "ok" and after.winner == r.winner and after.unsigned_end == [2], after.summary()
 
 
@@ -216,7 +216,7 @@ def test_the_first_seat_silent_at_the_game_end_is_removed():
     assert net.run()
     for t in net.alive():
         assert t.flow.finished and t.flow.fault is None and t.removal.removed == {0: "absent"} and t.turns.unsigned_end == ()
-    assert audit_frames(net.tables[1].ledger.frames).verdict == "ok"
+    assert audit_frames(net.tables[1].chain.frames).verdict == "ok"
 
 
 def test_a_middle_seat_silent_at_the_game_end_is_waited_for():
@@ -234,7 +234,7 @@ def test_a_middle_seat_silent_at_the_game_end_is_waited_for():
     t0 = net.tables[0]
     votes = [net.craft(s, "away", {"seat": 1, "hand": t0.hand.hand_no}) for s in (0, 2)]
     remove = net.craft(0, "remove", {"seat": 1, "hand": t0.hand.hand_no, "reason": "absent", "proof": votes})
-    frames = list(t0.ledger.frames) + [remove]
+    frames = list(t0.chain.frames) + [remove]
     net.inject(0, remove)
     t2 = net.tables[2]
     assert t2.flow.fault is not None and t2.flow.fault.seat == 0 and t2.flow.fault.rule == "bad_removal", t2.fault
@@ -255,15 +255,15 @@ def test_the_removed_seat_catching_up_stops_saying_so():
     net.declare_absent(2)
     assert net.run(lambda n: not n.q and n.tables[0].removal.removed)
     back = net.tables[2]
-    n = len(back.ledger.frames)
-    for frame in net.tables[0].ledger.frames[n:]:
+    n = len(back.chain.frames)
+    for frame in net.tables[0].chain.frames[n:]:
         outs = back.receive(frame, 0)
         if back.flow.fault:
             break
     assert back.flow.fault is not None and back.flow.fault.rule == "removed" and back.flow.fault.seat == 2
     assert "you were removed from the game" in back.flow.fault.reason
     assert not [o for o in outs if isinstance(o, tbl.Send)]
-    assert back.ledger.chain[-1].kind == "remove"
+    assert back.chain.envelopes[-1].kind == "remove"
 
 
 def test_two_seats_cannot_remove_each_other():
@@ -274,15 +274,15 @@ def test_two_seats_cannot_remove_each_other():
     mover = net.tables[0].expected().seat
     other = 1 - mover
     net.kill(mover)
-    n = len(net.tables[other].ledger.frames)
+    n = len(net.tables[other].chain.frames)
     net.declare_absent(mover, by=[other])
     t = net.tables[other]
-    assert t.flow.fault is None and not t.removal.removed and not net.q and len(t.ledger.frames) == n
+    assert t.flow.fault is None and not t.removal.removed and not net.q and len(t.chain.frames) == n
     outs = t.halt("no majority")
     fault = fault_of(t)
-    assert fault is not None and fault.rule == "stalled" and fault.seat is None and len(t.ledger.frames) == n
+    assert fault is not None and fault.rule == "stalled" and fault.seat is None and len(t.chain.frames) == n
     assert [type(o).__name__ for o in outs] == ["Stopped"]
-    assert audit_frames(t.ledger.frames).verdict == "incomplete"
+    assert audit_frames(t.chain.frames).verdict == "incomplete"
 
 
 
@@ -330,23 +330,23 @@ def test_under_any_cut_at_most_one_side_removes_anyone(sides):
         assert not any(sides[x] == major for x in t.removal.removed), (i, t.removed)
         if sides[i] != major:
             assert not t.removal.removed and not t.flow.finished
-            assert not [e for e in t.ledger.chain if e.kind == "remove"]
+            assert not [e for e in t.chain.envelopes if e.kind == "remove"]
     if major is not None:
         mine = [t for i, t in enumerate(net.tables) if sides[i] == major]
         assert all(t.flow.finished for t in mine)
-        assert all(t.ledger.frames == mine[0].ledger.frames for t in mine)
+        assert all(t.chain.frames == mine[0].chain.frames for t in mine)
         assert set(mine[0].removal.removed) == {s for s in range(n) if sides[s] != major}
-        assert audit_frames(mine[0].ledger.frames).verdict == "ok"
+        assert audit_frames(mine[0].chain.frames).verdict == "ok"
     net.heal()
     if major is not None:
         for i, t in enumerate(net.tables):
             if sides[i] != major:
                 assert t.flow.fault is not None and t.flow.fault.rule == "removed" and t.flow.fault.seat == i, (i, t.fault)
-                assert not [e for e in t.ledger.chain if e.kind == "fault"], "it signs nothing"
+                assert not [e for e in t.chain.envelopes if e.kind == "fault"], "it signs nothing"
     else:
         assert all(t.flow.finished and t.flow.fault is None and not t.removal.removed for t in net.tables)
-        assert all(t.ledger.frames == net.tables[0].ledger.frames for t in net.tables)
-        assert audit_frames(net.tables[0].ledger.frames).verdict == "ok"
+        assert all(t.chain.frames == net.tables[0].chain.frames for t in net.tables)
+        assert audit_frames(net.tables[0].chain.frames).verdict == "ok"
 
 
 def test_a_remove_without_a_majority_is_its_signers_violation():
@@ -372,13 +372,13 @@ def test_a_remove_without_a_majority_is_its_signers_violation():
         signer = others[0]
         if voters == "forged":  # the second vote claims seat others[1] but is signed by the signer
             t = net.tables[0]
-            forged = wire.make_envelope(net.ids[signer].private_key, game=t.lobby.game, seq=len(t.ledger.chain),
-                                        seat=others[1], prev=t.ledger.head, kind="away", body={"seat": x, "hand": t.hand.hand_no})
+            forged = wire.make_envelope(net.ids[signer].private_key, game=t.lobby.game, seq=len(t.chain.envelopes),
+                                        seat=others[1], prev=t.chain.head, kind="away", body={"seat": x, "hand": t.hand.hand_no})
             own = net.craft(signer, "away", {"seat": x, "hand": t.hand.hand_no})
             frame = net.craft(signer, "remove", {"seat": x, "hand": t.hand.hand_no, "reason": "absent",
                                                  "proof": [own, forged.encode()]})
         elif voters == others:  # a majority, but votes for the place before this one
-            _, frame = crafted(net, signer, voters, seq=len(net.tables[0].ledger.chain) - 1)
+            _, frame = crafted(net, signer, voters, seq=len(net.tables[0].chain.envelopes) - 1)
         else:
             _, frame = crafted(net, signer, voters)
         net.inject(signer, frame)
@@ -388,7 +388,7 @@ def test_a_remove_without_a_majority_is_its_signers_violation():
                 assert not t.removal.removed
         victim = net.tables[x]
         assert victim.flow.fault.rule != "removed"
-        r = audit_frames(victim.ledger.frames)
+        r = audit_frames(victim.chain.frames)
         assert r.verdict == "accused" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
 
@@ -402,16 +402,16 @@ def test_a_seat_hears_it_was_removed_only_with_every_signature():
     t2 = net.tables[2]
     net.kill(2)
     t2.intent(v.Draw("stock"))  # its draw reaches nobody
-    n2 = len(t2.ledger.frames)
+    n2 = len(t2.chain.frames)
     net.declare_absent(2)
     assert net.run(lambda nn: not nn.q and nn.tables[0].removal.removed)
-    removes = [f for f, e in zip(net.tables[0].ledger.frames, net.tables[0].ledger.chain, strict=True) if e.kind == "remove"]
+    removes = [f for f, e in zip(net.tables[0].chain.frames, net.tables[0].chain.envelopes, strict=True) if e.kind == "remove"]
     assert len(removes) == 2
     t2.receive(removes[0], 0)
-    assert t2.flow.fault is None and len(t2.ledger.frames) == n2
+    assert t2.flow.fault is None and len(t2.chain.frames) == n2
     outs = t2.receive(removes[1], 1)
     assert t2.flow.fault is not None and t2.flow.fault.rule == "removed" and t2.flow.fault.seat == 2, t2.fault
-    assert not [o for o in outs if isinstance(o, tbl.Send)] and len(t2.ledger.frames) == n2
+    assert not [o for o in outs if isinstance(o, tbl.Send)] and len(t2.chain.frames) == n2
 
 
 def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit():
@@ -424,19 +424,19 @@ def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit(
     t0 = net.tables[0]
     x = t0.expected().seat
     signer = next(s for s in range(3) if s != x)
-    seq, prev, hand = len(t0.ledger.chain), t0.ledger.head, t0.hand.hand_no
+    seq, prev, hand = len(t0.chain.envelopes), t0.chain.head, t0.hand.hand_no
     vote = net.craft(signer, "away", {"seat": x, "hand": hand})
     remove = net.craft(signer, "remove", {"seat": x, "hand": hand, "reason": "absent", "proof": [vote]})
     net.handle(x, net.tables[x].intent(v.Draw("stock")))
-    assert net.run(lambda nn: not nn.q and len(nn.tables[0].ledger.chain) > seq)
-    assert all(t.ledger.chain[seq].seat == x and t.ledger.chain[seq].prev == prev for t in net.tables)
+    assert net.run(lambda nn: not nn.q and len(nn.tables[0].chain.envelopes) > seq)
+    assert all(t.chain.envelopes[seq].seat == x and t.chain.envelopes[seq].prev == prev for t in net.tables)
     net.inject(signer, remove)
     for t in net.tables:
         if t.lobby.me != signer:
             assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
             assert "while" in t.flow.fault.reason and "present" in t.flow.fault.reason, t.fault
             assert not t.removal.removed
-            r = audit_frames(t.ledger.frames)
+            r = audit_frames(t.chain.frames)
             assert r.verdict == "accused" and r.seat == signer and "confirmed" in r.summary(), r.summary()
 
 
@@ -476,7 +476,7 @@ def _cut_cases(n: int) -> tuple[list, dict]:
     if n not in _CUT_CASES:
         plain = Split(n, seed=60 + n)
         assert plain.run() and plain.tables[0].flow.finished
-        chain = [(e.kind, e.seat) for e in plain.tables[0].ledger.chain]
+        chain = [(e.kind, e.seat) for e in plain.tables[0].chain.envelopes]
         firsts: dict[str, int] = {}
         for p, (kind, _) in enumerate(chain):
             firsts.setdefault(kind, p)
@@ -536,10 +536,10 @@ def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
     assert net.sides[seat] == 1 and sum(net.sides) == 1
     lone = net.tables[seat]
     others = [t for i, t in enumerate(net.tables) if i != seat]
-    assert lone.ledger.chain[at].seat == seat and lone.ledger.chain[at].kind == chain[at][0]
-    assert not lone.removal.removed and not [e for e in lone.ledger.chain[at:] if e.kind == "remove"], "alone, it removes nobody"
-    assert all(t.ledger.frames == others[0].ledger.frames for t in others)
-    verdict = _records_agree(lone.ledger.frames, others[0].ledger.frames)
+    assert lone.chain.envelopes[at].seat == seat and lone.chain.envelopes[at].kind == chain[at][0]
+    assert not lone.removal.removed and not [e for e in lone.chain.envelopes[at:] if e.kind == "remove"], "alone, it removes nobody"
+    assert all(t.chain.frames == others[0].chain.frames for t in others)
+    verdict = _records_agree(lone.chain.frames, others[0].chain.frames)
     assert verdict in ("same", "shorter", "cut_off"), (at, chain[at], verdict)
     if _ended(lone) and _ended(others[0]):  # one end of one game: a record and its prefix
         assert verdict in ("same", "shorter") and not others[0].removal.removed, (at, chain[at], verdict)
@@ -548,11 +548,11 @@ def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
     net.heal()
     if others[0].removal.removed:
         assert lone.flow.fault is not None and lone.flow.fault.rule == "removed", lone.fault
-        assert all(e.seat == seat for e in lone.ledger.chain[at:]), "its record holds its own steps only"
+        assert all(e.seat == seat for e in lone.chain.envelopes[at:]), "its record holds its own steps only"
     else:
         assert all(t.flow.finished and t.flow.fault is None for t in net.tables), [(t.me, t.fault) for t in net.tables]
-        longest = max((t.ledger.frames for t in net.tables), key=len)
-        assert all(longest[:len(t.ledger.frames)] == t.ledger.frames for t in net.tables)
+        longest = max((t.chain.frames for t in net.tables), key=len)
+        assert all(longest[:len(t.chain.frames)] == t.chain.frames for t in net.tables)
         assert audit_frames(longest).verdict == "ok"
 
 
@@ -566,7 +566,7 @@ def test_the_end_majority_counts_the_seats_in_the_game_when_it_was_over():
     plain = Split(4, seed=64)
     assert plain.run() and plain.tables[0].flow.finished
     t = plain.tables[0]
-    frames = list(t.ledger.frames)
+    frames = list(t.chain.frames)
     envs = [wire.decode_envelope(f) for f in frames]
     ends = [i for i, e in enumerate(envs) if e.kind == "game_end"]
     assert [envs[i].seat for i in ends] == [0, 1, 2, 3]

@@ -62,7 +62,7 @@ def test_a_seat_heard_through_another_is_not_away():
     node.presence.hears = {2: (now, frozenset({0, 1}))}
 
     def through(at: float) -> int | None:
-        return node.presence.through(1, at, t.flow.left, len(t.ledger.frames))
+        return node.presence.through(1, at, t.flow.left, len(t.chain.frames))
 
     assert through(now) == 2
     w = node._deadline(tbl.Step("draw", 1), now)
@@ -109,7 +109,7 @@ def test_a_seat_playing_through_another_is_never_voted_away_nor_blamed():
             assert "Bruno disconnected" not in node.status.text() and "gone" not in node.status.text()
         for _ in range(5):  # the limit runs out: no fault; away from then on
             await second()
-        assert t.flow.fault is None and not [e for e in t.ledger.chain if e.kind == "fault"]
+        assert t.flow.fault is None and not [e for e in t.chain.envelopes if e.kind == "fault"]
         assert 1 in node.presence.away_since
         for _ in range(35):
             await second()

@@ -27,7 +27,7 @@ class StubTable(SimpleNamespace):
             lobby=SimpleNamespace(me=0, rules=make_rules("classic", {"turn_time": str(TURN), "showdown_time": str(SHOWDOWN)}),
                                   players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bruno")]),
             flow=SimpleNamespace(engine=object(), left=set(), catching_up=False),
-            ledger=SimpleNamespace(frames=[], buffer={}), turns=SimpleNamespace(score_history=[]),
+            chain=SimpleNamespace(frames=[], buffer={}), turns=SimpleNamespace(score_history=[]),
             removal=SimpleNamespace(removing_seat=None, removal_step=lambda: None), step=None)
 
     def as_table(self) -> tbl.Table:
@@ -37,7 +37,7 @@ class StubTable(SimpleNamespace):
         return self.step
 
     def move(self, seat: int, kind: str = "draw") -> None:
-        self.ledger.frames.append(b"x")
+        self.chain.frames.append(b"x")
         self.step = tbl.Step(kind, seat)
 
 

@@ -74,7 +74,7 @@ class Clocks:
     def tick(self, now: float, step: tbl.Step | None) -> None:
         """Once a tick, before :meth:`deadline`: a new expected step (or a longer chain) starts
         its clock now and ends the stall; a newly scored hand starts its showdown's hold."""
-        key = (len(self.table.ledger.frames), step)
+        key = (len(self.table.chain.frames), step)
         if key != self.step_key:
             self.step_key, self.step_since = key, now
             self.stall_since = None

@@ -451,7 +451,7 @@ class Node:
 
     async def persist_existing(self) -> None:
         """Write envelopes the table accepted before the node existed (offer, seating)."""
-        frames = [tbl.Accepted(i, frame, self.table.ledger.chain[i]) for i, frame in enumerate(self.table.ledger.frames)]
+        frames = [tbl.Accepted(i, frame, self.table.chain.envelopes[i]) for i, frame in enumerate(self.table.chain.frames)]
         if frames:
             self._persist_or_leave(frames)
 
@@ -497,7 +497,7 @@ class Node:
                 log.warning("cannot remove %s: %s", self.secrets_path, exc)
         return NodeResult(
             winner=t.flow.winner, fault=replace(t.flow.fault, detail=NOBODY) if self._nobody and t.flow.fault else t.flow.fault,
-            transcript=self.transcript_path, head=t.ledger.head,
+            transcript=self.transcript_path, head=t.chain.head,
             totals=list(t.flow.engine.totals) if t.flow.engine else [], seat=t.lobby.me,
             names=[p.name for p in t.lobby.players], dropped=list(self.dropped), error=self.error,
             rematch=self.rematch,
@@ -545,7 +545,7 @@ class Node:
     def _removes(self) -> dict[int, list[int]]:
         """``{seat: positions of the removes that name it}`` in our chain."""
         at: dict[int, list[int]] = {}
-        for i, env in enumerate(self.table.ledger.chain):
+        for i, env in enumerate(self.table.chain.envelopes):
             if env.kind == "remove" and isinstance(env.body, dict) and isinstance(env.body.get("seat"), int):
                 at.setdefault(env.body["seat"], []).append(i)
         return at
@@ -661,7 +661,7 @@ class Node:
         spent = self._resent.get(seat, 0)
         if have < mine and answered.get(have, -1) < mine:
             answered[have] = mine
-            part = self.table.ledger.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
+            part = self.table.chain.frames[have:mine][:max(0, RESYNC_BUDGET * mine - spent)]
             self._resent[seat] = spent + len(part)
             if have + len(part) > self._sent_upto.get(seat, (0, 0.0))[0]:
                 self._sent_upto[seat] = (have + len(part), trio.current_time())
@@ -695,7 +695,7 @@ class Node:
                 self._update_presence(trio.current_time())
                 self._synced.pop(ev.seat, None)
                 self._resent.pop(ev.seat, None)
-                await mesh.send(ev.seat, SYNC + len(self.table.ledger.frames).to_bytes(4, "big"))
+                await mesh.send(ev.seat, SYNC + len(self.table.chain.frames).to_bytes(4, "big"))
                 for vote in self.table.removal.my_votes():  # a vote sent while its link was down
                     await mesh.send(ev.seat, ENVELOPE + vote)
             elif isinstance(ev, PeerDown):
@@ -710,7 +710,7 @@ class Node:
             self._has[seat] = have
         self._progress.set()
         self._progress = trio.Event()
-        mine = len(self.table.ledger.frames)
+        mine = len(self.table.chain.frames)
         if have > mine and (seat, mine) not in self._asked:
             self._asked.add((seat, mine))
             mesh.send_nowait(seat, SYNC + mine.to_bytes(4, "big"))
@@ -726,7 +726,7 @@ class Node:
         """Feed the presence machine ``now`` (:meth:`.presence.Presence.update`); a seat back
         is no longer counted gone by the table (no removal of it is signed here any more)."""
         t = self.table
-        for seat in self.presence.update(now, self._others(), t.flow.left, len(t.ledger.frames)):
+        for seat in self.presence.update(now, self._others(), t.flow.left, len(t.chain.frames)):
             t.removal.present(seat)
 
     def _forward(self, accepted: list[tbl.Accepted], link: int | None) -> None:
@@ -847,13 +847,13 @@ class Node:
             return
         present = [s for s in self._others() if self.presence.present(s, now)]
         if self._mesh is not None:
-            n = len(self.table.ledger.frames)
+            n = len(self.table.chain.frames)
             for seat in present:
                 if seat not in self._listen_asked:
                     self._listen_asked.add(seat)
                     self._listen_asked_at = now
                     self._mesh.send_nowait(seat, SYNC + n.to_bytes(4, "big"))
-        if not vd.caught_up(now, present, self._listen_asked_at, self._grew_at, bool(self.table.ledger.buffer),
+        if not vd.caught_up(now, present, self._listen_asked_at, self._grew_at, bool(self.table.chain.buffer),
                             listening):
             return
         self.presence.play_on(now, self._others())
@@ -892,7 +892,7 @@ class Node:
         self._publish(NodeStatus(seats, vd.shown(wait, now, self.clock.step_since)))
         for s in verdicts.gone(now, p, self.clock.rejoin(), t.flow.engine is not None):
             t.removal.mark_gone(s)  # not counted on to start a removal; we co-sign its own
-        gone = verdicts.vote(wait, step, len(t.ledger.frames))
+        gone = verdicts.vote(wait, step, len(t.chain.frames))
         if gone is not None:  # rejoin_wait ran out: our vote to remove the seat (the table signs it when it may)
             await self._call(t.absent, gone)
             await self._decide()
@@ -922,7 +922,7 @@ class Node:
             await self._call(t.timeout, "absent", False)
         elif act == vd.SPENT:  # it played only through another seat: never blamed, away from now on
             assert verdict.seat is not None
-            self.presence.spent(verdict.seat, len(t.ledger.frames))
+            self.presence.spent(verdict.seat, len(t.chain.frames))
             self._update_presence(trio.current_time())
         elif act == vd.TIMEOUT:
             await self._call(t.timeout, "timeout", True)
@@ -945,8 +945,8 @@ class Node:
         A peer answers each starting point once per length of its chain (no amplification)."""
         if self._mesh is None:
             return
-        n = len(self.table.ledger.frames)
-        buffered = bool(self.table.ledger.buffer)
+        n = len(self.table.chain.frames)
+        buffered = bool(self.table.chain.buffer)
         ours = step is None or step.seat == self.table.lobby.me
         if ours and not buffered:
             return

@@ -201,7 +201,7 @@ class HostLobby:
         seen, ip = self.admission.placed(_peer_ip(link), req)
         # The joiner reads the offer first and sits down only if it accepts it (rules, k, host
         # key), so a refusal never leaves a seat taken by someone who has gone.
-        await link.send(msgpack.packb({"offer": self.table.ledger.frames[0]}))
+        await link.send(msgpack.packb({"offer": self.table.chain.frames[0]}))
         answer: bytes | None = None
         with trio.move_on_after(OFFER_WAIT) as waited:
             answer = await link.receive()
@@ -221,7 +221,7 @@ class HostLobby:
             await _refuse(link, refusal)
             self.told(refused=True)  # counted once there is a stop: every joiner hears why
             return
-        await link.send(msgpack.packb({"seating": self.table.ledger.frames[1]}))
+        await link.send(msgpack.packb({"seating": self.table.chain.frames[1]}))
         self.told(refused=False)
 
 

@@ -131,14 +131,9 @@ class CodeWordError(Exception):
     """A code word that leads nowhere: wrong, mistyped or expired (exit code 2)."""
 
 
-def _offer_key(table: tbl.Table) -> bytes:
-    """The host's key that the table's offer names."""
-    return table.lobby.offer_key
-
-
 def same_table(old: tbl.Table, new: tbl.Table) -> str | None:
     """Why ``new`` (an offer just received) is not a rematch of ``old``, or None."""
-    if _offer_key(new) != old.lobby.players[0].key:
+    if new.lobby.offer_key != old.lobby.players[0].key:
         return "the rematch is offered by another host key"
     if new.lobby.rules != old.lobby.rules or new.lobby.max_seats != len(old.lobby.players) or new.lobby.proof_rounds != old.lobby.proof_rounds:
         return "the rematch's table has other rules than the game agreed to play again"
@@ -432,14 +427,14 @@ async def join_game(config: JoinConfig, events: nd.Events | None = None) -> nd.N
         weak = weak_proofs(t.lobby.rules, t.lobby.proof_rounds, c.min_proof_rounds)
         if weak is not None:  # the same error the table gives for its own bar
             raise tbl.ProtocolViolation(0, "weak_proofs", weak, 0)
-        if _offer_key(t) == c.identity.public_bytes:
+        if t.lobby.offer_key == c.identity.public_bytes:
             raise tbl.IntentError(
                 "this table is hosted with your own identity key: one player cannot take two seats "
                 "(to try two seats on one computer, give the second its own config and data folders, e.g. "
                 "XDG_CONFIG_HOME=/tmp/seat2 XDG_DATA_HOME=/tmp/seat2 p2p-chinchon join: its own key, transcripts "
                 "and evening tally)")
-        if _offer_key(t) != tls_key:
-            raise tbl.IntentError(f"the table's host key is {fingerprint(_offer_key(t))}, but the lobby's "
+        if t.lobby.offer_key != tls_key:
+            raise tbl.IntentError(f"the table's host key is {fingerprint(t.lobby.offer_key)}, but the lobby's "
                                   f"TLS certificate is {fingerprint(tls_key)}: refusing to sit down")
         if c.rematch_of is not None and (why := same_table(c.rematch_of, t)) is not None:
             raise tbl.IntentError(why)
@@ -630,7 +625,7 @@ async def resume_game(config: ResumeConfig, events: nd.Events | None = None) -> 
     if table.flow.finished:  # the game ended before this seat went down: its result, and no secrets left
         nd.secrets_path_for(config.transcript).unlink(missing_ok=True)
         return nd.NodeResult(
-            winner=table.flow.winner, fault=None, transcript=config.transcript, head=table.ledger.head,
+            winner=table.flow.winner, fault=None, transcript=config.transcript, head=table.chain.head,
             totals=list(table.flow.engine.totals) if table.flow.engine else [], seat=table.lobby.me,
             names=[p.name for p in table.lobby.players])
     assert table.lobby.me is not None  # (replay_seat refused a transcript without this seat)

@@ -27,7 +27,7 @@ Errors: :class:`ProtocolViolation` (names seat, rule, chain index) for peers' en
 
 The parts (docs/architecture.md, "Theory of operation: the table") are objects that own their
 state, composed here: the :class:`~.state.Flow` (the schedule: who speaks next), ``lobby``,
-``ledger`` (the chain: order, buffer, equivocation, resync), ``hand`` (one hand's deck
+``chain`` (the envelopes in order, the early buffer, equivocation, resync), ``hand`` (one hand's deck
 sub-protocol), ``turns`` (moves through the rules engine), ``removal`` (playing on without a
 seat that is gone), ``faults`` (stopping, judging a peer's fault) and ``viewer`` (the view).
 A message kind ``k`` is checked by ``on_k`` of the part that owns it (check, then apply: it
@@ -104,9 +104,11 @@ class Table:
     :class:`~p2p_chinchon.view.SeatView` for the UI and bots.
 
     The table composes its parts (each owns its state; docs/architecture.md) and is the one
-    place that takes inputs, collects outputs and signs this seat's automatic messages. The
-    state properties below (``chain``, ``players``, ``removed``...) read the parts' state under
-    the names the driver, ``audit`` and tools use.
+    place that takes inputs, collects outputs and signs this seat's automatic messages. Its
+    state is read on the parts themselves (``t.chain.head``, ``t.lobby.players``,
+    ``t.removal.removed``): one spelling for each; the table keeps only read-outs that are
+    questions to the whole table (:meth:`expected`, :meth:`view`, :meth:`waiting`,
+    :meth:`needs_decision`, :attr:`seated`).
     """
 
     def __init__(self, identity: Identity | None, rng: Rng | None, *, auto_agree: bool = False,
@@ -116,18 +118,18 @@ class Table:
         self.lobby = Lobby(self.flow, self.out, EventLog(lambda: self.lobby.players), identity, rng,
                            auto_agree=auto_agree, min_proof_rounds=min_proof_rounds)
         self.events = self.lobby.events
-        self.ledger = Chain(self.flow, self.lobby, self.out, self.events)
-        self.hand = Hand(self.flow, self.lobby, self.out, self.events, self.ledger, defer_proofs=defer_proofs)
-        self.turns = Turns(self.flow, self.lobby, self.out, self.events, self.ledger, self.hand)
-        self.removal = Removal(self.flow, self.lobby, self.out, self.events, self.ledger, self.hand, self.turns)
-        self.faults = Faults(self.flow, self.lobby, self.out, self.events, self.ledger, self.hand, self.removal)
+        self.chain = Chain(self.flow, self.lobby, self.out, self.events)
+        self.hand = Hand(self.flow, self.lobby, self.out, self.events, self.chain, defer_proofs=defer_proofs)
+        self.turns = Turns(self.flow, self.lobby, self.out, self.events, self.chain, self.hand)
+        self.removal = Removal(self.flow, self.lobby, self.out, self.events, self.chain, self.hand, self.turns)
+        self.faults = Faults(self.flow, self.lobby, self.out, self.events, self.chain, self.hand, self.removal)
         self.viewer = TableView(self.flow, self.lobby, self.hand, self.turns, self.removal, self.events)
         # the parts that call back into another part that is built after them
         self.lobby.hand = self.hand
         self.hand.turns = self.turns
-        self.ledger.router = self
-        self.ledger.faults = self.faults
-        self.ledger.removal = self.removal
+        self.chain.router = self
+        self.chain.faults = self.faults
+        self.chain.removal = self.removal
         lobby, hand, turns = self.lobby, self.hand, self.turns
         # kind -> its check, on the part schedule.KINDS names (a test keeps the two in step);
         # a test may replace one on one table
@@ -201,7 +203,7 @@ class Table:
         t = cls(identity, rng, auto_agree=auto_agree, defer_proofs=defer_proofs,
                 min_proof_rounds=min_proof_rounds)
         t.out.items = []
-        t.ledger.accept_frame(offer_frame, link_seat=0)
+        t.chain.accept_frame(offer_frame, link_seat=0)
         return t
 
     @classmethod
@@ -218,7 +220,7 @@ class Table:
         chained)."""
         fn = self.checks.get(kind)
         if fn is None:
-            raise ProtocolViolation(self.ledger.current_seat, "unexpected", f"no message of kind {kind}")
+            raise ProtocolViolation(self.chain.current_seat, "unexpected", f"no message of kind {kind}")
         return fn
 
     # ------------------------------------------------------------------ inputs
@@ -233,14 +235,14 @@ class Table:
         self.out.items = []
         if self.flow.over or self.flow.held_stop is not None:
             return []
-        self.ledger.guarded(lambda: self.ledger.accept_frame(frame, link_seat), (frame,), link_seat)
+        self.chain.guarded(lambda: self.chain.accept_frame(frame, link_seat), (frame,), link_seat)
         return self.out.take()
 
     def replay(self, frame: bytes | wire.Envelope) -> list[Output]:
         """Audit: apply the next frame of a recorded chain, strictly in order
         (:meth:`Chain.replay <p2p_chinchon.table.chain.Chain.replay>`). Raises
         :class:`ProtocolViolation` (nothing changed) instead of stopping with a fault."""
-        return self.ledger.replay(frame)
+        return self.chain.replay(frame)
 
     def intent(self, intent: v.Intent) -> list[Output]:
         """This seat's decision (from the UI or a bot). Raises :class:`IntentError`."""
@@ -281,14 +283,14 @@ class Table:
             self._try_emit("reenter", {"hand": self.hand.hand_no, "accept": bool(intent.accept)})
         else:
             raise IntentError(f"unknown intent {intent!r}")
-        self.ledger.guarded(lambda: None, ())
+        self.chain.guarded(lambda: None, ())
         return self.out.take()
 
     def poll(self) -> list[Output]:
         """Run any automatic step that is ours now (e.g. right after construction)."""
         self.out.items = []
         if not self.flow.over:
-            self.ledger.guarded(lambda: None, ())
+            self.chain.guarded(lambda: None, ())
         return self.out.take()
 
     def job_done(self, job_id: int, result: Any) -> list[Output]:
@@ -308,9 +310,9 @@ class Table:
                 held, self.flow.held_stop = self.flow.held_stop, None
                 held()
                 if not self.flow.over:  # a leave held back may start a removal
-                    self.ledger.guarded(lambda: None, ())
+                    self.chain.guarded(lambda: None, ())
             return self.out.take()
-        self.ledger.guarded(lambda: None, ())
+        self.chain.guarded(lambda: None, ())
         return self.out.take()
 
     def start(self) -> list[Output]:
@@ -318,7 +320,7 @@ class Table:
         body = self.lobby.seating_body()
         self.out.items = []
         self._emit_own("seating", body)
-        self.ledger.guarded(lambda: None, ())
+        self.chain.guarded(lambda: None, ())
         return self.out.take()
 
     def timeout(self, rule: str = "timeout", blame: bool = True) -> list[Output]:
@@ -351,7 +353,7 @@ class Table:
         if not self.removal.can_remove(seat):
             return []
         self.removal.vote_absent(seat)
-        self.ledger.guarded(lambda: None, ())
+        self.chain.guarded(lambda: None, ())
         return self.out.take()
 
     def halt(self, reason: str) -> list[Output]:
@@ -371,7 +373,7 @@ class Table:
     def _emit_own(self, kind: str, body: dict[str, Any]) -> None:
         """Sign and apply our own envelope through the same checks as a peer's, then send it
         (:meth:`Chain.emit_own <p2p_chinchon.table.chain.Chain.emit_own>`)."""
-        self.ledger.emit_own(kind, body)
+        self.chain.emit_own(kind, body)
 
     def _try_emit(self, kind: str, body: dict[str, Any]) -> None:
         """Sign and apply our own move through the same checks as a peer's; an illegal move
@@ -399,7 +401,7 @@ class Table:
                 if start is None:
                     return
                 self._emit_own("remove", start)
-                self.ledger.drain_buffer()
+                self.chain.drain_buffer()
                 continue
             if step is None:
                 return
@@ -407,7 +409,7 @@ class Table:
             if body is None:
                 return  # waiting for a decision (intent)
             self._emit_own(step.kind, body)
-            self.ledger.drain_buffer()
+            self.chain.drain_buffer()
 
     def _auto_body(self, step: Step) -> dict[str, Any] | None:
         """The body of this seat's automatic message for ``step`` (``auto_<kind>`` of the part

@@ -1,6 +1,6 @@
 """The chain: total order, early buffer, equivocation, resync and evidence.
 
-:class:`Chain` owns ``chain``/``frames``/``head``/``buffer``. Every frame from a peer and every
+:class:`Chain` owns ``envelopes``/``frames``/``head``/``buffer``. Every frame from a peer and every
 envelope of our own that joins the chain (our own ``fault`` excepted) passes :meth:`Chain.apply`: position, previous hash, signature, speaker and
 kind are checked here; the message's own checks are its handler's (``on_<kind>`` of the part
 that owns the kind, which the table names: :meth:`ChainRouter.handler`), which return a commit
@@ -98,7 +98,7 @@ class ChainRemoval(Protocol):
 
 class Chain(Part):
     """The chain part of :class:`~p2p_chinchon.table.Table`: the accepted envelopes in order
-    (``chain``, their exact bytes ``frames``, ``head`` the hash of the last one), the early
+    (``envelopes``, their exact bytes ``frames``, ``head`` the hash of the last one), the early
     ``buffer`` (seq -> seat -> validly signed frame), and what is being checked now (the
     signer ``current_seat`` and its ``current_frame``; ``emitting_own`` for our own;
     ``replaying`` for an audit's replay). ``router``, ``faults`` and ``removal`` are set by
@@ -110,7 +110,7 @@ class Chain(Part):
 
     def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog) -> None:
         super().__init__(flow, lobby, out, events)
-        self.chain: list[wire.Envelope] = []
+        self.envelopes: list[wire.Envelope] = []
         self.frames: list[bytes] = []
         self.head: bytes = ZERO32
         self.buffer: dict[int, dict[int, bytes]] = {}
@@ -131,7 +131,7 @@ class Chain(Part):
             except ProtocolViolation:
                 raise
             except Exception as exc:  # noqa: BLE001 - no exception from the table escapes a node
-                raise _unexpected(self.current_seat, exc, len(self.chain)) from None
+                raise _unexpected(self.current_seat, exc, len(self.envelopes)) from None
         except _Dropped as d:
             self.out.add(Evidence(d.seat, d.rule, d.reason, d.frames or frames))
             self.events.event("dropped", (d.seat,), rule=d.rule, detail=d.reason)
@@ -155,9 +155,9 @@ class Chain(Part):
             try:
                 env = wire.decode_envelope(frame)
             except wire.WireError as exc:
-                raise ProtocolViolation(None, "malformed", str(exc), len(self.chain)) from None
-        if env.seq != len(self.chain):
-            raise ProtocolViolation(env.seat, "seq", f"seq {env.seq} at position {len(self.chain)}", len(self.chain))
+                raise ProtocolViolation(None, "malformed", str(exc), len(self.envelopes)) from None
+        if env.seq != len(self.envelopes):
+            raise ProtocolViolation(env.seat, "seq", f"seq {env.seq} at position {len(self.envelopes)}", len(self.envelopes))
         if env.kind == "fault":
             self.faults.judge_replayed(env)
         self.replaying = True  # a recorded leave is applied where it stands
@@ -173,7 +173,7 @@ class Chain(Part):
         env = wire.make_envelope(
             self.lobby.signing_key().private_key,
             game=self.lobby.game,
-            seq=len(self.chain),
+            seq=len(self.envelopes),
             seat=self.lobby.seat(),
             prev=self.head,
             kind=kind,
@@ -202,16 +202,16 @@ class Chain(Part):
                 env = wire.decode_envelope(frame)
             except wire.WireError as exc:
                 raise _Dropped(link_seat, "malformed", str(exc)) from None
-        if self.chain and env.game != self.lobby.game:
+        if self.envelopes and env.game != self.lobby.game:
             raise _Dropped(env.seat, "wrong_game", "an envelope of another game (a replay?)")
         self.current_seat = env.seat  # what goes wrong judging it is its signer's, not the last one's
-        n = len(self.chain)
+        n = len(self.envelopes)
         if self.lobby.players and not self.replaying and self.out_for_good(env):
             self.drop_removed(env, frame)
             return
         if env.kind == "away":
             if self.replaying:  # a forged one is damage, not its named seat's (signature first)
-                if self.chain:  # after the offer a key is known: the host's, then the seating's
+                if self.envelopes:  # after the offer a key is known: the host's, then the seating's
                     self.check_sig(env)
                 if n > 0 and env.prev != self.head:  # another history, as for any envelope
                     raise _Dropped(env.seat, "diverged", f"seq {env.seq} follows another history")
@@ -235,7 +235,7 @@ class Chain(Part):
             if env.kind in TERMINAL_KINDS:
                 self.faults.stop_from_peer(env)
                 return
-            mine = self.chain[env.seq]
+            mine = self.envelopes[env.seq]
             if mine.seat == env.seat:
                 raise _Equivocation(env.seat, (self.frames[env.seq], frame), env.seq)
             if "remove" in (env.kind, mine.kind) and self.removal.removal_conflict(env, mine):
@@ -292,10 +292,10 @@ class Chain(Part):
         nothing here (rule ``removed``, or ``left`` for a seat that left). Its envelopes from before, and
         its held ``leave``, sent again, are duplicates; any other is dropped and kept as
         evidence (with ours at its position, when we hold one). Raises :class:`_Dropped`."""
-        if (env.seq < len(self.chain) and self.frames[env.seq] == frame) or self.removal.leaves.get(env.seat) == frame:
+        if (env.seq < len(self.envelopes) and self.frames[env.seq] == frame) or self.removal.leaves.get(env.seat) == frame:
             return
         self.verify_or_drop(env)
-        ours = (self.frames[env.seq],) if env.seq < len(self.chain) and env.kind != "away" else ()
+        ours = (self.frames[env.seq],) if env.seq < len(self.envelopes) and env.kind != "away" else ()
         rule, how = ("removed", "was removed from") if env.seat in self.removal.removed else ("left", "left")
         raise _Dropped(env.seat, rule, f"seat {env.seat} {how} the game: its {env.kind} at seq {env.seq} "
                        "changes nothing", frames=(*ours, frame))
@@ -305,7 +305,7 @@ class Chain(Part):
         :data:`MAX_BUFFERED` positions, or the buffer full): no seat is blamed (it is as likely
         that we were away as that it floods), nothing is kept; we ask the link's seat for what
         follows our chain (:class:`Resync`), once per length of our chain."""
-        n = len(self.chain)
+        n = len(self.envelopes)
         if link_seat is None or self.asked_ahead == n:
             return
         self.asked_ahead = n
@@ -319,7 +319,7 @@ class Chain(Part):
 
     def drain_buffer(self) -> None:
         while not (self.flow.fault or self.flow.finished):
-            cands = self.buffer.pop(len(self.chain), None)
+            cands = self.buffer.pop(len(self.envelopes), None)
             if not cands:
                 break
             step = self.flow.expected()
@@ -356,7 +356,7 @@ class Chain(Part):
         ``verified``: the signature was already checked (or the envelope is our own)."""
         commit = self.check_envelope(env, frame, verified)
         # All checks passed: mutate.
-        self.chain.append(env)
+        self.envelopes.append(env)
         self.frames.append(frame)
         self.head = env.hash()
         self.out.add(Accepted(env.seq, frame, env))
@@ -365,7 +365,7 @@ class Chain(Part):
 
     def record(self, env: wire.Envelope, frame: bytes) -> None:
         """Append our own ``fault`` unchecked: it stops the table, nothing follows it."""
-        self.chain.append(env)
+        self.envelopes.append(env)
         self.frames.append(frame)
         self.head = env.hash()
         self.out.add(Accepted(env.seq, frame, env))
@@ -373,8 +373,8 @@ class Chain(Part):
     def check_envelope(self, env: wire.Envelope, frame: bytes, verified: bool = False) -> Commit | None:
         """Every check of ``env`` at the head of the chain, changing nothing: returns the
         commit closure of its handler (the apply step), or raises ProtocolViolation."""
-        if env.seq != len(self.chain):
-            raise ProtocolViolation(env.seat, "seq", f"seq {env.seq}, expected {len(self.chain)}", env.seq)
+        if env.seq != len(self.envelopes):
+            raise ProtocolViolation(env.seat, "seq", f"seq {env.seq}, expected {len(self.envelopes)}", env.seq)
         self.current_frame = frame
         self.current_seat = env.seat
         if env.prev != self.head:
@@ -413,7 +413,7 @@ class Chain(Part):
         """What one validly placed frame proves against its signer here, changing nothing
         (the checks of :meth:`accept_frame` without its effects): ``("proves", violation)``,
         ``("valid", None)`` (a legal move at our head) or ``("unverifiable", None)``."""
-        n = len(self.chain)
+        n = len(self.envelopes)
         if env.game != self.lobby.game:
             return "unverifiable", None
         try:
@@ -421,7 +421,7 @@ class Chain(Part):
         except ProtocolViolation:
             return "unverifiable", None
         if env.seq < n:
-            mine = self.chain[env.seq]
+            mine = self.envelopes[env.seq]
             if env.kind in TERMINAL_KINDS or self.frames[env.seq] == frame:
                 return "unverifiable", None
             if mine.seat != env.seat and env.kind != mine.kind and (env.kind == "remove" or (

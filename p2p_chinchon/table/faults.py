@@ -43,10 +43,10 @@ class Faults(Part):
     Reads the chain, the hand's pending proof checks and the removal part's removes; changes
     only the flow, the outbox and the log, and asks the chain to record our own ``fault``."""
 
-    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, chain: Chain,
                  hand: Hand, removal: Removal) -> None:
         super().__init__(flow, lobby, out, events)
-        self.ledger = ledger
+        self.chain = chain
         self.hand = hand
         self.removal = removal
         self.fault_judgement: Judgement = ("unverifiable", None)
@@ -80,11 +80,11 @@ class Faults(Part):
                 "evidence": _fit_evidence(frames),
             }
             env = wire.make_envelope(
-                self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.ledger.chain), seat=self.lobby.me,
-                prev=self.ledger.head, kind="fault", body=body,
+                self.lobby.identity.private_key, game=self.lobby.game, seq=len(self.chain.envelopes), seat=self.lobby.me,
+                prev=self.chain.head, kind="fault", body=body,
             )
             frame = env.encode()
-            self.ledger.record(env, frame)  # it stops the table: no handler checks it
+            self.chain.record(env, frame)  # it stops the table: no handler checks it
             self.out.add(Send(frame))
         fault = shown or v.Fault(exc.seat, exc.rule, exc.reason)
         self.flow.stop(fault)
@@ -177,13 +177,13 @@ class Faults(Part):
         our chain holds there), the signer of our envelope at its position, which was that
         position's expected speaker; None when that is unknown (a ``fault``, ``leave`` or
         ``remove`` there, or another history)."""
-        n = len(self.ledger.chain)
+        n = len(self.chain.envelopes)
         if env.seq == n:
             step = self.flow.expected()
             return step.seat if step is not None else None
-        if 0 < env.seq < n and self.ledger.chain[env.seq].prev == env.prev and self.ledger.chain[env.seq].kind not in (
+        if 0 < env.seq < n and self.chain.envelopes[env.seq].prev == env.prev and self.chain.envelopes[env.seq].kind not in (
                 *TERMINAL_KINDS, "remove"):
-            return self.ledger.chain[env.seq].seat
+            return self.chain.envelopes[env.seq].seat
         return None
 
     def quoted_fault(self, env: wire.Envelope) -> wire.Envelope | None:
@@ -199,12 +199,12 @@ class Faults(Part):
             q = wire.decode_envelope(b["evidence"][0])
         except wire.WireError:
             return None
-        if q.kind != "fault" or q.seat == env.seat or q.game != self.lobby.game or not 0 < q.seq < len(self.ledger.chain):
+        if q.kind != "fault" or q.seat == env.seat or q.game != self.lobby.game or not 0 < q.seq < len(self.chain.envelopes):
             return None
-        if self.ledger.chain[q.seq].prev != q.prev or self.ledger.frames[q.seq] == b["evidence"][0]:
+        if self.chain.envelopes[q.seq].prev != q.prev or self.chain.frames[q.seq] == b["evidence"][0]:
             return None
         try:
-            self.ledger.check_sig(q)
+            self.chain.check_sig(q)
         except ProtocolViolation:
             return None
         return q
@@ -242,8 +242,8 @@ class Faults(Part):
             if a.seq != b.seq or a.seat != b.seat or frames[0] == frames[1]:
                 return "valid", None  # not two different envelopes of one seat: proves nothing
             try:
-                self.ledger.check_sig(a)
-                self.ledger.check_sig(b)
+                self.chain.check_sig(a)
+                self.chain.check_sig(b)
             except ProtocolViolation:
                 return "valid", None
             return "proves", _Equivocation(a.seat, (frames[0], frames[1]), a.seq)
@@ -257,11 +257,11 @@ class Faults(Part):
             return "valid", None  # acted on already: the game went on without the seat, it stops nothing
         if e.kind == "leave" and claim is not None and claim[:2] == ("left", e.seat):
             try:  # the leaver's own signed leave, quoted by the seat it stopped
-                self.ledger.check_sig(e)
+                self.chain.check_sig(e)
             except ProtocolViolation:
                 return "unverifiable", None
             return "proves", ProtocolViolation(e.seat, "left", f"{self.lobby.name(e.seat)} left the table", e.seq)
-        if e.seq < len(self.ledger.chain) and self.ledger.frames[e.seq] == frames[0]:
+        if e.seq < len(self.chain.envelopes) and self.chain.frames[e.seq] == frames[0]:
             # already in our chain: only a shuffle can still be proven bad (deferred proofs)
             args = self.hand.shuffle_args.get(e.seq)
             if args is None and claim is not None and claim[0] in PRIVATE_OPEN_RULES:
@@ -273,12 +273,12 @@ class Faults(Part):
             except deck.DeckError as exc:
                 return "proves", ProtocolViolation(e.seat, "shuffle", exc.reason, e.seq)
             return "valid", None
-        if e.kind == "remove" and e.seq < len(self.ledger.chain):  # a remove where another step is
+        if e.kind == "remove" and e.seq < len(self.chain.envelopes):  # a remove where another step is
             try:
-                self.ledger.check_sig(e)
+                self.chain.check_sig(e)
             except ProtocolViolation:
                 return "unverifiable", None
-            mine = self.ledger.chain[e.seq]
+            mine = self.chain.envelopes[e.seq]
             misplaced = self.removal.misplaced_remove(e, mine)
             if misplaced is not None:
                 return "proves", misplaced
@@ -286,7 +286,7 @@ class Faults(Part):
                 refuted = self.removal.refuted_remove(e, mine)  # X's own envelope holds the place
                 if refuted is not None:
                     return "proves", refuted
-        return self.ledger.judge_frame(e, frames[0])
+        return self.chain.judge_frame(e, frames[0])
 
 
 def _left_text(name: str, reason: str) -> str:

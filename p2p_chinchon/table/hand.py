@@ -93,10 +93,10 @@ class Hand(Part):
 
     turns: HandTurns
 
-    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: HandChain, *,
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, chain: HandChain, *,
                  defer_proofs: bool) -> None:
         super().__init__(flow, lobby, out, events)
-        self.ledger = ledger
+        self.chain = chain
         self.hc: HandCrypto | None = None
         self.hand_played = 0
         self.deck_cards: tuple[engine.Card, ...] = ()
@@ -292,18 +292,18 @@ class Hand(Part):
             deck_out = deck.decode_deck(b["deck"], len(deck_in))
             args = args[:3] + (deck_out,) + args[4:]
             # our own proof was just made by this code; a peer's is checked now or as a Job
-            if not self.ledger.emitting_own and not self.defer_proofs and self.proof_sink is None:
+            if not self.chain.emitting_own and not self.defer_proofs and self.proof_sink is None:
                 _verify_shuffle(*args)
         except deck.DeckError as exc:
             raise ProtocolViolation(env.seat, "shuffle", exc.reason, env.seq) from None
-        frame = self.ledger.current_frame
+        frame = self.chain.current_frame
 
         def commit() -> None:
             last = self.flow.done("shuffle")
             self.shuffle_args[env.seq] = args
-            if self.proof_sink is not None and not self.ledger.emitting_own:
+            if self.proof_sink is not None and not self.chain.emitting_own:
                 self.proof_sink(env.seq, _verify_shuffle, args)
-            elif self.defer_proofs and not self.ledger.emitting_own:
+            elif self.defer_proofs and not self.chain.emitting_own:
                 jid = self.out.new_job("verify_shuffle", _verify_shuffle, args)
                 self.pending_proofs[jid] = (env.seat, env.seq, frame)
             if hc.round:
@@ -464,7 +464,7 @@ class Hand(Part):
             if final is not None:
                 totals = list(self.flow.game().totals)
                 self.crypto().digest = _h(b"p2p-chinchon/hand-digest/v1", self.lobby.game, self.hand_played.to_bytes(2, "big"),
-                                    self.ledger.head, _packb(totals), _packb(final))
+                                    self.chain.head, _packb(totals), _packb(final))
                 self.flow.expect("hand_digest", self.crypto().seats)
 
         return commit

@@ -56,10 +56,10 @@ class Removal(Part):
     another branch, by hash). Reads the chain, the hand and the game's end; changes the flow
     when a removal is applied."""
 
-    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: Chain,
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, chain: Chain,
                  hand: Hand, turns: Turns) -> None:
         super().__init__(flow, lobby, out, events)
-        self.ledger = ledger
+        self.chain = chain
         self.hand = hand
         self.turns = turns
         self.removed: dict[int, str] = {}
@@ -93,8 +93,8 @@ class Removal(Part):
 
     def my_votes(self) -> list[bytes]:
         """Our own ``away`` votes at the chain's head (sent again to a peer whose link came up)."""
-        n = len(self.ledger.chain)
-        return [f for (seq, prev, _x), by in self.votes.items() if seq == n and prev == self.ledger.head
+        n = len(self.chain.envelopes)
+        return [f for (seq, prev, _x), by in self.votes.items() if seq == n and prev == self.chain.head
                 for s, f in by.items() if s == self.lobby.me]
 
     def can_remove(self, seat: int) -> bool:
@@ -144,7 +144,7 @@ class Removal(Part):
 
     def votes_for(self, seat: int) -> list[int]:
         """The seats whose ``away`` vote for ``seat`` at the chain's head this node holds."""
-        by = self.votes.get((len(self.ledger.chain), self.ledger.head, seat), {})
+        by = self.votes.get((len(self.chain.envelopes), self.chain.head, seat), {})
         return sorted(by)
 
     def votes_needed(self) -> int:
@@ -156,11 +156,11 @@ class Removal(Part):
     def vote(self, seat: int) -> None:
         """Sign and send our ``away`` vote for ``seat`` at the head (once: Ed25519 signatures
         are deterministic, so the same vote is the same frame)."""
-        key = (len(self.ledger.chain), self.ledger.head, seat)
+        key = (len(self.chain.envelopes), self.chain.head, seat)
         if self.lobby.me in self.votes.get(key, {}) or self.lobby.identity is None:
             return
-        env = wire.make_envelope(self.lobby.signing_key().private_key, game=self.lobby.game, seq=len(self.ledger.chain), seat=self.lobby.seat(),
-                                 prev=self.ledger.head, kind="away", body={"seat": seat, "hand": self.hand.hand_no})
+        env = wire.make_envelope(self.lobby.signing_key().private_key, game=self.lobby.game, seq=len(self.chain.envelopes), seat=self.lobby.seat(),
+                                 prev=self.chain.head, kind="away", body={"seat": seat, "hand": self.hand.hand_no})
         frame = env.encode()
         self.votes.setdefault(key, {})[self.lobby.seat()] = frame
         self.out.add(Send(frame))
@@ -171,19 +171,19 @@ class Removal(Part):
         vote behind our head is moot), and sent on once to every peer (a seat linked to some of
         us only still hears it). Each voter keeps at most :data:`MAX_VOTES_EACH` votes ahead of
         our head, so one seat's flood crowds out nobody else's."""
-        n = len(self.ledger.chain)
+        n = len(self.chain.envelopes)
         if not self.lobby.players or env.game != self.lobby.game or not n <= env.seq <= n + MAX_VOTES_AHEAD:
             return
         if env.seat >= len(self.lobby.players):
             raise _Dropped(None, "bad_vote", f"a vote of seat {env.seat}, not a seat of the seating")
         try:  # before anything names its signer: an unsigned vote names nobody
-            self.ledger.check_sig(env)
+            self.chain.check_sig(env)
         except ProtocolViolation as exc:
             raise _Dropped(None, exc.rule, exc.reason) from None
         x = env.body["seat"]
         if x >= len(self.lobby.players) or x == env.seat:
             raise _Dropped(env.seat, "bad_vote", f"seat {env.seat} votes on seat {x}")
-        if env.seq == n and (env.prev != self.ledger.head or env.body["hand"] != self.hand.hand_no):
+        if env.seq == n and (env.prev != self.chain.head or env.body["hand"] != self.hand.hand_no):
             return  # a vote of another branch, or of another hand, at our head: it never counts here
         key = (env.seq, env.prev, x)
         if env.seat in self.votes.get(key, {}):
@@ -208,7 +208,7 @@ class Removal(Part):
         majority's votes (ours among them): the held votes that pass every check of
         :meth:`valid_vote` (a cheat's vote of another hand must not spoil it), and for a
         signer that left, its ``leave``; sorted by seat, no more than a majority. Else None."""
-        n, head, hand = len(self.ledger.chain), self.ledger.head, self.hand.hand_no
+        n, head, hand = len(self.chain.envelopes), self.chain.head, self.hand.hand_no
         by = self.votes.get((n, head, x), {})
         signers = self.signers(x)
         good: dict[int, bytes] = {}
@@ -396,7 +396,7 @@ class Removal(Part):
         if len(mine) >= MAX_BRANCH_EACH:  # make room: drop this signer's removes that hang off nothing
             for h in mine:
                 e = self.branch[h]
-                off_chain = not (e.seq < len(self.ledger.chain) and e.prev == self.ledger.chain[e.seq].prev)
+                off_chain = not (e.seq < len(self.chain.envelopes) and e.prev == self.chain.envelopes[e.seq].prev)
                 if off_chain and e.prev not in self.branch:
                     del self.branch[h]
         if sum(1 for e in self.branch.values() if e.seat == env.seat) < MAX_BRANCH_EACH:
@@ -414,8 +414,8 @@ class Removal(Part):
     def branch_run(self, root: wire.Envelope) -> list[wire.Envelope]:
         """The removes chained from ``root`` when ``root`` parts from our chain (another
         envelope at its position, after the same ``prev``), else []."""
-        if root.seq >= len(self.ledger.chain) or root.prev != self.ledger.chain[root.seq].prev or \
-                root.hash() == self.ledger.chain[root.seq].hash():
+        if root.seq >= len(self.chain.envelopes) or root.prev != self.chain.envelopes[root.seq].prev or \
+                root.hash() == self.chain.envelopes[root.seq].hash():
             return []
         run = [root]
         by_prev: dict[bytes, list[wire.Envelope]] = {}

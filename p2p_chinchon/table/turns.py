@@ -64,10 +64,10 @@ class Turns(Part):
     scores shown (``score_history``, ``last_showdown``, ``last_closer``) and the slot of a stock
     draw being opened (``pending_draw_slot``). Reaches the deck only through :class:`Cards`."""
 
-    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, ledger: ChainHead,
+    def __init__(self, flow: Flow, lobby: Lobby, out: Outbox, events: EventLog, chain: ChainHead,
                  hand: Cards) -> None:
         super().__init__(flow, lobby, out, events)
-        self.ledger = ledger
+        self.chain = chain
         self.hand = hand
         self.game_end_sigs: set[int] = set()
         self.unsigned_end: tuple[int, ...] = ()
@@ -380,4 +380,4 @@ class Turns(Part):
                 "shares": [{"slot": s, "share": self.hand.my_share(s)} for s in self.flow.game().hands[self.lobby.seat()]]}
 
     def auto_game_end(self) -> dict[str, Any]:
-        return {"winner": self.flow.winner if self.flow.winner is not None else 255, "digest": self.ledger.head}
+        return {"winner": self.flow.winner if self.flow.winner is not None else 255, "digest": self.chain.head}

@@ -55,7 +55,7 @@ class Net:
         for i in range(1, n):
             host.lobby.seat_host(f"P{i}", self.ids[i].public_bytes, f"127.0.0.1:{9000 + i}")
         self.tables = [host] + [
-            classes.get(i, tbl.Table).joining(self.ids[i], rngs[i], host.ledger.frames[0], auto_agree=True, min_proof_rounds=1,
+            classes.get(i, tbl.Table).joining(self.ids[i], rngs[i], host.chain.frames[0], auto_agree=True, min_proof_rounds=1,
                                               defer_proofs=defer)
             for i in range(1, n)
         ]
@@ -98,8 +98,8 @@ class Net:
     def craft(self, seat, kind, body, *, seq=None, prev=None) -> bytes:
         ref = self.tables[0]  # every table holds the same chain when nothing is in flight
         return wire.make_envelope(
-            self.ids[seat].private_key, game=ref.lobby.game, seq=len(ref.ledger.chain) if seq is None else seq,
-            seat=seat, prev=ref.ledger.head if prev is None else prev, kind=kind, body=body).encode()
+            self.ids[seat].private_key, game=ref.lobby.game, seq=len(ref.chain.envelopes) if seq is None else seq,
+            seat=seat, prev=ref.chain.head if prev is None else prev, kind=kind, body=body).encode()
 
     def inject(self, seat, frame, to=None) -> None:
         for j in (to if to is not None else range(self.n)):
@@ -185,8 +185,8 @@ class Split(Gone):
                 if t.flow.fault or t.flow.finished or step is None:
                     continue
                 x = t.removing_seat if step.kind == "remove" and step.seat == t.lobby.me else step.seat
-                if x is not None and self.sides[x] != self.sides[i] and (i, len(t.ledger.frames), x) not in seen:
-                    seen.add((i, len(t.ledger.frames), x))
+                if x is not None and self.sides[x] != self.sides[i] and (i, len(t.chain.frames), x) not in seen:
+                    seen.add((i, len(t.chain.frames), x))
                     self.handle(i, t.absent(x))
                     acted = True
             if not acted and not self.q:
@@ -204,7 +204,7 @@ class Split(Gone):
         for i, t in enumerate(self.tables):
             for j in range(self.n):
                 if j != i:
-                    self.q.extend((i, j, f) for f in t.ledger.frames)
+                    self.q.extend((i, j, f) for f in t.chain.frames)
         self.drive()
 
 
