@@ -586,7 +586,7 @@ GAME = ["play", "--bots", "1", "--seed", "11", "--proof-rounds", "4", "--name", 
 
 @pytest.mark.slow
 def test_a_whole_game_by_clicks_and_drags_then_a_rematch(browser: Any, tmp_path: Path) -> None:
-    seat = start_seat(GAME, tmp_path)
+    seat = start_seat([*GAME, "--option", "limit=10"], tmp_path)  # a whole game, not a long one
     try:
         lp = LivePage(browser, seat.url)
         steps = play_until(lp, lambda s: s["phase"] == "over", "the game's end")
