@@ -87,7 +87,7 @@ def test_a_three_two_split_lets_the_three_play_on_and_the_two_wait(tmp_path: Pat
 
     _need_iptables()
     with NetnsLab(5) as lab:
-        procs, logs = _seats(lab, tmp_path, 5, "47430", ["--option", "stall_limit=30"], SHORT_LINGER)
+        procs, logs = _seats(lab, tmp_path, 5, "47430", ["--option", "stall_limit=15"], SHORT_LINGER)
         _cut(lab, [0, 0, 0, 1, 1])
         codes = [p.wait(timeout=500) for p in procs]
     assert codes == [0, 0, 0, 5, 5], f"exit codes {codes}\n" + _tails(logs)
