@@ -13,6 +13,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from harness.procs import FIRST_HAND_GOES_ON, SHORT_LINGER, _cli
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.transcript import load_transcript
 
+CLI = [sys.executable, "-m", "p2p_chinchon"]
 FAST = ["--proof-rounds", "4"]
 JOIN_FAST = ["--min-proof-rounds", "4"]
 RULES = ["--option", "limit=30"]
