@@ -13,6 +13,9 @@ tests/), not here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from harness import CHEATER, Net, stall
@@ -589,8 +592,9 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     out = list(out)
     out[up + 1] = out[ct.engine.deal_plan()[first][0]]
     for i in range(3):  # the first player draws from the stock, whatever its bot thinks
-        bot = net.bots[i]
-        net.bots[i] = lambda view, need, bot=bot: v.Draw("stock") if need == "draw" else bot(view, need)
+        def stock_first(view: v.SeatView, need: str, bot: Callable[[Any, Any], Any] = net.bots[i]) -> Any:
+            return v.Draw("stock") if need == "draw" else bot(view, need)
+        net.bots[i] = stock_first
     frame = net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof))
     net.inject(CHEATER, frame)
     net.handle(CHEATER, ct.receive(frame, CHEATER))  # the modified client goes on playing

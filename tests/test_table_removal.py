@@ -11,6 +11,7 @@ from typing import cast
 import pytest
 
 from harness import Gone, Split, stall
+from harness.seeded import seeded_net
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
 
@@ -295,17 +296,10 @@ def _splits(n):
         yield [0] + [(mask >> (s - 1)) & 1 for s in range(1, n)]
 
 
-_AT_DRAW: dict[int, Split] = {}
-
-
 def _split_at_draw(n: int) -> Split:
-    """A fresh copy of the seeded ``n``-seat table waiting for its first draw: built once per
-    ``n`` (every cut of ``n`` seats starts from this very state; 5 seats take seconds to get there)."""
-    if n not in _AT_DRAW:
-        net = Split(n, seed=40 + n)
-        assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
-        _AT_DRAW[n] = net
-    return copy.deepcopy(_AT_DRAW[n])
+    """A fresh copy of the seeded ``n``-seat table waiting for its first draw (every cut of
+    ``n`` seats starts from this very state; 5 seats take seconds to get there)."""
+    return seeded_net("dealt", n, seed=40 + n, cls=Split)
 
 
 @pytest.mark.parametrize("sides", [s for n in (3, 4, 5) for s in _splits(n)], ids=lambda s: "".join(map(str, s)))
