@@ -124,6 +124,8 @@ SLOW_TESTS: frozenset[str] = frozenset({
     "test_unwritable_folder_is_refused_before_sitting_down",
     # test_resync_attacks.py
     "test_repeated_sync_requests_cost_at_most_linear_data",
+    # test_seeded.py: whole in-process games from the cache's copies and a cold run
+    "test_copies_played_on_are_the_cold_game_whatever_the_order",
     # test_soak.py
     "test_bench_soak_one_faulted_game",
     # test_table_proof_system.py

@@ -13,6 +13,9 @@ tests/), not here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from harness import CHEATER, Net, stall
@@ -589,20 +592,21 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     out = list(out)
     out[up + 1] = out[ct.flow.engine.deal_plan()[first][0]]
     for i in range(3):  # the first player draws from the stock, whatever its bot thinks
-        bot = net.bots[i]
-        net.bots[i] = lambda view, need, bot=bot: v.Draw("stock") if need == "draw" else bot(view, need)
+        def stock_first(view: v.SeatView, need: str, bot: Callable[[Any, Any], Any] = net.bots[i]) -> Any:
+            return v.Draw("stock") if need == "draw" else bot(view, need)
+        net.bots[i] = stock_first
     frame = net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof))
     net.inject(CHEATER, frame)
     net.handle(CHEATER, ct.receive(frame, CHEATER))  # the modified client goes on playing
     net.run()
     drawer = net.tables[first]
-    assert drawer.flow.fault is not None and drawer.flow.fault.rule == "duplicate_card", drawer.fault
+    assert drawer.flow.fault is not None and drawer.flow.fault.rule == "duplicate_card", drawer.flow.fault
     assert drawer.flow.fault.seat is not None and drawer.flow.fault.seat != first
     assert drawer.chain.envelopes[-1].kind == "fault"
     assert net.tables[first].flow.engine.faces.get(up + 1) is None  # nothing learned from the bad open
     for t in net.tables:
         if t.lobby.me not in (first, CHEATER):
-            assert t.flow.fault is not None and t.flow.fault.seat != first or t.flow.fault.rule != "false_accusation", t.fault
+            assert t.flow.fault is not None and t.flow.fault.seat != first or t.flow.fault.rule != "false_accusation", t.flow.fault
 
 
 @pytest.mark.parametrize("where", ["discard", "draw_share", "show", "deal_shares"])
@@ -625,7 +629,7 @@ def test_engine_and_deck_errors_in_any_handler_become_violations(monkeypatch, wh
     net.run()
     t = net.tables[victim]
     assert calls["n"] == 1
-    assert t.flow.fault is not None and t.flow.fault.seat not in (None, victim) and t.flow.fault.rule == "bad_card", t.fault
+    assert t.flow.fault is not None and t.flow.fault.seat not in (None, victim) and t.flow.fault.rule == "bad_card", t.flow.fault
     last = t.chain.envelopes[-1]
     assert last.kind == "fault" and last.body["accused"] == t.flow.fault.seat
     rejected = wire.decode_envelope(last.body["evidence"][0])

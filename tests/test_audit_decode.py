@@ -8,15 +8,15 @@ import dataclasses
 
 import pytest
 
-from harness import Net
+from harness.seeded import seeded_net
 from p2p_chinchon import table as tbl, transcript, wire
 from p2p_chinchon.audit import audit_file, audit_frames
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def game() -> list[bytes]:
-    net = Net(2, seed=3)
-    assert net.run() and net.tables[0].flow.finished
+    net = seeded_net("game_end", 2, seed=3)
+    assert net.tables[0].flow.finished
     return list(net.tables[0].chain.frames)
 
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 import pytest
 
 from harness import Net
+from harness.seeded import seeded_net
 from p2p_chinchon.net.clocks import Clocks, Seen, Timeouts
 from p2p_chinchon.table.common import Step
 
 T0 = 1000.0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def at_draw() -> Net:
-    net = Net(3, seed=7)
-    assert net.run(lambda n: n.expects("draw")(n) and not n.q)
-    return net
+    return seeded_net("dealt", seed=7)
 
 
 def _seen(others, heard=None, away=None, back=None) -> Seen:

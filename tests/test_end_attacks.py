@@ -3,12 +3,11 @@ a cheating seat, or two, at the ``game_end`` steps, in process with the removal 
 (harness.Gone). Each test says what it shows; an attack that works and is not fixed
 is a strict xfail naming the weakness.
 
-The games are seeded and tables are deep-copied from one game per size (a 4-seat game costs
-about 12 s to play to its end, a 5-seat one 20 s)."""
+The games are seeded and copied from the session cache of seeded tables (harness.seeded), one
+game per size (a 4-seat game costs about 12 s to play to its end, a 5-seat one 20 s)."""
 
 from __future__ import annotations
 
-import copy
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import cast
 import pytest
 
 from harness import Gone, stall
+from harness.seeded import seeded_net
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_files, audit_frames, compare_loaded
 from p2p_chinchon.transcript import LoadResult
@@ -27,20 +27,16 @@ pytestmark = pytest.mark.slow  # whole in-process games to their end, and the in
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE_SEAT = ROOT / "protocol" / "conformance" / "seat.py"
 
-_GAMES: dict[int, Gone] = {}
-
-
 def loaded(frames: list[bytes]) -> LoadResult:
     return cast(LoadResult, SimpleNamespace(frames=frames))  # a stand-in: compare_loaded reads the frames
 
+
 def _at_end(n: int) -> Gone:
     """A seeded ``n``-seat game over: seat 0 signed ``game_end``, the table waits for seat 1's
-    (seats 1 and 2 hold theirs back: a modified client). A deep copy per test."""
-    if n not in _GAMES:
-        net = Gone(n, seed=9, classes={1: stall("game_end"), 2: stall("game_end")})
-        assert net.run(lambda nn: nn.tables[0].flow.phase == v.OVER and nn.expects("game_end", 1)(nn) and not nn.q)
-        _GAMES[n] = net
-    return copy.deepcopy(_GAMES[n])
+    (seats 1 and 2 hold theirs back: a modified client). A copy per test."""
+    net = seeded_net("game_end", n, seed=9, cls=Gone, classes={1: stall("game_end"), 2: stall("game_end")})
+    assert net.expects("game_end", 1)(net)
+    return net
 
 
 def _game_end(net: Gone, seat: int, after: bytes | None = None) -> bytes:

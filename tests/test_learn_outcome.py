@@ -231,7 +231,7 @@ def test_a_removed_seat_whose_last_envelope_never_arrived_is_answered_from_its_f
         t2.receive(p[1:], 0)
         if t2.flow.over:
             break
-    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.flow.fault
     diverged = EvidenceLog(None)
     assert all(diverged.keep(1, "diverged", "another history", (b"x",), link=1) is None for _ in range(64))
     assert EvidenceLog(None).keep(None, "malformed", "bytes", (b"x",), link=1) is None  # one is not a flood

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.procs import _played_on_without, _seats, _tails
+from harness.procs import SHORT_LINGER, _played_on_without, _seats, _tails
 from netns import NetnsLab, require_netns
 from p2p_chinchon import wire
 
@@ -87,7 +87,7 @@ def test_a_three_two_split_lets_the_three_play_on_and_the_two_wait(tmp_path: Pat
 
     _need_iptables()
     with NetnsLab(5) as lab:
-        procs, logs = _seats(lab, tmp_path, 5, "47430", ["--option", "stall_limit=30"])
+        procs, logs = _seats(lab, tmp_path, 5, "47430", ["--option", "stall_limit=15"], SHORT_LINGER)
         _cut(lab, [0, 0, 0, 1, 1])
         codes = [p.wait(timeout=500) for p in procs]
     assert codes == [0, 0, 0, 5, 5], f"exit codes {codes}\n" + _tails(logs)
@@ -117,9 +117,11 @@ def test_a_seat_cut_off_until_the_others_are_far_ahead_learns_its_removal_and_ac
 
     _need_iptables()
     with NetnsLab(3) as lab:
-        # a long game that no chinchón ends (one did, once, before the others were far ahead)
-        procs, logs = _seats(lab, tmp_path, 3, "47440", ["--option", "limit=1500", "--option", "chinchon_wins=false",
-                                                        "--option", "stall_limit=120"])
+        # a long game that no chinchón ends (one did, once, before the others were far ahead):
+        # "far" is about 2,600 envelopes, when the leader has some 320 points; a game to 800 is
+        # about 6,500 envelopes (to 1,500 it was 12,500, the rest played on for nothing)
+        procs, logs = _seats(lab, tmp_path, 3, "47440", ["--option", "limit=800", "--option", "chinchon_wins=false",
+                                                        "--option", "stall_limit=120"], SHORT_LINGER)
         _cut(lab, [0, 0, 1])
         end = time.monotonic() + 400
         # more than a link's send queue ahead too: the host closes its stuck link to J2, and
@@ -157,7 +159,7 @@ def test_a_removed_seats_late_fault_is_dropped_as_evidence_and_the_others_finish
     with NetnsLab(3) as lab:
         # long enough to go on after the removal and the late fault; no chinchón ends it first
         procs, logs = _seats(lab, tmp_path, 3, "47450", ["--option", "stall_limit=120", "--option", "limit=150",
-                                                       "--option", "chinchon_wins=false"])
+                                                       "--option", "chinchon_wins=false"], SHORT_LINGER)
         procs[2].send_signal(signal.SIGKILL)
         procs[2].wait()
         end = time.monotonic() + 300

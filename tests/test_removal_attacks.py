@@ -120,7 +120,7 @@ def test_a_remove_racing_the_removed_seats_real_move_blames_nobody():
         remove = next(f for f in net.tables[first].chain.frames if f not in t2.chain.frames)
         for f, frm in ((remove, first), (move, x)) if remove_first else ((move, x), (remove, first)):
             t2.receive(f, frm)
-        assert t2.flow.fault is None, t2.fault
+        assert t2.flow.fault is None, t2.flow.fault
         assert audit_frames(t2.chain.frames).verdict != "cheat"
         assert not t2.removal.removed
 

@@ -166,11 +166,9 @@ def test_audit_names_nobody_for_an_unverifiable_claim(at_draw):
 
 @pytest.fixture
 def at_draw():
-    from harness import Net
+    from harness.seeded import seeded_net
 
-    net = Net(3, seed=2)
-    assert net.run(net.expects("draw"))
-    return net
+    return seeded_net("dealt", seed=2)
 
 
 # ----------------------------------------------------------------------------- every kind, every place

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from harness import free_port
-from harness.procs import FIRST_HAND_GOES_ON
+from harness.procs import FIRST_HAND_GOES_ON, SHORT_LINGER, _cli
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.transcript import load_transcript
 
@@ -38,11 +38,13 @@ class Lab:
         self.folder = folder
         self.procs: list[subprocess.Popen] = []
 
-    def start(self, label: str, args: list[str], prefix: list[str] | None = None) -> subprocess.Popen:
+    def start(self, label: str, args: list[str], prefix: list[str] | None = None,
+              timings: dict[str, float] | None = None) -> subprocess.Popen:
+        """``timings``: node timings of this process (harness.procs.node_timings)."""
         # debug: a failure's log holds the traceback and the links' story
         env = dict(os.environ, PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="debug")
         with open(self.folder / f"{label}.log", "ab") as log:  # the child keeps its own copy
-            p = subprocess.Popen([*(prefix or []), *CLI, *args], stdout=log, stderr=subprocess.STDOUT,
+            p = subprocess.Popen([*(prefix or []), *_cli(*args, timings=timings)], stdout=log, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, cwd=self.folder, env=env)
         self.procs.append(p)
         return p
@@ -96,12 +98,13 @@ def three_seats(lab: Lab, port: int, extra_rules: Sequence[str] = ()) -> tuple[l
     return host, join + ["--name", "Bruno", "--transcript", "b.chn"], join + ["--name", "Carla", "--transcript", "c.chn"]
 
 
-def start_game(lab: Lab, extra_rules: list[str]) -> list[subprocess.Popen]:
-    """Host, then Bruno and Carla, on loopback."""
+def start_game(lab: Lab, extra_rules: list[str], timings: dict[str, float] | None = None,
+               carla: dict[str, float] | None = None) -> list[subprocess.Popen]:
+    """Host, then Bruno and Carla, on loopback; ``timings`` of the host and Bruno, ``carla`` hers."""
     h, b, c = three_seats(lab, free_port(), extra_rules)
-    ph = lab.start("h", h)
+    ph = lab.start("h", h, timings=timings)
     time.sleep(1.0)
-    return [ph, lab.start("b", b), lab.start("c", c)]
+    return [ph, lab.start("b", b, timings=timings), lab.start("c", c, timings=carla)]
 
 
 def finish_all(procs: list[subprocess.Popen], limit: float = 400.0) -> list[int]:
@@ -243,11 +246,11 @@ def test_seat_asleep_past_rejoin_wait_wakes_listens_and_hears_it_was_removed(lab
     removal and stops with one line, exit 4. Her record holds the removal (or, in its place, an
     envelope of her own she never got to send) and accuses nobody;
     the others finish, identical and ok. Bruno sleeps from the removal until she is told, so
-    the game cannot end before she asks."""
+    the game cannot end before she asks. (Told and gone, she is not lingered for: SHORT_LINGER.)"""
     cmds = dict(zip("hbc", three_seats(lab, free_port(), ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON]), strict=True))
-    procs = {"h": lab.start("h", cmds["h"])}
+    procs = {"h": lab.start("h", cmds["h"], timings=SHORT_LINGER)}
     time.sleep(1.0)
-    procs["b"], procs["c"] = lab.start("b", cmds["b"]), lab.start("c", cmds["c"])
+    procs["b"], procs["c"] = lab.start("b", cmds["b"], timings=SHORT_LINGER), lab.start("c", cmds["c"])
     wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
     procs["c"].send_signal(signal.SIGSTOP)
     try:
@@ -288,9 +291,14 @@ def test_seat_asleep_until_the_others_finished_learns_the_outcome(lab, wakes):
     """Carla's laptop sleeps (SIGSTOP) while the two others remove her and finish the game.
     Finished, they stay for her (she was removed while away and not yet told), saying so. She
     wakes while they stay: she hears her removal and exits 4, they exit 0. Or she wakes after
-    they left: nobody of the table answers, and within a minute she stops saying so, signing
-    nothing, exit 5 (resumable), not after the 15-minute ``stall_limit``."""
-    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON])
+    they left: nobody of the table answers, and after ``NOBODY_ANSWERS`` she stops saying so,
+    signing nothing, exit 5 (resumable), not after the 15-minute ``stall_limit``.
+
+    Shortened for the test: her ``NOBODY_ANSWERS`` (15 s, not 60), and the others' linger while
+    she wakes at once (12 s, not 30). After they left, they linger the whole 30 s: after a
+    6 s linger their closed links still held her removal, which she read on waking (exit 4)."""
+    linger = {"LINGER_FINISHED": 12.0, "LINGER_REMOVED": 12.0} if wakes == "while_they_linger" else None
+    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON], linger, {"NOBODY_ANSWERS": 15.0})
     wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
     pc.send_signal(signal.SIGSTOP)
     try:
@@ -319,7 +327,7 @@ def test_seat_gone_for_good_is_removed_and_the_others_finish(lab):
     """A seat killed for good mid-hand: after ``rejoin_wait`` the two others each sign its
     removal, the hand in progress is voided, and they finish the game without it: exit 0,
     byte-identical transcripts, audit ok with the seat recorded as "left", never a cheat."""
-    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON])
+    ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON], SHORT_LINGER)
     wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
     pc.send_signal(signal.SIGKILL)
     pc.wait()
@@ -356,12 +364,13 @@ def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
     Bruno sleeps (SIGSTOP) from the removal until Carla is back and gone: the game cannot end
     before she asks (two bots to a low limit finish in under a second on a fast machine, and a
     seat that finds nobody is rightly "absent", exit 1). The host waits for Bruno up to
-    ``rejoin_wait``; Carla needs a second or two of it."""
+    ``rejoin_wait``; Carla needs a second or two of it. (Told and gone, she is not lingered
+    for: SHORT_LINGER.)"""
     port = free_port()
     cmds = dict(zip("hbc", three_seats(lab, port, ["--option", "rejoin_wait=10", *FIRST_HAND_GOES_ON]), strict=True))
-    procs = {"h": lab.start("h", cmds["h"])}
+    procs = {"h": lab.start("h", cmds["h"], timings=SHORT_LINGER)}
     time.sleep(1.0)
-    procs["b"] = lab.start("b", cmds["b"])
+    procs["b"] = lab.start("b", cmds["b"], timings=SHORT_LINGER)
     procs["c"] = lab.start("c", cmds["c"])
     wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
     procs["c"].send_signal(signal.SIGKILL)

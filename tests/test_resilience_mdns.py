@@ -18,6 +18,7 @@ from harness.procs import (
     FIRST_HAND_GOES_ON,
     GAME,
     REPO,
+    SHORT_LINGER,
     _cli,
     _env,
     _played_on_without,
@@ -117,7 +118,7 @@ def test_seat_killed_for_good_is_removed_and_the_others_finish(tmp_path: Path) -
     finish the game (the peer gone for good)."""
     require_netns()
     with NetnsLab(3) as lab:
-        procs, logs = _three_seats(lab, tmp_path, "47410")
+        procs, logs = _three_seats(lab, tmp_path, "47410", SHORT_LINGER)
         procs[2].send_signal(signal.SIGKILL)
         procs[2].wait()
         codes = [p.wait(timeout=300) for p in procs[:2]]
@@ -136,7 +137,7 @@ def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
 
     require_netns()
     with NetnsLab(3) as lab:
-        procs, logs = _three_seats(lab, tmp_path, "47400")
+        procs, logs = _three_seats(lab, tmp_path, "47400", SHORT_LINGER)
         subprocess.run(["ip", "-n", lab.hub, "link", "set", f"b{lab.tag}h2", "down"], check=True, timeout=20)
         codes = [p.wait(timeout=300) for p in procs]
     assert codes == [0, 0, 5], f"exit codes {codes}\n" + _tails(logs)

@@ -4,12 +4,10 @@ Nodes driven in process with a fake mesh (no sockets)."""
 
 from __future__ import annotations
 
-import functools
-
 import trio
 import trio.testing
 
-from harness import Net
+from harness.seeded import seeded_net
 from p2p_chinchon.net.mesh import Frame, PeerUp
 from p2p_chinchon.net.node import ENVELOPE, SYNC, Node
 
@@ -40,15 +38,9 @@ class FakeMesh:
         return gen()
 
 
-@functools.cache
-def _finished_net(seed=31):
-    net = Net(3, seed=seed)
-    assert net.run()
-    return net
-
-
 def _finished_node(seed=31):
-    net = _finished_net(seed)
+    net = seeded_net("game_end", seed=seed)
+    assert net.tables[0].flow.finished
     node = Node(net.tables[0])
     node._stored = len(net.tables[0].chain.frames)  # every envelope on disk
     node._done.set()  # finished: lingering

@@ -108,7 +108,7 @@ if __name__ == "__main__":
     for name in sorted(CASES):
         net = CASES[name]()
         alive = [t for i, t in enumerate(net.tables) if i not in getattr(net, "dead", set())]
-        kinds = {e.kind for e in alive[0].log}
+        kinds = {e.kind for e in alive[0].events.entries}
         print(f"    # {sorted(kinds & {'reentry_offer', 'reshuffle', 'removed', 'fault', 'voided'})}")
-        print(f"    {name!r}: {_digest(alive[0])!r},  # {len(alive[0].frames)} envelopes, "
-              f"{'finished' if alive[0].finished else alive[0].fault}")
+        print(f"    {name!r}: {_digest(alive[0])!r},  # {len(alive[0].chain.frames)} envelopes, "
+              f"{'finished' if alive[0].flow.finished else alive[0].flow.fault}")

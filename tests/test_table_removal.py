@@ -11,6 +11,7 @@ from typing import cast
 import pytest
 
 from harness import Gone, Split, stall
+from harness.seeded import seeded_net
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
 
@@ -115,8 +116,8 @@ def test_forged_and_early_removals_are_violations():
         net2.inject(signer, frame)
         for t in net2.tables:
             if t.lobby.me != signer:
-                assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
-                assert words in t.flow.fault.reason, t.fault
+                assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.flow.fault
+                assert words in t.flow.fault.reason, t.flow.fault
         r = audit_frames(net2.tables[mover if mover != signer else 3 - signer - mover].chain.frames)
         assert r.verdict == "accused" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
@@ -295,17 +296,10 @@ def _splits(n):
         yield [0] + [(mask >> (s - 1)) & 1 for s in range(1, n)]
 
 
-_AT_DRAW: dict[int, Split] = {}
-
-
 def _split_at_draw(n: int) -> Split:
-    """A fresh copy of the seeded ``n``-seat table waiting for its first draw: built once per
-    ``n`` (every cut of ``n`` seats starts from this very state; 5 seats take seconds to get there)."""
-    if n not in _AT_DRAW:
-        net = Split(n, seed=40 + n)
-        assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
-        _AT_DRAW[n] = net
-    return copy.deepcopy(_AT_DRAW[n])
+    """A fresh copy of the seeded ``n``-seat table waiting for its first draw (every cut of
+    ``n`` seats starts from this very state; 5 seats take seconds to get there)."""
+    return seeded_net("dealt", n, seed=40 + n, cls=Split)
 
 
 @pytest.mark.parametrize("sides", [s for n in (3, 4, 5) for s in _splits(n)], ids=lambda s: "".join(map(str, s)))
@@ -326,8 +320,8 @@ def test_under_any_cut_at_most_one_side_removes_anyone(sides):
     removing = {sides[i] for i, t in enumerate(net.tables) if t.removal.removed}
     assert len(removing) <= 1 and removing <= ({major} if major is not None else set()), removing
     for i, t in enumerate(net.tables):
-        assert t.flow.fault is None, (i, t.fault)
-        assert not any(sides[x] == major for x in t.removal.removed), (i, t.removed)
+        assert t.flow.fault is None, (i, t.flow.fault)
+        assert not any(sides[x] == major for x in t.removal.removed), (i, t.removal.removed)
         if sides[i] != major:
             assert not t.removal.removed and not t.flow.finished
             assert not [e for e in t.chain.envelopes if e.kind == "remove"]
@@ -341,7 +335,7 @@ def test_under_any_cut_at_most_one_side_removes_anyone(sides):
     if major is not None:
         for i, t in enumerate(net.tables):
             if sides[i] != major:
-                assert t.flow.fault is not None and t.flow.fault.rule == "removed" and t.flow.fault.seat == i, (i, t.fault)
+                assert t.flow.fault is not None and t.flow.fault.rule == "removed" and t.flow.fault.seat == i, (i, t.flow.fault)
                 assert not [e for e in t.chain.envelopes if e.kind == "fault"], "it signs nothing"
     else:
         assert all(t.flow.finished and t.flow.fault is None and not t.removal.removed for t in net.tables)
@@ -384,7 +378,7 @@ def test_a_remove_without_a_majority_is_its_signers_violation():
         net.inject(signer, frame)
         for t in net.tables:
             if t.lobby.me != signer:
-                assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
+                assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.flow.fault
                 assert not t.removal.removed
         victim = net.tables[x]
         assert victim.flow.fault.rule != "removed"
@@ -410,7 +404,7 @@ def test_a_seat_hears_it_was_removed_only_with_every_signature():
     t2.receive(removes[0], 0)
     assert t2.flow.fault is None and len(t2.chain.frames) == n2
     outs = t2.receive(removes[1], 1)
-    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed" and t2.flow.fault.seat == 2, t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed" and t2.flow.fault.seat == 2, t2.flow.fault
     assert not [o for o in outs if isinstance(o, tbl.Send)] and len(t2.chain.frames) == n2
 
 
@@ -433,8 +427,8 @@ def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit(
     net.inject(signer, remove)
     for t in net.tables:
         if t.lobby.me != signer:
-            assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
-            assert "while" in t.flow.fault.reason and "present" in t.flow.fault.reason, t.fault
+            assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.flow.fault
+            assert "while" in t.flow.fault.reason and "present" in t.flow.fault.reason, t.flow.fault
             assert not t.removal.removed
             r = audit_frames(t.chain.frames)
             assert r.verdict == "accused" and r.seat == signer and "confirmed" in r.summary(), r.summary()
@@ -547,10 +541,10 @@ def test_a_seat_cut_off_as_it_signs_any_step_never_ends_a_second_game(n, case):
         assert verdict == "cut_off" and set(others[0].removal.removed) == {seat} and not _ended(lone)
     net.heal()
     if others[0].removal.removed:
-        assert lone.flow.fault is not None and lone.flow.fault.rule == "removed", lone.fault
+        assert lone.flow.fault is not None and lone.flow.fault.rule == "removed", lone.flow.fault
         assert all(e.seat == seat for e in lone.chain.envelopes[at:]), "its record holds its own steps only"
     else:
-        assert all(t.flow.finished and t.flow.fault is None for t in net.tables), [(t.me, t.fault) for t in net.tables]
+        assert all(t.flow.finished and t.flow.fault is None for t in net.tables), [(t.lobby.me, t.flow.fault) for t in net.tables]
         longest = max((t.chain.frames for t in net.tables), key=len)
         assert all(longest[:len(t.chain.frames)] == t.chain.frames for t in net.tables)
         assert audit_frames(longest).verdict == "ok"

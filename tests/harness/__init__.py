@@ -10,8 +10,12 @@ game is the same on every run. Proof rounds are tiny (k=1..2) for speed; no chec
 
 from __future__ import annotations
 
+import copy
+import functools
 import socket
 from collections import deque
+from collections.abc import Callable
+from typing import Any
 
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.autoplay import bot_decider
@@ -34,7 +38,24 @@ class Stall(tbl.Table):
         return super()._auto_body(step)
 
 
+class BotSeat:
+    """A seat's bot as an object, not a closure: a deep copy of a :class:`Net` copies the bot
+    and its random stream (a deep copy shares functions, so a closure's bot would be shared)."""
+
+    def __init__(self, bot: SimpleBot) -> None:
+        self.bot = bot
+        self._decide = bot_decider(bot)
+
+    def __call__(self, view, need):
+        return self._decide(view, need)
+
+    def __deepcopy__(self, memo) -> BotSeat:
+        return BotSeat(copy.deepcopy(self.bot, memo))
+
+
+@functools.cache
 def stall(*kinds: str) -> type:
+    """The same class for the same kinds (a key of :func:`harness.seeded.seeded_net`)."""
     return type("Stall_" + "_".join(kinds), (Stall,), {"hold": frozenset(kinds)})
 
 
@@ -46,7 +67,8 @@ class Net:
         self.n = n
         self.ids = [Identity.generate(SeededRng(f"attack-id/{seed}/{i}")) for i in range(n)]
         rngs = [SeededRng(f"attack-rng/{seed}/{i}") for i in range(n)]
-        self.bots = [bot_decider(SimpleBot(self.rules, SeededRng(f"attack-bot/{seed}/{i}"))) for i in range(n)]
+        # a test may put any decider (view, need) -> intent | None in a seat
+        self.bots: list[Callable[[Any, Any], Any]] = [BotSeat(SimpleBot(self.rules, SeededRng(f"attack-bot/{seed}/{i}"))) for i in range(n)]
         self.q: deque = deque()
         classes = classes or {}
         host = classes.get(0, tbl.Table).create(
@@ -68,24 +90,29 @@ class Net:
             elif isinstance(o, tbl.Job):
                 self.handle(i, self.tables[i].job_done(o.id, tbl.run_job(o)))
 
+    def advance(self) -> bool:
+        """Deliver the next frame in flight, else let the first seat with a decision make it;
+        False when nothing moves."""
+        if self.q:
+            src, dst, frame = self.q.popleft()
+            self.handle(dst, self.tables[dst].receive(frame, src))
+            return True
+        for i, t in enumerate(self.tables):
+            need = t.needs_decision()
+            if need is not None and not (t.flow.fault or t.flow.finished):
+                intent = self.bots[i](t.view(), need)
+                if intent is not None:
+                    self.handle(i, t.intent(intent))
+                    return True
+        return False
+
     def run(self, until=None, max_steps=200_000) -> bool:
         """Deliver and decide until ``until(net)`` holds with nothing in flight (True), or no
         progress is possible (False)."""
         for _ in range(max_steps):
-            if self.q:
-                src, dst, frame = self.q.popleft()
-                self.handle(dst, self.tables[dst].receive(frame, src))
-                continue
-            if until is not None and until(self):
+            if not self.q and until is not None and until(self):
                 return True
-            for i, t in enumerate(self.tables):
-                need = t.needs_decision()
-                if need is not None and not (t.flow.fault or t.flow.finished):
-                    intent = self.bots[i](t.view(), need)
-                    if intent is not None:
-                        self.handle(i, t.intent(intent))
-                        break
-            else:
+            if not self.advance():
                 return until is None
         raise AssertionError("no end")  # pragma: no cover
 
@@ -184,7 +211,7 @@ class Split(Gone):
                 step = t.expected()
                 if t.flow.fault or t.flow.finished or step is None:
                     continue
-                x = t.removing_seat if step.kind == "remove" and step.seat == t.lobby.me else step.seat
+                x = t.removal.removing_seat if step.kind == "remove" and step.seat == t.lobby.me else step.seat
                 if x is not None and self.sides[x] != self.sides[i] and (i, len(t.chain.frames), x) not in seen:
                     seen.add((i, len(t.chain.frames), x))
                     self.handle(i, t.absent(x))
