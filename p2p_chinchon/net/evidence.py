@@ -29,6 +29,8 @@ from typing import Any
 
 import msgpack
 
+from p2p_chinchon.audit import NOT_ATTRIBUTABLE
+
 __all__ = ["EvidenceLimits", "EvidenceLog", "PREFIX"]
 
 PREFIX = 256  # bytes kept of a frame that proves nothing
@@ -51,8 +53,6 @@ KEEPS_LINK = {"diverged"}
 
 
 def _proves_nothing(rule: str) -> bool:
-    from p2p_chinchon.audit import NOT_ATTRIBUTABLE
-
     return rule in NOT_ATTRIBUTABLE
 
 

@@ -60,6 +60,8 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from p2p_chinchon import table as tbl, view as v
+from p2p_chinchon.autoplay import bot_decider
+from p2p_chinchon.bots import BEST_LEVEL, make_bot
 from p2p_chinchon.i18n import NOBODY
 from p2p_chinchon.net import lobby as lob, verdicts as vd
 from p2p_chinchon.net.clocks import (
@@ -799,9 +801,6 @@ class Node:
         if need == "agree":
             return v.Leave("did not accept the table in time")
         if self._bot is None:  # the hint's level: the best move we know for the player
-            from p2p_chinchon.autoplay import bot_decider
-            from p2p_chinchon.bots import BEST_LEVEL, make_bot
-
             self._bot = bot_decider(make_bot(self.table.lobby.rules, secrets, BEST_LEVEL))
         return self._bot(self.table.view(), need)
 

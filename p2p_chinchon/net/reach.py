@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from p2p_chinchon.net.status import english
+
 if TYPE_CHECKING:
     from p2p_chinchon.table import Table
 
@@ -28,12 +30,6 @@ log = logging.getLogger(__name__)
 
 ACCEPT_GRACE = 8.0  # seconds a seat waits for a lower seat's dial before saying it has not come
 POLL = 1.0
-
-
-def _english(key: str, **fields: Any) -> str:
-    from p2p_chinchon.i18n import Translator
-
-    return Translator("en")(key, **fields)
 
 
 def _started(table: Table) -> bool:
@@ -58,7 +54,7 @@ async def watch_reach(table: Table, mesh: Any, events: Any, *, grace: float = AC
         reply or a timeout on one place)."""
         if said.get(about) != why:
             said[about] = why
-            text = _english(key, **fields)
+            text = english(key, **fields)
             log.debug("%s", text)
             events.notice(text, key, fields, lasting=True)
 
@@ -75,7 +71,7 @@ async def watch_reach(table: Table, mesh: Any, events: Any, *, grace: float = AC
                 if seat in reported:
                     reported.discard(seat)
                     said.pop(seat, None)
-                    text = _english("reach_linked", name=name)
+                    text = english("reach_linked", name=name)
                     events.notice(text, "reach_linked", {"name": name}, lasting=True)
             elif seat > me and trouble.get(seat):
                 places = ", ".join(f"{place} ({why})" for place, why in trouble[seat])

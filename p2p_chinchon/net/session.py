@@ -23,6 +23,7 @@ from p2p_chinchon.identity import fingerprint
 from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.net.lobby import format_addr
 from p2p_chinchon.net.secretsfile import Secrets
+from p2p_chinchon.net.status import english
 
 log = logging.getLogger(__name__)
 
@@ -293,14 +294,14 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
                     handed = True
                     # a group's own mailbox: the friend must be told it too, or they ask the public one
                     join = code if c.mailbox == rz.DEFAULT_MAILBOX else f"{code} --mailbox {c.mailbox}"
-                    events.notice(_tr("code_word", code=code, join=join), "code_word", {"code": code, "join": join},
+                    events.notice(english("code_word", code=code, join=join), "code_word", {"code": code, "join": join},
                                   lasting=True)
                     await session.send(hello)
                     try:
                         their = rz.decode_joiner_hello(await session.receive())
                         key = await session.derive(rz.LOBBY_PURPOSE)
                     except mb.WrongCode:
-                        events.notice(_tr("code_wrong"), "code_wrong", {}, lasting=True)
+                        events.notice(english("code_wrong"), "code_wrong", {}, lasting=True)
                         continue
                     except mb.MailboxDown:
                         raise  # below
@@ -314,13 +315,13 @@ async def _hand_out_codes(c: HostConfig, table: tbl.Table, relayed_in: lob.Strea
                     raise  # at the start: one line and exit, nobody is seated yet
                 # gone mid-lobby: the table stays open (the LAN, codes told already); say so
                 # and try again after CODE_BACKOFF_MAX
-                events.notice(_tr("code_mailbox_down", s=f"{CODE_BACKOFF_MAX:g}"), "code_mailbox_down",
+                events.notice(english("code_mailbox_down", s=f"{CODE_BACKOFF_MAX:g}"), "code_mailbox_down",
                               {"s": f"{CODE_BACKOFF_MAX:g}"}, lasting=True)
                 burnt = max(burnt, 6)
                 continue
             burnt = 0
             log.info("code word %s used by a joiner at %s", code, ", ".join(their) or "no address")
-            events.notice(_tr("code_met", code=code), "code_met", {"code": code}, lasting=True)
+            events.notice(english("code_met", code=code), "code_met", {"code": code}, lasting=True)
             came = trio.Event()
             nursery.start_soon(_meet_joiner, relay, rz.lobby_token(key), relayed_in, came)
             before, asked, friend = seated(), len(refused), frozenset(their)
@@ -350,11 +351,6 @@ async def _meet_joiner(relay: tuple[str, int], token: str, relayed_in: lob.Strea
     came.set()
     await relayed_in.put(stream)
 
-
-def _tr(key: str, **fields: Any) -> str:
-    from p2p_chinchon.i18n import Translator
-
-    return Translator("en")(key, **fields)
 
 
 async def _advertise(discovery: Any, info: Any, port: int, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:

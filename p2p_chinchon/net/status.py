@@ -63,7 +63,7 @@ def _english_translator() -> Callable[..., str]:  # a p2p_chinchon.i18n.Translat
 
 
 def english(key: str, **fields: Any) -> str:
-    """A ``st_*`` message of :mod:`p2p_chinchon.i18n` in English (logs, printouts)."""
+    """A message of :mod:`p2p_chinchon.i18n` (by key) in English (logs, printouts)."""
     return _english_translator()(key, **fields)
 
 
