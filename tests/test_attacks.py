@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from harness import CHEATER, Net, stall
+from harness import CHEATER, Net, shuffle_body, stall
 from p2p_chinchon import deck, table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.deck.group import L
@@ -84,13 +84,6 @@ def test_key_share_copied_from_another_seat():
 # ----------------------------------------------------------------------------- shuffle
 
 
-def _shuffle_body(net: Net, seat: int, deck_out, proof, **over):
-    t = net.tables[seat]
-    body = {"hand": t.hand.hand_no, "round": t.hand.hc.round, "deck": deck.encode_deck(deck_out), "proof": proof}
-    body.update(over)
-    return body
-
-
 @pytest.mark.parametrize("variant", ["duplicate_slot", "reuse_input_with_other_proof", "wrong_round", "short_deck"])
 def test_bad_shuffle_outputs(variant):
     net = Net(3, seed=5, classes={CHEATER: stall("shuffle")})
@@ -107,7 +100,7 @@ def test_bad_shuffle_outputs(variant):
         over = {"round": 1}
     elif variant == "short_deck":
         out = out[:-1]
-    net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof, **over)))
+    net.inject(CHEATER, net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, proof, **over)))
     for t in net.honest():
         assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.fault
     r = audit_frames(net.tables[0].chain.frames)
@@ -136,7 +129,7 @@ def test_deferred_bad_proof_blocks_secret_and_is_pinned_by_audit():
     out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
     bad = bytearray(proof)
     bad[-1] ^= 1
-    net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad))))
+    net.inject(CHEATER, net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, bytes(bad))))
     for t in net.honest():
         assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle"
         assert not any(e.kind == "secret" for e in t.chain.envelopes)
@@ -595,7 +588,7 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
         def stock_first(view: v.SeatView, need: str, bot: Callable[[Any, Any], Any] = net.bots[i]) -> Any:
             return v.Draw("stock") if need == "draw" else bot(view, need)
         net.bots[i] = stock_first
-    frame = net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof))
+    frame = net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, proof))
     net.inject(CHEATER, frame)
     net.handle(CHEATER, ct.receive(frame, CHEATER))  # the modified client goes on playing
     net.run()
@@ -672,7 +665,7 @@ def _bad_proof_shuffle(net):
     out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
     bad = bytearray(proof)
     bad[-1] ^= 1
-    return net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, bytes(bad)))
+    return net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, bytes(bad)))
 
 
 def test_shares_wait_for_verification_and_say_so():

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from harness import Net
+from harness.cut_off import cut_cases, cut_off_at
 from p2p_chinchon import cli, table as tbl, wire
 from p2p_chinchon.audit import audit_files
 
@@ -204,10 +205,8 @@ def test_an_evenings_games_audited_together_are_grouped_by_game(tmp_path, capsys
 
 def _cut_off_at_a_draw():
     """The seeded three-seat game whose seat to draw first is cut off as it signs its draw
-    (test_table_removal.cut_off_at): the net, that seat, the draw's index."""
-    from test_table_removal import _cut_cases, cut_off_at
-
-    chain, snaps = _cut_cases(3)
+    (harness.cut_off.cut_off_at): the net, that seat, the draw's index."""
+    chain, snaps = cut_cases(3)
     at = next(p for p in sorted(snaps) if chain[p][0] == "draw")
     return (*cut_off_at(3, at), at)
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import msgpack
 import pytest
 
+from harness.transcripts import build, script
 from p2p_chinchon import PROTOCOL_VERSION
 from p2p_chinchon.audit import audit_file, audit_frames
 from p2p_chinchon.cli import main as cli_main
-from test_transcript import build, script
 
 
 def _as_version(frame: bytes, v: int) -> bytes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import socket
 from functools import partial
 from types import SimpleNamespace
 from typing import Any, cast
@@ -16,22 +15,17 @@ from typing import Any, cast
 import pytest
 import trio
 
+from harness import free_port
+from harness.relay import fake_relay, read_line, relayed_pair
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import node as nd, rendezvous as rz
 from p2p_chinchon.net.relay import RelayError, meet, pair_secret
 from p2p_chinchon.net.session import HostConfig
 from p2p_chinchon.table import Table
-from test_rendezvous import _fake_relay, read_line, relayed_pair
 
 FP = "MZUH-VLPY-MK6X-O3EP"
 SMALL_ORDER = b"\x01" + bytes(31)  # the identity point: OpenSSL takes it as an Ed25519 key
 GAME = bytes(range(16))
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # --------------------------------------------------------------- mailbox messages
@@ -154,7 +148,7 @@ def _fake_mailbox(monkeypatch: pytest.MonkeyPatch, answers: list) -> _Codes:
 
 def _host_config(mailbox: str = "ws://mailbox.invalid/v1") -> HostConfig:
     # a stand-in with only the fields _hand_out_codes reads
-    return cast(HostConfig, SimpleNamespace(relay=f"127.0.0.1:{_closed_port()}", reach=(), identity=Identity.generate(),
+    return cast(HostConfig, SimpleNamespace(relay=f"127.0.0.1:{free_port()}", reach=(), identity=Identity.generate(),
                                             mailbox=mailbox, seats=3))
 
 
@@ -316,13 +310,13 @@ async def test_a_seat_with_a_small_order_key_does_not_crash_the_mesh(me: int, ca
     # a stand-in with only the fields relay_plan reads
     table = cast(Table, SimpleNamespace(lobby=SimpleNamespace(identity=ident, game=GAME, me=me,
                                                           players=[SimpleNamespace(key=k) for k in keys])))
-    plan = relay_plan(table, ("127.0.0.1", _closed_port()))
+    plan = relay_plan(table, ("127.0.0.1", free_port()))
     plan = type(plan)(plan.host, plan.port, plan.token, after=0.05, wait=1)
     from p2p_chinchon.net.mesh import Mesh
 
     other = 1 - me
     listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0] if me == 1 else None
-    mesh = Mesh(me, GAME, ident.private_key.sign, {other: PeerAddr("127.0.0.1", _closed_port(), SMALL_ORDER)},
+    mesh = Mesh(me, GAME, ident.private_key.sign, {other: PeerAddr("127.0.0.1", free_port(), SMALL_ORDER)},
                 listener=listener, config=MeshConfig(backoff_min=0.02, backoff_max=0.1), relay=plan)
     caplog.set_level(logging.INFO)
     async with trio.open_nursery() as nursery:
@@ -395,7 +389,7 @@ async def test_a_relay_that_pairs_us_with_a_stranger_fails_the_pin_and_the_link_
         line = await read_line(stream)
         side = line.split()[-1]
         if side in fooled:
-            await _fake_relay(pairs, stream, line)
+            await fake_relay(pairs, stream, line)
             return
         fooled.append(side)
         await stream.send_all(b"ok\n")
@@ -429,7 +423,7 @@ async def test_a_relay_that_pairs_us_with_a_stranger_fails_the_pin_and_the_link_
             async def aclose(self) -> None:
                 await stream.aclose()
 
-        await _fake_relay(pairs, Replay())
+        await fake_relay(pairs, Replay())
 
     caplog.set_level(logging.INFO)
     async with trio.open_nursery() as nursery:
@@ -460,7 +454,7 @@ async def test_a_relay_that_swallows_the_acceptors_wait_does_not_hold_it_forever
         if line.endswith(rz.relay_side(1).encode() + b"\n") and not swallowed:
             swallowed.append(line)
             await trio.sleep_forever()
-        await _fake_relay(pairs, stream, line)
+        await fake_relay(pairs, stream, line)
 
     async with trio.open_nursery() as nursery:
         port = await _serve(relay, nursery)
@@ -486,7 +480,7 @@ async def test_a_host_candidate_that_is_someone_elses_service_falls_back_to_the_
 
     async with trio.open_nursery() as nursery:
         port = await _serve(stranger, nursery)
-        relay = _closed_port()
+        relay = free_port()
         with trio.fail_after(30), pytest.raises(RelayDown, match=f"127.0.0.1:{relay}"):
             await _code_connect((f"127.0.0.1:{port}",), ("127.0.0.1", relay), "ab" * 32, Identity.generate(),
                                 name="Bea", listen_addr="0.0.0.0:1", candidates=(), expect_fingerprint=FP)
@@ -510,7 +504,7 @@ async def test_a_relay_that_says_ok_then_garbage_is_a_failed_attempt(junk: bytes
     async with trio.open_nursery() as nursery:
         port = await _serve(relay, nursery)
         plan = RelayPlan("127.0.0.1", port, lambda peer: "5e" * 32, after=0.05, wait=1)
-        mesh = Mesh(0, GAME, ids[0].private_key.sign, {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes)},
+        mesh = Mesh(0, GAME, ids[0].private_key.sign, {1: PeerAddr("127.0.0.1", free_port(), ids[1].public_bytes)},
                     config=MeshConfig(backoff_min=0.02, backoff_max=0.1, handshake_timeout=2), relay=plan)
         await nursery.start(mesh.run)
         with trio.fail_after(20):
@@ -604,7 +598,7 @@ async def test_a_candidate_no_resolver_can_encode_costs_one_failed_place(place: 
     ids = [Identity.generate(), Identity.generate()]
     host, _, port = place.rpartition(":")
     alt = (host, int(port))
-    mesh = Mesh(0, GAME, ids[0].private_key.sign, {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes, (alt,))},
+    mesh = Mesh(0, GAME, ids[0].private_key.sign, {1: PeerAddr("127.0.0.1", free_port(), ids[1].public_bytes, (alt,))},
                 config=MeshConfig(backoff_min=0.02, backoff_max=0.1))
     async with trio.open_nursery() as nursery:
         await nursery.start(mesh.run)
@@ -631,7 +625,7 @@ async def test_a_mailbox_that_stops_while_a_code_is_on_show_is_said_at_once(tmp_
     from p2p_chinchon.net import mailbox as mb, session
     from p2p_chinchon.net.lobby import StreamListener
 
-    port = _closed_port()
+    port = free_port()
     log = tmp_path / "mailbox.log"
     with open(log, "wb") as out:
         server = subprocess.Popen([sys.executable, "-m", "twisted", "wormhole-mailbox", "--port", f"tcp:{port}",

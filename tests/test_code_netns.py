@@ -24,9 +24,8 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from harness.procs import _cli, _env, _wait_for
+from harness.procs import _cli, _env, _wait_for, finished_identical, tails
 from netns import InternetLab, internet_unavailable_reason
-from test_friends_netns import _finished_identical, _tails
 
 pytestmark = pytest.mark.slow  # network namespaces and peer processes
 
@@ -112,7 +111,7 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
         end = time.monotonic() + 120
         while not (tmp_path / "s2.chn").exists() or "draw" not in [
                 e.kind for e in load_transcript(tmp_path / "s2.chn").envelopes]:
-            assert time.monotonic() < end, _tails([logs["s0"], logs["s1"], logs["s2"]])
+            assert time.monotonic() < end, tails([logs["s0"], logs["s1"], logs["s2"]], 4000)
             time.sleep(0.1)
         seats[2].send_signal(signal.SIGKILL)
         seats[2].wait()
@@ -125,19 +124,19 @@ def test_code_words_through_home_routers(tmp_path: Path) -> None:
             except subprocess.TimeoutExpired:
                 codes.append(None)
     seat_logs = [logs["s0"], logs["s1"], logs["s2"]]
-    _finished_identical(tmp_path, 3, codes, seat_logs)
+    finished_identical(tmp_path, 3, codes, seat_logs)
     said = logs["wrong"].read_text(errors="replace").strip().splitlines()
     assert said == ["p2p-chinchon join: wrong code word: it does not match the host's (check it and try again)"], said
     said = logs["expired"].read_text(errors="replace").strip().splitlines()
     assert said == ["p2p-chinchon join: nobody holds the code word 99-nobody-here (waited 2 s): it is mistyped, "
                     "or it expired (the host shows a new one after each join)"], said
     host_text = logs["s0"].read_text(errors="replace")
-    assert "someone typed a wrong code word" in host_text, _tails(seat_logs)
+    assert "someone typed a wrong code word" in host_text, tails(seat_logs, 4000)
     # every link met at the relay: nobody can dial anybody through the home routers
-    assert host_text.count("met through the transit relay") >= 2, _tails(seat_logs)
-    assert f"{NAMES[2]} is back" in host_text, _tails(seat_logs)
-    assert host_text.count("seat 2 met through the transit relay") >= 2, _tails(seat_logs)  # before and after
-    assert "met through the transit relay" in logs["s1"].read_text(errors="replace"), _tails(seat_logs)
+    assert host_text.count("met through the transit relay") >= 2, tails(seat_logs, 4000)
+    assert f"{NAMES[2]} is back" in host_text, tails(seat_logs, 4000)
+    assert host_text.count("seat 2 met through the transit relay") >= 2, tails(seat_logs, 4000)  # before and after
+    assert "met through the transit relay" in logs["s1"].read_text(errors="replace"), tails(seat_logs, 4000)
     captured = (tmp_path / "capture.bin").read_bytes()
     frames = load_transcript(tmp_path / "s0.chn").frames
     assert len(captured) > sum(len(f) for f in frames) > 0  # the whole game crossed the relay

@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from harness import free_port
-from harness.procs import FIRST_HAND_GOES_ON
+from harness.comeback import unfinished_game
+from harness.procs import CLI, FAST, FIRST_HAND_GOES_ON, JOIN_FAST, Lab, kinds, wait_until
 from p2p_chinchon.audit import audit_file
-from p2p_chinchon.commands.comeback import Unfinished, choose, matching
-from test_resilience import CLI, FAST, JOIN_FAST, Lab, kinds, wait_until
+from p2p_chinchon.commands.comeback import choose, matching
 
 
 @pytest.fixture
@@ -125,12 +125,8 @@ def test_host_killed_comes_back_by_the_same_host_command(lab):
     check_identical_and_ok(mine, lab.folder / "b.chn")
 
 
-def _game(name: str, host: str, when: float) -> Unfinished:
-    return Unfinished(Path(f"/x/{name}.chn"), name, ("Ana", "Bruno"), 1, (host, "10.0.0.9"), 40, when)
-
-
 def test_several_unfinished_games_the_typed_one_or_a_question():
-    a, b = _game("Ana's table", "10.0.0.1", 2.0), _game("Eva's table", "10.0.0.2", 1.0)
+    a, b = unfinished_game("Ana's table", "10.0.0.1", 2.0), unfinished_game("Eva's table", "10.0.0.2", 1.0)
     assert matching([a, b], table="Eva's table") == [b]
     assert matching([a, b], connect="10.0.0.1:5000") == [a]
     said: list[str] = []

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.comeback import unfinished_game
 from p2p_chinchon import table as tbl
 from p2p_chinchon.cli import main
 from p2p_chinchon.commands import comeback as cb
@@ -79,9 +80,7 @@ def test_resume_of_a_bots_transcript_refuses_in_one_line(home, capsys):
 
 
 def test_the_no_terminal_hint_names_a_command_that_has_new():
-    from test_comeback import _game
-
-    games = [_game("Ana's table", "10.0.0.1", 2.0), _game("Eva's table", "10.0.0.2", 1.0)]
+    games = [unfinished_game("Ana's table", "10.0.0.1", 2.0), unfinished_game("Eva's table", "10.0.0.2", 1.0)]
     said: list[str] = []
     choose(games, ask=None, out=said.append, command="host")
     assert said[-1].endswith("(or start afresh with p2p-chinchon host --new)")

@@ -12,6 +12,7 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from harness import free_port
 from harness.mesh import FAST, HOST, raw
 from p2p_chinchon import table as tbl
 from p2p_chinchon.audit import audit_frames
@@ -22,7 +23,6 @@ from p2p_chinchon.net.lobby import BadJoinRequest, JoinRequest
 from p2p_chinchon.net.mesh import Mesh, PeerAddr
 from p2p_chinchon.net.reach import watch_reach
 from p2p_chinchon.rng import SeededRng
-from test_seat_record_attacks import _free_port
 
 CHALLENGE, CERT = bytes(range(32)), bytes(32)
 
@@ -77,7 +77,7 @@ async def test_a_seat_is_reached_at_its_second_candidate_and_a_dead_one_is_named
     names each of its addresses with the error."""
     gid = secrets.token_bytes(16)
     k0, k1, k2 = (Ed25519PrivateKey.generate() for _ in range(3))
-    dead, dead2, dead3 = await _free_port(), await _free_port(), await _free_port()
+    dead, dead2, dead3 = free_port(), free_port(), free_port()
     lst = (await trio.open_tcp_listeners(0, host=HOST))[0]
     live = lst.socket.getsockname()[1]
     peers = {0: PeerAddr(HOST, 1, raw(k0)), 1: PeerAddr(HOST, dead, raw(k1), ((HOST, live),)),

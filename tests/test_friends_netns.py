@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.procs import _cli, _env, _wait_for
+from harness.procs import _cli, _env, _wait_for, finished_identical, tails
 from netns import InternetLab, internet_unavailable_reason
 
 pytestmark = pytest.mark.slow  # network namespaces and peer processes
@@ -66,20 +66,6 @@ def _table(lab: InternetLab, tmp_path: Path, host: int, joiners: list[tuple[int,
     return codes, logs
 
 
-def _tails(logs: list[Path]) -> str:
-    return "\n".join(f"----- {log.name}\n{log.read_text(errors='replace')[-4000:]}" for log in logs)
-
-
-def _finished_identical(tmp_path: Path, seats: int, codes: list, logs: list[Path]) -> None:
-    from p2p_chinchon.audit import audit_file
-
-    assert codes == [0] * seats, f"exit codes {codes}\n" + _tails(logs)
-    data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(seats)]
-    assert all(d == data[0] for d in data), "every transcript is byte-identical"
-    report = audit_file(tmp_path / "s0.chn")
-    assert report.verdict == "ok", report.summary()
-
-
 @pytest.mark.netns
 @pytest.mark.parametrize("host_site", ["routed", "nat"])
 def test_routers_and_forwarded_ports(tmp_path: Path, host_site: str) -> None:
@@ -102,7 +88,7 @@ def test_routers_and_forwarded_ports(tmp_path: Path, host_site: str) -> None:
         j2_args = ["--port", "41002", "--advertise", f"{lab.wan(2)}:50002"]
         codes, logs = _table(lab, tmp_path, host, [(j1, "J1", ["--connect", lobby, *j1_args]),
                                                    (j2, "J2", ["--connect", lobby, *j2_args])])
-    _finished_identical(tmp_path, 3, codes, logs)
+    finished_identical(tmp_path, 3, codes, logs)
 
 
 @pytest.mark.netns
@@ -120,11 +106,11 @@ def test_joiners_the_host_cannot_reach_dial_it_and_the_game_finishes(tmp_path: P
                              host_args=("--option", "rejoin_wait=20"))
         wan = lab.wan(1)
     texts = [log.read_text(errors="replace") for log in logs]
-    assert all("Traceback" not in t for t in texts), f"exit codes {codes}\n" + _tails(logs)
+    assert all("Traceback" not in t for t in texts), f"exit codes {codes}\n" + tails(logs, 4000)
     for name in ("J1", "J2"):  # the host's own dials failed, and it said so with what to do
-        assert f"cannot reach {name} at {wan}:" in texts[0], _tails(logs)
-    assert "behind a home router" in texts[0] and "--advertise / a forwarded --port" in texts[0], _tails(logs)
-    _finished_identical(tmp_path, 3, codes, logs)
+        assert f"cannot reach {name} at {wan}:" in texts[0], tails(logs, 4000)
+    assert "behind a home router" in texts[0] and "--advertise / a forwarded --port" in texts[0], tails(logs, 4000)
+    finished_identical(tmp_path, 3, codes, logs)
 
 
 @pytest.mark.netns
@@ -142,7 +128,7 @@ def test_a_mesh_vpn(tmp_path: Path) -> None:
         vpn = lab.wireguard(host, [j1, j2]) if wireguard else lab.overlay([host, j1, j2])
         codes, logs = _table(lab, tmp_path, host, [(j1, "J1", ["--connect", f"{vpn[0]}:{LOBBY}"]),
                                                    (j2, "J2", ["--connect", f"{lab.addr(host)}:{LOBBY}"])])
-    _finished_identical(tmp_path, 3, codes, logs)
+    finished_identical(tmp_path, 3, codes, logs)
     from p2p_chinchon.transcript import load_transcript
 
     [j2_seat] = [p for p in load_transcript(tmp_path / "s0.chn").envelopes[1].body["players"] if p["name"] == "J2"]

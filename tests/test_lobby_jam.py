@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 import trio
 
+from harness.lobby import host_table
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.net.framing import encode_frame
-from test_lobby_updates import host_table
 
 GHOST = "127.0.0.5"
 

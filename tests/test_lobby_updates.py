@@ -13,6 +13,7 @@ import msgpack
 import pytest
 import trio
 
+from harness.lobby import Frames, host_table
 from p2p_chinchon import table as tbl
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.i18n import Translator
@@ -20,14 +21,6 @@ from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import lobby as lob, node as nd
 from p2p_chinchon.rng import SeededRng
 from p2p_chinchon.ui.screen import TableScreen, must_agree
-from test_net_lobby import _Frames
-
-
-def host_table(seats: int, host_id: Identity) -> tbl.Table:
-    table = tbl.Table.create(host_id, SeededRng("host"), name="Mesa de Ana", rules=make_rules("classic", {}),
-                             max_seats=seats, addr="127.0.0.1:1", proof_rounds=4)
-    table.lobby.set_host_name("Ana")
-    return table
 
 
 async def open_lobby(nursery: trio.Nursery, table: tbl.Table, seats: int) -> int:
@@ -152,7 +145,7 @@ async def test_read_answer_takes_any_number_of_lobby_updates_first() -> None:
     frames = [msgpack.packb({"lobby": [{"name": "Ana", "key": b"\x01" * 32}]}),
               msgpack.packb({"lobby": [{"name": "Ana", "key": b"\x01" * 32}, {"name": "Beto", "key": b"\x02" * 32}]}),
               msgpack.packb({"seating": b"F1"})]
-    value = await lob.read_answer(_Frames(*frames), "seating", bytes, closed="x", on_lobby=got.append)  # type: ignore[arg-type]
+    value = await lob.read_answer(Frames(*frames), "seating", bytes, closed="x", on_lobby=got.append)  # type: ignore[arg-type]
     assert value == b"F1"
     assert got == [(("Ana", b"\x01" * 32),), (("Ana", b"\x01" * 32), ("Beto", b"\x02" * 32))]
 
@@ -165,7 +158,7 @@ async def test_read_answer_takes_any_number_of_lobby_updates_first() -> None:
 async def test_a_malformed_lobby_update_is_a_bad_answer(update: object) -> None:
     frames = [msgpack.packb({"lobby": update}), msgpack.packb({"seating": b"F1"})]
     with pytest.raises(lob.BadAnswer):
-        await lob.read_answer(_Frames(*frames), "seating", bytes, closed="x")  # type: ignore[arg-type]
+        await lob.read_answer(Frames(*frames), "seating", bytes, closed="x")  # type: ignore[arg-type]
 
 
 async def test_line_mode_prints_the_seats_as_the_table_fills() -> None:

@@ -11,6 +11,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, strategies as st
 
+from harness.lobby import Frames
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import tls
 from p2p_chinchon.net.framing import Link, encode_frame
@@ -317,16 +318,6 @@ async def test_joiners_per_address_are_limited(caplog: pytest.LogCaptureFixture)
     assert any("joiners from that address already" in r.getMessage() for r in caplog.records)
 
 
-class _Frames:
-    """A stand-in link that replays frames, for :func:`read_answer`."""
-
-    def __init__(self, *frames: bytes | None) -> None:
-        self.frames = list(frames)
-
-    async def receive(self) -> bytes | None:
-        return self.frames.pop(0)
-
-
 @pytest.mark.parametrize(
     ("frame", "error"),
     [
@@ -343,14 +334,14 @@ class _Frames:
 )
 async def test_hostile_lobby_answers_raise_typed_errors(frame: bytes | None, error: type) -> None:
     with pytest.raises(error) as info:
-        await read_answer(_Frames(frame), "offer", bytes, closed="hung up")  # type: ignore[arg-type]
+        await read_answer(Frames(frame), "offer", bytes, closed="hung up")  # type: ignore[arg-type]
     assert "\x1b" not in str(info.value)
 
 
 @given(st.binary(max_size=200))
 async def test_any_lobby_answer_is_a_value_or_a_lobby_error(data: bytes) -> None:
     try:
-        value = await read_answer(_Frames(data), "seat", int, closed="hung up")  # type: ignore[arg-type]
+        value = await read_answer(Frames(data), "seat", int, closed="hung up")  # type: ignore[arg-type]
     except LobbyError:
         return
     assert type(value) is int

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.procs import SHORT_LINGER, _played_on_without, _seats, _tails
+from harness.procs import SHORT_LINGER, _played_on_without, _seats, tails
 from netns import NetnsLab, require_netns
 from p2p_chinchon import wire
 
@@ -64,18 +64,18 @@ def test_a_two_two_split_removes_nobody_and_heals_into_one_game(tmp_path: Path) 
         procs, logs = _seats(lab, tmp_path, 4, "47420", [])
         _cut(lab, [0, 1, 0, 1])
         time.sleep(15.0)
-        assert all(p.poll() is None for p in procs), _tails(logs)
+        assert all(p.poll() is None for p in procs), tails(logs)
         assert not any("remove" in _kinds(tmp_path / f"s{i}.chn") for i in range(4))
         _heal(lab, 4)
         codes = [p.wait(timeout=400) for p in procs]
-    assert codes == [0, 0, 0, 0], f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0, 0, 0, 0], f"exit codes {codes}\n" + tails(logs)
     data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(4)]
     assert all(d == data[0] for d in data), "one game, every transcript byte-identical"
     assert "remove" not in _kinds(tmp_path / "s0.chn")
     report = audit_file(tmp_path / "s0.chn")
     assert report.verdict == "ok", report.summary()
     said = "".join(log.read_text(errors="replace") for log in logs)
-    assert "players' votes" in said or "cannot play on without" in said, _tails(logs)
+    assert "players' votes" in said or "cannot play on without" in said, tails(logs)
 
 
 def test_a_three_two_split_lets_the_three_play_on_and_the_two_wait(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_a_three_two_split_lets_the_three_play_on_and_the_two_wait(tmp_path: Pat
         procs, logs = _seats(lab, tmp_path, 5, "47430", ["--option", "stall_limit=15"], SHORT_LINGER)
         _cut(lab, [0, 0, 0, 1, 1])
         codes = [p.wait(timeout=500) for p in procs]
-    assert codes == [0, 0, 0, 5, 5], f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0, 0, 0, 5, 5], f"exit codes {codes}\n" + tails(logs)
     data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(3)]
     assert data[0] == data[1] == data[2]
     report = audit_file(tmp_path / "s0.chn")
@@ -131,11 +131,11 @@ def test_a_seat_cut_off_until_the_others_are_far_ahead_learns_its_removal_and_ac
             ahead = len(_kinds(tmp_path / "s0.chn")) - len(_kinds(tmp_path / "s2.chn"))
             if "remove" in _kinds(tmp_path / "s0.chn") and ahead > far:
                 break
-            assert procs[0].poll() is None and time.monotonic() < end, _tails(logs)
+            assert procs[0].poll() is None and time.monotonic() < end, tails(logs)
             time.sleep(0.5)
         _heal(lab, 3)
         codes = [p.wait(timeout=600) for p in procs]
-    assert codes == [0, 0, 4], f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0, 0, 4], f"exit codes {codes}\n" + tails(logs)
     assert (tmp_path / "s0.chn").read_bytes() == (tmp_path / "s1.chn").read_bytes()
     report = audit_file(tmp_path / "s0.chn")
     assert report.verdict == "ok", report.summary()
@@ -165,7 +165,7 @@ def test_a_removed_seats_late_fault_is_dropped_as_evidence_and_the_others_finish
         end = time.monotonic() + 300
         while not ("remove" in _kinds(tmp_path / "s0.chn")
                    and len(_kinds(tmp_path / "s0.chn")) > len(_kinds(tmp_path / "s2.chn")) + 40):
-            assert procs[0].poll() is None and time.monotonic() < end, _tails(logs)
+            assert procs[0].poll() is None and time.monotonic() < end, tails(logs)
             time.sleep(0.5)
         key_dir = tmp_path / "config" / "p2p-chinchon" / "bot-seats" / "J2"
         sent = lab.run(2, [sys.executable, str(REPO / "tests" / "late_fault.py"), str(tmp_path / "s2.chn"),
@@ -173,7 +173,7 @@ def test_a_removed_seats_late_fault_is_dropped_as_evidence_and_the_others_finish
                        capture_output=True, text=True, env=_env(tmp_path), cwd=REPO, timeout=60)
         assert sent.returncode == 0 and "sent" in sent.stdout, sent.stdout + sent.stderr
         codes = [p.wait(timeout=300) for p in procs[:2]]
-    assert codes == [0, 0], f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0, 0], f"exit codes {codes}\n" + tails(logs)
     _played_on_without(tmp_path, "J2")
     with open(tmp_path / "s0.chn.evidence", "rb") as f:
         records = list(msgpack.Unpacker(f, raw=False))

@@ -8,7 +8,7 @@ identity certificates, join requests and mesh handshakes on the lobby and mesh v
 Nothing here imports the deck or the table: only libsodium's ristretto255 functions (through
 ``rbcl``), hashlib, msgpack, the envelope decoder and, for the links, the ``cryptography``
 X.509 parser and Ed25519 verifier. The Terelius-Wikström verifier is the one
-``tests/test_tw_spec.py`` wrote from the document. If the document drifted from what the code
+``tests/harness/tw_spec.py`` holds, written from the document. If the document drifted from what the code
 does (the card points, the joint key, the first dealer, the shuffle order, the initial deck,
 either proof, the discard pile's re-shuffle input, the new slots' numbers, the digest's inputs),
 a real transcript would stop checking here.
@@ -26,9 +26,9 @@ import msgpack
 import pytest
 import rbcl
 
+from harness.tw_spec import PREFIX, G, L, O, T, padd, psub, smul, spec_verify
 from p2p_chinchon.transcript import parse_transcript
 from p2p_chinchon.wire import decode_envelope
-from test_tw_spec import PREFIX, G, L, O, T, padd, psub, smul, spec_verify
 from vector_blobs import unblob
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 from functools import partial
@@ -14,6 +13,8 @@ from functools import partial
 import pytest
 import trio
 
+from harness import free_port
+from harness.relay import fake_relay, relayed_pair
 from p2p_chinchon.identity import Identity
 from p2p_chinchon.net import rendezvous as rz
 from p2p_chinchon.net.relay import RelayDown, RelayError, meet, pair_secret
@@ -103,12 +104,6 @@ def test_relay_handshake_line_and_reply() -> None:
         rz.RelayReply().feed(b"x" * 100)
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 async def test_meet_through_a_fake_relay_and_a_relay_that_is_down() -> None:
     token, seen = "cd" * 32, []
 
@@ -133,7 +128,7 @@ async def test_meet_through_a_fake_relay_and_a_relay_that_is_down() -> None:
         await stream.aclose()
         nursery.cancel_scope.cancel()
     assert seen == [rz.relay_request(token, rz.relay_side(1)), b"hello"]
-    port = _closed_port()
+    port = free_port()
     with pytest.raises(RelayDown, match=f"cannot reach the transit relay at 127.0.0.1:{port}"):
         await meet("127.0.0.1", port, token, rz.relay_side(1))
     assert issubclass(RelayDown, RelayError)
@@ -156,7 +151,7 @@ def test_code_word_failures_are_one_line_and_a_clean_exit(tmp_path) -> None:
             "(a number and words)"])
     bad = _cli(env, "host", "--bot", "--code", "--relay", "nowhere")
     assert bad.returncode == 2 and bad.stderr.strip().startswith("p2p-chinchon host: --relay 'nowhere': give "), bad.stderr
-    down = _closed_port()
+    down = free_port()
     mailbox = _cli(env, "join", "--bot", "--code", "7-crossover-clockwork", "--mailbox", f"ws://127.0.0.1:{down}/v1")
     assert (mailbox.returncode, mailbox.stderr.strip().splitlines()) == (
         1, [f"p2p-chinchon join: cannot reach the mailbox at ws://127.0.0.1:{down}/v1 (Connection refused)"])
@@ -168,75 +163,6 @@ def test_code_word_failures_are_one_line_and_a_clean_exit(tmp_path) -> None:
     assert "Traceback" not in relay.stderr
 
 
-async def read_line(stream: trio.abc.Stream) -> bytes:
-    """Bytes up to a newline (a relay client's handshake line), or all until the stream closed."""
-    line = b""
-    while not line.endswith(b"\n"):
-        data = await stream.receive_some(200)
-        if not data:
-            break
-        line += data
-    return line
-
-
-async def _fake_relay(pairs: dict, stream: trio.abc.Stream, line: bytes | None = None) -> None:
-    """The transit relay's matching in a few lines: two connections of one token and different
-    sides get ``ok`` and a pipe (``pairs``: token -> the side and stream waiting). ``line``:
-    the client's handshake line when already read."""
-    line = await read_line(stream) if line is None else line
-    m = re.fullmatch(rb"please relay (\w{64}) for side (\w{16})\n", line)
-    if m is None:
-        await stream.send_all(b"bad handshake\n")
-        return
-    token, side = m.groups()
-    waiting = pairs.get(token)
-    if waiting is None or waiting[0] == side:
-        done = trio.Event()
-        pairs[token] = (side, stream, done)
-        await done.wait()  # the other side's task pipes both ways
-        return
-    del pairs[token]
-    _, other, done = waiting
-
-    async def pipe(a: trio.abc.Stream, b: trio.abc.Stream) -> None:
-        try:
-            while data := await a.receive_some(65536):
-                await b.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
-        nursery.cancel_scope.cancel()
-
-    try:
-        await other.send_all(b"ok\n")
-        await stream.send_all(b"ok\n")
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(pipe, stream, other)
-            nursery.start_soon(pipe, other, stream)
-    finally:
-        done.set()
-
-
-async def relayed_pair(nursery: trio.Nursery, plan, ids: list, game: bytes) -> tuple:
-    """Seats 0 and 1 of ``game`` (identities ``ids``), each dialling the other at a closed
-    port, with the relay ``plan``: started in ``nursery``, returned once their link is up
-    (it must be relayed on both ends)."""
-    from p2p_chinchon.net.mesh import Mesh, MeshConfig, PeerAddr, PeerUp
-
-    config = MeshConfig(backoff_min=0.02, backoff_max=0.2)
-    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
-    m0 = Mesh(0, game, ids[0], {1: PeerAddr("127.0.0.1", _closed_port(), ids[1].public_bytes)},
-              config=config, relay=plan)
-    m1 = Mesh(1, game, ids[1], {0: PeerAddr("127.0.0.1", _closed_port(), ids[0].public_bytes)},
-              listener=listener, config=config, relay=plan)
-    await nursery.start(m0.run)
-    await nursery.start(m1.run)
-    with trio.fail_after(60):
-        assert await m1.inbound.receive() == PeerUp(0)
-        assert await m0.inbound.receive() == PeerUp(1)
-    assert m0.relayed == {1} and m1.relayed == {0}
-    return m0, m1
-
-
 async def test_a_mesh_link_that_cannot_be_dialled_meets_at_the_relay() -> None:
     """Seat 0 dials seat 1 at a closed port: after ``RelayPlan.after`` both meet at the relay,
     TLS and the handshake run inside unchanged, frames pass, and both name the link relayed."""
@@ -245,7 +171,7 @@ async def test_a_mesh_link_that_cannot_be_dialled_meets_at_the_relay() -> None:
     ids, game = [Identity.generate(), Identity.generate()], bytes(range(16))
     pairs: dict[bytes, tuple] = {}
     async with trio.open_nursery() as nursery:
-        [relay] = await nursery.start(partial(trio.serve_tcp, partial(_fake_relay, pairs), 0, host="127.0.0.1"))
+        [relay] = await nursery.start(partial(trio.serve_tcp, partial(fake_relay, pairs), 0, host="127.0.0.1"))
         plan = RelayPlan("127.0.0.1", relay.socket.getsockname()[1], lambda peer: "5e" * 32, after=0.2)
         m0, m1 = await relayed_pair(nursery, plan, ids, game)
         with trio.fail_after(60):

@@ -13,7 +13,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,51 +20,11 @@ from pathlib import Path
 import pytest
 
 from harness import free_port
-from harness.procs import FIRST_HAND_GOES_ON, SHORT_LINGER, _cli
+from harness.procs import FAST, FIRST_HAND_GOES_ON, JOIN_FAST, SHORT_LINGER, Lab, kinds, wait_until
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.transcript import load_transcript
 
-CLI = [sys.executable, "-m", "p2p_chinchon"]
-FAST = ["--proof-rounds", "4"]
-JOIN_FAST = ["--min-proof-rounds", "4"]
 RULES = ["--option", "limit=30"]
-
-
-class Lab:
-    """Processes of one test, each with its log file; all killed at the end."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.procs: list[subprocess.Popen] = []
-
-    def start(self, label: str, args: list[str], prefix: list[str] | None = None,
-              timings: dict[str, float] | None = None) -> subprocess.Popen:
-        """``timings``: node timings of this process (harness.procs.node_timings)."""
-        # debug: a failure's log holds the traceback and the links' story
-        env = dict(os.environ, PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="debug")
-        with open(self.folder / f"{label}.log", "ab") as log:  # the child keeps its own copy
-            p = subprocess.Popen([*(prefix or []), *_cli(*args, timings=timings)], stdout=log, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, cwd=self.folder, env=env)
-        self.procs.append(p)
-        return p
-
-    def log(self, label: str) -> str:
-        return (self.folder / f"{label}.log").read_text(errors="replace")
-
-    def tails(self, labels, chars: int = 3000) -> str:
-        """The end of each log, for an assertion's message (where a failure shows)."""
-        parts = []
-        for label in labels:
-            path = self.folder / f"{label}.log"
-            text = path.read_text(errors="replace") if path.exists() else "(no log)"
-            parts.append(f"----- {label}.log (last {chars} chars)\n{text[-chars:]}")
-        return "\n".join(parts)
-
-    def close(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
 
 
 @pytest.fixture
@@ -73,22 +32,6 @@ def lab(tmp_path):
     lab = Lab(tmp_path)
     yield lab
     lab.close()
-
-
-def kinds(path: Path) -> list[str]:
-    if not path.exists():
-        return []
-    return [e.kind for e in load_transcript(path).envelopes]
-
-
-def wait_until(cond, limit: float = 300.0, what: str = "", lab: Lab | None = None) -> None:
-    """Poll ``cond`` every 0.1 s up to ``limit`` seconds; a failure shows every log's end."""
-    end = time.monotonic() + limit
-    while not cond():
-        if time.monotonic() > end:
-            logs = sorted(p.stem for p in lab.folder.glob("*.log")) if lab is not None else []
-            raise AssertionError(f"gave up waiting for {what}\n" + (lab.tails(logs) if lab is not None and logs else ""))
-        time.sleep(0.1)
 
 
 def three_seats(lab: Lab, port: int, extra_rules: Sequence[str] = ()) -> tuple[list[str], list[str], list[str]]:

@@ -24,9 +24,9 @@ from harness.procs import (
     _played_on_without,
     _seats,
     _start,
-    _tails,
     _three_seats,
     _wait_for,
+    tails,
 )
 from harness.tmux import grab
 from netns import NetnsLab, require_netns
@@ -122,7 +122,7 @@ def test_seat_killed_for_good_is_removed_and_the_others_finish(tmp_path: Path) -
         procs[2].send_signal(signal.SIGKILL)
         procs[2].wait()
         codes = [p.wait(timeout=300) for p in procs[:2]]
-    assert codes == [0, 0], f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0, 0], f"exit codes {codes}\n" + tails(logs)
     _played_on_without(tmp_path, "J2")
 
 
@@ -140,14 +140,14 @@ def test_partition_blames_no_innocent_seat(tmp_path: Path) -> None:
         procs, logs = _three_seats(lab, tmp_path, "47400", SHORT_LINGER)
         subprocess.run(["ip", "-n", lab.hub, "link", "set", f"b{lab.tag}h2", "down"], check=True, timeout=20)
         codes = [p.wait(timeout=300) for p in procs]
-    assert codes == [0, 0, 5], f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0, 0, 5], f"exit codes {codes}\n" + tails(logs)
     _played_on_without(tmp_path, "J2")
     report = audit_file(tmp_path / "s2.chn")
     assert report.verdict == "incomplete", report.summary()
     assert not [e for e in load_transcript(tmp_path / "s2.chn").envelopes if e.kind in ("fault", "remove")]
     assert (tmp_path / "s2.chn.secrets").exists(), "resumable"
     said = logs[2].read_text()  # what it said while it waited, and the line it stopped with
-    assert "no other player can be reached" in said and "stopped waiting, signing nothing" in said, _tails(logs)
+    assert "no other player can be reached" in said and "stopped waiting, signing nothing" in said, tails(logs)
 
 
 @pytest.mark.netns
@@ -177,7 +177,7 @@ def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path, mo
         end = time.monotonic() + 240
         while not (tmp_path / "s2.chn").exists() or "draw" not in [
                 e.kind for e in load_transcript(tmp_path / "s2.chn").envelopes]:
-            assert time.monotonic() < end, _tails(logs)
+            assert time.monotonic() < end, tails(logs)
             time.sleep(0.1)
         procs[2].send_signal(signal.SIGKILL)
         procs[2].wait()
@@ -186,7 +186,7 @@ def test_seat_killed_and_restarted_by_name_finishes_identical(tmp_path: Path, mo
         time.sleep(1.0)
         procs[2] = _start(lab, 2, joins[2], logs[2], tmp_path)  # the same command, again
         codes = [p.wait(timeout=300) for p in procs]
-    assert codes == [0, 0, 0], f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0, 0, 0], f"exit codes {codes}\n" + tails(logs)
     data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(3)]
     assert data[0] == data[1] == data[2], "every transcript is byte-identical"
     report = audit_file(tmp_path / "s0.chn")
@@ -217,17 +217,17 @@ def test_a_seat_whose_address_changes_mid_game_is_linked_again_and_never_gone(tm
         moved_at = time.monotonic()
         end = moved_at + 120
         while f"link to seat {mover} up" not in logs[other].read_text(errors="replace")[before:]:
-            assert time.monotonic() < end and all(p.poll() is None for p in procs), _tails(logs)
+            assert time.monotonic() < end and all(p.poll() is None for p in procs), tails(logs)
             time.sleep(0.2)
         relinked_s = time.monotonic() - moved_at
         codes = [p.wait(timeout=300) for p in procs]
-    assert codes == [0] * n, f"exit codes {codes}\n" + _tails(logs)
+    assert codes == [0] * n, f"exit codes {codes}\n" + tails(logs)
     # a silent link counts as down after stale_after and is dialled again redial_after later:
     # the new link replaces it; no link is left to run out its idle timeout
     idled = [log.name for log in logs if "nothing received for" in log.read_text(errors="replace")]
-    assert not idled, f"{idled}: a link idled out; back {relinked_s:.1f} s after the move\n" + _tails(logs)
+    assert not idled, f"{idled}: a link idled out; back {relinked_s:.1f} s after the move\n" + tails(logs)
     data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(n)]
     assert all(d == data[0] for d in data), "every transcript is byte-identical"
     assert audit_file(tmp_path / "s0.chn").verdict == "ok"
     said = "".join(log.read_text(errors="replace") for log in logs)
-    assert "is gone" not in said and "removing them" not in said, _tails(logs)
+    assert "is gone" not in said and "removing them" not in said, tails(logs)

@@ -10,15 +10,9 @@ import secrets
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from harness import free_port
 from harness.mesh import FAST, HOST, no_event, raw
 from p2p_chinchon.net.mesh import Mesh, PeerAddr, PeerUp
-
-
-async def _free_port() -> int:
-    lst = (await trio.open_tcp_listeners(0, host=HOST))[0]
-    port = lst.socket.getsockname()[1]
-    await lst.aclose()
-    return port
 
 
 async def test_a_forged_seat_record_cannot_bind_a_link_to_another_key() -> None:
@@ -27,7 +21,7 @@ async def test_a_forged_seat_record_cannot_bind_a_link_to_another_key() -> None:
     and never brings a link up."""
     gid = secrets.token_bytes(16)
     k0, k1, evil = (Ed25519PrivateKey.generate() for _ in range(3))
-    dead = await _free_port()
+    dead = free_port()
     impostor_lst = (await trio.open_tcp_listeners(0, host=HOST))[0]
     impostor_port = impostor_lst.socket.getsockname()[1]
     dialled = []
@@ -60,7 +54,7 @@ async def test_a_forged_seat_record_does_not_stop_the_dialler_trying_the_seating
     seating's address stays among the ones it tries."""
     gid = secrets.token_bytes(16)
     k0, k1 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
-    home, forged = await _free_port(), await _free_port()
+    home, forged = free_port(), free_port()
     asked = []
 
     def locate(seat):

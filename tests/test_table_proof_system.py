@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness import CHEATER, Net, stall
+from harness import CHEATER, Net, shuffle_body, stall
 from p2p_chinchon import deck
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.rng import SeededRng
-from test_attacks import _shuffle_body
 
 OTHER = {"terelius-wikstrom": "cut-and-choose", "cut-and-choose": "terelius-wikstrom"}
 
@@ -25,7 +24,7 @@ def test_a_shuffle_proved_with_the_other_system_is_refused(system):
     wrong = deck.proof_system(OTHER[system], ct.lobby.proof_rounds)
     out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"),
                               k=ct.lobby.proof_rounds, system=wrong)
-    net.inject(CHEATER, net.craft(CHEATER, "shuffle", _shuffle_body(net, CHEATER, out, proof)))
+    net.inject(CHEATER, net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, proof)))
     for t in net.honest():
         assert t.flow.fault is not None and (t.flow.fault.seat, t.flow.fault.rule) == (CHEATER, "shuffle")
     r = audit_frames(net.tables[0].chain.frames)

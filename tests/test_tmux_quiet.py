@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness import free_port
-from harness.tmux import Tmux, game_env, head
-from test_tmux_table import leave
+from harness.tmux import Tmux, game_env, head, leave
 
 # the command in tmux, as its own process
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]

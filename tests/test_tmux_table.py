@@ -16,7 +16,7 @@ import time
 import pytest
 
 from harness import free_port
-from harness.tmux import GAME, Tmux, game_env, grab, head
+from harness.tmux import GAME, Tmux, game_env, grab, head, leave
 
 # the command in tmux, as its own process
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
@@ -31,15 +31,6 @@ def start(tmp_path, *extra: str) -> Tmux:
     t = Tmux(tmp_path, 80, 24, cmd, game_env(tmp_path))
     t.run("set-option", "-g", "monitor-bell", "on")
     return t
-
-
-def leave(t: Tmux) -> None:
-    t.keys("q")
-    t.wait(lambda s: "Leave the table? y = yes, n = no" in s, "the quit question")
-    t.keys("y")
-    t.wait(lambda s: "Press any key to finish." in s, "the final screen")
-    t.keys("z")
-    t.wait(lambda s: re.search(r"^exit status \d+$", s, re.M), "the process to end", history=True)
 
 
 def test_no_game_key_answers_yes_and_enter_keeps_the_taken_card(tmp_path):

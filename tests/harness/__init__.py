@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from p2p_chinchon import table as tbl, wire
+from p2p_chinchon import deck, table as tbl, wire
 from p2p_chinchon.autoplay import bot_decider
 from p2p_chinchon.bots.simple import SimpleBot
 from p2p_chinchon.engine import make_rules
@@ -240,3 +240,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def shuffle_body(net: Net, seat: int, deck_out, proof, **over):
+    """A ``shuffle`` envelope's body from ``seat``'s table: ``deck_out`` and ``proof``, fields
+    of ``over`` replacing the computed ones."""
+    t = net.tables[seat]
+    body = {"hand": t.hand.hand_no, "round": t.hand.hc.round, "deck": deck.encode_deck(deck_out), "proof": proof}
+    body.update(over)
+    return body

@@ -1,6 +1,6 @@
 """The process games' harness: bot seats as separate processes in network namespaces
 (``netns.NetnsLab``), each with its own log and transcript under ``tmp_path``, and what the
-tests read back from them."""
+tests read back from them; :class:`Lab` runs seats' processes on loopback."""
 
 from __future__ import annotations
 
@@ -94,8 +94,20 @@ def _seats(lab: NetnsLab, tmp_path: Path, n: int, port: str, extra: list[str],
     return procs, logs
 
 
-def _tails(logs: list[Path]) -> str:
-    return "\n".join(f"----- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in logs)
+def tails(logs: list[Path], chars: int = 3000) -> str:
+    """The end of each log, for an assertion's message."""
+    return "\n".join(f"----- {log.name}\n{log.read_text(errors='replace')[-chars:]}" for log in logs)
+
+
+def finished_identical(tmp_path: Path, seats: int, codes: list, logs: list[Path]) -> None:
+    """Every seat exited 0 with byte-identical transcripts ``s<i>.chn`` that audit ok."""
+    from p2p_chinchon.audit import audit_file
+
+    assert codes == [0] * seats, f"exit codes {codes}\n" + tails(logs, 4000)
+    data = [(tmp_path / f"s{i}.chn").read_bytes() for i in range(seats)]
+    assert all(d == data[0] for d in data), "every transcript is byte-identical"
+    report = audit_file(tmp_path / "s0.chn")
+    assert report.verdict == "ok", report.summary()
 
 
 def _played_on_without(tmp_path: Path, gone: str) -> None:
@@ -108,3 +120,64 @@ def _played_on_without(tmp_path: Path, gone: str) -> None:
     report = audit_file(tmp_path / "s0.chn")
     assert report.verdict == "ok" and report.winner != seat, report.summary()
     assert [(m["seat"], m["reason"]) for m in report.marks if m["event"] == "left"] == [(seat, "absent")]
+
+
+# the loopback games' processes (no namespaces)
+CLI = [sys.executable, "-m", "p2p_chinchon"]
+FAST = ["--proof-rounds", "4"]
+JOIN_FAST = ["--min-proof-rounds", "4"]
+
+
+class Lab:
+    """Processes of one test, each with its log file; all killed at the end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, label: str, args: list[str], prefix: list[str] | None = None,
+              timings: dict[str, float] | None = None) -> subprocess.Popen:
+        """``timings``: node timings of this process (harness.procs.node_timings)."""
+        # debug: a failure's log holds the traceback and the links' story
+        env = dict(os.environ, PYTHONUNBUFFERED="1", P2P_CHINCHON_LOG="debug")
+        with open(self.folder / f"{label}.log", "ab") as log:  # the child keeps its own copy
+            p = subprocess.Popen([*(prefix or []), *_cli(*args, timings=timings)], stdout=log, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, cwd=self.folder, env=env)
+        self.procs.append(p)
+        return p
+
+    def log(self, label: str) -> str:
+        return (self.folder / f"{label}.log").read_text(errors="replace")
+
+    def tails(self, labels, chars: int = 3000) -> str:
+        """The end of each log, for an assertion's message (where a failure shows)."""
+        parts = []
+        for label in labels:
+            path = self.folder / f"{label}.log"
+            text = path.read_text(errors="replace") if path.exists() else "(no log)"
+            parts.append(f"----- {label}.log (last {chars} chars)\n{text[-chars:]}")
+        return "\n".join(parts)
+
+    def close(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def kinds(path: Path) -> list[str]:
+    from p2p_chinchon.transcript import load_transcript
+
+    if not path.exists():
+        return []
+    return [e.kind for e in load_transcript(path).envelopes]
+
+
+def wait_until(cond, limit: float = 300.0, what: str = "", lab: Lab | None = None) -> None:
+    """Poll ``cond`` every 0.1 s up to ``limit`` seconds; a failure shows every log's end."""
+    end = time.monotonic() + limit
+    while not cond():
+        if time.monotonic() > end:
+            logs = sorted(p.stem for p in lab.folder.glob("*.log")) if lab is not None else []
+            raise AssertionError(f"gave up waiting for {what}\n" + (lab.tails(logs) if lab is not None and logs else ""))
+        time.sleep(0.1)

@@ -72,3 +72,13 @@ def grab(pattern: str, text: str, flags: int = 0) -> str:
 
 def head(text: str) -> str:
     return text.splitlines()[0] if text else ""
+
+
+def leave(t: Tmux) -> None:
+    """Quit the table (q, y), pass its final screen, and wait for the process to end."""
+    t.keys("q")
+    t.wait(lambda s: "Leave the table? y = yes, n = no" in s, "the quit question")
+    t.keys("y")
+    t.wait(lambda s: "Press any key to finish." in s, "the final screen")
+    t.keys("z")
+    t.wait(lambda s: re.search(r"^exit status \d+$", s, re.M), "the process to end", history=True)
