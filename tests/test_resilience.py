@@ -237,10 +237,14 @@ def test_seat_asleep_until_the_others_finished_learns_the_outcome(lab, wakes):
     they left: nobody of the table answers, and after ``NOBODY_ANSWERS`` she stops saying so,
     signing nothing, exit 5 (resumable), not after the 15-minute ``stall_limit``.
 
-    Shortened for the test: her ``NOBODY_ANSWERS`` (15 s, not 60), and the others' linger while
-    she wakes at once (12 s, not 30). After they left, they linger the whole 30 s: after a
-    6 s linger their closed links still held her removal, which she read on waking (exit 4)."""
-    linger = {"LINGER_FINISHED": 12.0, "LINGER_REMOVED": 12.0} if wakes == "while_they_linger" else None
+    Once she is told, they do not linger for her any longer: she keeps her links up
+    ``REMOVED_STAYS`` s after learning, and they count her told and exit (well inside their
+    linger, here 60 s: without that they would wait it out).
+
+    Shortened for the test: her ``NOBODY_ANSWERS`` (15 s, not 60). After they left, they linger
+    the whole 30 s: after a 6 s linger their closed links still held her removal, which she read
+    on waking (exit 4)."""
+    linger = {"LINGER_FINISHED": 60.0, "LINGER_REMOVED": 60.0} if wakes == "while_they_linger" else None
     ph, pb, pc = start_game(lab, ["--option", "rejoin_wait=5", *FIRST_HAND_GOES_ON], linger, {"NOBODY_ANSWERS": 15.0})
     wait_until(lambda: "draw" in kinds(lab.folder / "c.chn"), what="a draw", lab=lab)
     pc.send_signal(signal.SIGSTOP)
@@ -255,8 +259,11 @@ def test_seat_asleep_until_the_others_finished_learns_the_outcome(lab, wakes):
     if wakes == "while_they_linger":
         assert pc.wait(timeout=120) == 4, lab.tails(("c", "h"))
         assert "you were removed from the game (absent since hand" in lab.log("c"), lab.tails(("c",))
+        told = time.monotonic()
         codes = finish_all([ph, pb])
         assert codes == [0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b"))
+        stayed = time.monotonic() - told
+        assert stayed < 30.0, f"they lingered {stayed:.0f} s for a seat already told\n" + lab.tails(("h", "b"))
     else:
         assert pc.wait(timeout=150) == 5, lab.tails(("c",))
         assert "nobody of this table answers: they may have finished without you" in lab.log("c"), lab.tails(("c",))

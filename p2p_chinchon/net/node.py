@@ -143,6 +143,9 @@ STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing
 # handed its removal (it may wake and ask); a told seat is one that asked past it
 LINGER_REMOVED = LINGER_FINISHED
 TOLD_AFTER = 1.0  # s after its removal left on a live link that a removed seat counts as told
+# s a node that learned its own removal keeps its links up before it exits: long enough past
+# TOLD_AFTER for the others to count it told and end their linger for it
+REMOVED_STAYS = 2.5
 
 
 def _timing_log() -> Any:
@@ -513,7 +516,9 @@ class Node:
         wait, at most ``limit`` seconds, until each seat has said it holds that many envelopes,
         answering what it asks for meanwhile (the inbound loop runs on). A finished node waits
         for every seat still in the game, linked or not (the mesh redials a cut link, and its
-        ``S`` exchange hands the seat the rest); a stopped one for the seats still linked.
+        ``S`` exchange hands the seat the rest); a stopped one for the seats still linked. A
+        node removed by the others stays :data:`REMOVED_STAYS` s, so that they count it told
+        (:meth:`_told`) and need not linger for it.
         Exiting at once could strand the last envelope of the game in a cut or closing link:
         its receiver would then wait for a seat that is gone, and end the game without it."""
         n = self._stored
@@ -529,15 +534,18 @@ class Node:
         removals = self._removals_untold()
         if removals:  # a seat removed while away may wake and ask: stay a little longer for it
             limit = max(limit, LINGER_REMOVED)
+        removed = t.flow.fault is not None and t.flow.fault.rule == "removed"
+        if removed:  # the others linger for us until our links outlive their removal's sends
+            limit = max(limit, REMOVED_STAYS)
         with trio.move_on_after(limit):
             await trio.sleep(0.05)  # our sends leave before a quick exit
             while True:
                 now = trio.current_time()
                 lacking = [(s, RECORD) for s in self._others() if waited(s) and self._has.get(s, 0) < n]
                 lacking += [(s, TOLD) for s, end in removals.items() if not self._told(s, end, now)]
-                if not lacking:
+                if not lacking and not (removed and now - start < REMOVED_STAYS):
                     break
-                if now - start >= SHOWN_AFTER:  # never a silent wait: say for whom, how long
+                if lacking and now - start >= SHOWN_AFTER:  # never a silent wait: say for whom, how long
                     seat, what = lacking[0]
                     self._publish(NodeStatus((), Wait(seat, self.table.lobby.players[seat].name,
                                                       what, start + limit - now)))
