@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from harness import CHEATER, Net, shuffle_body, stall
+from harness import CHEATER, Net, crypto_of, game_of, shuffle_body, stall
 from p2p_chinchon import deck, table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.deck.group import L
@@ -30,8 +30,8 @@ from p2p_chinchon.rng import SeededRng
 def assert_caught(net: Net, rules: set[str], cheater: int = CHEATER, *, confirmed: bool = True) -> None:
     for t in net.honest(cheater):
         assert t.flow.fault is not None, "honest seat did not notice"
-        assert t.flow.fault.seat == cheater, t.fault
-        assert t.flow.fault.rule in rules, t.fault
+        assert t.flow.fault.seat == cheater, t.flow.fault
+        assert t.flow.fault.rule in rules, t.flow.fault
         last = t.chain.envelopes[-1]
         assert last.kind == "fault" and last.body["accused"] == cheater
         assert last.body["evidence"], "the rejected frame is kept as evidence"
@@ -89,7 +89,7 @@ def test_bad_shuffle_outputs(variant):
     net = Net(3, seed=5, classes={CHEATER: stall("shuffle")})
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), crypto_of(ct).joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
     over = {}
     if variant == "duplicate_slot":  # a card cloned over another one, proof of the real shuffle
         out = [out[0]] + list(out[:-1])
@@ -102,7 +102,7 @@ def test_bad_shuffle_outputs(variant):
         out = out[:-1]
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, proof, **over)))
     for t in net.honest():
-        assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.fault
+        assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.flow.fault
     r = audit_frames(net.tables[0].chain.frames)
     assert r.verdict == "accused" and r.seat == CHEATER and "confirmed" in r.detail, r.summary()
 
@@ -126,7 +126,7 @@ def test_deferred_bad_proof_blocks_secret_and_is_pinned_by_audit():
     net = Net(3, seed=7, classes={CHEATER: stall("shuffle")}, defer=True)
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), crypto_of(ct).joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
     bad = bytearray(proof)
     bad[-1] ^= 1
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, bytes(bad))))
@@ -159,9 +159,9 @@ def test_bad_deal_shares(variant):
         common = next(i for i, s in enumerate(slots) if s in s0)
         shares[common] = s0[slots[common]]
     elif variant == "upcard_dropped":  # the right count, but a stock slot instead of the upcard
-        up = ct.flow.engine.upcard_slot()
+        up = game_of(ct).upcard_slot()
         i = slots.index(up)
-        shares[i] = ct.hand.my_share(ct.flow.engine.stock[0] if ct.flow.engine.stock else up + 1)
+        shares[i] = ct.hand.my_share(game_of(ct).stock[0] if game_of(ct).stock else up + 1)
     net.inject(CHEATER, net.craft(CHEATER, "deal_shares", {"hand": ct.hand.hand_no, "shares": shares}))
     assert_caught(net, {"share"})
 
@@ -172,7 +172,7 @@ def test_draw_share_for_a_slot_not_drawn():
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
     drawn = ct.turns.pending_draw_slot
-    other = ct.flow.engine.stock[0]  # the next stock card: a share for it would leak the stock order
+    other = game_of(ct).stock[0]  # the next stock card: a share for it would leak the stock order
     assert other != drawn
     net.inject(CHEATER, net.craft(CHEATER, "draw_share",
                                   {"hand": ct.hand.hand_no, "slot": other, "share": ct.hand.my_share(other)}))
@@ -184,7 +184,7 @@ def test_draw_share_with_the_share_of_another_slot():
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
     drawn = ct.turns.pending_draw_slot
-    share = ct.hand.my_share(ct.flow.engine.stock[0])  # right slot number, share made for another slot
+    share = ct.hand.my_share(game_of(ct).stock[0])  # right slot number, share made for another slot
     net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand.hand_no, "slot": drawn, "share": share}))
     assert_caught(net, {"share"})
 
@@ -289,13 +289,13 @@ def test_bad_secret(variant):
     if variant == "random":
         secret = deck.KeyPair.generate(SeededRng("x")).secret_bytes()
     elif variant == "non_canonical":  # x + L: same point under a non-reducing multiplication
-        secret = (ct.hand.hc.keypair.x + L).to_bytes(32, "little")
+        secret = (ct.hand.keypair().x + L).to_bytes(32, "little")
     elif variant == "zero":
         secret = bytes(32)
     elif variant == "other_seat":  # replay the secret seat 0 revealed just before
         secret = next(e for e in net.tables[0].chain.envelopes if e.kind == "secret" and e.seat == 0).body["secret"]
     else:
-        secret = (ct.hand.hc.keypair.x + 1).to_bytes(32, "little")
+        secret = (ct.hand.keypair().x + 1).to_bytes(32, "little")
     net.inject(CHEATER, net.craft(CHEATER, "secret", {"hand": ct.hand.hand_no, "secret": secret}))
     assert_caught(net, {"secret"})
 
@@ -305,7 +305,7 @@ def test_hand_digest_lie(variant):
     net = Net(3, seed=12, classes={CHEATER: stall("hand_digest")})
     assert net.run(net.expects("hand_digest", CHEATER))
     ct = net.tables[CHEATER]
-    body = {"hand": ct.hand.hand_no, "digest": ct.hand.hc.digest, "totals": list(ct.flow.engine.totals)}
+    body: dict[str, Any] = {"hand": ct.hand.hand_no, "digest": crypto_of(ct).digest, "totals": list(game_of(ct).totals)}
     if variant == "digest":
         body["digest"] = bytes(32)
     else:
@@ -579,11 +579,11 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     assert net.run(net.expects("shuffle", CHEATER))
     ct = net.tables[CHEATER]
     assert ct.hand.shuffle_order()[-1] == CHEATER  # the dealer shuffles last
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
-    first = ct.flow.engine.next_active(ct.flow.engine.dealer)
-    up = ct.flow.engine.upcard_slot()
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), crypto_of(ct).joint, ct.hand.cts, SeededRng("s"), k=ct.lobby.proof_rounds)
+    first = game_of(ct).next_active(game_of(ct).dealer)
+    up = game_of(ct).upcard_slot()
     out = list(out)
-    out[up + 1] = out[ct.flow.engine.deal_plan()[first][0]]
+    out[up + 1] = out[game_of(ct).deal_plan()[first][0]]
     for i in range(3):  # the first player draws from the stock, whatever its bot thinks
         def stock_first(view: v.SeatView, need: str, bot: Callable[[Any, Any], Any] = net.bots[i]) -> Any:
             return v.Draw("stock") if need == "draw" else bot(view, need)
@@ -596,10 +596,10 @@ def test_duplicate_card_drawn_is_a_violation_not_a_crash(monkeypatch):
     assert drawer.flow.fault is not None and drawer.flow.fault.rule == "duplicate_card", drawer.flow.fault
     assert drawer.flow.fault.seat is not None and drawer.flow.fault.seat != first
     assert drawer.chain.envelopes[-1].kind == "fault"
-    assert net.tables[first].flow.engine.faces.get(up + 1) is None  # nothing learned from the bad open
+    assert game_of(net.tables[first]).faces.get(up + 1) is None  # nothing learned from the bad open
     for t in net.tables:
         if t.lobby.me not in (first, CHEATER):
-            assert t.flow.fault is not None and t.flow.fault.seat != first or t.flow.fault.rule != "false_accusation", t.flow.fault
+            assert t.flow.fault is not None and (t.flow.fault.seat != first or t.flow.fault.rule != "false_accusation"), t.flow.fault
 
 
 @pytest.mark.parametrize("where", ["discard", "draw_share", "show", "deal_shares"])
@@ -636,7 +636,9 @@ def test_malformed_body_that_passes_the_schema_is_a_violation():
     net = Net(3, seed=9, classes={CHEATER: stall("draw_share")})
     assert net.run(net.expects("draw_share", CHEATER))
     ct = net.tables[CHEATER]
-    share = ct.hand.my_share(ct.turns.pending_draw_slot)
+    slot = ct.turns.pending_draw_slot
+    assert slot is not None
+    share = ct.hand.my_share(slot)
     net.inject(CHEATER, net.craft(CHEATER, "draw_share", {"hand": ct.hand.hand_no, "slot": 4000, "share": share}))
     assert_caught(net, {"share"})
 
@@ -645,7 +647,7 @@ class _DeferredJobs(Net):
     """Jobs wait in a list until :meth:`run_jobs` (a slow verifier)."""
 
     def __init__(self, *a, **kw):
-        self.jobs = []
+        self.jobs: list[tuple[int, tbl.Job]] = []
         super().__init__(*a, **kw)
 
     def handle(self, i, outs):
@@ -673,10 +675,11 @@ def test_shares_wait_for_verification_and_say_so():
     none is sent while a proof is unverified; the table says why (``waiting``, the view's
     progress) and its timer does not blame anyone meanwhile."""
     net = _DeferredJobs(3, seed=2, defer=True)
-    assert net.run(lambda n: all(t.hand.hc is not None and t.flow.hand_started for t in n.tables) and n.jobs)
+    assert net.run(lambda n: all(t.hand.hc is not None and t.flow.hand_started for t in n.tables) and bool(n.jobs))
     for t in net.tables:
         assert t.hand.verifying and not any(e.kind == "deal_shares" for e in t.chain.envelopes)
-        assert t.view().progress[2] == tbl.VERIFYING
+        progress = t.view().progress
+        assert progress is not None and progress[2] == tbl.VERIFYING
         assert t.timeout() == [] and t.flow.fault is None
     assert any(t.waiting() == tbl.VERIFYING for t in net.tables)
     net.run_jobs()
@@ -698,7 +701,7 @@ def test_bad_shuffle_then_leave_is_shown_as_the_cheat():
         assert t.flow.fault is None and t.expected() is None  # held: not shown as "left" yet
     net.run_jobs()
     for t in net.honest():
-        assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.fault
+        assert t.flow.fault is not None and t.flow.fault.seat == CHEATER and t.flow.fault.rule == "shuffle", t.flow.fault
     r = audit_frames(ref.chain.frames)
     assert r.seat == CHEATER and r.rule == "shuffle", r.summary()
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from harness import Net
+from harness import Net, step_of
 from harness.cut_off import cut_cases, cut_off_at
 from p2p_chinchon import cli, table as tbl, wire
 from p2p_chinchon.audit import audit_files
@@ -81,7 +81,7 @@ def test_a_leavers_own_record_is_not_a_fork(tmp_path):
 
     net = Gone(3, seed=8)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
-    leaver = net.tables[0].expected().seat
+    leaver = step_of(net.tables[0]).seat
     net.handle(leaver, net.tables[leaver].intent(v.Leave("going home")))
     net.kill(leaver)
     assert net.run()
@@ -155,7 +155,7 @@ def test_two_seats_that_leave_at_once_beside_the_seats_that_remove_them(tmp_path
     net = Gone(5, seed=10)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
     _leave_together(net, [1, 3])
-    assert net.run(lambda n: n.alive()[0].expected().kind == "draw" and not n.q)
+    assert net.run(lambda n: step_of(n.alive()[0]).kind == "draw" and not n.q)
     assert all(t.flow.fault is None and t.removal.removed == {1: "left", 3: "left"} for t in net.alive())
     paths = [_write(tmp_path, f"{i}.chn", t.chain.frames) for i, t in enumerate(net.tables)]
     m = audit_files(paths)
@@ -175,7 +175,9 @@ def test_one_seat_leaving_twice_at_one_index_is_a_fork(tmp_path):
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
     t = net.tables[2]
     one = list(t.chain.frames)
-    env = wire.decode_envelope(t.intent(v.Leave("a"))[0].frame)
+    sent = t.intent(v.Leave("a"))[0]
+    assert isinstance(sent, tbl.Accepted)  # our own leave, chained
+    env = wire.decode_envelope(sent.frame)
     other = wire.make_envelope(net.ids[2].private_key, game=env.game, seq=env.seq, seat=2, prev=env.prev,
                                kind="leave", body={"reason": "b"})
     m = audit_files([_write(tmp_path, "a.chn", t.chain.frames), _write(tmp_path, "b.chn", one + [other.encode()])])

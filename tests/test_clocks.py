@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import Net
+from harness import Net, rules_of, step_of
 from harness.seeded import seeded_net
 from p2p_chinchon.net.clocks import Clocks, Seen, Timeouts
 from p2p_chinchon.table.common import Step
@@ -34,12 +34,12 @@ def _clocks(net: Net, seat: int, **timeouts: float) -> tuple[Clocks, Step, float
     step = t.expected()
     assert step is not None                     # the game goes on
     c.tick(T0, step)
-    rules = t.lobby.rules
+    rules = rules_of(t)
     return c, step, float(rules.turn_time), float(rules.rejoin_wait), float(rules.stall_limit)
 
 
 def test_my_decision_runs_the_turn_time_from_the_step(at_draw: Net) -> None:
-    drawer = at_draw.tables[0].expected().seat
+    drawer = step_of(at_draw.tables[0]).seat
     c, step, turn, _, _ = _clocks(at_draw, drawer)
     others = [s for s in range(3) if s != drawer]
     w = c.deadline(step, T0 + 20, _seen(others))
@@ -52,11 +52,11 @@ def test_my_decision_runs_the_turn_time_from_the_step(at_draw: Net) -> None:
 
 
 def test_a_showdown_on_screen_holds_my_turn_clock_until_it_is_put_away(at_draw: Net) -> None:
-    drawer = at_draw.tables[0].expected().seat
+    drawer = step_of(at_draw.tables[0]).seat
     c, step, turn, _, _ = _clocks(at_draw, drawer)
     others = [s for s in range(3) if s != drawer]
     c.scored = (1, T0 - 5)  # a hand was scored 5 s before the step: its showdown is up
-    hold = float(at_draw.tables[drawer].lobby.rules.showdown_time)
+    hold = float(rules_of(at_draw.tables[drawer]).showdown_time)
     assert c.deadline(step, T0 + 1, _seen(others)).left == turn  # shown full while it is up
     assert c.deadline(step, T0 - 5 + hold + 10, _seen(others)).left == turn - 10
     c.showdown_seen(T0 + 2)  # our person put it away: the clock runs from then
@@ -64,7 +64,7 @@ def test_a_showdown_on_screen_holds_my_turn_clock_until_it_is_put_away(at_draw: 
 
 
 def test_another_seats_decision_shows_its_clock_and_adds_the_grace(at_draw: Net) -> None:
-    drawer = at_draw.tables[0].expected().seat
+    drawer = step_of(at_draw.tables[0]).seat
     me = (drawer + 1) % 3
     c, step, turn, _, _ = _clocks(at_draw, me, protocol=90)
     others = [s for s in range(3) if s != me]
@@ -77,7 +77,7 @@ def test_another_seats_decision_shows_its_clock_and_adds_the_grace(at_draw: Net)
 
 
 def test_an_absent_seat_has_its_rejoin_wait_then_only_the_stall_limit(at_draw: Net) -> None:
-    drawer = at_draw.tables[0].expected().seat
+    drawer = step_of(at_draw.tables[0]).seat
     me = (drawer + 1) % 3
     third = 3 - drawer - me
     c, step, _, rejoin, stall = _clocks(at_draw, me)
@@ -98,7 +98,7 @@ def test_an_absent_seat_has_its_rejoin_wait_then_only_the_stall_limit(at_draw: N
 
 
 def test_a_seat_never_heard_is_connecting_for_its_rejoin_wait(at_draw: Net) -> None:
-    drawer = at_draw.tables[0].expected().seat
+    drawer = step_of(at_draw.tables[0]).seat
     me = (drawer + 1) % 3
     c, step, _, rejoin, _ = _clocks(at_draw, me)
     others = [s for s in range(3) if s != me]

@@ -4,7 +4,7 @@ a frozen seat is named, not left behind a bare "getting your card"."""
 
 from __future__ import annotations
 
-from harness import Net
+from harness import Net, step_of
 from p2p_chinchon import view as V
 from p2p_chinchon.i18n import Translator
 from p2p_chinchon.ui.render import Faces
@@ -14,10 +14,10 @@ from p2p_chinchon.ui.screen import TableScreen
 def test_a_stock_draw_names_the_seat_whose_share_it_waits_for():
     net = Net(3, seed=4)
     assert net.run(net.expects("draw"))
-    me = net.tables[0].expected().seat
+    me = step_of(net.tables[0]).seat
     t = net.tables[me]
     net.handle(me, t.intent(V.Draw("stock")))  # our draw is signed; the others' shares not yet heard
-    step = t.expected()
+    step = step_of(t)
     assert step.kind == "draw_share" and step.seat != me
     view = t.view()
     assert view.my_turn and view.step is None and view.awaiting == step.seat
@@ -34,6 +34,6 @@ def test_a_stock_draw_names_the_seat_whose_share_it_waits_for():
     while net.q:
         src, dst, frame = net.q.popleft()
         net.handle(dst, net.tables[dst].receive(frame, src))
-        if dst == me and t.expected().kind == "draw_share":
-            assert t.view().awaiting == t.expected().seat != step.seat
-    assert t.expected().kind == "discard" and t.view().awaiting is None and t.view().step == "discard"
+        if dst == me and step_of(t).kind == "draw_share":
+            assert t.view().awaiting == step_of(t).seat != step.seat
+    assert step_of(t).kind == "discard" and t.view().awaiting is None and t.view().step == "discard"

@@ -16,7 +16,7 @@ from typing import cast
 
 import pytest
 
-from harness import Gone, stall
+from harness import Gone, Stall, game_of, stall
 from harness.seeded import seeded_net
 from p2p_chinchon import table as tbl, view as v, wire
 from p2p_chinchon.audit import audit_files, audit_frames, compare_loaded
@@ -72,7 +72,9 @@ def _write(tmp_path: Path, name: str, frames: list[bytes]) -> Path:
 def _remove_seat_1(net: Gone) -> list[bytes]:
     """Seat 1 is cut off for good: the others (a majority of 4) vote it away and remove it,
     then sign the end (seat 2 too, its hold lifted). Seat 0's record."""
-    net.tables[2].hold = frozenset()
+    held = net.tables[2]
+    assert isinstance(held, Stall)
+    held.hold = frozenset()
     net.kill(1)
     net.declare_absent(1)
     assert net.run()
@@ -96,7 +98,7 @@ def test_a_seat_that_signs_the_end_and_leaves_is_no_majority(tmp_path):
     files agree with one complete record, the others'."""
     net = _at_end(4)
     t0 = net.tables[0]
-    assert 1 not in t0.flow.engine.active and t0.flow.winner != 1, "seat 1 is an eliminated seat"
+    assert 1 not in game_of(t0).active and t0.flow.winner != 1, "seat 1 is an eliminated seat"
     prefix = list(t0.chain.frames)
     g1 = _game_end(net, 1)
     leave = _after(net, 1, "leave", {"reason": "going home"}, g1)
@@ -163,7 +165,8 @@ def test_the_median_seat_withholding_its_game_end_stalls_the_end_blaming_nobody(
         t = net.tables[s]
         assert t.expected() == tbl.Step("game_end", 2) and t.turns.game_end_sigs == {0, 1}
         assert not t.removal.can_remove(2) and not t.turns.end_signed_by_majority()
-        assert "signed the game's end" in t.removal.end_problem(2)
+        problem = t.removal.end_problem(2)
+        assert problem is not None and "signed the game's end" in problem
         assert t.absent(2) == [] and not t.flow.finished and not t.removal.votes_for(2)
         outs = t.halt("no majority")
         assert t.flow.fault is not None and t.flow.fault.seat is None and t.flow.fault.rule == "stalled"
@@ -323,7 +326,7 @@ def test_an_eliminated_seat_that_goes_home_at_the_median_stalls_the_others(tmp_p
         net.handle(j, net.tables[j].receive(g1, 1))
     net.kill(1)
     assert net.run(lambda nn: not nn.q)
-    assert 2 not in net.tables[0].flow.engine.active
+    assert 2 not in game_of(net.tables[0]).active
     net.handle(2, net.tables[2].intent(v.Leave("going home")))
     leaver = list(net.tables[2].chain.frames)
     assert net.run(lambda nn: not nn.q)

@@ -205,7 +205,7 @@ def test_stock_exhaustion_restock():
 def test_case_g8_shape_reentry_at_highest_total_still_in():
     rules = make_rules("fournier", {"limit": 100, "reentries": 1})
     g, ev = bust_scenario(rules, [95, 92, 60, 30])
-    assert ev[0].penalties == ((3, 1), (0, 13), (1, 11), (2, 11))
+    assert isinstance(ev[0], HandScored) and ev[0].penalties == ((3, 1), (0, 13), (1, 11), (2, 11))
     assert g.totals == [108, 103, 71, 31]
     assert g.phase is Phase.REENTRY and g.pending_reentry == (0, 1)
     assert [e for e in ev if isinstance(e, ReentryOffered)] == [ReentryOffered(0, 71),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness import rules_of, step_of
 from p2p_chinchon.audit import audit_file
 from p2p_chinchon.engine import make_rules
 from p2p_chinchon.local import SeatSpec, play_local
@@ -208,7 +209,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
     assert net.run(net.expects("draw"))
     t = net.tables[0]
     n = len(t.chain.frames)
-    awaited = t.expected()
+    awaited = step_of(t)
     assert awaited.seat != t.lobby.me
     ask = sorted((s, SYNC + n.to_bytes(4, "big")) for s in (1, 2))
 
@@ -233,6 +234,7 @@ def test_a_stalled_seat_asks_its_peers_for_what_follows_its_head():
         assert await tick(node, SHOWN_AFTER + 1) == []  # not again at once
         assert await tick(node, SHOWN_AFTER + 1, later=SHOWN_AFTER + 0.1) == ask  # again later
         assert await tick(node, SHOWN_AFTER + 1, buffered=True, later=SHOWN_AFTER + 0.1) == ask  # news
+        assert t.lobby.me is not None
         mine = type(awaited)(awaited.kind, t.lobby.me)
         assert await tick(node_for(), 60.0, step=mine) == []  # we are awaited: nobody is ahead
         assert await tick(node_for(), 60.0, step=mine, buffered=True) == ask  # unless buffered
@@ -288,9 +290,9 @@ def test_a_decision_clock_starts_when_the_showdown_is_put_away():
 
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
-    step = net.tables[0].expected()
+    step = step_of(net.tables[0])
     mine, theirs = Node(net.tables[step.seat]), Node(net.tables[(step.seat + 1) % 3])
-    rules = net.tables[0].lobby.rules
+    rules = rules_of(net.tables[0])
     turn, shown = rules.turn_time, rules.showdown_time
     assert turn > 0 and shown > 0
     now = 1000.0
@@ -320,9 +322,9 @@ def test_the_others_see_the_movers_own_clock_not_their_grace():
 
     net = Net(3, seed=2)
     assert net.run(net.expects("draw"))
-    step = net.tables[0].expected()
+    step = step_of(net.tables[0])
     theirs = Node(net.tables[(step.seat + 1) % 3])
-    turn = net.tables[0].lobby.rules.turn_time
+    turn = rules_of(net.tables[0]).turn_time
     now = 1000.0
     theirs.clock.step_since, theirs.presence.heard = now - turn + 3, {step.seat: now}
     w = theirs._deadline(step, now)
@@ -392,7 +394,7 @@ def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_i
     from p2p_chinchon.net.verdicts import halt_reason
 
     net = Net(5, seed=3)
-    assert net.run(lambda n: n.expects("draw")(n) and n.tables[0].expected().seat in (0, 1, 2))
+    assert net.run(lambda n: n.expects("draw")(n) and step_of(n.tables[0]).seat in (0, 1, 2))
 
     def wait_at(me: int, reach: set[int]):
         t = net.tables[me]
@@ -402,9 +404,9 @@ def test_a_seat_that_reaches_only_a_minority_says_the_others_may_go_on_without_i
         node.presence.heard = {s: now if s in reach else 0.0 for s in range(5) if s != me}
         node.presence.away_since = {s: 1.0 for s in range(5) if s != me and s not in reach}
         node.clock.step_since = now - 5000
-        return node, node._deadline(t.expected(), now)
+        return node, node._deadline(step_of(t), now)
 
-    awaited = net.tables[0].expected().seat
+    awaited = step_of(net.tables[0]).seat
     node, w = wait_at(3, {4})
     assert w is not None and w.note == "minority" and w.seat == awaited, w
     text = NodeStatus((), w).text()

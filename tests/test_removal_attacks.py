@@ -4,7 +4,7 @@ Each test fails if the defence breaks."""
 
 from __future__ import annotations
 
-from harness import Gone, stall
+from harness import Gone, stall, step_of
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames
 
@@ -46,7 +46,7 @@ def _awaited(seed, kind="draw"):
     """A 3-seat table waiting for ``kind``: (net, awaited seat X, X's first signer, the other)."""
     net = Gone(3, seed=seed)
     assert net.run(lambda n: n.expects(kind)(n) and not n.q)
-    x = net.tables[0].expected().seat
+    x = step_of(net.tables[0]).seat
     first, second = [s for s in range(3) if s != x]
     return net, x, first, second
 
@@ -207,7 +207,7 @@ def test_two_seats_gone_from_four_leave_two_that_cannot_remove_them():
     both seats "left"."""
     net = Gone(4, seed=29)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
-    x = net.tables[0].expected().seat
+    x = step_of(net.tables[0]).seat
     y = [s for s in range(4) if s != x][1]
     net.kill(x)
     net.kill(y)
@@ -220,7 +220,7 @@ def test_two_seats_gone_from_four_leave_two_that_cannot_remove_them():
 
     net = Gone(5, seed=29)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
-    x = net.tables[0].expected().seat
+    x = step_of(net.tables[0]).seat
     others = [s for s in range(5) if s != x]
     y = others[1]  # X's second signer: X's removal will wait for it
     net.kill(x)
@@ -232,7 +232,7 @@ def test_two_seats_gone_from_four_leave_two_that_cannot_remove_them():
     net.declare_absent(y)
     assert net.run()
     for t in alive:
-        assert t.flow.finished and t.flow.fault is None and t.removal.removed == {x: "absent", y: "absent"}, (t.fault, t.removed)
+        assert t.flow.finished and t.flow.fault is None and t.removal.removed == {x: "absent", y: "absent"}, (t.flow.fault, t.removal.removed)
     assert alive[0].chain.frames == alive[1].chain.frames == alive[2].chain.frames
     r = audit_frames(alive[0].chain.frames)
     assert r.verdict == "ok" and r.winner not in (x, y), r.summary()

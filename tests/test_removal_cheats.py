@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from harness import Gone, Split
+from harness import Gone, Split, game_of, step_of
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.table import removal as rm
@@ -25,7 +25,7 @@ def _at_draw(n, seed):
     """``n`` seats, the table waits for a draw: (net, awaited seat X, X's signers in order)."""
     net = Gone(n, seed=seed)
     assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
-    x = net.tables[0].expected().seat
+    x = step_of(net.tables[0]).seat
     return net, x, [s for s in range(n) if s != x]
 
 
@@ -311,7 +311,7 @@ def _removed_on_another_branch(seed):
     n, head = len(t0.chain.envelopes), t0.chain.head
     net.declare_absent(2)
     votes = [net.tables[s].removal.votes[(n, head, 2)][s] for s in (0, 1)]
-    assert net.run(lambda nn: not nn.q and nn.tables[0].removal.removed)
+    assert net.run(lambda nn: not nn.q and bool(nn.tables[0].removal.removed))
     removes = [f for f, e in zip(t0.chain.frames, t0.chain.envelopes, strict=True) if e.kind == "remove"]
     return net, t2, removes, votes
 
@@ -546,17 +546,17 @@ def test_an_eliminated_seat_gone_home_does_not_block_a_removal():
             break
     else:
         raise AssertionError("no seed of 40 put one seat out with three still playing")
-    e = next(s for s in range(4) if s not in net.tables[0].flow.engine.active)
+    e = next(s for s in range(4) if s not in game_of(net.tables[0]).active)
     net.handle(e, net.tables[e].intent(v.Leave("home")))
     net.kill(e)
     assert net.run(lambda nn: not nn.q)
-    x = net.alive()[0].expected().seat
+    x = step_of(net.alive()[0]).seat
     net.kill(x)
     net.declare_absent(x)
     net.run(lambda nn: not nn.q)
     for t in net.alive():
-        assert t.flow.fault is None, t.fault
-        assert x in t.removal.removed or t.removal.removing_seat is not None, (t.me, t.votes_for(x), t.votes_needed())
+        assert t.flow.fault is None, t.flow.fault
+        assert x in t.removal.removed or t.removal.removing_seat is not None, (t.lobby.me, t.removal.votes_for(x), t.removal.votes_needed())
 
 
 # ------------------------------------------------------------------ left removals
@@ -617,7 +617,7 @@ def test_a_seat_gone_in_a_late_phase_is_removed_and_the_game_plays_on(kind):
     else:
         net = Gone(4, seed=90, classes={3: stall(kind)}, rules=make_rules("classic", {"limit": 30, "reentries": 2}))
         assert net.run(lambda nn: nn.expects(kind, 3)(nn) and not nn.q)
-    victim = net.tables[0].expected().seat
+    victim = step_of(net.tables[0]).seat
     net.kill(victim)
     net.declare_absent(victim)
     assert net.run()

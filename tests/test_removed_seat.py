@@ -15,7 +15,7 @@ from typing import cast
 
 import pytest
 
-from harness import Gone
+from harness import Gone, game_of
 from p2p_chinchon import table as tbl, wire
 from p2p_chinchon.audit import audit_frames, compare_loaded
 from p2p_chinchon.engine import make_rules
@@ -91,7 +91,7 @@ def test_a_seat_healed_far_behind_learns_its_removal_and_accuses_nobody():
         said.extend(_sends(got))
         return got
 
-    back.receive = spy
+    back.receive = spy  # type: ignore[method-assign]  # a spy on the seat's input
     net.heal(GONE)
     net.handle(GONE, outs)  # its resync question reaches seat 0
     assert net.run()
@@ -342,7 +342,7 @@ def test_a_seat_gone_home_cannot_stop_the_others_either():
 
     net = Gone(4, seed=81, rules=make_rules("classic", {"limit": 8, "reentries": 0}))
     assert net.run(one_out)
-    e = next(s for s in range(4) if s not in net.tables[0].flow.engine.active)
+    e = next(s for s in range(4) if s not in game_of(net.tables[0]).active)
     net.handle(e, net.tables[e].intent(v.Leave("home")))
     net.kill(e)
     assert net.run(lambda nn: not nn.q)
@@ -352,9 +352,9 @@ def test_a_seat_gone_home_cannot_stop_the_others_either():
     for seq in sorted({at, n, n + 1}):
         prev = t.chain.envelopes[seq].prev if seq < n else t.chain.head
         f = net.craft(e, "fault", {"accused": 255, "rule": "absent", "reason": "x", "evidence": []}, seq=seq, prev=prev)
-        for r in net.alive():
-            outs = r.receive(f, e)
-            assert r.flow.fault is None and not _sends(outs)
+        for other in net.alive():
+            outs = other.receive(f, e)
+            assert other.flow.fault is None and not _sends(outs)
             assert [(o.seat, o.rule) for o in outs if isinstance(o, tbl.Evidence)] == [(e, "left")]
     # the leaver's own record chains its leave: a fault of it after that judges nobody
     own = net.tables[e]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import CHEATER, Net, shuffle_body, stall
+from harness import CHEATER, Net, crypto_of, rules_of, shuffle_body, stall
 from p2p_chinchon import deck
 from p2p_chinchon.audit import audit_frames
 from p2p_chinchon.engine import make_rules
@@ -19,10 +19,10 @@ def test_a_shuffle_proved_with_the_other_system_is_refused(system):
     rules = make_rules("classic", {"limit": 30, "shuffle_proof": system})
     net = Net(3, seed=8, rules=rules, classes={CHEATER: stall("shuffle")})
     assert net.run(net.expects("shuffle", CHEATER))
-    assert all(t.lobby.rules.shuffle_proof == system for t in net.tables)
+    assert all(rules_of(t).shuffle_proof == system for t in net.tables)
     ct = net.tables[CHEATER]
     wrong = deck.proof_system(OTHER[system], ct.lobby.proof_rounds)
-    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), ct.hand.hc.joint, ct.hand.cts, SeededRng("s"),
+    out, proof = deck.shuffle(ct.hand.ctx(CHEATER), crypto_of(ct).joint, ct.hand.cts, SeededRng("s"),
                               k=ct.lobby.proof_rounds, system=wrong)
     net.inject(CHEATER, net.craft(CHEATER, "shuffle", shuffle_body(net, CHEATER, out, proof)))
     for t in net.honest():

@@ -9,7 +9,7 @@ from typing import cast
 
 import pytest
 
-from harness import Gone, Split, stall
+from harness import Gone, Split, game_of, stall, step_of
 from harness.cut_off import cut_cases, cut_off_at
 from harness.seeded import seeded_net
 from p2p_chinchon import table as tbl, view as v, wire
@@ -32,7 +32,7 @@ def waits_for(seat):
 def assert_played_on(net: Gone, gone: int, reason: str) -> None:
     alive = net.alive()
     for t in alive:
-        assert t.flow.finished and t.flow.fault is None, t.fault
+        assert t.flow.finished and t.flow.fault is None, t.flow.fault
         assert t.removal.removed == {gone: reason}
         assert t.view().seats[gone].left
     assert all(t.chain.frames == alive[0].chain.frames for t in alive), "every remaining transcript is identical"
@@ -83,7 +83,7 @@ def test_a_single_seat_cannot_remove_another():
     assert net.run(lambda n: not n.q)
     for t in net.alive():
         assert t.removal.removed == {} and t.expected() == tbl.Step("draw", 2) and t.flow.fault is None
-        assert t.flow.engine.active == (0, 1, 2)
+        assert game_of(t).active == (0, 1, 2)
         assert not [e for e in t.chain.envelopes if e.kind == "remove"]
     assert net.tables[1].removal.votes_for(2) == [0] and net.tables[1].removal.votes_needed() == 2
 
@@ -93,7 +93,7 @@ def test_forged_and_early_removals_are_violations():
     'left' without a leave: a violation naming its signer (audit: cheat)."""
     net = Gone(3, seed=7)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
-    mover = net.tables[0].expected().seat
+    mover = step_of(net.tables[0]).seat
     other = next(s for s in range(3) if s != mover)
     third = 3 - mover - other
     hand = net.tables[0].hand.hand_no
@@ -126,7 +126,7 @@ def test_remove_in_a_chain_is_checked_by_audit():
     """A transcript whose remove the chain does not allow: audit names its signer (cheat)."""
     net = Gone(3, seed=7)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
-    mover = net.tables[0].expected().seat
+    mover = step_of(net.tables[0]).seat
     signer = next(s for s in range(3) if s != mover)
     target = 3 - mover - signer
     frames = list(net.tables[0].chain.frames) + [net.craft(signer, "remove", {"seat": target, "hand": 0, "reason": "absent", "proof": []})]
@@ -139,7 +139,7 @@ def test_a_seat_that_leaves_mid_game_is_removed_as_left():
     without waiting, the hand is void, the game goes on; audit: ok, the seat "left"."""
     net = Gone(3, seed=8)
     assert net.run(lambda n: n.expects("discard")(n) and not n.q)
-    leaver = net.tables[0].expected().seat
+    leaver = step_of(net.tables[0]).seat
     net.handle(leaver, net.tables[leaver].intent(v.Leave("going home")))
     t = net.tables[leaver]
     assert t.flow.fault is not None and t.flow.fault.rule == "left" and t.flow.fault.seat == leaver
@@ -154,7 +154,7 @@ def test_a_seat_that_leaves_out_of_turn_is_removed_when_the_table_waits_for_it()
     "left" with its signed leave."""
     net = Gone(3, seed=12)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
-    mover = net.tables[0].expected().seat
+    mover = step_of(net.tables[0]).seat
     leaver = (mover + 2) % 3
     net.handle(leaver, net.tables[leaver].intent(v.Leave("dinner")))
     net.kill(leaver)
@@ -254,7 +254,7 @@ def test_the_removed_seat_catching_up_stops_saying_so():
     assert net.run(lambda n: n.expects("draw", 2)(n) and not n.q)
     net.kill(2)
     net.declare_absent(2)
-    assert net.run(lambda n: not n.q and n.tables[0].removal.removed)
+    assert net.run(lambda n: not n.q and bool(n.tables[0].removal.removed))
     back = net.tables[2]
     n = len(back.chain.frames)
     for frame in net.tables[0].chain.frames[n:]:
@@ -272,7 +272,7 @@ def test_two_seats_cannot_remove_each_other():
     table waits (its driver stops after ``stall_limit``, signing nothing: :meth:`halt`)."""
     net = Gone(2, seed=11)
     assert net.run(lambda n: n.expects("draw")(n) and not n.q)
-    mover = net.tables[0].expected().seat
+    mover = step_of(net.tables[0]).seat
     other = 1 - mover
     net.kill(mover)
     n = len(net.tables[other].chain.frames)
@@ -360,7 +360,7 @@ def test_a_remove_without_a_majority_is_its_signers_violation():
                     (3, lambda x, o: [o[0], o[0]]), (3, lambda x, o: o), (3, lambda x, o: "forged")):
         net = Gone(n, seed=50)
         assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
-        x = net.tables[0].expected().seat
+        x = step_of(net.tables[0]).seat
         others = [s for s in range(n) if s != x]
         voters = pick(x, others)
         signer = others[0]
@@ -381,7 +381,7 @@ def test_a_remove_without_a_majority_is_its_signers_violation():
                 assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.flow.fault
                 assert not t.removal.removed
         victim = net.tables[x]
-        assert victim.flow.fault.rule != "removed"
+        assert victim.flow.fault is not None and victim.flow.fault.rule != "removed"
         r = audit_frames(victim.chain.frames)
         assert r.verdict == "accused" and r.seat == signer and r.rule == "bad_removal", r.summary()
 
@@ -398,7 +398,7 @@ def test_a_seat_hears_it_was_removed_only_with_every_signature():
     t2.intent(v.Draw("stock"))  # its draw reaches nobody
     n2 = len(t2.chain.frames)
     net.declare_absent(2)
-    assert net.run(lambda nn: not nn.q and nn.tables[0].removal.removed)
+    assert net.run(lambda nn: not nn.q and bool(nn.tables[0].removal.removed))
     removes = [f for f, e in zip(net.tables[0].chain.frames, net.tables[0].chain.envelopes, strict=True) if e.kind == "remove"]
     assert len(removes) == 2
     t2.receive(removes[0], 0)
@@ -416,7 +416,7 @@ def test_a_remove_the_record_refutes_is_its_signers_violation_live_and_in_audit(
     net = Gone(3, seed=52)
     assert net.run(lambda nn: nn.expects("draw")(nn) and not nn.q)
     t0 = net.tables[0]
-    x = t0.expected().seat
+    x = step_of(t0).seat
     signer = next(s for s in range(3) if s != x)
     seq, prev, hand = len(t0.chain.envelopes), t0.chain.head, t0.hand.hand_no
     vote = net.craft(signer, "away", {"seat": x, "hand": hand})

@@ -48,7 +48,7 @@ def test_every_kind_has_its_check_and_the_shuffle_progress_counts_up():
     t = net.tables[0]
     for kind in (*tbl.HANDLERS, "offer", "fault", "leave"):
         assert callable(t.handler(kind)), kind
-    seen: list[tuple[int, int]] = []
+    seen: list[tuple[int, int, str]] = []
     while net.q or not seen or seen[-1][0] < seen[-1][1]:
         assert net.q, "the shuffle phase ran out of messages"
         src, dst, frame = net.q.popleft()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 
 from harness import Split
 from p2p_chinchon import table as tbl, wire
+from p2p_chinchon.table.common import Output
 
 
 class CutAfterSigning(Split):
@@ -14,11 +16,14 @@ class CutAfterSigning(Split):
     it (its link broke as it sent): only its own record holds that envelope. Every driver is
     the most eager honest one (:meth:`Split.drive`)."""
 
-    def __init__(self, n, seed, at=None):
-        self.at, self.snapshots, self.want = at, {}, set()
+    def __init__(self, n: int, seed: int, at: int | None = None) -> None:
+        self.at = at
+        # chain position -> (the net, the seat, what it was about to send)
+        self.snapshots: dict[int, Snapshot] = {}
+        self.want: set[int] = set()
         super().__init__(n, seed)
 
-    def handle(self, i, outs):
+    def handle(self, i: int, outs: Sequence[Output]) -> None:
         for o in outs:
             if isinstance(o, tbl.Send) and len(set(self.sides)) == 1:
                 e = wire.decode_envelope(o.frame)
@@ -31,10 +36,11 @@ class CutAfterSigning(Split):
         super().handle(i, outs)
 
 
-_CUT_CASES: dict[int, tuple[list, dict]] = {}
+Snapshot = tuple[CutAfterSigning, int, Sequence[Output]]
+_CUT_CASES: dict[int, tuple[list[tuple[str, int]], dict[int, Snapshot]]] = {}
 
 
-def cut_cases(n: int) -> tuple[list, dict]:
+def cut_cases(n: int) -> tuple[list[tuple[str, int]], dict[int, Snapshot]]:
     """The seeded ``n``-seat game's chain (kinds and seats), and a snapshot at each position
     the property below cuts at: the first envelope of every kind once the seating is done,
     and every envelope from the last hand's close on, once the game has begun (shows, secrets, digests, each seat's

@@ -10,6 +10,7 @@ from p2p_chinchon.engine import (
     Discard,
     DrawDiscard,
     DrawStock,
+    Event,
     Game,
     Phase,
     Reenter,
@@ -143,7 +144,8 @@ def slot_of(game: Game, seat: int, card) -> int:
     return next(s for s in game.hands[seat] if game.faces.get(s) == card)
 
 
-def bust_scenario(rules, totals, dealer=3, reentries_used=None):
+def bust_scenario(rules: Rules, totals: list[int], dealer: int = 3,
+                  reentries_used: list[int] | None = None) -> tuple[Game, list[Event]]:
     """Four seats; seat 3 closes in the second round scoring 1; seats 0, 1, 2 score 13, 11,
     11 (case G8). Returns the events of score_hand."""
     g = Game(rules, 4, first_dealer=dealer)

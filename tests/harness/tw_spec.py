@@ -15,27 +15,27 @@ O = bytes(32)
 PREFIX = b"p2p-chinchon/deck/v2/"
 
 
-def padd(p, q):
+def padd(p: bytes, q: bytes) -> bytes:
     return p if q == O else q if p == O else rbcl.crypto_core_ristretto255_add(p, q)
 
 
-def psub(p, q):
+def psub(p: bytes, q: bytes) -> bytes:
     return padd(p, smul(L - 1, q))
 
 
-def smul(s, p):
+def smul(s: int, p: bytes) -> bytes:
     s %= L
     if s == 0 or p == O:
         return O
     return rbcl.crypto_scalarmult_ristretto255(s.to_bytes(32, "little"), p)
 
 
-def T(label, ctx, *parts):
+def T(label: bytes, ctx: bytes, *parts: bytes) -> bytes:
     out = PREFIX + label + b"\x00" + struct.pack(">I", len(ctx)) + ctx
     return out + b"".join(struct.pack(">I", len(x)) + x for x in parts)
 
 
-def H(data):
+def H(data: bytes) -> int:
     return int.from_bytes(hashlib.sha512(data).digest(), "little") % L
 
 

@@ -4,6 +4,8 @@ trio in guest mode on the asyncio loop, and waits on what the UI has handled."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 from prompt_toolkit.data_structures import Size
@@ -12,6 +14,7 @@ from prompt_toolkit.output import DummyOutput
 
 from p2p_chinchon.ui.app import TableApp, run_with_ui_async
 from p2p_chinchon.ui.screen import FINAL
+from p2p_chinchon.ui.screen_state import HintFn
 
 
 class Output80x24(DummyOutput):
@@ -19,7 +22,8 @@ class Output80x24(DummyOutput):
         return Size(rows=24, columns=80)
 
 
-def play(script, *, lang="en", hint=None, charset="unicode", log_file=None):
+def play(script: Callable[[Any, Callable[[str], None], TableApp], Awaitable[Any]], *, lang: str = "en",
+         hint: HintFn | None = None, charset: str = "unicode", log_file: Any = None) -> tuple[Any, TableApp]:
     """Run ``script(bridge, keys, ui)`` as node_main under the UI; return its result and the
     UI. ``keys(text)`` types into the terminal. The final "press any key" is typed only once
     the UI shows the final screen (so that screen is really waited for)."""
@@ -48,19 +52,19 @@ def play(script, *, lang="en", hint=None, charset="unicode", log_file=None):
     return result, apps[0]
 
 
-async def next_intent(bridge, timeout=5):
+async def next_intent(bridge: Any, timeout: float = 5) -> Any:
     with trio.fail_after(timeout):
         return await bridge.intents.receive()
 
 
-async def until(cond, timeout=5):
+async def until(cond: Callable[[], object], timeout: float = 5) -> None:
     """Wait until prompt_toolkit has handled the keys typed so far (``cond`` holds)."""
     with trio.fail_after(timeout):
         while not cond():
             await trio.sleep(0.005)
 
 
-async def settle():
+async def settle() -> None:
     """Let prompt_toolkit read pending keys and redraw (it runs on the same loop)."""
     for _ in range(5):
         await trio.sleep(0.01)

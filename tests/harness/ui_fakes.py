@@ -6,9 +6,11 @@ No tests here; the builders only make views the way table.py will (the contract 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 from p2p_chinchon import view as V
-from p2p_chinchon.engine import Card, make_rules, parse_card, parse_cards
+from p2p_chinchon.engine import Card, Rules, make_rules, parse_card, parse_cards
 
 RULES = make_rules("classic")  # French faces, 40 cards
 SPANISH = make_rules("fournier")
@@ -20,7 +22,7 @@ DRAWN = Card(12, 0)  # K♦
 NAMES = ("Ana", "Ben", "Carla")
 
 
-def ev(kind, *seats, **fields):
+def ev(kind: str, *seats: int | None, **fields: Any) -> V.LogEvent:
     """A log event about ``seats`` of NAMES (None: nobody), built as the table builds it;
     ``cards`` as text."""
     fields.setdefault("names", tuple(NAMES[s] if s is not None and s < len(NAMES) else "-" for s in seats))
@@ -28,7 +30,7 @@ def ev(kind, *seats, **fields):
     return V.log_event(kind, tuple(s for s in seats if s is not None), **fields)
 
 
-def seats(totals=(12, 30, 46), eliminated=()):
+def seats(totals: Sequence[int] = (12, 30, 46), eliminated: Sequence[int] = ()) -> tuple[V.SeatInfo, ...]:
     names = NAMES
     return tuple(
         V.SeatInfo(i, names[i], f"{i}f3a9c21d07b", 7, totals[i], eliminated=i in eliminated,
@@ -36,12 +38,12 @@ def seats(totals=(12, 30, 46), eliminated=()):
         for i in range(len(totals)))
 
 
-def lobby(rules=RULES):
+def lobby(rules: Rules = RULES) -> V.SeatView:
     return V.SeatView(me=0, table_name="kitchen", rules=rules, seats=seats((0, 0, 0)),
                       phase=V.LOBBY)
 
 
-def draw_view(**kw):
+def draw_view(**kw: Any) -> V.SeatView:
     base = V.SeatView(me=0, table_name="kitchen", rules=RULES, seats=seats(), phase=V.PLAYING,
                       hand_no=1, dealer=2, to_play=0, step="draw", hand=HAND,
                       discard_top=Card(12, 2), discard_size=4, stock_size=23,
@@ -51,16 +53,16 @@ def draw_view(**kw):
     return dataclasses.replace(base, **kw)
 
 
-def discard_view(close_options=(), first_round=True, **kw):
+def discard_view(close_options: Sequence[Any] = (), first_round: bool = True, **kw: Any) -> V.SeatView:
     kw = {"hand": HAND + (DRAWN,), "stock_size": 22, **kw}
     return draw_view(step="discard", close_options=close_options, first_round=first_round, **kw)
 
 
-def waiting_view(**kw):
+def waiting_view(**kw: Any) -> V.SeatView:
     return draw_view(to_play=1, step="draw", **kw)
 
 
-def showdown_view(**kw):
+def showdown_view(**kw: Any) -> V.SeatView:
     base = V.SeatView(
         me=0, table_name="kitchen", rules=RULES, seats=seats((15, 104, 49), eliminated=(1,)),
         phase=V.REENTRY, hand_no=2, dealer=0, closer=2,
