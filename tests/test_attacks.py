@@ -495,7 +495,7 @@ def test_fabricated_equivocation_evidence(at_draw, variant):
     net.inject(liar, fault)
     for t in net.tables:
         if t.lobby.me != liar:
-            assert t.flow.fault is not None and t.flow.fault.rule == "false_accusation" and t.flow.fault.seat == liar, t.fault
+            assert t.flow.fault is not None and t.flow.fault.rule == "false_accusation" and t.flow.fault.seat == liar, t.flow.fault
     r = audit_frames(net.tables[mover].chain.frames)
     assert r.verdict == "cheat" and r.seat == liar and r.rule == "false_accusation", r.summary()
 
@@ -724,9 +724,9 @@ def test_timeout_claims_are_checked_against_the_chain(at_draw, accused):
         if t.lobby.me == liar:
             continue
         if accused == "innocent":
-            assert t.flow.fault.seat == liar and t.flow.fault.rule == "false_accusation", t.fault
+            assert t.flow.fault.seat == liar and t.flow.fault.rule == "false_accusation", t.flow.fault
         else:
-            assert t.flow.fault.seat == mover and t.flow.fault.rule == "timeout", t.fault
+            assert t.flow.fault.seat == mover and t.flow.fault.rule == "timeout", t.flow.fault
         r = audit_frames(t.chain.frames)
         verdicts.add((r.verdict, r.seat, r.rule))
     assert len(verdicts) == 1, verdicts
@@ -746,7 +746,7 @@ def test_unverifiable_accusation_names_the_accuser(at_draw):
     net.inject(liar, net.craft(liar, "fault", {"accused": mover, "rule": "share", "reason": "bad", "evidence": []}))
     for t in net.tables:
         if t.lobby.me != liar:
-            assert t.flow.fault.seat == liar and "unverifiable" in t.flow.fault.reason, t.fault
+            assert t.flow.fault.seat == liar and "unverifiable" in t.flow.fault.reason, t.flow.fault
 
 
 def test_early_buffer_is_bounded_in_bytes(at_draw):

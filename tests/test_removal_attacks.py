@@ -36,7 +36,7 @@ def test_a_remove_of_an_honest_seat_at_a_taken_place_does_not_make_it_quit():
     net.inject(cheater, forged)
     for i in (spoke, victim):
         t = net.tables[i]
-        assert t.flow.fault is not None and t.flow.fault.rule == "bad_removal" and t.flow.fault.seat == cheater, t.fault
+        assert t.flow.fault is not None and t.flow.fault.rule == "bad_removal" and t.flow.fault.seat == cheater, t.flow.fault
         assert not t.removal.removed
     r = audit_frames(net.tables[victim].chain.frames)
     assert r.verdict == "accused" and r.seat == cheater, r.summary()
@@ -54,8 +54,8 @@ def _awaited(seed, kind="draw"):
 def _assert_blamed(net, signer, words=""):
     for t in net.tables:
         if t.lobby.me != signer:
-            assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.fault
-            assert words in t.flow.fault.reason, t.fault
+            assert t.flow.fault is not None and t.flow.fault.seat == signer and t.flow.fault.rule == "bad_removal", t.flow.fault
+            assert words in t.flow.fault.reason, t.flow.fault
             assert not t.removal.removed
 
 
@@ -97,8 +97,8 @@ def test_equivocating_removes_are_the_signers_fault():
     net.inject(first, b, to=[second])
     net.inject(first, a, to=[second])
     t = net.tables[second]
-    assert t.flow.fault is not None and t.flow.fault.seat == first, t.fault
-    assert t.flow.fault.rule in ("equivocation", "bad_removal"), t.fault
+    assert t.flow.fault is not None and t.flow.fault.seat == first, t.flow.fault
+    assert t.flow.fault.rule in ("equivocation", "bad_removal"), t.flow.fault
     assert not t.removal.removed
 
 
@@ -154,12 +154,12 @@ def test_a_voided_hand_releases_no_share_of_a_remaining_seat():
     last_remove = max(i for i, e in enumerate(t.chain.envelopes) if e.kind == "remove")
     after = [e for e in t.chain.envelopes[last_remove + 1:] if e.body.get("hand") == hand]
     assert not after, [(e.seat, e.kind) for e in after]
-    assert t.hand.hand_no != hand or t.finished
+    assert t.hand.hand_no != hand or t.flow.finished
     # a forged draw share for the void hand, signed by a remaining seat
     forged = net.craft(second, "draw_share", {"hand": hand, "slot": 0, "share": bytes(wire.SHARE_BYTES)})
     n = len(t.chain.frames)
     net.inject(second, forged, to=[first])
-    assert t.flow.fault is not None and t.flow.fault.seat == second, t.fault
+    assert t.flow.fault is not None and t.flow.fault.seat == second, t.flow.fault
     assert len([e for e in t.chain.envelopes[n:] if e.kind != "fault"]) == 0
 
 
@@ -171,8 +171,8 @@ def test_a_misplaced_remove_sent_to_its_victim_only_is_confirmed_by_the_others()
     net.inject(cheater, forged, to=[victim])
     net.run(lambda n: not n.q)
     t = net.tables[spoke]
-    assert t.flow.fault is not None and t.flow.fault.seat == cheater and t.flow.fault.rule == "bad_removal", t.fault
-    assert "unverifiable" not in t.flow.fault.reason, t.fault
+    assert t.flow.fault is not None and t.flow.fault.seat == cheater and t.flow.fault.rule == "bad_removal", t.flow.fault
+    assert "unverifiable" not in t.flow.fault.reason, t.flow.fault
     r = audit_frames(t.chain.frames)
     assert r.verdict == "accused" and r.seat == cheater and "confirmed" in r.summary(), r.summary()
 
@@ -195,7 +195,7 @@ def test_a_lone_seat_cannot_get_an_opponents_hand_voided():
         assert not tt.removal.removed and tt.flow.engine.active == (0, 1, 2)
         assert list(tt.turns.score_history) == scores, "no hand voided"
         if tt.lobby.me != first:
-            assert tt.flow.fault is not None and tt.flow.fault.seat == first and tt.flow.fault.rule == "bad_removal", tt.fault
+            assert tt.flow.fault is not None and tt.flow.fault.seat == first and tt.flow.fault.rule == "bad_removal", tt.flow.fault
     r = audit_frames(net.tables[second].chain.frames)
     assert r.verdict == "accused" and r.seat == first, r.summary()
 

@@ -42,7 +42,7 @@ def _fault(net, signer, accused, rule, evidence, *, seq=None, prev=None):
 
 def _nobody_blames(tables, seat):
     for t in tables:
-        assert t.flow.fault is None or t.flow.fault.seat != seat, (t.me, t.fault)
+        assert t.flow.fault is None or t.flow.fault.seat != seat, (t.lobby.me, t.flow.fault)
 
 
 # ------------------------------------------------------------------ framing with a vote
@@ -171,8 +171,8 @@ def test_one_cheaters_vote_flood_does_not_stop_a_majority_removal():
     assert net.run(lambda nn: not nn.q)
     for i in (a, b, d):
         t = net.tables[i]
-        assert t.flow.fault is None, t.fault
-        assert x in t.removal.removed or t.removal.removing_seat == x, (i, t.votes_for(x))
+        assert t.flow.fault is None, t.flow.fault
+        assert x in t.removal.removed or t.removal.removing_seat == x, (i, t.removal.votes_for(x))
 
 
 def test_votes_of_another_game_position_or_hand_do_not_remove():
@@ -195,7 +195,7 @@ def test_votes_of_another_game_position_or_hand_do_not_remove():
         net.inject(c, net.craft(c, "remove", _removes(x, t.hand.hand_no, proof=votes)))
         for tt in net.tables:
             if tt.lobby.me != c:
-                assert tt.flow.fault is not None and tt.flow.fault.seat == c and tt.flow.fault.rule == "bad_removal", tt.fault
+                assert tt.flow.fault is not None and tt.flow.fault.seat == c and tt.flow.fault.rule == "bad_removal", tt.flow.fault
                 assert not tt.removal.removed
 
 
@@ -218,7 +218,7 @@ def test_a_removed_seats_key_does_not_vote():
                to=[s for s in others if s != c1])
     for tt in net.alive():
         if tt.lobby.me != c1:
-            assert tt.flow.fault is not None and tt.flow.fault.seat == c1 and tt.flow.fault.rule == "bad_removal", tt.fault
+            assert tt.flow.fault is not None and tt.flow.fault.seat == c1 and tt.flow.fault.rule == "bad_removal", tt.flow.fault
             assert set(tt.removal.removed) == {x}
 
 
@@ -339,7 +339,7 @@ def test_a_minority_run_of_removes_does_not_tell_a_seat_it_was_removed():
                 h = wire.decode_envelope(f).hash()
                 tm.receive(f, s)
         p = len(t.chain.envelopes) - 1
-        assert tm.flow.fault is None or tm.flow.fault.rule != "removed", tm.fault
+        assert tm.flow.fault is None or tm.flow.fault.rule != "removed", tm.flow.fault
 
 
 def test_a_cheater_cannot_hide_a_removal_from_the_removed_seat():
@@ -352,9 +352,9 @@ def test_a_cheater_cannot_hide_a_removal_from_the_removed_seat():
     t2.receive(removes[0], 0)
     decoy = net.craft(1, "remove", _removes(2, first.body["hand"], proof=votes), seq=first.seq, prev=first.prev)
     t2.receive(decoy, 1)
-    assert t2.flow.fault is None or t2.fault.rule != "bad_removal", t2.fault
+    assert t2.flow.fault is None or t2.flow.fault.rule != "bad_removal", t2.flow.fault
     t2.receive(removes[1], 1)
-    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.flow.fault
 
 
 def test_a_cheaters_branch_flood_does_not_hide_a_removal():
@@ -371,7 +371,7 @@ def test_a_cheaters_branch_flood_does_not_hide_a_removal():
     assert t2.flow.fault is None and len(t2.removal.branch) <= rm.MAX_BRANCH_EACH and not t2.chain.buffer
     for f in removes:
         t2.receive(f, 0)
-    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.rule == "removed", t2.flow.fault
 
 
 # ------------------------------------------------------------------ no exception, no wrong name
@@ -596,7 +596,7 @@ def test_a_leave_of_another_game_or_seat_does_not_remove_for_left():
         nn.inject(first, nn.craft(first, "remove", _removes(x, t.hand.hand_no, "left", [proof])))
         for tt in nn.tables:
             if tt.lobby.me != first:
-                assert tt.flow.fault is not None and tt.flow.fault.seat == first and tt.flow.fault.rule == "bad_removal", tt.fault
+                assert tt.flow.fault is not None and tt.flow.fault.seat == first and tt.flow.fault.rule == "bad_removal", tt.flow.fault
                 assert not tt.removal.removed
 
 

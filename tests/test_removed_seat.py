@@ -99,7 +99,7 @@ def test_a_seat_healed_far_behind_learns_its_removal_and_accuses_nobody():
     assert back.flow.fault is not None and back.flow.fault.rule == "removed" and back.flow.fault.seat == GONE
     assert back.chain.envelopes[-1].kind == "remove" and back.removal.removed == {GONE: "absent"}
     alive = [net.tables[0], net.tables[1]]
-    assert all(t.flow.finished and t.flow.fault is None for t in alive), [t.fault for t in alive]
+    assert all(t.flow.finished and t.flow.fault is None for t in alive), [t.flow.fault for t in alive]
     assert alive[0].chain.frames == alive[1].chain.frames
     assert audit_frames(alive[0].chain.frames).verdict == "ok"
     mine = audit_frames(back.chain.frames)
@@ -309,7 +309,7 @@ def test_a_seat_far_behind_never_accuses_whatever_order_it_hears_in(phase):
         asked += [o for o in outs if isinstance(o, tbl.Resync)]
         if back.flow.fault is not None:
             break
-    assert back.flow.fault is not None and back.flow.fault.rule == "removed", back.fault
+    assert back.flow.fault is not None and back.flow.fault.rule == "removed", back.flow.fault
     assert all(a == tbl.Resync(h, at) for a in asked)
 
 

@@ -17,7 +17,7 @@ from p2p_chinchon.audit import audit_frames
 
 
 def fault_of(t: tbl.Table) -> v.Fault | None:
-    """t's fault, read through a call: mypy keeps `t.fault` narrowed by an earlier assert
+    """t's fault, read through a call: mypy keeps `t.flow.fault` narrowed by an earlier assert
     across the calls that change it"""
     return t.flow.fault
 
@@ -238,7 +238,7 @@ def test_a_middle_seat_silent_at_the_game_end_is_waited_for():
     frames = list(t0.chain.frames) + [remove]
     net.inject(0, remove)
     t2 = net.tables[2]
-    assert t2.flow.fault is not None and t2.flow.fault.seat == 0 and t2.flow.fault.rule == "bad_removal", t2.fault
+    assert t2.flow.fault is not None and t2.flow.fault.seat == 0 and t2.flow.fault.rule == "bad_removal", t2.flow.fault
     assert "signed the game's end" in t2.flow.fault.reason
     r = audit_frames(frames)
     assert r.verdict == "cheat" and r.seat == 0 and r.rule == "bad_removal", r.summary()
