@@ -14,7 +14,7 @@ from harness import Gone, Net
 from p2p_chinchon import view as v
 from p2p_chinchon.commands._common import EXIT_STALLED, exit_code
 from p2p_chinchon.i18n import NOBODY, Translator, own_stop_text
-from p2p_chinchon.net import node as nd
+from p2p_chinchon.net import node as nd, verdicts as vd
 from p2p_chinchon.net.mesh import Mesh
 from p2p_chinchon.net.status import TOLD, NodeStatus, Wait
 
@@ -62,8 +62,15 @@ def test_a_removed_seat_is_untold_until_it_holds_its_removal():
     node.presence.up = {2}
     assert not node._told(2, end, now), "sent a moment ago: may still be in the link"
     assert node._told(2, end, now + nd.TOLD_AFTER)
+    assert node._removals_untold() == {}
     node.presence.up = set()
     assert not node._told(2, end, now + nd.TOLD_AFTER), "sent on a link that broke"
+    assert node._removals_untold() == {}, "told once, for good: its link closing after does not undo it"
+
+
+def test_a_removed_seat_that_said_it_holds_its_removal_is_told():
+    net, end = _removed_and_finished()
+    node = nd.Node(net.tables[0])
     node._has[2] = end
     assert node._removals_untold() == {}
 
@@ -130,7 +137,7 @@ def test_a_node_back_from_away_that_hears_nobody_stops_within_a_minute():
         start = trio.current_time()
         node._listen(start, "listening")
         node.verdicts.last_tick = start
-        for at in range(1, int(nd.NOBODY_ANSWERS)):
+        for at in range(1, int(vd.NOBODY_ANSWERS)):
             clock.jump(1.0)
             await node._tick()
             assert t.flow.fault is None, at
@@ -158,18 +165,18 @@ def test_a_seat_heard_while_listening_or_a_cut_off_node_keeps_the_stall_limit():
     start = 1000.0
     node._listen(start, "listening")
     w = node._listen_wait(start + 5)
-    assert (w.note, w.left) == ("listening", nd.NOBODY_ANSWERS - 5)
-    w = node._listen_wait(start + nd.NOBODY_SHOWN)
-    assert w.note == "nobody" and w.left == nd.NOBODY_ANSWERS - nd.NOBODY_SHOWN
+    assert (w.note, w.left) == ("listening", vd.NOBODY_ANSWERS - 5)
+    w = node._listen_wait(start + vd.NOBODY_SHOWN)
+    assert w.note == "nobody" and w.left == vd.NOBODY_ANSWERS - vd.NOBODY_SHOWN
     node.presence.heard[1] = start + 20  # a frame came (one sent before we slept), then nothing
     w = node._listen_wait(start + 30)
-    assert (w.note, w.left) == ("nobody", nd.NOBODY_ANSWERS - 10), "counted from the last sign of life"
+    assert (w.note, w.left) == ("nobody", vd.NOBODY_ANSWERS - 10), "counted from the last sign of life"
     node.presence.up = {1}
     w = node._listen_wait(start + 21)
-    assert w.note == "listening" and w.left is not None and w.left > nd.NOBODY_ANSWERS, "a seat answers"
+    assert w.note == "listening" and w.left is not None and w.left > vd.NOBODY_ANSWERS, "a seat answers"
     cut = nd.Node(net.tables[1])
     cut._listen(start, "cutoff")
-    w = cut._listen_wait(start + 2 * nd.NOBODY_ANSWERS)
+    w = cut._listen_wait(start + 2 * vd.NOBODY_ANSWERS)
     assert w.note == "cutoff" and w.left is not None and w.left > 0
     assert "nobody" not in NodeStatus((), Wait(0, "Ana", "cutoff", 100.0, note="cutoff")).text()
 
@@ -191,7 +198,7 @@ def test_a_seat_resumed_mid_game_that_reaches_nobody_stops_the_same_way():
 
     took = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert t.flow.fault is not None and t.flow.fault.rule == nd.STALLED and node._nobody
-    assert nd.NOBODY_ANSWERS <= took < nd.NOBODY_ANSWERS + 2
+    assert vd.NOBODY_ANSWERS <= took < vd.NOBODY_ANSWERS + 2
 
 
 class SendMesh(FakeMesh):

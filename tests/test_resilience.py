@@ -314,11 +314,12 @@ def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
     Bruno sleeps (SIGSTOP) from the removal until Carla is back and gone: the game cannot end
     before she asks (two bots to a low limit finish in under a second on a fast machine, and a
     seat that finds nobody is rightly "absent", exit 1). The host waits for Bruno up to
-    ``rejoin_wait``; Carla needs a second or two of it. (Told and gone, she is not lingered
-    for: SHORT_LINGER.)"""
+    ``rejoin_wait``; Carla needs a second or two of it. The host told her while she was back
+    (her link outlived its answer): at the game's end it does not linger for her (its linger
+    here 60 s); Bruno, asleep then, never told her himself and may (SHORT_LINGER)."""
     port = free_port()
     cmds = dict(zip("hbc", three_seats(lab, port, ["--option", "rejoin_wait=10", *FIRST_HAND_GOES_ON]), strict=True))
-    procs = {"h": lab.start("h", cmds["h"], timings=SHORT_LINGER)}
+    procs = {"h": lab.start("h", cmds["h"], timings={"LINGER_FINISHED": 60.0, "LINGER_REMOVED": 60.0})}
     time.sleep(1.0)
     procs["b"] = lab.start("b", cmds["b"], timings=SHORT_LINGER)
     procs["c"] = lab.start("c", cmds["c"])
@@ -336,6 +337,11 @@ def test_seat_back_after_its_removal_is_told_and_the_others_finish(lab):
     # its record stops at its removal (or at its own last envelope, which the others never
     # got: the removal took that place); it accuses nobody
     assert audit_file(lab.folder / "c.chn").verdict == "incomplete"
+    wait_until(lambda: "game_end" in kinds(lab.folder / "h.chn"), what="the game's end", lab=lab)
+    ended = time.monotonic()
+    assert procs["h"].wait(timeout=120) == 0, lab.tails(("h",))
+    stayed = time.monotonic() - ended
+    assert stayed < 30.0, f"the host lingered {stayed:.0f} s for a seat it had told\n" + lab.tails(("h",))
     codes = finish_all([procs["h"], procs["b"]])
     assert codes == [0, 0], f"exit codes {codes}\n" + lab.tails(("h", "b"))
     assert (lab.folder / "h.chn").read_bytes() == (lab.folder / "b.chn").read_bytes()

@@ -28,7 +28,7 @@ class StubTable(SimpleNamespace):
                                   players=[SimpleNamespace(name="Ana"), SimpleNamespace(name="Bruno")]),
             flow=SimpleNamespace(engine=object(), left=set(), catching_up=False),
             chain=SimpleNamespace(frames=[], buffer={}), turns=SimpleNamespace(score_history=[]),
-            removal=SimpleNamespace(removing_seat=None, removal_step=lambda: None), step=None)
+            removal=SimpleNamespace(removing_seat=None, removal_step=lambda: None, removed={}), step=None)
 
     def as_table(self) -> tbl.Table:
         return cast(tbl.Table, self)             # a stand-in: what the node's clock reads

@@ -38,7 +38,8 @@ node that hears nobody at all (cut off) blames nobody. This seat's own decision 
 clock (table option ``turn_time``): when it runs out the node plays the bot's move and says so.
 The timings the node's loops read (``LINGER_FINISHED``, ``REMATCH_WAIT`` ...) are names of this
 module, where a test may patch them; those of presence and the verdicts (``SILENT_AFTER``,
-``SHOWN_AFTER``, ``WAKE_AFTER`` ...) are read in their own modules (re-exported here).
+``SHOWN_AFTER``, ``WAKE_AFTER``, ``NOBODY_ANSWERS`` ...) are names of those modules, read
+there (patch them there).
 
 Timing log (benchmarks only, off by default): when the environment variable
 ``P2P_CHINCHON_TIMING`` names a folder, each node appends one line per accepted envelope to
@@ -71,22 +72,11 @@ from p2p_chinchon.net.clocks import (
 )
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
-from p2p_chinchon.net.presence import (
-    BACK_SHOWN as BACK_SHOWN,  # (re-exported)
-    HEARTBEAT,
-    HEARTBEAT_EVERY,
-    SILENT_AFTER as SILENT_AFTER,  # (re-exported)
-    Presence,
-    SeatPresence as SeatPresence,  # (re-exported)
-    Seen,
-    heard_by,
-    heartbeat,
-)
+from p2p_chinchon.net.presence import HEARTBEAT, HEARTBEAT_EVERY, Presence, Seen, heard_by, heartbeat
 
 # Moved to their own modules; still importable from here, where the commands and tests find them.
 from p2p_chinchon.net.seating import (  # noqa: F401  (re-exported)
     LOBBY_RETRY as LOBBY_RETRY,
-    TABLE_FULL as TABLE_FULL,
     _connect_patiently as _connect_patiently,
     host_lobby as host_lobby,
     join_lobby as join_lobby,
@@ -109,14 +99,7 @@ from p2p_chinchon.net.status import (
     english,
     error_text as error_text,  # (re-exported)
 )
-from p2p_chinchon.net.verdicts import (  # (re-exported)
-    LISTEN_FOR_GAPS as LISTEN_FOR_GAPS,
-    NOBODY_ANSWERS as NOBODY_ANSWERS,
-    NOBODY_SHOWN as NOBODY_SHOWN,
-    SHOWN_AFTER,
-    WAKE_AFTER as WAKE_AFTER,
-    Verdicts,
-)
+from p2p_chinchon.net.verdicts import SHOWN_AFTER, Verdicts
 from p2p_chinchon.transcript import TranscriptError, TranscriptWriter
 
 if TYPE_CHECKING:  # imported when mDNS is on only (zeroconf takes a while to load)
@@ -143,9 +126,9 @@ STALLED = "stalled"  # the table's fault rule when a node stops waiting, signing
 # handed its removal (it may wake and ask); a told seat is one that asked past it
 LINGER_REMOVED = LINGER_FINISHED
 TOLD_AFTER = 1.0  # s after its removal left on a live link that a removed seat counts as told
-# s a node that learned its own removal keeps its links up before it exits: long enough past
-# TOLD_AFTER for the others to count it told and end their linger for it
-REMOVED_STAYS = 2.5
+# s a node that learned its own removal (absent) keeps its links up before it exits: long
+# enough past TOLD_AFTER for the others to count it told and end their linger for it
+REMOVED_STAYS = TOLD_AFTER + 1.5
 
 
 def _timing_log() -> Any:
@@ -305,6 +288,7 @@ class Node:
         # disk refused must not reach a peer through a resync answer)
         self._stored = 0
         self._sent_upto: dict[int, tuple[int, float]] = {}  # seat -> (our envelopes it was sent up to, when)
+        self._told_seats: set[int] = set()  # removed seats counted told (for good: see _told)
         self._nobody = False  # stopped because nobody of the table answered this node back from away
 
     # -------------------------------------------------------------- table calls
@@ -534,9 +518,11 @@ class Node:
         removals = self._removals_untold()
         if removals:  # a seat removed while away may wake and ask: stay a little longer for it
             limit = max(limit, LINGER_REMOVED)
-        removed = t.flow.fault is not None and t.flow.fault.rule == "removed"
+        fault = t.flow.fault
+        removed = fault is not None and fault.rule == "removed" and fault.detail == "absent" and bool(self.presence.up)
         if removed:  # the others linger for us until our links outlive their removal's sends
             limit = max(limit, REMOVED_STAYS)
+            self._publish(NodeStatus())
         with trio.move_on_after(limit):
             await trio.sleep(0.05)  # our sends leave before a quick exit
             while True:
@@ -562,10 +548,13 @@ class Node:
 
     def _removals_untold(self) -> dict[int, int]:
         """``{seat: chain length that holds its whole removal}`` for the seats this chain
-        removed while away (``absent``: a seat that left knows it), except those that already
-        hold it (their ``S`` said so)."""
+        removed while away (``absent``: a seat that left knows it), except those counted told
+        (:meth:`_told`)."""
         t = self.table
-        ends = {s: at[-1] + 1 for s, at in self._removes().items() if t.removal.removed.get(s) == "absent" and s != t.lobby.me}
+        if not any(r == "absent" and s != t.lobby.me and s not in self._told_seats for s, r in t.removal.removed.items()):
+            return {}  # (no scan of the chain)
+        ends = {s: at[-1] + 1 for s, at in self._removes().items()
+                if t.removal.removed.get(s) == "absent" and s != t.lobby.me and s not in self._told_seats}
         return {s: end for s, end in ends.items() if self._has.get(s, 0) < end}
 
     def _told(self, seat: int, end: int, now: float) -> bool:
@@ -573,8 +562,17 @@ class Node:
         they were sent on a link still up :data:`TOLD_AFTER` s later (a removed seat on
         another branch learns from the removes alone, and its chain stays shorter)."""
         sent = self._sent_upto.get(seat)
-        return self._has.get(seat, 0) >= end or (
+        told = self._has.get(seat, 0) >= end or (
             sent is not None and sent[0] >= end and now - sent[1] >= TOLD_AFTER and seat in self.presence.up)
+        if told:
+            self._told_seats.add(seat)  # for good: it is not waited for once its link closes
+        return told
+
+    def _note_told(self, now: float) -> None:
+        """Count each removed seat told as soon as it is (:meth:`_told`), mid-game too: a seat
+        that comes back, learns its removal and exits is not waited for when the game ends."""
+        for seat, end in self._removals_untold().items():
+            self._told(seat, end, now)
 
     async def _rematch(self, mesh: Mesh) -> bool:
         """The rematch vote at game over: ask this seat's player (:meth:`Events.rematch`), send
@@ -897,6 +895,7 @@ class Node:
         relayed = self._mesh.relayed if self._mesh is not None else frozenset()
         seats = p.shown(now, others, [pl.name for pl in t.lobby.players], relayed)
         self._publish(NodeStatus(seats, vd.shown(wait, now, self.clock.step_since)))
+        self._note_told(now)
         for s in verdicts.gone(now, p, self.clock.rejoin(), t.flow.engine is not None):
             t.removal.mark_gone(s)  # not counted on to start a removal; we co-sign its own
         gone = verdicts.vote(wait, step, len(t.chain.frames))
@@ -1101,7 +1100,3 @@ async def _seat_mdns(table: tbl.Table, port: int | None, locator: SeatLocator, r
             await trio.sleep(delay)
             delay = min(delay * 2, MDNS_RETRY_MAX)
 
-
-def new_rng() -> Any:
-    """Production randomness: the OS CSPRNG through :mod:`secrets`."""
-    return secrets

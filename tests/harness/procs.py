@@ -34,16 +34,29 @@ def _cli(*args: str, timings: dict[str, float] | None = None) -> list[str]:
     return [*(node_timings(**timings) if timings else [sys.executable, "-m", "p2p_chinchon"]), *args]
 
 
-def node_timings(**names: float) -> list[str]:
-    """``python -m p2p_chinchon`` with timings of :mod:`p2p_chinchon.net.node` set for that process
-    only (its module constants, e.g. ``LINGER_REMOVED=2``): a test shortens a wait it does not
-    test. A name the module lacks fails here."""
-    from p2p_chinchon.net import node
+TIMING_MODULES = ("node", "presence", "verdicts", "clocks")  # of p2p_chinchon.net
 
-    missing = [name for name in names if not hasattr(node, name)]
-    assert not missing, f"p2p_chinchon.net.node has no {missing}"
-    sets = "".join(f"node.{name} = {float(value)!r}; " for name, value in names.items())
-    return [sys.executable, "-c", f"import runpy; from p2p_chinchon.net import node; {sets}"
+
+def _defined_in(module: str) -> set[str]:
+    """The names a module of :data:`TIMING_MODULES` assigns at its top level (not those it imports)."""
+    import ast
+    import importlib
+
+    source = Path(importlib.import_module(f"p2p_chinchon.net.{module}").__file__ or "").read_text()
+    return {t.id for st in ast.parse(source).body if isinstance(st, (ast.Assign, ast.AnnAssign))
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]) if isinstance(t, ast.Name)}
+
+
+def node_timings(**names: float) -> list[str]:
+    """``python -m p2p_chinchon`` with node timings set for that process only (module constants
+    of :data:`TIMING_MODULES`, e.g. ``LINGER_REMOVED=2``, ``NOBODY_ANSWERS=15``), each in the
+    module that defines and reads it: a test shortens a wait it does not test. A name no such
+    module defines fails here (a copy imported elsewhere would be patched to no effect)."""
+    owners = {name: [m for m in TIMING_MODULES if name in _defined_in(m)] for name in names}
+    missing = [name for name, found in owners.items() if len(found) != 1]
+    assert not missing, f"no single module of p2p_chinchon.net defines {missing}"
+    sets = "".join(f"{owners[name][0]}.{name} = {float(value)!r}; " for name, value in names.items())
+    return [sys.executable, "-c", f"import runpy; from p2p_chinchon.net import {', '.join(TIMING_MODULES)}; {sets}"
             "runpy.run_module('p2p_chinchon', run_name='__main__', alter_sys=True)"]
 
 
