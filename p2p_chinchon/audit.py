@@ -71,7 +71,7 @@ class Mark(TypedDict):
     reason: NotRequired[str]  # "left" only: "absent" or "left" (docs/protocol.md "Removal")
 
 
-# A proof check handed to ``Table.proof_sink``: (envelope index, fn, args); fn(*args) raises
+# A proof check handed to ``Hand.proof_sink``: (envelope index, fn, args); fn(*args) raises
 # DeckError if the proof fails
 _ProofCheck = tuple[int, Callable[..., object], tuple[Any, ...]]
 _ProofSink = Callable[[int, Callable[..., object], tuple[Any, ...]], None]
@@ -278,7 +278,7 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
             sink: _ProofSink | None = None, inline_at: int | None = None) -> tuple[AuditReport | None, int]:
     """:func:`audit_frames`' replay: the report, and the index of the envelope the replay
     stopped at (the length when it went through them all). ``sink(seq, fn, args)`` takes the
-    proof checks (``Table.proof_sink``) instead of this process, except at index
+    proof checks (``Hand.proof_sink``) instead of this process, except at index
     ``inline_at`` and in a fault's evidence. The report is None when, with a ``sink``, the
     replay broke on a value whose check was deferred (an unchecked share broke something
     after the checks): a serial replay stops at or before that envelope."""
@@ -367,7 +367,7 @@ def _replay(frames: Sequence[bytes | wire.Envelope], torn_tail: bool, progress: 
 def _removed_signer(t: tbl.Table, env: wire.Envelope) -> AuditReport | None:
     """A ``fault`` or ``leave`` at index ``env.seq`` signed by a seat out of the game for good
     before it in the record (its removal complete, or its chained ``leave`` sent it home), or a
-    ``fault`` quoting one (``Table.quoted_fault``): every seat drops what such a seat signs
+    ``fault`` quoting one (``Faults.quoted_fault``): every seat drops what such a seat signs
     (docs/protocol.md "Removal"), so it judges nothing and blames nobody. The record stops
     there: ``incomplete``, rule ``removed`` (``left``), ``seat`` None. None for any other
     envelope."""
@@ -389,7 +389,7 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
                  frames: Sequence[bytes | wire.Envelope]) -> AuditReport:
     """A seat stopped the table with a ``fault``: check its signature and re-check the
     evidence against the state just before it. A fault that quotes a peer's fault which
-    reached it after our chain had moved on (``Table.quoted_fault``) is judged as that fault,
+    reached it after our chain had moved on (``Faults.quoted_fault``) is judged as that fault,
     against the state at its own position (the record replayed again up to it, its proofs
     not checked twice): the verdict the transcript of a seat that chained it gets."""
     quoted: wire.Envelope | None = t.faults.quoted_fault(env)
@@ -411,7 +411,7 @@ def _judge_fault(t: tbl.Table, env: wire.Envelope, i: int, marks: list[Mark],
             r.verdict = "corrupt"
         _fill(r, t, marks)
         return r
-    status: str  # proves | consistent | valid | unverifiable (Table.check_evidence)
+    status: str  # proves | consistent | valid | unverifiable (Faults.check_evidence)
     proof: tbl.ProtocolViolation | None
     status, proof = t.faults.fault_judgement
     if quoted is not None and judged is not None:

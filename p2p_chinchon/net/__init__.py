@@ -1,4 +1,6 @@
-"""Networking (trio): length-prefixed framing, the seats' full mesh, the pre-seating lobby link
-and mDNS table discovery. Everything here carries opaque ``bytes``; message meaning, ordering
-and signatures of table messages live in ``wire.py`` / ``table.py``; ``net/node.py`` drives it.
+"""The network around the sans-I/O table: length-prefixed framing, the seats' full mesh (trio,
+TLS 1.3), the pre-seating lobby link, mDNS table discovery and code words; the node that drives
+a seated table (``node.py``) and its sans-I/O machines (``presence.py``, ``clocks.py``,
+``verdicts.py``, the host lobby's ``admission.py``). Links carry opaque ``bytes``: message
+meaning, order and signatures live in ``wire.py`` and ``table/``.
 """

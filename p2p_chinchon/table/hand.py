@@ -571,6 +571,6 @@ class Hand(Part):
 
 def _verify_share_batch(ctx: deck.Context, public: bytes, items: list[tuple[deck.Ciphertext, int, bytes]]) -> None:
     """The DLEQ checks of one envelope's decryption shares, ``(ciphertext, slot, share)``
-    each (``Table.proof_sink``: an audit's pool runs them)."""
+    each (``Hand.proof_sink``: an audit's pool runs them)."""
     for ct, slot, share in items:
         deck.verify_decryption_share(ctx, public, ct, slot, share)
