@@ -1,12 +1,11 @@
 """This machine's addresses, and the candidate addresses a seat offers in its join request
-(docs/protocol.md "Lobby"): light (``ifaddr`` only), so ``join --connect`` loads no mDNS."""
+(docs/protocol.md "Lobby"): light, so ``join --connect`` loads no mDNS; the interface list
+(``ifaddr``) is read only when asked for, so the address checks are sans-I/O."""
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-
-import ifaddr
 
 __all__ = ["advertised_ipv4", "candidate_addresses", "check_host", "local_addresses", "parse_advertise"]
 
@@ -34,6 +33,8 @@ def local_addresses(include_loopback: bool | None = None) -> list[str]:
     """This machine's IPv4 addresses (from ``ifaddr``). Loopback is excluded unless it is the
     only one (``include_loopback=None``) or asked for (True). Link-local 169.254/16 is kept
     last, as a last resort."""
+    import ifaddr  # the one read of the machine here (it imports socket)
+
     found: list[ipaddress.IPv4Address] = []
     for adapter in ifaddr.get_adapters():
         for ip in adapter.ips:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import msgpack
 
 from p2p_chinchon import table as tbl
-from p2p_chinchon.net import lobby as lob
+from p2p_chinchon.net import joinrequest as lob
 from p2p_chinchon.net.status import error_text
 
 TABLE_FULL = "the table is full"
