@@ -4,7 +4,9 @@ caller gets its own deep copy of that state.
 
 A copy is independent of the cached net and of every other copy: tables, frames in flight,
 keys and random streams are copied, and so are the bots (:class:`harness.BotSeat`); a copy
-played on is the game a cold run of the same seeds plays (``test_seeded.py``).
+played on is the game a cold run of the same seeds plays (``test_seeded.py``). The key is the
+class, size, seed and options only: a test that patches the code a game runs builds its net
+itself, not from the cache (it would get a net played before, or under another test's patch).
 
 Points, on seat 0's table, each the first moment it holds (checked after every delivery and
 every decision; "quiet": nothing in flight):
