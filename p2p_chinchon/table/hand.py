@@ -82,7 +82,7 @@ ProofSink = Callable[[int, Callable[..., None], tuple[Any, ...]], None]
 class Hand(Part):
     """The hand part of :class:`~p2p_chinchon.table.Table`: one hand's deck sub-protocol.
 
-    Owns ``hc`` (this hand's :class:`HandCrypto`), ``hand_played`` (the hand being played,
+    Owns ``hc`` (this hand's :class:`HandCrypto`), ``hand_no`` (the hand being played,
     0-based), the game's ``deck_cards`` and their group ``points``, ``total_steps`` (the
     shuffle phase's length, for the progress bar), our shuffle's preparation job (``prep``,
     ``prep_job``, ``prep_args``), every shuffle's proof arguments by seq (``shuffle_args``,
@@ -98,7 +98,9 @@ class Hand(Part):
         super().__init__(flow, lobby, out, events)
         self.chain = chain
         self.hc: HandCrypto | None = None
-        self.hand_played = 0
+        # the hand being played (0-based): stays put until the next hand's keys are set up,
+        # although the engine may already count the next one after scoring
+        self.hand_no = 0
         self.deck_cards: tuple[engine.Card, ...] = ()
         self.points: tuple[bytes, ...] = ()
         self.total_steps = 0
@@ -180,7 +182,7 @@ class Hand(Part):
         :meth:`~p2p_chinchon.table.Table.seat_secrets`; else empty."""
         keypair = self.hc.keypair if self.hc is not None else None
         if keypair is not None:
-            return {"hand": self.hand_played, "key": keypair.secret_bytes(), "key_nonce": keypair.nonce}
+            return {"hand": self.hand_no, "key": keypair.secret_bytes(), "key_nonce": keypair.nonce}
         return {}
 
     def resumable_jobs(self, jobs: list[Job]) -> list[Job]:
@@ -188,7 +190,7 @@ class Hand(Part):
         matter (this hand's proof checks, our pending shuffle preparation). Proofs of earlier
         hands passed before our secret of that hand went out (it is in the chain): forgotten."""
         live = [j for j in jobs if j.id == self.prep_job
-                or (j.id in self.pending_proofs and j.args[0].hand == self.hand_played)]
+                or (j.id in self.pending_proofs and j.args[0].hand == self.hand_no)]
         ids = {j.id for j in live}
         self.pending_proofs = {k: val for k, val in self.pending_proofs.items() if k in ids}
         return live
@@ -196,18 +198,12 @@ class Hand(Part):
     def restore_key(self, saved: dict[str, Any]) -> None:
         """Put back the key :meth:`key_secrets` gave, once its hand has begun here."""
         hc = self.hc
-        if hc is not None and hc.keypair is None and saved.get("hand") == self.hand_played and "key" in saved:
+        if hc is not None and hc.keypair is None and saved.get("hand") == self.hand_no and "key" in saved:
             x = deck.GROUP.scalar_from_bytes(saved["key"])
             hc.keypair = deck.KeyPair(x, deck.GROUP.mul_base(x), saved["key_nonce"])
 
-    @property
-    def hand_no(self) -> int:
-        """The hand being played (0-based); stays put until the next hand's keys are set up,
-        although the engine may already count the next one after scoring."""
-        return self.hand_played
-
     def ctx(self, seat: int) -> deck.Context:
-        return deck.Context(self.lobby.game, self.hand_played, seat)
+        return deck.Context(self.lobby.game, self.hand_no, seat)
 
     def record_share(self, slot: int, seat: int, d: bytes) -> None:
         """``seat``'s published decryption share ``d`` of ``slot`` (checked)."""
@@ -222,7 +218,7 @@ class Hand(Part):
     def begin_hand(self) -> None:
         e = self.flow.game()
         seats = tuple(e.active)
-        self.hand_played = e.hand_no
+        self.hand_no = e.hand_no
         self.hc = HandCrypto(seats=seats)
         self.flow.hand_started = False
         self.cts = deck.initial_deck(len(self.deck_cards))
@@ -463,7 +459,7 @@ class Hand(Part):
             self.crypto().secrets[env.seat] = secret
             if final is not None:
                 totals = list(self.flow.game().totals)
-                self.crypto().digest = _h(b"p2p-chinchon/hand-digest/v1", self.lobby.game, self.hand_played.to_bytes(2, "big"),
+                self.crypto().digest = _h(b"p2p-chinchon/hand-digest/v1", self.lobby.game, self.hand_no.to_bytes(2, "big"),
                                     self.chain.head, _packb(totals), _packb(final))
                 self.flow.expect("hand_digest", self.crypto().seats)
 
@@ -502,7 +498,7 @@ class Hand(Part):
         for seq in sorted(self.shuffle_args):
             ctx: deck.Context = self.shuffle_args[seq][0]
             deck_in, deck_out = self.shuffle_args[seq][2:4]
-            if ctx.hand != self.hand_played:
+            if ctx.hand != self.hand_no:
                 continue
             try:
                 before = sorted(deck.decrypt_with_secrets(ct, secrets, self.points) for ct in deck_in)
@@ -529,10 +525,10 @@ class Hand(Part):
     def auto_key_commit(self) -> dict[str, Any]:
         hc = self.crypto()
         keypair = hc.keypair = deck.KeyPair.generate(self.lobby.randomness())
-        return {"hand": self.hand_played, "commit": keypair.commitment(self.ctx(self.lobby.seat()))}
+        return {"hand": self.hand_no, "commit": keypair.commitment(self.ctx(self.lobby.seat()))}
 
     def auto_key_share(self) -> dict[str, Any]:
-        return {"hand": self.hand_played, "share": deck.make_key_share(self.ctx(self.lobby.seat()), self.keypair(),
+        return {"hand": self.hand_no, "share": deck.make_key_share(self.ctx(self.lobby.seat()), self.keypair(),
                                                                   self.lobby.randomness()),
                 "nonce": self.keypair().nonce}
 
@@ -553,20 +549,20 @@ class Hand(Part):
         out, proof = deck.shuffle(self.ctx(self.lobby.seat()), hc.joint, deck_in, self.lobby.randomness(),
                                   k=self.lobby.proof_rounds, round=hc.round, prep=prep,
                                   system=deck.proof_system(self.lobby.table_rules().shuffle_proof, self.lobby.proof_rounds))
-        return {"hand": self.hand_played, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
+        return {"hand": self.hand_no, "round": hc.round, "deck": deck.encode_deck(out), "proof": proof}
 
     def auto_deal_shares(self) -> dict[str, Any] | None:
         if not self.flow.hand_started:
             return None
-        return {"hand": self.hand_played, "shares": [self.my_share(s) for s in self.deal_share_slots(self.lobby.seat())]}
+        return {"hand": self.hand_no, "shares": [self.my_share(s) for s in self.deal_share_slots(self.lobby.seat())]}
 
     def auto_secret(self) -> dict[str, Any] | None:
         if self.pending_proofs:
             return None  # every peer's shuffle proof must pass before our secret goes out
-        return {"hand": self.hand_played, "secret": self.keypair().secret_bytes()}
+        return {"hand": self.hand_no, "secret": self.keypair().secret_bytes()}
 
     def auto_hand_digest(self) -> dict[str, Any]:
-        return {"hand": self.hand_played, "digest": self.crypto().digest, "totals": list(self.flow.game().totals)}
+        return {"hand": self.hand_no, "digest": self.crypto().digest, "totals": list(self.flow.game().totals)}
 
 
 def _verify_share_batch(ctx: deck.Context, public: bytes, items: list[tuple[deck.Ciphertext, int, bytes]]) -> None:

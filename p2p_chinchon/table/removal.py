@@ -463,7 +463,7 @@ class Removal(Part):
 
     def apply_removal(self, seat: int, reason: str) -> None:
         hc = self.hand.hc
-        open_hand = hc is not None and len(self.turns.score_history) <= self.hand.hand_played
+        open_hand = hc is not None and len(self.turns.score_history) <= self.hand.hand_no
         void = hc is not None and open_hand and seat in hc.seats
         if void:  # nothing of the hand can open without the seat's key share: no more steps
             self.flow.drop(lambda st: st.kind == "remove" and st.seat != seat)
@@ -477,7 +477,7 @@ class Removal(Part):
         self.removed[seat] = reason
         self.flow.left.add(seat)
         self.gone.discard(seat)
-        hand = self.hand.hand_played
+        hand = self.hand.hand_no
         self.events.event("removed", (seat,), detail=reason)
         for ev in self.flow.game().withdraw(seat, void_hand=void):
             self.out.add(GameEvent(ev))
@@ -496,7 +496,7 @@ class Removal(Part):
             return
         if self.flow.phase == v.OVER:
             self.out.add(self.flow.finish())
-        elif self.hand.hc is None or len(self.turns.score_history) > self.hand.hand_played:
+        elif self.hand.hc is None or len(self.turns.score_history) > self.hand.hand_no:
             self.turns.after_hand()
 
     def removed_me(self, hand: int) -> None:

@@ -26,7 +26,7 @@ class Cards(Protocol):
     decryption shares, the peers' shares checked, cards opened and their faces checked, and a
     restock of the stock."""
 
-    hand_played: int
+    hand_no: int
 
     @property
     def seats(self) -> tuple[int, ...]: ...
@@ -88,10 +88,10 @@ class Turns(Part):
         e = self.flow.game()
         hand = e.hands[self.lobby.seat()]
         if kind == "discard":
-            return {"hand": self.hand.hand_played, "slot": slot, "share": self.hand.my_share(slot)}
+            return {"hand": self.hand.hand_no, "slot": slot, "share": self.hand.my_share(slot)}
         kept = [s for s in hand if s != slot]
         return {
-            "hand": self.hand.hand_played,
+            "hand": self.hand.hand_no,
             "slot": slot,
             "shares": [{"slot": s, "share": self.hand.my_share(s)} for s in kept],
         }
@@ -373,10 +373,10 @@ class Turns(Part):
         slot = self.pending_draw_slot
         if slot is None:
             raise RuntimeError("no stock draw is being opened")
-        return {"hand": self.hand.hand_played, "slot": slot, "share": self.hand.my_share(slot)}
+        return {"hand": self.hand.hand_no, "slot": slot, "share": self.hand.my_share(slot)}
 
     def auto_show(self) -> dict[str, Any]:
-        return {"hand": self.hand.hand_played,
+        return {"hand": self.hand.hand_no,
                 "shares": [{"slot": s, "share": self.hand.my_share(s)} for s in self.flow.game().hands[self.lobby.seat()]]}
 
     def auto_game_end(self) -> dict[str, Any]:

@@ -169,7 +169,7 @@ class _Replay:
         score, and the STEP itself."""
         t = self.t
         e = t.flow.engine
-        hand_no = t.hand.hand_played if t.hand.hc is not None else None
+        hand_no = t.hand.hand_no if t.hand.hc is not None else None
         if hand_no is not None and hand_no >= len(self.hands):
             self.hands.append({"hand": hand_no, "dealer": e.dealer if e else None, "first_step": len(self.steps),
                                "last_step": len(self.steps), "revealed": False, "revealed_at": None,
