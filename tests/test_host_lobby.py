@@ -163,7 +163,7 @@ def test_the_seating_is_signed_and_every_joiner_counted() -> None:
     assert adm.told == 0
     sit(adm, request("Carla"))
     adm.sign()
-    assert adm.stop is None and adm.ended() is None
+    assert adm.stop is None
     assert [p.name for p in adm.table.lobby.players] == ["Ana", "Beto", "Carla"]
     assert adm.heard_end(refused=False) and not adm.all_told()
     assert adm.heard_end(refused=False) and adm.all_told()
@@ -175,7 +175,6 @@ def test_a_table_that_cannot_sign_refuses_every_joiner() -> None:
     assert adm.may_sign()
     adm.sign()
     assert adm.stop == "the host could not start the table: a table needs at least two players"
-    assert adm.ended() == adm.stop
     assert adm.heard_end(refused=True) and adm.told == 1
 
 

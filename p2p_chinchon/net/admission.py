@@ -142,11 +142,6 @@ class Admission:
         except Exception as exc:  # noqa: BLE001 - the boundary: every joiner is told, one line
             self.stop = f"the host could not start the table: {error_text(exc)}"
 
-    def ended(self) -> str | None:
-        """A seated joiner's outcome once the lobby ended: the refusal to send (``stop``) or
-        None: send it the seating."""
-        return self.stop
-
     def heard_end(self, refused: bool) -> bool:
         """A joiner was sent the seating, or refused (``refused``): True when it counts as
         told (the seating, or any refusal once there is a ``stop``)."""

@@ -105,13 +105,17 @@ class Clocks:
         to = self.timeouts
         return to.rejoin if to.rejoin is not None else rule(self.table.lobby.rules, "rejoin_wait", 120)
 
+    def stall_limit(self) -> float:
+        """Seconds the table waits for a return only before a node stops (``stall_limit``)."""
+        return rule(self.table.lobby.rules, "stall_limit", 900)
+
     def stall_left(self, now: float) -> float:
         """Seconds left of the table's ``stall_limit``, counted from when the table began to
         wait for a return only (set here on first need; :meth:`tick` and :meth:`not_stalled`
         clear it)."""
         if self.stall_since is None:
             self.stall_since = now
-        return self.stall_since + rule(self.table.lobby.rules, "stall_limit", 900) - now
+        return self.stall_since + self.stall_limit() - now
 
     def deadline(self, step: tbl.Step, now: float, seen: Seen) -> Wait:
         """The current wait for ``step``: for whom, for what, and how long is left (module

@@ -68,7 +68,6 @@ from p2p_chinchon.net import lobby as lob, verdicts as vd
 from p2p_chinchon.net.clocks import (
     Clocks,
     Timeouts as Timeouts,  # (re-exported)
-    rule as _rule,
 )
 from p2p_chinchon.net.evidence import EvidenceLog
 from p2p_chinchon.net.mesh import Frame, Mesh, MeshConfig, PeerAddr, PeerDown, PeerUp, RelayPlan
@@ -903,7 +902,7 @@ class Node:
             await self._call(t.absent, gone)
             await self._decide()
         await self._apply(verdicts.expired(wait, now, p, others, t.removal.removing_seat,
-                                           _rule(t.lobby.rules, "stall_limit", 900)), step)
+                                           self.clock.stall_limit()), step)
 
     async def _apply(self, verdict: vd.Verdict, step: tbl.Step | None) -> None:
         """Do what a wait that ran out calls for (:meth:`.verdicts.Verdicts.expired`)."""

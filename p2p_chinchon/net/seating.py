@@ -295,7 +295,7 @@ class _Joiner:
             lobby.seats_changed()
         self._watch.start_soon(self.push_while_up)
         await lobby.started.wait()
-        return admission.ended()
+        return admission.stop  # the refusal to send, or None: the seating
 
     async def push(self) -> None:
         """docs/protocol.md "Lobby updates": the seats so far after our ``{seat}`` (unless the
